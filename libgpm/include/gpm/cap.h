@@ -1,0 +1,67 @@
+/* CPU-assisted persistence (CAP) engines, shared by every workload so that
+ * each baseline is tuned once and fairly.
+ *
+ *   CAP-fs   : GPU -> pinned DRAM staging (double-buffered, overlapped with
+ *              the writes), pwrite() of large chunks into a PM-resident
+ *              file, then fsync().
+ *   CAP-mm   : cudaMemcpy straight into the mapped PM file (registered, so
+ *              the copy is DMA), then N CPU threads flush their slices.
+ *   NDP      : kernels already stored to PM; N CPU threads flush the ranges.
+ *   eADR     : as CAP-mm / NDP, but only an ordering fence, no flushes.
+ */
+#ifndef GPM_CAP_H
+#define GPM_CAP_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "gpm/gpm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A pool of CPU flushing threads, created once so that thread start-up is
+ * not charged to every persist. */
+typedef struct gpm_flusher gpm_flusher;
+
+gpm_flusher *gpm_flusher_create(int nthreads);
+void gpm_flusher_destroy(gpm_flusher *f);
+int gpm_flusher_threads(const gpm_flusher *f);
+
+/* Flushes [addr, addr+len) of region R with the pool's threads, each a
+ * contiguous slice aligned to cache lines, then drains. FENCE_ONLY (eADR):
+ * no flushes, one store fence. */
+int gpm_flusher_persist(gpm_flusher *f, const gpm_region *r, const void *addr,
+                        size_t len, int fence_only);
+
+/* CAP-mm: copies LEN bytes from device memory DEV_SRC into region R at
+ * OFFSET, then persists them with F (fence only when FENCE_ONLY). */
+int gpm_cap_mm(gpm_flusher *f, const gpm_region *r, size_t offset,
+               const void *dev_src, size_t len, int fence_only);
+
+/* CAP-fs: a file opened for positional writes plus pinned staging. */
+typedef struct gpm_cap_file {
+    int fd;
+    size_t chunk;          /* staging chunk, bytes */
+    void *stage[2];        /* pinned host buffers (cudaHostAlloc) */
+    void *event[2];        /* cudaEvent_t, opaque to C callers */
+    void *stream;          /* cudaStream_t */
+    char path[4096];
+} gpm_cap_file;
+
+/* Opens (GPM_CREATE: creates 0600) the file at PATH, resolved like gpm_map,
+ * with SIZE bytes; an existing file of another size is an error. */
+int gpm_cap_file_open(gpm_cap_file *cf, const char *path, size_t size, int flags);
+void gpm_cap_file_close(gpm_cap_file *cf);
+
+/* Copies LEN bytes of device memory to the file at OFFSET and fsyncs. */
+int gpm_cap_fs(gpm_cap_file *cf, off_t offset, const void *dev_src, size_t len);
+/* The same from host memory (the CPU half, usable without a GPU). */
+int gpm_cap_fs_host(gpm_cap_file *cf, off_t offset, const void *src, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,88 @@
+/* A minimal test framework for the suite's C and CUDA tests.
+ *
+ * Each test binary runs named cases; each case prints "ok - NAME" or
+ * "not ok - NAME: FILE:LINE: what failed". scripts/run-tests.sh counts these
+ * lines across all binaries. A case that finds no GPU where it needs one
+ * prints "skip - NAME: why" and counts as neither. */
+#ifndef GPM_CHECK_H
+#define GPM_CHECK_H
+
+#include <stdio.h>
+#include <string.h>
+
+static int check_case_failed;
+static int check_any_failed;
+
+/* Fails the current case with a message and returns from the case function. */
+#define CHECK(cond)                                                                    \
+    do {                                                                               \
+        if (!(cond)) {                                                                 \
+            check_fail(__FILE__, __LINE__, "%s", #cond);                               \
+            return;                                                                    \
+        }                                                                              \
+    } while (0)
+
+#define CHECKF(cond, ...)                                                              \
+    do {                                                                               \
+        if (!(cond)) {                                                                 \
+            check_fail(__FILE__, __LINE__, __VA_ARGS__);                               \
+            return;                                                                    \
+        }                                                                              \
+    } while (0)
+
+#define CHECK_EQ_INT(a, b)                                                             \
+    CHECKF((long long)(a) == (long long)(b), "%s == %s (%lld vs %lld)", #a, #b,         \
+           (long long)(a), (long long)(b))
+
+/* CHECK that an error message contains NEEDLE. */
+#define CHECK_MSG(msg, needle)                                                         \
+    CHECKF(strstr((msg), (needle)) != NULL, "message \"%s\" lacks \"%s\"", (msg), (needle))
+
+static char check_msg[1024];
+
+static void check_fail(const char *file, int line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#include <stdarg.h>
+static void check_fail(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    int n = snprintf(check_msg, sizeof check_msg, "%s:%d: ", file, line);
+    va_start(ap, fmt);
+    vsnprintf(check_msg + n, sizeof check_msg - (size_t)n, fmt, ap);
+    va_end(ap);
+    check_case_failed = 1;
+}
+
+static int check_skipped;
+static char check_skip_why[256];
+
+/* Marks the current case skipped (e.g. no GPU) and returns from it. */
+#define SKIP(why)                                                                      \
+    do {                                                                               \
+        check_skipped = 1;                                                             \
+        snprintf(check_skip_why, sizeof check_skip_why, "%s", (why));                  \
+        return;                                                                        \
+    } while (0)
+
+#define RUN(fn)                                                                        \
+    do {                                                                               \
+        check_case_failed = 0;                                                         \
+        check_skipped = 0;                                                             \
+        fn();                                                                          \
+        if (check_skipped)                                                             \
+            printf("skip - %s: %s\n", #fn, check_skip_why);                            \
+        else if (check_case_failed) {                                                  \
+            printf("not ok - %s: %s\n", #fn, check_msg);                               \
+            check_any_failed = 1;                                                      \
+        } else                                                                         \
+            printf("ok - %s\n", #fn);                                                  \
+        fflush(stdout);                                                                \
+    } while (0)
+
+#define CHECK_EXIT() return check_any_failed ? 1 : 0
+
+#endif

@@ -1,0 +1,44 @@
+/* One result-row schema for every benchmark in the suite: the platform
+ * columns, then what was run and what it measured. Report scripts read these
+ * rows by column name, so columns are only ever appended. */
+#ifndef GPM_RESULTS_H
+#define GPM_RESULTS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "gpm/platform.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gpm_result {
+    const char *workload;      /* "ps", "persist-scaling", ... */
+    const char *op;            /* "sum", "cap-mm-flush", ... */
+    const char *mode;          /* gpm | gpm-ndp | gpm-eadr | cap-mm | cap-fs | cap-eadr | cpu */
+    const char *scale;         /* tiny | small | paper | custom */
+    size_t size_bytes;         /* size of the PM-resident data */
+    int threads;               /* CPU or GPU threads where that is the variable, else 0 */
+    int reps;                  /* repetitions behind the median */
+    double median_s, min_s, max_s;
+    double bytes_persisted;    /* bytes written to PM per repetition */
+    const char *verified;      /* "ok" | "fail" | "n/a" */
+    const char *params;        /* free-form "k=v,k=v" or "" */
+} gpm_result;
+
+/* Median of N values (sorts a copy). */
+double gpm_median(const double *v, int n);
+
+/* Appends one row to PATH, writing the header first if the file is new or
+ * empty. Throughput is bytes_persisted / median_s in GB/s (1e9). */
+int gpm_result_append(const char *path, const gpm_platform *p, const gpm_result *res);
+
+void gpm_result_tsv_header(FILE *out);
+void gpm_result_tsv_row(FILE *out, const gpm_platform *p, const gpm_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,25 @@
+#!/bin/sh
+# Runs one experiment, then builds its report.
+#   scripts/experiment.sh TARGET BIN_DIR
+# TARGET is figure_3, figure_9, ...; scripts/experiments/TARGET.sh does the
+# runs and appends raw rows under results/$PLATFORM/, then
+# scripts/reports.sh TARGET turns them into reports/TARGET.{tsv,png}.
+# Environment: SCALE (tiny|small|paper), WORKLOADS (ps,blk,...), TRIALS,
+# PLATFORM (results/<PLATFORM>/, default "local"), GPM_PM_DIR.
+set -eu
+target=$1
+here=$(cd "$(dirname "$0")" && pwd)
+GPM_BIN=$(cd "${2:-build/bin}" && pwd)
+GPM_ROOT=$(cd "$here/.." && pwd)
+RESULTS_DIR=${RESULTS_DIR:-$GPM_ROOT/results/${PLATFORM:-local}}
+export GPM_BIN GPM_ROOT RESULTS_DIR
+export SCALE=${SCALE:-small} WORKLOADS=${WORKLOADS:-ps,blk} TRIALS=${TRIALS:-50}
+script=$here/experiments/$target.sh
+if [ ! -x "$script" ]; then
+    echo "experiment: no experiment named $target (expected $script)" >&2
+    exit 2
+fi
+mkdir -p "$RESULTS_DIR"
+"$GPM_BIN/gpm-info" >"$RESULTS_DIR/gpm-info.tsv" 2>/dev/null || true
+"$script"
+"$here/reports.sh" "$target"

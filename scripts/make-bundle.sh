@@ -1,0 +1,27 @@
+#!/bin/sh
+# Makes a relocatable folder: programs, tests, scripts and every shared
+# library they load except the C library and the CUDA driver, which come
+# with the target machine. Binaries carry an $ORIGIN-relative rpath, so
+# the folder runs wherever it is copied.
+#   scripts/make-bundle.sh BUILD_DIR OUT_DIR
+set -eu
+build=$1
+out=$2
+root=$(cd "$(dirname "$0")/.." && pwd)
+rm -rf "$out"
+mkdir -p "$out/lib" "$out/tests"
+mkdir -p "$out/bin"; cp -r "$build/bin/." "$out/bin/" 2>/dev/null || true
+cp -r "$build/tests/cpu" "$build/tests/gpu" "$out/tests/" 2>/dev/null || true
+mkdir -p "$out/reports"
+cp -r "$root/scripts" "$out/scripts"
+[ -d "$root/reports/paper" ] && cp -r "$root/reports/paper" "$out/reports/paper"
+[ -d "$root/datasets" ] && cp -r "$root/datasets" "$out/datasets"
+# Libraries the glibc of any Linux provides, and the driver, stay behind.
+skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|libcuda\.so)'
+find "$out/bin" "$out/tests" -type f -perm -u+x | while read -r f; do
+    ldd "$f" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
+done | sort -u | while read -r name path; do
+    echo "$name" | grep -Eq "$skip" && continue
+    cp -L "$path" "$out/lib/$name"
+done
+echo "bundle: $out ($(ls "$out/lib" | wc -l) libraries, $(ls "$out/bin" | wc -l) programs)"

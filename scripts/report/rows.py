@@ -1,0 +1,59 @@
+"""Reading raw result rows (one schema for every benchmark, see
+libgpm/include/gpm/results.h) and writing report tables."""
+import csv
+import glob
+import os
+import statistics
+import sys
+
+
+def read_rows(results_dir, pattern="*.tsv"):
+    """Every row of every TSV under RESULTS_DIR whose name matches PATTERN,
+    as dicts keyed by column name (files without a 'workload' column, such as
+    gpm-info.tsv, are skipped)."""
+    rows = []
+    for path in sorted(glob.glob(os.path.join(results_dir, pattern))):
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f, delimiter="\t")
+            if not reader.fieldnames or "workload" not in reader.fieldnames:
+                continue
+            for row in reader:
+                row["_file"] = os.path.basename(path)
+                rows.append(row)
+    return rows
+
+
+def median(values):
+    return statistics.median(values) if values else float("nan")
+
+
+def read_paper(name):
+    """reports/paper/NAME.tsv as a list of dicts (the paper's own numbers)."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = os.path.join(root, "reports", "paper", name + ".tsv")
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="") as f:
+        return [r for r in csv.DictReader(
+            (line for line in f if not line.startswith("#")), delimiter="\t")]
+
+
+def write_tsv(path, header, rows, comments=()):
+    """Writes '# ' comment lines, a header and rows (lists of values)."""
+    with open(path, "w") as f:
+        for c in comments:
+            f.write("# " + c + "\n")
+        f.write("\t".join(header) + "\n")
+        for r in rows:
+            f.write("\t".join(fmt(v) for v in r) + "\n")
+
+
+def fmt(v):
+    if isinstance(v, float):
+        return "nan" if v != v else ("%.4g" % v)
+    return str(v)
+
+
+def fail(msg):
+    sys.stderr.write(msg + "\n")
+    sys.exit(1)

@@ -1,0 +1,28 @@
+#!/bin/sh
+# Builds reports from raw result rows.
+#   scripts/reports.sh [TARGET...]   (default: every target with a report script)
+# For each TARGET, scripts/report/TARGET.py reads results/$PLATFORM/ (or
+# RESULTS_DIR) and writes reports/TARGET.tsv; scripts/plot/TARGET.gp, when
+# present and gnuplot is installed, draws reports/TARGET.png from it.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+results=${RESULTS_DIR:-$root/results/${PLATFORM:-local}}
+reports=${REPORTS_DIR:-$root/reports}
+mkdir -p "$reports"
+if [ $# -eq 0 ]; then
+    set -- $(cd "$here/report" && ls *.py 2>/dev/null | grep -v '^rows\.py$' | sed 's/\.py$//')
+fi
+for t in "$@"; do
+    [ -f "$here/report/$t.py" ] || continue
+    python3 "$here/report/$t.py" "$results" "$reports/$t.tsv"
+    echo "report: $reports/$t.tsv"
+    if [ -f "$here/plot/$t.gp" ]; then
+        if command -v gnuplot >/dev/null 2>&1; then
+            gnuplot -e "in='$reports/$t.tsv'; out='$reports/$t.png'" "$here/plot/$t.gp"
+            echo "plot: $reports/$t.png"
+        else
+            echo "plot: gnuplot not installed, $reports/$t.png not drawn"
+        fi
+    fi
+done
