@@ -46,8 +46,8 @@ NVFLAGS  += -std=c++17 $(GENCODE) -Werror all-warnings -Xcompiler -Wall,-Wextra,
 LDFLAGS  += -Xlinker --disable-new-dtags -Xlinker -rpath='$$ORIGIN/../lib:$$ORIGIN/../../lib' -Xcompiler -fopenmp
 LDLIBS   += -lpmem -lpci -lpthread -ldl -lrt -lm
 
-B := build
-LIBGPM  := libgpm/libgpm.a
+B ?= build
+LIBGPM  ?= libgpm/libgpm.a
 HARNESS := $(B)/libharness.a
 
 srcs     = $(wildcard $(1)/*.c) $(wildcard $(1)/*.cu)
