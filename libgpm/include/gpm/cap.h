@@ -13,6 +13,7 @@
 #define GPM_CAP_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "gpm/gpm.h"
@@ -25,6 +26,14 @@ extern "C" {
  * not charged to every persist. */
 typedef struct gpm_flusher gpm_flusher;
 
+#define GPM_FLUSHER_MAX_THREADS 64
+/* Below this many bytes per thread, waking another thread costs more than
+ * its share of the flushing: small ranges use fewer threads (down to one). */
+#define GPM_FLUSH_MIN_SLICE ((size_t)256 << 10)
+#define GPM_CACHE_LINE 64
+
+/* NTHREADS 1..GPM_FLUSHER_MAX_THREADS (the calling thread is one of them);
+ * NULL with the error set otherwise. */
 gpm_flusher *gpm_flusher_create(int nthreads);
 void gpm_flusher_destroy(gpm_flusher *f);
 int gpm_flusher_threads(const gpm_flusher *f);
@@ -35,14 +44,26 @@ int gpm_flusher_threads(const gpm_flusher *f);
 int gpm_flusher_persist(gpm_flusher *f, const gpm_region *r, const void *addr,
                         size_t len, int fence_only);
 
+/* How many of NTHREADS threads share a flush of LEN bytes (1 for tiny ranges). */
+int gpm_flush_threads_for(size_t len, int nthreads);
+/* Slice IDX of NSLICES of the range [addr, addr+len): a contiguous piece
+ * whose inner boundaries fall on cache lines, so no line is flushed by two
+ * threads; the slices cover every byte exactly once (some may be empty).
+ * Returns the slice start in *START and its length in *N. */
+void gpm_flush_slice(uintptr_t addr, size_t len, int nslices, int idx, uintptr_t *start,
+                     size_t *n);
+
 /* CAP-mm: copies LEN bytes from device memory DEV_SRC into region R at
  * OFFSET, then persists them with F (fence only when FENCE_ONLY). */
 int gpm_cap_mm(gpm_flusher *f, const gpm_region *r, size_t offset,
                const void *dev_src, size_t len, int fence_only);
 
 /* CAP-fs: a file opened for positional writes plus pinned staging. */
+#define GPM_CAP_FS_CHUNK_DEFAULT ((size_t)64 << 20)
+
 typedef struct gpm_cap_file {
     int fd;
+    size_t size;           /* the file's size, bytes */
     size_t chunk;          /* staging chunk, bytes */
     void *stage[2];        /* pinned host buffers (cudaHostAlloc) */
     void *event[2];        /* cudaEvent_t, opaque to C callers */
@@ -51,8 +72,14 @@ typedef struct gpm_cap_file {
 } gpm_cap_file;
 
 /* Opens (GPM_CREATE: creates 0600) the file at PATH, resolved like gpm_map,
- * with SIZE bytes; an existing file of another size is an error. */
+ * with SIZE bytes; an existing file of another size is an error and is left
+ * as it is. Staging (two pinned chunks of GPM_CAP_FS_CHUNK_DEFAULT, or of the
+ * file's size if smaller) is allocated here, outside any timed region;
+ * GPM_HOST_ONLY allocates none (gpm_cap_fs_host only, no GPU needed). */
 int gpm_cap_file_open(gpm_cap_file *cf, const char *path, size_t size, int flags);
+/* Replaces the staging with chunks of CHUNK bytes (tuning). */
+int gpm_cap_file_set_chunk(gpm_cap_file *cf, size_t chunk);
+/* Frees staging and closes; the file stays. Safe on a zeroed struct. */
 void gpm_cap_file_close(gpm_cap_file *cf);
 
 /* Copies LEN bytes of device memory to the file at OFFSET and fsyncs. */
