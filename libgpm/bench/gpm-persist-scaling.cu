@@ -1,0 +1,543 @@
+/* gpm-persist-scaling: how persisting scales with CPU and GPU threads (paper
+ * Figure 3, section 3.2 "Parallelism in persisting data").
+ *
+ * Writes and persists SIZE bytes (default 1 GiB) of a mapped PM file:
+ *   cap-mm        the data is produced on the GPU, cudaMemcpy-ed into the
+ *                 registered mapping, then T CPU threads (gpm_flusher) each
+ *                 flush their equal slice at once;
+ *   gpm           N GPU threads store 8 bytes at a time, each store followed
+ *                 by gpm_persist(), a warp's 32 stores being 32 consecutive
+ *                 words so that they coalesce into whole lines;
+ *   gpm-nopersist the same stores with one gpm_persist() per thread at the
+ *                 end: what the link carries when nothing waits, the ceiling
+ *                 for gpm.
+ * Every repetition writes a pattern of its own and the CPU checks every word
+ * afterwards, so stale data from an earlier repetition cannot pass.
+ * Timing: CUDA events around the kernel (gpm), a monotonic clock around
+ * copy + flush (cap-mm); data generation and the check are outside. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda_runtime.h>
+
+#include "gpm/cap.h"
+#include "gpm/gpm.cuh"
+#include "gpm/gpm.h"
+#include "gpm/hd.h"
+#include "gpm/platform.h"
+#include "gpm/results.h"
+
+#define MAX_LIST 32
+
+/* The value of word I in the repetition with SEED. For a fixed I it is a
+ * bijection of SEED (an odd multiplier, then an invertible mix), so a word
+ * left from any other repetition never equals the expected one. */
+GPM_HD uint64_t ps_pattern(uint64_t i, uint64_t seed)
+{
+    uint64_t x = i + seed * 0xD1B54A32D192ED03ull;
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBull;
+    x ^= x >> 31;
+    return x;
+}
+
+enum layout { LAYOUT_WARP, LAYOUT_GRID };
+
+typedef struct options {
+    size_t size;
+    const char *file;
+    const char *out;
+    const char *scale;
+    int keep, overwrite;
+    int cpu[MAX_LIST], ncpu;
+    int gpu[MAX_LIST], ngpu;
+    int reps;
+    int block;
+    enum layout layout;
+    double budget_s;      /* per point: fewer repetitions when one takes longer */
+    int run_cap, run_gpm, run_ceiling;
+} options;
+
+/* ---- kernels ---- */
+
+/* One thread's share: with LAYOUT_WARP each warp owns a contiguous run of
+ * words and its lanes step through it 32 words (256 bytes) at a time; with
+ * LAYOUT_GRID the whole grid strides over the file. Either way a warp's
+ * stores at one step are 32 consecutive words. */
+__device__ __forceinline__ void ps_write(uint64_t *pm, size_t words, uint64_t seed,
+                                         int layout, int per_store)
+{
+    size_t rank = gpm_grid_rank(), nthreads = gpm_grid_threads();
+    size_t begin, end, step;
+    if (layout == LAYOUT_WARP) {
+        size_t nwarps = nthreads / 32, warp = rank / 32;
+        size_t per_warp = ((words + nwarps - 1) / nwarps + 31) & ~(size_t)31;
+        begin = warp * per_warp + (rank & 31);
+        end = (warp + 1) * per_warp;
+        if (end > words)
+            end = words;
+        step = 32;
+    } else {
+        begin = rank;
+        end = words;
+        step = nthreads;
+    }
+    for (size_t i = begin; i < end; i += step) {
+        gpm_store_u64(pm + i, ps_pattern(i, seed));
+        if (per_store)
+            gpm_persist();
+    }
+    if (!per_store)
+        gpm_persist();
+}
+
+__global__ void ps_persist_each_warp(uint64_t *pm, size_t words, uint64_t seed)
+{
+    ps_write(pm, words, seed, LAYOUT_WARP, 1);
+}
+__global__ void ps_persist_each_grid(uint64_t *pm, size_t words, uint64_t seed)
+{
+    ps_write(pm, words, seed, LAYOUT_GRID, 1);
+}
+__global__ void ps_persist_once_warp(uint64_t *pm, size_t words, uint64_t seed)
+{
+    ps_write(pm, words, seed, LAYOUT_WARP, 0);
+}
+__global__ void ps_persist_once_grid(uint64_t *pm, size_t words, uint64_t seed)
+{
+    ps_write(pm, words, seed, LAYOUT_GRID, 0);
+}
+
+/* The CAP-mm input: the same pattern, produced in device memory. */
+__global__ void ps_fill(uint64_t *buf, size_t words, uint64_t seed)
+{
+    for (size_t i = gpm_grid_rank(); i < words; i += gpm_grid_threads())
+        buf[i] = ps_pattern(i, seed);
+}
+
+/* ---- host helpers ---- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cuda_ok(cudaError_t e, const char *what)
+{
+    if (e != cudaSuccess)
+        return gpm_set_error("%s: %s", what, cudaGetErrorString(e));
+    return 0;
+}
+
+/* Every word of the mapping equals the pattern of SEED (all CPU cores). */
+static int verify(const uint64_t *pm, size_t words, uint64_t seed)
+{
+    size_t bad = 0;
+#pragma omp parallel for reduction(+ : bad) schedule(static)
+    for (size_t i = 0; i < words; i++)
+        bad += pm[i] != ps_pattern(i, seed);
+    return bad == 0;
+}
+
+typedef struct point {
+    double t[64];     /* timed repetitions */
+    double extra[2][64];
+    int n;
+    int ok;
+} point;
+
+static int reps_for(const options *o, double warm_s)
+{
+    int n = o->reps;
+    if (warm_s > 0 && o->budget_s > 0 && warm_s * n > o->budget_s) {
+        n = (int)(o->budget_s / warm_s);
+        if (n < 1)
+            n = 1;
+    }
+    return n;
+}
+
+static int g_any_fail;
+
+static int emit(const options *o, const gpm_platform *plat, const char *op, const char *mode,
+                int threads, const point *p, const char *params)
+{
+    gpm_result res;
+    double v[64];
+    memcpy(v, p->t, sizeof(double) * (size_t)p->n);
+    memset(&res, 0, sizeof res);
+    res.workload = "persist-scaling";
+    res.op = op;
+    res.mode = mode;
+    res.scale = o->scale;
+    res.size_bytes = o->size;
+    res.threads = threads;
+    res.reps = p->n;
+    res.median_s = gpm_median(v, p->n);
+    res.min_s = res.max_s = p->t[0];
+    for (int i = 1; i < p->n; i++) {
+        if (p->t[i] < res.min_s)
+            res.min_s = p->t[i];
+        if (p->t[i] > res.max_s)
+            res.max_s = p->t[i];
+    }
+    res.bytes_persisted = (double)o->size;
+    res.verified = p->ok ? "ok" : "fail";
+    res.params = params;
+    if (!p->ok)
+        g_any_fail = 1;
+    printf("%-14s %8d %5d %12.6f %10.3f  %s\n", op, threads, p->n, res.median_s,
+           (double)o->size / res.median_s / 1e9, res.verified);
+    fflush(stdout);
+    if (o->out && gpm_result_append(o->out, plat, &res) != 0)
+        return -1;
+    return 0;
+}
+
+/* ---- the three variants ---- */
+
+static uint64_t g_seed = 1;
+
+/* One CAP-mm repetition: copy + flush, times in T[0] (copy) and T[1]. */
+static int cap_once(const options *o, gpm_flusher *f, const gpm_region *r, uint64_t *dev,
+                    double t[2], int *ok)
+{
+    size_t words = o->size / 8;
+    uint64_t seed = g_seed++;
+    ps_fill<<<1024, 256>>>(dev, words, seed);
+    if (cuda_ok(cudaDeviceSynchronize(), "filling the CAP-mm source") != 0)
+        return -1;
+    double t0 = now_s();
+    if (cuda_ok(cudaMemcpy(r->host, dev, o->size, cudaMemcpyDeviceToHost),
+                "cudaMemcpy into the PM mapping") != 0)
+        return -1;
+    double t1 = now_s();
+    if (gpm_flusher_persist(f, r, r->host, o->size, 0) != 0)
+        return -1;
+    double t2 = now_s();
+    t[0] = t1 - t0;
+    t[1] = t2 - t1;
+    *ok = *ok && verify((const uint64_t *)r->host, words, seed);
+    return 0;
+}
+
+static int run_cap(const options *o, const gpm_platform *plat, const gpm_region *r)
+{
+    uint64_t *dev = NULL;
+    if (cuda_ok(cudaMalloc((void **)&dev, o->size), "cudaMalloc of the CAP-mm source") != 0)
+        return -1;
+    int rc = 0;
+    for (int k = 0; k < o->ncpu && rc == 0; k++) {
+        int threads = o->cpu[k];
+        gpm_flusher *f = gpm_flusher_create(threads);
+        if (!f) {
+            rc = -1;
+            break;
+        }
+        point p;
+        double warm[2] = {0, 0};
+        memset(&p, 0, sizeof p);
+        p.ok = 1;
+        rc = cap_once(o, f, r, dev, warm, &p.ok);
+        p.n = reps_for(o, warm[0] + warm[1]);
+        for (int i = 0; i < p.n && rc == 0; i++) {
+            double t[2];
+            rc = cap_once(o, f, r, dev, t, &p.ok);
+            p.t[i] = t[0] + t[1];
+            p.extra[0][i] = t[0];
+            p.extra[1][i] = t[1];
+        }
+        gpm_flusher_destroy(f);
+        if (rc != 0)
+            break;
+        char params[256];
+        snprintf(params, sizeof params, "copy_median_s=%.6g,flush_median_s=%.6g,backend=%s",
+                 gpm_median(p.extra[0], p.n), gpm_median(p.extra[1], p.n),
+                 gpm_backend_name(r->backend));
+        rc = emit(o, plat, "cap-mm", "cap-mm", threads, &p, params);
+    }
+    cudaFree(dev);
+    return rc;
+}
+
+typedef void (*ps_kernel)(uint64_t *, size_t, uint64_t);
+
+static int gpm_once(const options *o, const gpm_region *r, ps_kernel k, int threads,
+                    cudaEvent_t ev[2], double *t, int *ok)
+{
+    size_t words = o->size / 8;
+    uint64_t seed = g_seed++;
+    int block = threads < o->block ? threads : o->block;
+    float ms = 0;
+    if (gpm_persist_begin() != 0)
+        return -1;
+    cudaEventRecord(ev[0]);
+    k<<<threads / block, block>>>((uint64_t *)r->dev, words, seed);
+    cudaEventRecord(ev[1]);
+    cudaError_t e = cudaEventSynchronize(ev[1]);
+    if (gpm_persist_end() != 0)
+        return -1;
+    if (e == cudaSuccess)
+        e = cudaGetLastError();
+    if (cuda_ok(e, "the persist kernel") != 0)
+        return -1;
+    cudaEventElapsedTime(&ms, ev[0], ev[1]);
+    *t = ms / 1e3;
+    *ok = *ok && verify((const uint64_t *)r->host, words, seed);
+    return 0;
+}
+
+static int run_gpm(const options *o, const gpm_platform *plat, const gpm_region *r,
+                   int per_store)
+{
+    ps_kernel k;
+    if (per_store)
+        k = o->layout == LAYOUT_WARP ? ps_persist_each_warp : ps_persist_each_grid;
+    else
+        k = o->layout == LAYOUT_WARP ? ps_persist_once_warp : ps_persist_once_grid;
+    cudaEvent_t ev[2];
+    cudaEventCreate(&ev[0]);
+    cudaEventCreate(&ev[1]);
+    int rc = 0;
+    for (int j = 0; j < o->ngpu && rc == 0; j++) {
+        int threads = o->gpu[j];
+        point p;
+        double warm = 0;
+        memset(&p, 0, sizeof p);
+        p.ok = 1;
+        rc = gpm_once(o, r, k, threads, ev, &warm, &p.ok);
+        p.n = reps_for(o, warm);
+        for (int i = 0; i < p.n && rc == 0; i++)
+            rc = gpm_once(o, r, k, threads, ev, &p.t[i], &p.ok);
+        if (rc != 0)
+            break;
+        int block = threads < o->block ? threads : o->block;
+        char params[256];
+        snprintf(params, sizeof params,
+                 "block=%d,layout=%s,stores_per_thread=%zu,persist=%s,backend=%s", block,
+                 o->layout == LAYOUT_WARP ? "warp" : "grid", o->size / 8 / (size_t)threads,
+                 per_store ? "every-store" : "end-of-thread", gpm_backend_name(r->backend));
+        rc = emit(o, plat, per_store ? "gpm" : "gpm-nopersist", "gpm", threads, &p, params);
+    }
+    cudaEventDestroy(ev[0]);
+    cudaEventDestroy(ev[1]);
+    return rc;
+}
+
+/* ---- command line ---- */
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: gpm-persist-scaling [options]\n"
+            "  --size BYTES        bytes to write and persist (K/M/G suffixes; default 1G)\n"
+            "  --file NAME         PM file (relative names under GPM_PM_DIR; default "
+            "persist-scaling.pm)\n"
+            "  --keep              leave the PM file in place at exit\n"
+            "  --overwrite         reuse an existing PM file of that size (its data is lost)\n"
+            "  --cpu-threads LIST  CAP-mm flush threads (default 1,2,4,8,16,32)\n"
+            "  --gpu-threads LIST  GPM threads, multiples of 32 (default "
+            "32,128,512,...,524288,1048576)\n"
+            "  --variants LIST     of cap-mm,gpm,gpm-nopersist (default all)\n"
+            "  --reps N            timed repetitions after one warm-up (default 5)\n"
+            "  --budget SECONDS    fewer repetitions where one takes longer (default 60, 0: "
+            "none)\n"
+            "  --block N           GPU threads per block (default 256)\n"
+            "  --layout warp|grid  warp: each warp owns a contiguous run; grid: grid stride\n"
+            "  --scale NAME        recorded in the rows (default custom)\n"
+            "  --out FILE          append result rows (TSV) to FILE\n");
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return -1;
+    switch (*end) {
+    case 'K': case 'k': v <<= 10; end++; break;
+    case 'M': case 'm': v <<= 20; end++; break;
+    case 'G': case 'g': v <<= 30; end++; break;
+    default: break;
+    }
+    if (*end == 'i' && end[1] == 'B')
+        end += 2;
+    if (*end)
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+static int parse_list(const char *flag, const char *s, int *v, int *n)
+{
+    *n = 0;
+    while (*s) {
+        char *end;
+        long x = strtol(s, &end, 10);
+        if (end == s || x <= 0 || x > (1L << 30) || (*end && *end != ','))
+            return gpm_set_error("%s: \"%s\" is not a comma-separated list of positive "
+                                 "integers", flag, s);
+        if (*n == MAX_LIST)
+            return gpm_set_error("%s: at most %d values", flag, MAX_LIST);
+        v[(*n)++] = (int)x;
+        s = *end ? end + 1 : end;
+    }
+    if (*n == 0)
+        return gpm_set_error("%s: empty list", flag);
+    return 0;
+}
+
+static int parse(int argc, char **argv, options *o)
+{
+    static const int cpu_default[] = {1, 2, 4, 8, 16, 32};
+    static const int gpu_default[] = {32, 128, 512, 2048, 8192, 32768, 131072, 524288, 1048576};
+    memset(o, 0, sizeof *o);
+    o->size = (size_t)1 << 30;
+    o->file = "persist-scaling.pm";
+    o->scale = "custom";
+    o->reps = 5;
+    o->block = 256;
+    o->budget_s = 60;
+    o->run_cap = o->run_gpm = o->run_ceiling = 1;
+    o->ncpu = (int)(sizeof cpu_default / sizeof *cpu_default);
+    memcpy(o->cpu, cpu_default, sizeof cpu_default);
+    o->ngpu = (int)(sizeof gpu_default / sizeof *gpu_default);
+    memcpy(o->gpu, gpu_default, sizeof gpu_default);
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int takes = 1;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            exit(0);
+        } else if (!strcmp(a, "--keep")) {
+            o->keep = 1;
+            takes = 0;
+        } else if (!strcmp(a, "--overwrite")) {
+            o->overwrite = 1;
+            takes = 0;
+        } else if (!v) {
+            return gpm_set_error("%s: needs a value (see --help)", a);
+        } else if (!strcmp(a, "--size")) {
+            if (parse_size(v, &o->size) != 0 || o->size < 256 || o->size % 256)
+                return gpm_set_error("--size %s: give a multiple of 256 bytes, e.g. 64M or 1G",
+                                     v);
+        } else if (!strcmp(a, "--file")) {
+            o->file = v;
+        } else if (!strcmp(a, "--out")) {
+            o->out = v;
+        } else if (!strcmp(a, "--scale")) {
+            o->scale = v;
+        } else if (!strcmp(a, "--cpu-threads")) {
+            if (parse_list(a, v, o->cpu, &o->ncpu) != 0)
+                return -1;
+        } else if (!strcmp(a, "--gpu-threads")) {
+            if (parse_list(a, v, o->gpu, &o->ngpu) != 0)
+                return -1;
+        } else if (!strcmp(a, "--variants")) {
+            o->run_cap = strstr(v, "cap-mm") != NULL;
+            o->run_ceiling = strstr(v, "gpm-nopersist") != NULL;
+            /* "gpm" alone, not as the prefix of gpm-nopersist */
+            o->run_gpm = 0;
+            for (const char *s = v; (s = strstr(s, "gpm")) != NULL; s += 3)
+                if (s[3] == ',' || s[3] == '\0')
+                    o->run_gpm = 1;
+            if (!o->run_cap && !o->run_gpm && !o->run_ceiling)
+                return gpm_set_error("--variants %s: name cap-mm, gpm and/or gpm-nopersist",
+                                     v);
+        } else if (!strcmp(a, "--reps")) {
+            o->reps = atoi(v);
+            if (o->reps < 1 || o->reps > 64)
+                return gpm_set_error("--reps %s: give 1..64", v);
+        } else if (!strcmp(a, "--budget")) {
+            o->budget_s = atof(v);
+            if (o->budget_s < 0)
+                return gpm_set_error("--budget %s: give seconds >= 0", v);
+        } else if (!strcmp(a, "--block")) {
+            o->block = atoi(v);
+            if (o->block < 32 || o->block > 1024 || o->block % 32)
+                return gpm_set_error("--block %s: give a multiple of 32 up to 1024", v);
+        } else if (!strcmp(a, "--layout")) {
+            if (!strcmp(v, "warp"))
+                o->layout = LAYOUT_WARP;
+            else if (!strcmp(v, "grid"))
+                o->layout = LAYOUT_GRID;
+            else
+                return gpm_set_error("--layout %s: give warp or grid", v);
+        } else {
+            return gpm_set_error("%s: unknown option (see --help)", a);
+        }
+        i += takes;
+    }
+    for (int k = 0; k < o->ncpu; k++)
+        if (o->cpu[k] > GPM_FLUSHER_MAX_THREADS)
+            return gpm_set_error("--cpu-threads: %d is more than the flusher's %d threads",
+                                 o->cpu[k], GPM_FLUSHER_MAX_THREADS);
+    for (int k = 0; k < o->ngpu; k++) {
+        int t = o->gpu[k], b = t < o->block ? t : o->block;
+        if (t % 32 || t % b)
+            return gpm_set_error("--gpu-threads: %d is not a multiple of 32 and of the block "
+                                 "size %d", t, b);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    gpm_platform plat;
+    gpm_region r;
+
+    if (parse(argc, argv, &o) != 0) {
+        fprintf(stderr, "gpm-persist-scaling: %s\n", gpm_last_error());
+        return 2;
+    }
+    if (gpm_map(&r, o.file, o.size, GPM_CREATE) != 0) {
+        fprintf(stderr, "gpm-persist-scaling: %s\n", gpm_last_error());
+        return 1;
+    }
+    if (!r.created && !o.overwrite) {
+        fprintf(stderr, "gpm-persist-scaling: %s: exists and would be overwritten: remove it, "
+                "choose another --file, or pass --overwrite\n", r.path);
+        gpm_unmap(&r);
+        return 1;
+    }
+    gpm_platform_collect(&plat);
+    printf("# persist-scaling: %zu bytes on %s (%s), layout %s, block %d\n", o.size, r.path,
+           gpm_backend_name(r.backend), o.layout == LAYOUT_WARP ? "warp" : "grid", o.block);
+    printf("%-14s %8s %5s %12s %10s  %s\n", "op", "threads", "reps", "median_s", "GB/s",
+           "verified");
+
+    int rc = 0;
+    if (o.run_cap)
+        rc = run_cap(&o, &plat, &r);
+    if (rc == 0 && o.run_gpm)
+        rc = run_gpm(&o, &plat, &r, 1);
+    if (rc == 0 && o.run_ceiling)
+        rc = run_gpm(&o, &plat, &r, 0);
+    if (rc != 0)
+        fprintf(stderr, "gpm-persist-scaling: %s\n", gpm_last_error());
+
+    gpm_unmap(&r);
+    if (!o.keep && unlink(r.path) != 0)
+        fprintf(stderr, "gpm-persist-scaling: %s: cannot remove (%s)\n", r.path,
+                strerror(errno));
+    if (rc != 0)
+        return 1;
+    if (g_any_fail) {
+        fprintf(stderr, "gpm-persist-scaling: verification failed (see verified=fail)\n");
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,148 @@
+"""Figure 3 report: persistence scaling with CPU threads (CAP-mm) and GPU
+threads (GPM), beside the paper's observations.
+
+    python3 scripts/report/figure_3.py RESULTS_DIR OUT_TSV
+
+Reads the persist-scaling rows of the newest run under RESULTS_DIR (the
+newest file holding such rows, and in it the git_rev+host of its last row),
+takes the median over repeated rows per (op, threads), and writes one row per
+point: throughput and speedup over single-threaded CAP-mm. Rows of series
+'paper' carry the paper's two numbers for the plot. Comment lines summarise
+the CAP-mm plateau, GPM's best over 1-thread CAP-mm and GPM's best against
+the unpersisted ceiling at the same thread count."""
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rows as R  # noqa: E402
+
+SERIES = ("cap-mm", "gpm", "gpm-nopersist")
+CRITERION = 0.90  # GPM's best must reach this share of the ceiling
+
+
+def newest_run(all_rows, results_dir):
+    """The rows of the newest run: newest file, then the last row's key."""
+    files = sorted({r["_file"] for r in all_rows},
+                   key=lambda f: os.path.getmtime(os.path.join(results_dir, f)))
+    newest = files[-1]
+    in_file = [r for r in all_rows if r["_file"] == newest]
+    key = (in_file[-1].get("git_rev"), in_file[-1].get("host"))
+    return newest, key, [r for r in in_file
+                         if (r.get("git_rev"), r.get("host")) == key]
+
+
+def number(row, col):
+    try:
+        return float(row[col])
+    except (KeyError, TypeError, ValueError):
+        R.fail("figure_3: row of %s has no number in column %s: %r"
+               % (row.get("_file"), col, row.get(col)))
+
+
+def points(run):
+    """{(op, threads): dict(median_s, bytes, rows, verified)}"""
+    groups = {}
+    for r in run:
+        if r.get("op") not in SERIES:
+            continue
+        k = (r["op"], int(number(r, "threads")))
+        groups.setdefault(k, []).append(r)
+    out = {}
+    for k, rs in groups.items():
+        out[k] = {
+            "median_s": R.median([number(r, "median_s") for r in rs]),
+            "bytes": R.median([number(r, "bytes_persisted") for r in rs]),
+            "rows": len(rs),
+            "verified": "ok" if all(r.get("verified") == "ok" for r in rs) else "fail",
+        }
+    return out
+
+
+def paper_value(paper, metric):
+    for p in paper:
+        if p.get("metric") == metric:
+            return float(p["value"])
+    return float("nan")
+
+
+def ratio(a, b):
+    return a / b if b and b == b and a == a else float("nan")
+
+
+def main():
+    if len(sys.argv) != 3:
+        R.fail("usage: figure_3.py RESULTS_DIR OUT_TSV")
+    results_dir, out_tsv = sys.argv[1], sys.argv[2]
+    all_rows = [r for r in R.read_rows(results_dir)
+                if r.get("workload") == "persist-scaling"]
+    if not all_rows:
+        R.fail("figure_3: no persist-scaling rows in %s/*.tsv: run `make figure_3` "
+               "(or scripts/experiment.sh figure_3 BIN_DIR) first" % results_dir)
+    fname, key, run = newest_run(all_rows, results_dir)
+    pts = points(run)
+    if not pts:
+        R.fail("figure_3: the newest run in %s/%s has no cap-mm, gpm or gpm-nopersist rows"
+               % (results_dir, fname))
+
+    def gbps(p):
+        return p["bytes"] / p["median_s"] / 1e9 if p["median_s"] > 0 else float("nan")
+
+    cap1 = pts.get(("cap-mm", 1))
+    base = gbps(cap1) if cap1 else float("nan")
+    table = []
+    for op in SERIES:
+        for (o, t) in sorted(k for k in pts if k[0] == op):
+            p = pts[(o, t)]
+            table.append([o, t, p["median_s"], gbps(p), ratio(gbps(p), base),
+                          p["rows"], p["verified"]])
+
+    def best(op):
+        cands = [(gbps(p), t) for (o, t), p in pts.items() if o == op]
+        return max(cands) if cands else (float("nan"), None)
+
+    cap_best, cap_best_t = best("cap-mm")
+    gpm_best, gpm_best_t = best("gpm")
+    ceil = pts.get(("gpm-nopersist", gpm_best_t))
+    ceil_gbps = gbps(ceil) if ceil else float("nan")
+    share = ratio(gpm_best, ceil_gbps)
+
+    paper = R.read_paper("figure_3")
+    p_plateau = paper_value(paper, "cap_mm_plateau")
+    p_gpm = paper_value(paper, "gpm_best_over_cap_mm_1")
+    table.append(["paper-cap-mm-plateau", 0, float("nan"), float("nan"), p_plateau, 0,
+                  "paper"])
+    table.append(["paper-gpm-best", 0, float("nan"), float("nan"), p_gpm, 0, "paper"])
+
+    first = run[0]
+    if share != share:
+        verdict = "not measured"
+    else:
+        verdict = "met" if share >= CRITERION else "NOT met"
+    comments = [
+        "Figure 3: persistence scaling from %s rows of %s/%s (git_rev %s, host %s)"
+        % ("%d" % len(run), results_dir, fname, key[0], key[1]),
+        "platform: gpu %s, pm_backend %s, persist_domain %s, ddio %s"
+        % (first.get("gpu", "?"), first.get("pm_backend", "?"),
+           first.get("persist_domain", "?"), first.get("ddio", "?")),
+        "size %s bytes; speedup = throughput / single-threaded CAP-mm (%s GB/s)"
+        % (first.get("size_bytes", "?"), R.fmt(base)),
+        "CAP-mm plateau (best/1-thread): %sx at %s CPU threads; paper %sx"
+        % (R.fmt(ratio(cap_best, base)), cap_best_t, R.fmt(p_plateau)),
+        "GPM best over 1-thread CAP-mm: %sx at %s GPU threads; paper %sx"
+        % (R.fmt(ratio(gpm_best, base)), gpm_best_t, R.fmt(p_gpm)),
+        "GPM best over best CAP-mm: %sx" % R.fmt(ratio(gpm_best, cap_best)),
+        "GPM best / no-persist ceiling at %s GPU threads: %s GB/s / %s GB/s = %s "
+        "(criterion >= %.2f: %s)"
+        % (gpm_best_t, R.fmt(gpm_best), R.fmt(ceil_gbps), R.fmt(share), CRITERION, verdict),
+    ]
+    if any(row[6] == "fail" for row in table):
+        comments.append("WARNING: some rows failed verification (verified=fail)")
+    if math.isnan(base):
+        comments.append("WARNING: no single-threaded CAP-mm row: speedups are nan")
+    R.write_tsv(out_tsv, ["series", "threads", "median_s", "gbps", "speedup_vs_cap_mm_1",
+                          "rows", "verified"], table, comments)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+#!/bin/sh
+# The Figure 3 report and plot from fixture rows (made-up numbers chosen so
+# the expected values are known, see fixtures/figure_3/README): medians over
+# repeated rows, speedups over 1-thread CAP-mm, only the newest run, the
+# summary beside the paper, a PNG drawn, and a clear error without rows.
+set -u
+root=${GPM_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+fixture="$root/scripts/tests-cpu/fixtures/figure_3/rows.tsv"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/fig3-report.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/results" "$tmp/empty"
+cp "$fixture" "$tmp/results/figure_3.tsv"
+out="$tmp/figure_3.tsv"
+
+ok() { echo "ok - $1"; }
+notok() { echo "not ok - $1: $2"; }
+
+if python3 "$root/scripts/report/figure_3.py" "$tmp/results" "$out" 2>"$tmp/err"; then
+    ok report_builds
+else
+    notok report_builds "$(cat "$tmp/err")"
+    exit 1
+fi
+
+# field SERIES THREADS COLUMN: a value of the report table by name.
+field() {
+    awk -F'\t' -v s="$1" -v t="$2" -v c="$3" '
+        /^#/ { next }
+        !h { for (i = 1; i <= NF; i++) col[$i] = i; h = 1; next }
+        $1 == s && $2 == t { print $(col[c]); exit }' "$out"
+}
+expect() { # NAME SERIES THREADS COLUMN WANT
+    got=$(field "$2" "$3" "$4")
+    if [ "$got" = "$5" ]; then ok "$1"; else notok "$1" "$2/$3 $4 is '$got', want '$5'"; fi
+}
+expect median_over_repeated_rows cap-mm 1 median_s 1
+expect repeated_rows_counted cap-mm 1 rows 3
+expect base_throughput cap-mm 1 gbps 1
+expect cap_speedup cap-mm 8 speedup_vs_cap_mm_1 1.471
+expect gpm_speedup gpm 2048 speedup_vs_cap_mm_1 4
+expect gpm_low_speedup gpm 32 speedup_vs_cap_mm_1 0.125
+expect ceiling_speedup gpm-nopersist 2048 speedup_vs_cap_mm_1 4.167
+expect paper_plateau_row paper-cap-mm-plateau 0 speedup_vs_cap_mm_1 1.47
+expect paper_gpm_row paper-gpm-best 0 speedup_vs_cap_mm_1 4
+
+# The older run (2 s for 1-thread CAP-mm, 0.1 s for GPM) must not be mixed in.
+if grep -q 'git_rev fixture-new' "$out" && [ "$(field gpm 2048 rows)" = 1 ]; then
+    ok newest_run_only
+else
+    notok newest_run_only "older rows leaked into $(head -1 "$out")"
+fi
+
+summary() { # NAME PATTERN
+    if grep -q "^# .*$2" "$out"; then ok "$1"; else notok "$1" "no line matching '$2'"; fi
+}
+summary summary_cap_plateau 'CAP-mm plateau (best/1-thread): 1.471x at 8 CPU threads; paper 1.47x'
+summary summary_gpm_best 'GPM best over 1-thread CAP-mm: 4x at 2048 GPU threads; paper 4x'
+summary summary_gpm_over_cap 'GPM best over best CAP-mm: 2.72x'
+summary summary_ceiling_share 'ceiling at 2048 GPU threads: 4 GB/s / 4.167 GB/s = 0.96 (criterion >= 0.90: met)'
+
+if command -v gnuplot >/dev/null 2>&1; then
+    gnuplot -e "in='$out'; out='$tmp/figure_3.png'" "$root/scripts/plot/figure_3.gp" 2>"$tmp/err"
+    magic=$(head -c 8 "$tmp/figure_3.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')
+    size=$(wc -c <"$tmp/figure_3.png" 2>/dev/null || echo 0)
+    if [ "$magic" = 89504e470d0a1a0a ] && [ "$size" -gt 10000 ]; then
+        ok plot_png_drawn
+    else
+        notok plot_png_drawn "no PNG ($size bytes): $(cat "$tmp/err")"
+    fi
+else
+    echo "skip - plot_png_drawn: gnuplot not installed"
+fi
+
+if python3 "$root/scripts/report/figure_3.py" "$tmp/empty" "$tmp/none.tsv" 2>"$tmp/err"; then
+    notok no_rows_is_an_error "exited 0 without rows"
+elif grep -q "no persist-scaling rows in $tmp/empty" "$tmp/err" && [ ! -e "$tmp/none.tsv" ]; then
+    ok no_rows_is_an_error
+else
+    notok no_rows_is_an_error "message: $(cat "$tmp/err")"
+fi
