@@ -1,0 +1,80 @@
+/* libgpm undo logs, host side: create, open, inspect and reset a PM-resident
+ * log that kernels append to with the device API in gpm/log.cuh.
+ *
+ *   gpmlog_create_conv(log, path, size, n_partitions, flags)
+ *       N partitions, each appended under a lock: small metadata logged by
+ *       one thread of a block.
+ *   gpmlog_create_hcl(log, path, size, blocks, threads, flags)
+ *       hierarchical coalesced logging: one lock-free slot per thread of a
+ *       BLOCKS x THREADS grid, entries striped so a warp fills whole lines.
+ *   gpmlog_open(log, path, flags) / gpmlog_close(log)
+ *
+ * SIZE is the data capacity of the whole log, divided evenly among the
+ * partitions or threads. FLAGS is 0, or GPM_HOST_ONLY for CPU tools and tests
+ * (no CUDA: the device API is then unavailable). create never touches an
+ * existing file; open validates the header and every tail and writes
+ * nothing. All return 0, or -1 with a one-line gpm_last_error(). */
+#ifndef GPM_LOG_H
+#define GPM_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gpm/gpm.h"
+#include "gpm/log_layout.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a kernel receives, by value (see gpm/log.cuh). */
+typedef struct gpmlog_dev {
+    uint8_t *pm;       /* device pointer to the start of the log file */
+    uint32_t *tails;   /* device-memory copy of the tails (PM holds the truth) */
+    int *locks;        /* one spin lock per conventional partition, device memory */
+    gpmlog_geom g;
+} gpmlog_dev;
+
+typedef struct gpmlog {
+    gpm_region region;
+    gpmlog_header hdr;
+    gpmlog_geom g;
+    uint32_t *tails_dev;  /* NULL with GPM_HOST_ONLY */
+    int *locks_dev;
+} gpmlog;
+
+int gpmlog_create_conv(gpmlog *log, const char *path, size_t size, int n_partitions, int flags);
+int gpmlog_create_hcl(gpmlog *log, const char *path, size_t size, int blocks, int threads,
+                      int flags);
+int gpmlog_open(gpmlog *log, const char *path, int flags);
+/* Unmaps and frees; the file stays. Safe on a zeroed or closed log. */
+void gpmlog_close(gpmlog *log);
+
+/* The handle kernels take. */
+gpmlog_dev gpmlog_device(const gpmlog *log);
+
+/* Empties every slot: zeroes and persists all tails on PM (the entries stay
+ * but no longer count), and the device copy. Call with no kernel using LOG. */
+int gpmlog_reset(gpmlog *log);
+
+/* Bytes in use in SLOT, as persisted on PM. */
+uint32_t gpmlog_tail(const gpmlog *log, uint32_t slot);
+
+/* CPU-side append with the same layout and order as the kernels (entry,
+ * persist, tail, persist): for tools and tests on machines without a GPU.
+ * Only with no kernel using LOG. */
+int gpmlog_host_insert(gpmlog *log, uint32_t slot, const void *src, uint32_t size);
+
+/* Why a header is rejected, in words. */
+const char *gpmlog_check_str(int check);
+
+/* Prints what the log file at PATH holds (geometry, tails, entries per slot).
+ * Returns 0 printed, 1 not a log file, -1 error (gpm_last_error). */
+int gpmlog_inspect(FILE *out, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
