@@ -1,0 +1,46 @@
+/* The checkpoint copy: one launch moves every element of a group into its
+ * working copy on PM, with all SMs storing whole 128-byte lines. */
+#include <cuda_runtime.h>
+
+#include "gpm/cp.h"
+#include "gpm/gpm.cuh"
+
+__global__ void cp_copy_kernel(uint8_t *pm, const gpmcp_xfer *x, uint32_t n,
+                               uint64_t copy_shift, int fenced)
+{
+    size_t rank = gpm_grid_rank(), threads = gpm_grid_threads();
+    for (uint32_t i = 0; i < n; i++)
+        gpm_memcpy_part(pm + x[i].pm_off + copy_shift, x[i].buf, x[i].bytes, rank, threads);
+    /* GPM: durable before the kernel ends, so the host may flip after it.
+     * NDP leaves this to the CPU. */
+    if (fenced)
+        gpm_persist();
+}
+
+/* Enough resident blocks to fill every SM; more only adds loop overhead. */
+static int cp_grid(uint64_t total, int block)
+{
+    int dev = 0, sms = 1, per_sm = 1;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev);
+    uint64_t want = (total / 16 + (uint64_t)block - 1) / (uint64_t)block;
+    uint64_t full = (uint64_t)sms * (uint64_t)(per_sm / block);
+    if (want < 1)
+        want = 1;
+    return (int)(want < full ? want : full);
+}
+
+extern "C" int gpmcp_copy_kernel(void *pm_dev, const gpmcp_xfer *xfers, uint32_t n,
+                                 uint64_t copy_shift, uint64_t total, int fenced)
+{
+    const int block = 256;
+    cp_copy_kernel<<<cp_grid(total, block), block>>>((uint8_t *)pm_dev, xfers, n, copy_shift,
+                                                     fenced);
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess)
+        e = cudaDeviceSynchronize();
+    if (e != cudaSuccess)
+        return gpm_set_error("checkpoint copy kernel failed: %s", cudaGetErrorString(e));
+    return 0;
+}
