@@ -487,8 +487,8 @@ static int parse(int argc, char **argv, options *o)
     for (int k = 0; k < o->ngpu; k++) {
         int t = o->gpu[k], b = t < o->block ? t : o->block;
         if (t % 32 || t % b)
-            return gpm_set_error("--gpu-threads: %d is not a multiple of 32 and of the block "
-                                 "size %d", t, b);
+            return gpm_set_error("--gpu-threads: %d must be a multiple of 32 and of the "
+                                 "block size (%d)", t, b);
     }
     return 0;
 }
