@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Figure 9: speedup of CAP-mm and GPM over CAP-fs, per workload.
+    figure_9.py RESULTS_DIR OUT_TSV
+Reads RESULTS_DIR/figure_9.tsv. Per (workload, scale) and mode it takes the
+newest verified run row (rows are appended, so the newest is the last one in
+the file); a speedup is the ratio of median operation times. The paper's
+stated values (reports/paper/figure_9.tsv) stand beside ours.
+
+The selection and formatting helpers here are shared by the other report
+scripts of Figures 9/10 and Tables 4/5."""
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rows as R  # noqa: E402
+
+PLATFORM_KEYS = ("gpu", "pcie", "pm_backend", "persist_domain", "ddio")
+NOT_RUNS = ("recover", "crash-campaign")
+
+
+def fnum(v):
+    """A float from a TSV field; nan for empty or unparsable fields."""
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def finite(x):
+    return isinstance(x, float) and not math.isnan(x) and not math.isinf(x)
+
+
+def ratio(num, den):
+    return num / den if finite(num) and finite(den) and den > 0 else float("nan")
+
+
+def geomean(values):
+    vals = [v for v in values if finite(v) and v > 0]
+    if not vals:
+        return float("nan")
+    return math.exp(sum(math.log(v) for v in vals) / len(vals))
+
+
+def label(row):
+    """The workload name a report shows: the workload, plus its op when the
+    workload has several kinds of run (e.g. INSERT and UPDATE)."""
+    op = row.get("op", "run")
+    return row["workload"] if op in ("run", "") else "%s(%s)" % (row["workload"], op)
+
+
+def newest(rows, ops=None):
+    """{(label, scale, mode, op): row}: the newest verified row of each key
+    (the last in file order). Unverified rows never count; every key whose
+    newest row failed verification is returned in a list of warnings."""
+    best, last_any = {}, {}
+    for r in rows:
+        op = r.get("op", "")
+        if ops is not None and op not in ops:
+            continue
+        if ops is None and op in NOT_RUNS:
+            continue
+        key = (r["workload"] if ops is not None else label(r), r.get("scale", ""),
+               r.get("mode", ""), op)
+        last_any[key] = r
+        if r.get("verified") == "ok":
+            best[key] = r
+    warnings = []
+    for key, r in sorted(last_any.items()):
+        if r.get("verified") != "ok":
+            what = "%s --mode %s op=%s (scale %s)" % (key[0], key[2], key[3], key[1])
+            if key in best:
+                warnings.append("WARNING: newest %s failed verification; an older "
+                                "verified run (rev %s) is used" % (what, best[key].get("git_rev", "?")))
+            else:
+                warnings.append("WARNING: %s has no verified row; left out" % what)
+    return best, warnings
+
+
+def groups(best):
+    """Sorted (label, scale) pairs present in a newest() result."""
+    return sorted({(k[0], k[1]) for k in best})
+
+
+def platform_comments(rows):
+    """Comment lines naming the platform(s) the rows were measured on."""
+    seen = []
+    for r in rows:
+        p = tuple(r.get(k, "unknown") or "unknown" for k in PLATFORM_KEYS)
+        if p not in seen:
+            seen.append(p)
+    if not seen:
+        return ["platform: no rows"]
+    return ["platform: " + ", ".join("%s=%s" % kv for kv in zip(PLATFORM_KEYS, p)) for p in seen]
+
+
+def rev_comments(rows):
+    revs = []
+    for r in rows:
+        g = r.get("git_rev", "unknown")
+        if g not in revs:
+            revs.append(g)
+    if len(revs) > 1:
+        return ["NOTE: rows come from several revisions: " + ", ".join(revs)]
+    return ["revision: " + (revs[0] if revs else "none")]
+
+
+def paper_by_workload(name):
+    return {p["workload"]: p for p in R.read_paper(name)}
+
+
+def paper_val(paper, workload, col):
+    """The paper's value or '' where the paper states none."""
+    v = paper.get(workload, {}).get(col, "") or ""
+    return v.strip()
+
+
+def paper_comments(name):
+    """The '#' lines of reports/paper/NAME.tsv (the paper's stated ranges)."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = os.path.join(root, "reports", "paper", name + ".tsv")
+    if not os.path.exists(path):
+        return ["paper values: %s missing" % path]
+    with open(path) as f:
+        return ["paper: " + line[1:].strip() for line in f if line.startswith("#")]
+
+
+def pick(best, wl, scale, mode, op=None):
+    """The selected row of (workload label, scale, mode[, op]) or None."""
+    for k, r in best.items():
+        if k[0] == wl and k[1] == scale and k[2] == mode and (op is None or k[3] == op):
+            return r
+    return None
+
+
+def speedup_table(results_dir, name, modes):
+    """Shared by Figures 9 and 10: reads RESULTS_DIR/NAME.tsv and returns
+    (rows, table, used, warnings); table holds per (workload, scale) the
+    median_s of each mode (nan where missing) and the CAP-mm thread count."""
+    rows = R.read_rows(results_dir, name + ".tsv")
+    if not rows:
+        R.fail("%s: no rows in %s (run make %s first)"
+               % (name, os.path.join(results_dir, name + ".tsv"), name))
+    best, warnings = newest(rows)
+    table, used = [], []
+    for wl, scale in groups(best):
+        sel = {m: pick(best, wl, scale, m) for m in modes}
+        used += [r for r in sel.values() if r is not None]
+        t = {m: fnum(r["median_s"]) if r else float("nan") for m, r in sel.items()}
+        capmm = sel.get("cap-mm") or sel.get("cap-eadr")
+        table.append((wl, scale, t, capmm.get("threads", "") if capmm else ""))
+    return rows, table, used, warnings
+
+
+def main():
+    if len(sys.argv) != 3:
+        R.fail("usage: figure_9.py RESULTS_DIR OUT_TSV")
+    results_dir, out = sys.argv[1], sys.argv[2]
+    modes = ("cap-fs", "cap-mm", "gpm")
+    rows, table, used, warnings = speedup_table(results_dir, "figure_9", modes)
+    paper = paper_by_workload("figure_9")
+    header = ["workload", "scale", "capfs_s", "capmm_s", "gpm_s", "capmm_speedup",
+              "gpm_speedup", "paper_capmm_speedup", "paper_gpm_speedup",
+              "paper_gpm_lo", "paper_gpm_hi", "gpm_over_capmm",
+              "paper_gpm_over_capmm", "capmm_threads"]
+    out_rows, cm, gp, gc = [], [], [], []
+    for wl, scale, t, threads in table:
+        s_cm = ratio(t["cap-fs"], t["cap-mm"])
+        s_gp = ratio(t["cap-fs"], t["gpm"])
+        s_gc = ratio(t["cap-mm"], t["gpm"])
+        cm.append(s_cm)
+        gp.append(s_gp)
+        gc.append(s_gc)
+        out_rows.append([wl, scale, t["cap-fs"], t["cap-mm"], t["gpm"], s_cm, s_gp,
+                         paper_val(paper, wl, "capmm_speedup"),
+                         paper_val(paper, wl, "gpm_speedup"),
+                         paper_val(paper, wl, "gpm_lo"), paper_val(paper, wl, "gpm_hi"),
+                         s_gc, paper_val(paper, wl, "gpm_over_capmm"), threads])
+    scales = sorted({r[1] for r in out_rows})
+    out_rows.append(["geomean", "+".join(scales), "", "", "", geomean(cm), geomean(gp),
+                     "", "", "", "", geomean(gc), "", ""])
+    comments = (["Figure 9: speedup over CAP-fs (ratio of median operation times; newest "
+                 "verified run per workload, mode and scale)"]
+                + platform_comments(used or rows) + rev_comments(used or rows)
+                + warnings + paper_comments("figure_9"))
+    R.write_tsv(out, header, out_rows, comments)
+
+
+if __name__ == "__main__":
+    main()
