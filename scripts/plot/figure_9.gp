@@ -1,0 +1,29 @@
+# Figure 9: speedup over CAP-fs of CAP-mm and GPM per workload (bars, ours),
+# with the paper's stated values as markers and its stated ranges for the
+# workload's class as error bars.
+#   gnuplot -e "in='reports/figure_9.tsv'; out='reports/figure_9.png'" figure_9.gp
+# Columns of in (scripts/report/figure_9.py): 1 workload, 2 scale,
+# 6 capmm_speedup, 7 gpm_speedup, 8 paper_capmm_speedup, 9 paper_gpm_speedup,
+# 10 paper_gpm_lo, 11 paper_gpm_hi.
+set terminal pngcairo size 1000,560 font ",11"
+set output out
+set datafile separator "\t"
+set datafile missing "nan"
+set key autotitle columnheader
+set title "Figure 9: speedup over CAP-fs (bars: ours; markers: paper)"
+set ylabel "speedup over CAP-fs (log scale)"
+set logscale y
+set yrange [0.1:*]
+set grid ytics
+set style fill solid 0.8 border -1
+set boxwidth 0.3
+set xtics rotate by -30 nomirror
+set key top left
+set xrange [-0.6:*]
+bw = 0.3
+plot in using ($0 - bw/2):6:xtic(stringcolumn(1)." ".stringcolumn(2)) with boxes lc rgb "#4477aa" title "CAP-mm (ours)", \
+     ''  using ($0 + bw/2):7 with boxes lc rgb "#ee6677" title "GPM (ours)", \
+     ''  using ($0 - bw/2):8 with points pt 7 ps 1.6 lc rgb "#113355" title "CAP-mm (paper, stated)", \
+     ''  using ($0 + bw/2):9 with points pt 7 ps 1.6 lc rgb "#881122" title "GPM (paper, stated)", \
+     ''  using ($0 + bw/2):10:(0):($11-$10) with vectors heads size 0.05,90 lw 2 lc rgb "#881122" title "GPM (paper, stated range)", \
+     1 with lines dt 2 lc rgb "black" notitle

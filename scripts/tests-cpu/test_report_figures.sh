@@ -1,0 +1,139 @@
+#!/bin/sh
+# Report scripts of Figures 9/10, Tables 4/5 and the crash campaign, built
+# from fixture rows (scripts/tests-cpu/fixtures/*: hand-made, not measured):
+# newest verified run per workload/mode/scale, median_s (not min or max)
+# used, unverified and recover rows left out, geometric means, the paper's
+# values beside ours, platform comments, and the plots drawn.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=${GPM_ROOT:-$(cd "$here/../.." && pwd)}
+scripts=$root/scripts
+fix=$here/fixtures
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpm-report-test.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+# val TSV WORKLOAD COLUMN: the value of COLUMN in WORKLOAD's row.
+val() {
+    awk -F'\t' -v w="$2" -v col="$3" '
+        /^#/ { next }
+        !hdr { for (i = 1; i <= NF; i++) c[$i] = i; hdr = 1; next }
+        $1 == w { if (col in c) print $c[col]; else print "NO-COLUMN"; exit }' "$1"
+}
+# check NAME TSV WORKLOAD COLUMN EXPECTED
+check() {
+    got=$(val "$2" "$3" "$4")
+    if [ "$got" = "$5" ]; then
+        echo "ok - $1"
+    else
+        echo "not ok - $1: $3 $4 is '$got', expected '$5' ($2)"
+    fi
+}
+# has NAME FILE PATTERN / lacks NAME FILE PATTERN
+has() {
+    if grep -q -- "$3" "$2"; then echo "ok - $1"; else echo "not ok - $1: no '$3' in $2"; fi
+}
+lacks() {
+    if grep -q -- "$3" "$2"; then echo "not ok - $1: '$3' in $2"; else echo "ok - $1"; fi
+}
+report() {  # report NAME FIXTURE_DIR
+    if python3 "$scripts/report/$1.py" "$fix/$2" "$tmp/$1.tsv" 2>"$tmp/$1.err"; then
+        echo "ok - $1 report builds from fixture rows"
+    else
+        echo "not ok - $1 report failed: $(cat "$tmp/$1.err")"
+    fi
+}
+
+report figure_9 figure_9
+f=$tmp/figure_9.tsv
+check "figure_9 CAP-fs time is the newest run's median" "$f" ps capfs_s 8
+check "figure_9 GPM time skips the newer unverified row" "$f" ps gpm_s 0.5
+check "figure_9 ps CAP-mm speedup" "$f" ps capmm_speedup 2
+check "figure_9 ps GPM speedup" "$f" ps gpm_speedup 16
+check "figure_9 blk GPM speedup" "$f" blk gpm_speedup 24
+check "figure_9 GPM over CAP-mm" "$f" ps gpm_over_capmm 8
+check "figure_9 CAP-mm thread count carried" "$f" blk capmm_threads 16
+check "figure_9 geomean GPM speedup" "$f" geomean gpm_speedup 19.6
+check "figure_9 geomean CAP-mm speedup" "$f" geomean capmm_speedup 2
+check "figure_9 paper range beside ours (lo)" "$f" blk paper_gpm_lo 11
+check "figure_9 paper range beside ours (hi)" "$f" ps paper_gpm_hi 85
+check "figure_9 paper value empty where not stated" "$f" blk paper_gpm_speedup ""
+lacks "figure_9 leaves out a workload with no verified row" "$f" "^kvs	"
+has "figure_9 warns about the unverified newest row" "$f" "^# WARNING: newest ps --mode gpm"
+has "figure_9 names the platform" "$f" "^# platform: gpu=FIXTURE GPU (not measured), pcie=gen5 x16"
+has "figure_9 carries the paper's stated ranges" "$f" "checkpointing workloads 11-18x"
+
+report figure_10 figure_10
+f=$tmp/figure_10.tsv
+check "figure_10 GPM-NDP speedup" "$f" ps gpmndp_speedup 4
+check "figure_10 GPM-eADR speedup" "$f" ps gpmeadr_speedup 32
+check "figure_10 CAP-eADR speedup" "$f" blk capeadr_speedup 2
+check "figure_10 GPM over GPM-NDP" "$f" blk gpm_over_gpmndp 6
+check "figure_10 GPM-eADR over CAP-eADR" "$f" ps gpmeadr_over_capeadr 16
+check "figure_10 geomean GPM speedup" "$f" geomean gpm_speedup 13.86
+check "figure_10 geomean GPM-eADR over GPM" "$f" geomean gpmeadr_over_gpm 1.414
+has "figure_10 sets the paper's 24x average beside ours" "$f" "paper 24x on average; ours mean 11, geomean 9.798"
+
+report table_4 figure_9
+f=$tmp/table_4.tsv
+check "table_4 a table_4 row wins over the figure_9 row" "$f" blk capmm_bytes 4000000000
+check "table_4 CAP-mm write amplification" "$f" blk capmm_wa 2
+check "table_4 CAP-fs write amplification" "$f" blk capfs_wa 2.147
+check "table_4 no amplification for ps" "$f" ps capmm_wa 1
+check "table_4 paper value (Table 4)" "$f" ps paper_wa 1.00
+
+report table_5 table_5
+f=$tmp/table_5.tsv
+check "table_5 newest recover row" "$f" blk restore_s 0.04
+check "table_5 percentage of the operation time" "$f" ps restore_pct 1
+check "table_5 paper value (Table 5)" "$f" blk paper_restore_pct 0.80
+check "table_5 no paper value for native PS" "$f" ps paper_restore_pct ""
+
+report crash crash
+f=$tmp/crash.tsv
+check "crash newest campaign" "$f" ps trials 30
+check "crash finished-before-kill count" "$f" ps finished_before_kill 2
+check "crash totals over campaigns" "$f" ps all_unrecovered 1
+check "crash campaign count" "$f" ps campaigns 2
+check "crash verdict" "$f" blk verdict ok
+
+# Recording a campaign row: platform columns from the trial rows after SKIP.
+mkdir -p "$tmp/rec" && cp "$fix/crash/crash-trials.tsv" "$tmp/rec/"
+python3 "$scripts/report/crash.py" --record "$tmp/rec" PS small 5 4 1 1 1
+python3 "$scripts/report/crash.py" --record "$tmp/rec" blk small 3 3 0 0 3
+python3 "$scripts/report/crash.py" "$tmp/rec" "$tmp/rec.tsv"
+check "crash --record counts" "$tmp/rec.tsv" ps unrecovered 1
+check "crash --record verdict on a failure" "$tmp/rec.tsv" ps verdict FAILED
+check "crash --record recovery time median" "$tmp/rec.tsv" ps recover_median_s 0.2
+check "crash --record with no rows of its own" "$tmp/rec.tsv" blk recover_median_s nan
+has "crash --record takes the platform from the trial rows" "$tmp/rec/crash.tsv" "^FIXTURE GPU (not measured)	.*	ps	crash-campaign	gpm	small	.*	fail	trials=5,recovered=4,unrecovered=1,finished_before_kill=1$"
+n=$(awk -F'\t' 'NR == 1 { print NF }' "$tmp/rec/crash.tsv")
+m=$(awk -F'\t' 'NR == 1 { print NF }' "$fix/crash/crash-trials.tsv")
+if [ "$n" = "$m" ]; then echo "ok - crash --record keeps the result-row columns"; else echo "not ok - crash --record wrote $n columns, trial rows have $m"; fi
+
+# Errors: no rows is a one-line error naming the file, not an empty report.
+mkdir -p "$tmp/empty"
+for t in figure_9 figure_10 table_4 table_5 crash; do
+    if python3 "$scripts/report/$t.py" "$tmp/empty" "$tmp/empty/$t.tsv" 2>"$tmp/err"; then
+        echo "not ok - $t with no rows: exited 0"
+    elif grep -q "run make $t first" "$tmp/err"; then
+        echo "ok - $t with no rows: error names the fix"
+    else
+        echo "not ok - $t with no rows: message '$(cat "$tmp/err")'"
+    fi
+done
+
+# The whole path through scripts/reports.sh, plots included.
+for t in figure_9 figure_10; do
+    if ! RESULTS_DIR="$fix/$t" REPORTS_DIR="$tmp/out" "$scripts/reports.sh" "$t" >"$tmp/log" 2>&1; then
+        echo "not ok - reports.sh $t: $(cat "$tmp/log")"
+        continue
+    fi
+    check "reports.sh $t writes the report" "$tmp/out/$t.tsv" ps gpm_speedup 16
+    if ! command -v gnuplot >/dev/null 2>&1; then
+        echo "skip - $t plot: gnuplot not installed"
+    elif [ -s "$tmp/out/$t.png" ] && [ "$(head -c 4 "$tmp/out/$t.png" | od -An -c | tr -d ' ')" = "211PNG" ]; then
+        echo "ok - $t plot drawn ($(wc -c <"$tmp/out/$t.png") bytes)"
+    else
+        echo "not ok - $t plot missing or not a PNG: $(cat "$tmp/log")"
+    fi
+done
