@@ -28,11 +28,40 @@ typedef struct gpm_ddio_port {
 
 /* Finds the root port above the device at GPU_BUS_ID ("0000:17:00.0")
  * using libpci. DUMP_FILE NULL reads the live system; otherwise it is a
- * file in `lspci -xxxx` format read through libpci's dump access method. */
+ * file in `lspci -xxxx` format read through libpci's dump access method.
+ * Returns -1 (with gpm_last_error) when the dump cannot be read or holds no
+ * device at GPU_BUS_ID; otherwise 0, with port->found 0 when no bridge lies
+ * above the GPU, and port->why saying what the port is or why it is not
+ * controllable. Only reads configuration space. */
 int gpm_ddio_find_port(const char *gpu_bus_id, const char *dump_file, gpm_ddio_port *port);
 
 /* perfctrlsts_0 with DDIO's allocating writes switched on or off. */
 uint32_t gpm_ddio_perfctrl_value(uint32_t old, int ddio_on);
+
+/* The pure steps of discovery, kept apart so that tests can drive them. */
+
+/* A type-1 (bridge) header: where it sits and the buses behind it. */
+typedef struct gpm_ddio_bridge {
+    int domain, bus, dev, func;
+    int secondary, subordinate;
+} gpm_ddio_bridge;
+
+/* Index of the top-most bridge of DOMAIN whose secondary..subordinate range
+ * holds BUS (the root port of that bus), or -1 when none does. */
+int gpm_ddio_pick_root(const gpm_ddio_bridge *bridges, int n, int domain, int bus);
+
+/* 1 if VENDOR:DEVICE is a Xeon root port documented to have perfctrlsts_0
+ * at 0x180 (Skylake-SP / Cascade Lake 8086:2030-2033), else 0; NAME (may be
+ * NULL) gets the family's name. */
+int gpm_ddio_known_port(uint16_t vendor, uint16_t device, const char **name);
+
+/* Decides port->controllable and fills port->why from the port's ids (in
+ * PORT), its PCI Express port type (-1: no PCIe capability) and whether
+ * perfctrlsts_0 could be read (0: no extended config space). */
+void gpm_ddio_classify(gpm_ddio_port *port, int pcie_type, int perfctrl_readable);
+
+/* Parses "0000:17:00.0" or "17:00.0" (any hex case); 0 or -1. */
+int gpm_ddio_parse_bus_id(const char *id, int *domain, int *bus, int *dev, int *func);
 
 /* "controlled (...)" or "uncontrolled: <reason>" for the platform report;
  * decided once, on first use, for the current CUDA device. */

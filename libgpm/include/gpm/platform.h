@@ -41,6 +41,10 @@ void gpm_platform_print(const gpm_platform *p, FILE *out);
 void gpm_platform_tsv_header(FILE *out);
 void gpm_platform_tsv_values(const gpm_platform *p, FILE *out);
 
+/* PCIe generation of a sysfs current_link_speed ("16.0 GT/s PCIe" -> 4),
+ * 0 when the speed is not one of 2.5/5/8/16/32/64 GT/s. */
+int gpm_platform_pcie_gen(const char *link_speed);
+
 #ifdef __cplusplus
 }
 #endif
