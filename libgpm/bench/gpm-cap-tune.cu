@@ -1,0 +1,311 @@
+/* gpm-cap-tune: measures the knobs of the CAP engines so that their
+ * defaults come from data, and puts GPM's bulk copy beside them.
+ *
+ *   cap-mm          gpm_cap_mm of SIZE bytes with T flush threads (total)
+ *   cap-mm-flush    the flush alone after the copy, T threads
+ *   cap-eadr        gpm_cap_mm with the fence only
+ *   cap-fs          gpm_cap_fs of SIZE bytes with staging chunks of C MiB
+ *   gpm-memcpy      gpm_memcpy of SIZE bytes into the mapped file
+ *   d2h-registered  cudaMemcpy into the registered mapping (no flush)
+ *   d2h-pinned      cudaMemcpy into cudaHostAlloc memory (the link's ceiling)
+ *
+ * Every repetition copies a pattern of its own, and the CPU checks every
+ * word of the destination afterwards (outside the timed region), so stale
+ * data cannot pass. Timing: a monotonic clock around the one call.
+ *
+ *   gpm-cap-tune [--size BYTES] [--reps N] [--threads 1,2,...] [--chunks-mib 4,16,...]
+ *                [--out RESULTS.tsv]
+ * PM files are made (and removed) under GPM_PM_DIR. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda_runtime.h>
+
+#include "gpm/cap.h"
+#include "gpm/copy.h"
+#include "gpm/gpm.h"
+#include "gpm/hd.h"
+#include "gpm/platform.h"
+#include "gpm/results.h"
+
+#define MAX_LIST 32
+#define MAX_REPS 100
+#define MIB ((size_t)1 << 20)
+
+GPM_HD uint64_t tune_pattern(uint64_t i, uint64_t seed)
+{
+    uint64_t x = i + seed * 0x9E3779B97F4A7C15ull;
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 29;
+    return x;
+}
+
+__global__ void fill_kernel(uint64_t *p, size_t words, uint64_t seed)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < words;
+         i += (size_t)gridDim.x * blockDim.x)
+        p[i] = tune_pattern(i, seed);
+}
+
+typedef struct options {
+    size_t size;
+    int reps;
+    int threads[MAX_LIST], nthreads;
+    int chunks[MAX_LIST], nchunks;
+    const char *out;
+} options;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int parse_list(const char *s, int *out, int max)
+{
+    int n = 0;
+    char *end;
+    while (*s && n < max) {
+        long v = strtol(s, &end, 10);
+        if (end == s || v <= 0)
+            return -1;
+        out[n++] = (int)v;
+        s = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',')
+            return -1;
+    }
+    return n;
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: gpm-cap-tune [--size BYTES] [--reps N] [--threads LIST] "
+                    "[--chunks-mib LIST] [--out RESULTS.tsv]\n");
+    return 2;
+}
+
+static int fill(uint64_t *d, size_t size, uint64_t seed)
+{
+    fill_kernel<<<1024, 256>>>(d, size / 8, seed);
+    return cudaDeviceSynchronize() == cudaSuccess ? 0 : -1;
+}
+
+/* Every word of P must hold the pattern of SEED. */
+static int verify(const void *p, size_t size, uint64_t seed)
+{
+    const uint64_t *w = (const uint64_t *)p;
+    long long bad = 0;
+    const long long words = (long long)(size / 8);
+#pragma omp parallel for reduction(+ : bad) schedule(static)
+    for (long long i = 0; i < words; i++)
+        bad += w[i] != tune_pattern((uint64_t)i, seed);
+    return bad == 0;
+}
+
+typedef struct series {
+    double t[MAX_REPS];
+    int n;
+    int ok;
+} series;
+
+static void emit(const options *o, const gpm_platform *plat, const char *op, const char *mode,
+                 int threads, const char *params, const series *s)
+{
+    gpm_result res;
+    double mn = s->t[0], mx = s->t[0];
+    for (int i = 1; i < s->n; i++) {
+        mn = s->t[i] < mn ? s->t[i] : mn;
+        mx = s->t[i] > mx ? s->t[i] : mx;
+    }
+    memset(&res, 0, sizeof res);
+    res.workload = "cap-tune";
+    res.op = op;
+    res.mode = mode;
+    res.scale = "custom";
+    res.size_bytes = o->size;
+    res.threads = threads;
+    res.reps = s->n;
+    res.median_s = gpm_median(s->t, s->n);
+    res.min_s = mn;
+    res.max_s = mx;
+    res.bytes_persisted = (double)o->size;
+    res.verified = s->ok ? "ok" : "fail";
+    res.params = params;
+    printf("%-16s %-10s threads=%-3d %-14s median %8.4f s  %7.2f GB/s  (min %.4f max %.4f) %s\n",
+           op, mode, threads, params, res.median_s, o->size / res.median_s / 1e9, mn, mx,
+           res.verified);
+    fflush(stdout);
+    if (o->out && gpm_result_append(o->out, plat, &res) != 0)
+        fprintf(stderr, "gpm-cap-tune: %s\n", gpm_last_error());
+}
+
+/* One warm-up (first touch of every page) then REPS timed repetitions. */
+#define REPEAT(o, s, seedbase, body, check)                                            \
+    do {                                                                               \
+        (s).n = 0;                                                                     \
+        (s).ok = 1;                                                                    \
+        for (int rep_ = -1; rep_ < (o)->reps; rep_++) {                                \
+            uint64_t seed = (seedbase) + (uint64_t)(rep_ + 2);                         \
+            double t0_;                                                                \
+            if (fill(dev, (o)->size, seed) != 0)                                       \
+                return fail("filling device memory");                                  \
+            t0_ = now_s();                                                             \
+            if ((body) != 0)                                                           \
+                return fail(gpm_last_error());                                         \
+            if (rep_ >= 0)                                                             \
+                (s).t[(s).n++] = now_s() - t0_;                                        \
+            (s).ok &= verify((check), (o)->size, seed);                                \
+        }                                                                              \
+    } while (0)
+
+static int fail(const char *what)
+{
+    fprintf(stderr, "gpm-cap-tune: %s\n", what);
+    return -1;
+}
+
+static uint64_t *dev;
+
+static int run_cap_mm(const options *o, const gpm_platform *plat)
+{
+    gpm_region r;
+    series s;
+    char params[64] = "";
+    if (gpm_map(&r, "cap-tune-mm", o->size, GPM_CREATE) != 0)
+        return fail(gpm_last_error());
+    for (int k = 0; k < o->nthreads; k++) {
+        gpm_flusher *f = gpm_flusher_create(o->threads[k]);
+        if (!f)
+            return fail(gpm_last_error());
+        REPEAT(o, s, 1000u * k, gpm_cap_mm(f, &r, 0, dev, o->size, 0), r.host);
+        emit(o, plat, "cap-mm", "cap-mm", o->threads[k], params, &s);
+        /* The flush alone, after an untimed copy: what the threads change. */
+        s.n = 0;
+        s.ok = 1;
+        for (int rep = -1; rep < o->reps; rep++) {
+            uint64_t seed = 500000u + 1000u * k + (uint64_t)(rep + 2);
+            double t0;
+            if (fill(dev, o->size, seed) != 0 ||
+                cudaMemcpy(r.host, dev, o->size, cudaMemcpyDefault) != cudaSuccess)
+                return fail("copying to the mapping");
+            t0 = now_s();
+            if (gpm_flusher_persist(f, &r, r.host, o->size, 0) != 0)
+                return fail(gpm_last_error());
+            if (rep >= 0)
+                s.t[s.n++] = now_s() - t0;
+            s.ok &= verify(r.host, o->size, seed);
+        }
+        emit(o, plat, "cap-mm-flush", "cap-mm", o->threads[k], params, &s);
+        if (k == 0) {
+            REPEAT(o, s, 900000u, gpm_cap_mm(f, &r, 0, dev, o->size, 1), r.host);
+            emit(o, plat, "cap-eadr", "cap-eadr", 0, params, &s);
+        }
+        gpm_flusher_destroy(f);
+    }
+    /* GPM's bulk copy and the plain DMA into the same registered file. */
+    REPEAT(o, s, 2000000u,
+           (gpm_persist_begin() || gpm_memcpy(r.dev, dev, o->size) || gpm_persist_end()),
+           r.host);
+    emit(o, plat, "gpm-memcpy", "gpm", 0, params, &s);
+    REPEAT(o, s, 3000000u,
+           (cudaMemcpy(r.host, dev, o->size, cudaMemcpyDeviceToHost) != cudaSuccess), r.host);
+    emit(o, plat, "d2h-registered", "cap-mm", 0, params, &s);
+    unlink(r.path);
+    gpm_unmap(&r);
+    return 0;
+}
+
+static int run_d2h_pinned(const options *o, const gpm_platform *plat)
+{
+    void *pinned = NULL;
+    series s;
+    if (cudaHostAlloc(&pinned, o->size, cudaHostAllocDefault) != cudaSuccess)
+        return fail("cudaHostAlloc of the pinned buffer");
+    REPEAT(o, s, 4000000u,
+           (cudaMemcpy(pinned, dev, o->size, cudaMemcpyDeviceToHost) != cudaSuccess), pinned);
+    emit(o, plat, "d2h-pinned", "none", 0, "", &s);
+    cudaFreeHost(pinned);
+    return 0;
+}
+
+static int run_cap_fs(const options *o, const gpm_platform *plat)
+{
+    gpm_cap_file cf;
+    gpm_region view;
+    series s;
+    if (gpm_cap_file_open(&cf, "cap-tune-fs", o->size, GPM_CREATE) != 0)
+        return fail(gpm_last_error());
+    /* A read-only view of the same file for the check. */
+    if (gpm_map(&view, cf.path, o->size, GPM_HOST_ONLY) != 0)
+        return fail(gpm_last_error());
+    for (int k = 0; k < o->nchunks; k++) {
+        char params[64];
+        if (gpm_cap_file_set_chunk(&cf, (size_t)o->chunks[k] * MIB) != 0)
+            return fail(gpm_last_error());
+        snprintf(params, sizeof params, "chunk_mib=%d", o->chunks[k]);
+        REPEAT(o, s, 5000000u + 1000u * k, gpm_cap_fs(&cf, 0, dev, o->size), view.host);
+        emit(o, plat, "cap-fs", "cap-fs", 1, params, &s);
+    }
+    unlink(cf.path);
+    gpm_unmap(&view);
+    gpm_cap_file_close(&cf);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    gpm_platform plat;
+    memset(&o, 0, sizeof o);
+    o.size = (size_t)1 << 30;
+    o.reps = 5;
+    o.nthreads = parse_list("1,2,4,8,16,32", o.threads, MAX_LIST);
+    o.nchunks = parse_list("4,16,64,256", o.chunks, MAX_LIST);
+    for (int i = 1; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v)
+            return usage();
+        if (!strcmp(argv[i], "--size"))
+            o.size = strtoull(v, NULL, 0);
+        else if (!strcmp(argv[i], "--reps"))
+            o.reps = atoi(v);
+        else if (!strcmp(argv[i], "--threads"))
+            o.nthreads = parse_list(v, o.threads, MAX_LIST);
+        else if (!strcmp(argv[i], "--chunks-mib"))
+            o.nchunks = parse_list(v, o.chunks, MAX_LIST);
+        else if (!strcmp(argv[i], "--out"))
+            o.out = v;
+        else
+            return usage();
+        i++;
+    }
+    o.size &= ~(size_t)7;
+    if (o.size == 0 || o.reps < 1 || o.reps > MAX_REPS || o.nthreads < 1 || o.nchunks < 1) {
+        fprintf(stderr, "gpm-cap-tune: --size must be at least 8, --reps 1..%d, and the lists "
+                        "comma-separated positive numbers\n", MAX_REPS);
+        return 2;
+    }
+    int ngpu = 0;
+    if (cudaGetDeviceCount(&ngpu) != cudaSuccess || ngpu == 0) {
+        fprintf(stderr, "gpm-cap-tune: no CUDA GPU visible: run it on a machine with one\n");
+        return 1;
+    }
+    gpm_platform_collect(&plat);
+    if (cudaMalloc((void **)&dev, o.size) != cudaSuccess)
+    {
+        fail("cudaMalloc of the source buffer");
+        return 1;
+    }
+    printf("# gpm-cap-tune: %zu bytes, %d reps, PM dir %s\n", o.size, o.reps, gpm_pm_dir());
+    if (run_d2h_pinned(&o, &plat) != 0 || run_cap_mm(&o, &plat) != 0 ||
+        run_cap_fs(&o, &plat) != 0)
+        return 1;
+    cudaFree(dev);
+    return 0;
+}

@@ -1,0 +1,185 @@
+/* Result rows: the median, the header written once, values that read back
+ * by column name, and no stray tabs. */
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpm/check.h"
+#include "gpm/gpm.h"
+#include "gpm/results.h"
+
+static void median_of_odd_even_and_unsorted(void)
+{
+    double odd[] = {5, 1, 3}, even[] = {4, 1, 3, 2}, one[] = {7};
+    CHECK(gpm_median(odd, 3) == 3);
+    CHECK(gpm_median(even, 4) == 2.5);
+    CHECK(gpm_median(one, 1) == 7);
+    CHECK(gpm_median(one, 0) == 0);
+    CHECK(odd[0] == 5 && odd[1] == 1); /* the input is left as it was */
+}
+
+static int count_char(const char *s, char c)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == c;
+    return n;
+}
+
+/* Splits LINE (no newline) at tabs into at most MAX fields, in place. */
+static int split(char *line, char **f, int max)
+{
+    int n = 0;
+    f[n++] = line;
+    for (char *p = line; *p && n < max; p++)
+        if (*p == '\t') {
+            *p = '\0';
+            f[n++] = p + 1;
+        }
+    return n;
+}
+
+static const char *field(char **names, char **values, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return values[i];
+    return NULL;
+}
+
+static void results_path(char *out, size_t len, const char *name)
+{
+    snprintf(out, len, "%s/%s", gpm_pm_dir(), name);
+}
+
+static gpm_result sample(void)
+{
+    gpm_result r = {0};
+    r.workload = "ps";
+    r.op = "sum\tall";         /* a tab in a value must not shift columns */
+    r.mode = "cap-mm";
+    r.scale = "tiny";
+    r.size_bytes = (size_t)1 << 30;
+    r.threads = 8;
+    r.reps = 5;
+    r.median_s = 0.25;
+    r.min_s = 0.125;
+    r.max_s = 0.5;
+    r.bytes_persisted = 2e9;
+    r.verified = "ok";
+    r.params = "chunk=64M,\nx=1";
+    return r;
+}
+
+static void header_once_and_values_round_trip(void)
+{
+    char path[4096], line[3][8192], *names[256], *vals[256];
+    gpm_platform p;
+    gpm_result r = sample();
+    FILE *f;
+    int nh, nv;
+    memset(&p, 0, sizeof p);
+    results_path(path, sizeof path, "results-rt.tsv");
+    unlink(path);
+    for (int i = 0; i < 3; i++) {
+        r.threads = i + 1;
+        CHECKF(gpm_result_append(path, &p, &r) == 0, "%s", gpm_last_error());
+    }
+    f = fopen(path, "r");
+    CHECK(f != NULL);
+    CHECK(fgets(line[0], sizeof line[0], f) != NULL);
+    int rows = 0;
+    while (rows < 3 && fgets(line[1 + (rows > 0)], sizeof line[1], f))
+        rows++;
+    char extra[16];
+    CHECK(fgets(extra, sizeof extra, f) == NULL); /* header once, three rows */
+    fclose(f);
+    CHECK_EQ_INT(rows, 3);
+    CHECK(strncmp(line[1], "workload", 8) != 0);
+
+    line[0][strcspn(line[0], "\n")] = '\0';
+    line[2][strcspn(line[2], "\n")] = '\0';
+    CHECKF(count_char(line[0], '\t') == count_char(line[2], '\t'), "header has %d tabs, row %d",
+           count_char(line[0], '\t'), count_char(line[2], '\t'));
+    nh = split(line[0], names, 256);
+    nv = split(line[2], vals, 256);
+    CHECK_EQ_INT(nh, nv);
+    CHECK(strcmp(field(names, vals, nh, "workload"), "ps") == 0);
+    CHECK(strcmp(field(names, vals, nh, "op"), "sum all") == 0);
+    CHECK(strcmp(field(names, vals, nh, "mode"), "cap-mm") == 0);
+    CHECK(strcmp(field(names, vals, nh, "scale"), "tiny") == 0);
+    CHECK(strcmp(field(names, vals, nh, "size_bytes"), "1073741824") == 0);
+    CHECK(strcmp(field(names, vals, nh, "threads"), "3") == 0);
+    CHECK(strcmp(field(names, vals, nh, "reps"), "5") == 0);
+    CHECK(atof(field(names, vals, nh, "median_s")) == 0.25);
+    CHECK(atof(field(names, vals, nh, "min_s")) == 0.125);
+    CHECK(atof(field(names, vals, nh, "max_s")) == 0.5);
+    CHECK(strcmp(field(names, vals, nh, "bytes_persisted"), "2000000000") == 0);
+    CHECK(fabs(atof(field(names, vals, nh, "throughput_gbps")) - 8.0) < 1e-9);
+    CHECK(strcmp(field(names, vals, nh, "verified"), "ok") == 0);
+    CHECK(strcmp(field(names, vals, nh, "params"), "chunk=64M, x=1") == 0);
+    /* The last column is params: the schema only ever appends. */
+    CHECK(strcmp(names[nh - 1], "params") == 0);
+}
+
+static void empty_existing_file_gets_a_header(void)
+{
+    char path[4096], buf[8192] = "";
+    gpm_platform p;
+    gpm_result r = sample();
+    FILE *f;
+    int fd;
+    memset(&p, 0, sizeof p);
+    results_path(path, sizeof path, "results-empty.tsv");
+    fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    CHECK(fd >= 0);
+    close(fd);
+    CHECK(gpm_result_append(path, &p, &r) == 0);
+    f = fopen(path, "r");
+    CHECK(f != NULL);
+    CHECK(fgets(buf, sizeof buf, f) != NULL);
+    fclose(f);
+    CHECK(strstr(buf, "\tworkload\top\t") != NULL);
+}
+
+static void missing_values_leave_empty_fields(void)
+{
+    gpm_result r = {0};
+    gpm_platform p;
+    char *text = NULL, *hdr = NULL;
+    size_t len = 0, hlen = 0;
+    FILE *m = open_memstream(&text, &len), *h = open_memstream(&hdr, &hlen);
+    memset(&p, 0, sizeof p);
+    CHECK(m && h);
+    gpm_result_tsv_row(m, &p, &r);
+    gpm_result_tsv_header(h);
+    fclose(m);
+    fclose(h);
+    CHECK_EQ_INT(count_char(text, '\t'), count_char(hdr, '\t'));
+    CHECK_EQ_INT(count_char(text, '\n'), 1);
+    CHECK(strstr(text, "(null)") == NULL);
+    free(text);
+    free(hdr);
+}
+
+static void unwritable_path_is_named(void)
+{
+    gpm_platform p;
+    gpm_result r = sample();
+    memset(&p, 0, sizeof p);
+    CHECK(gpm_result_append("/nonexistent-gpm-dir/r.tsv", &p, &r) == -1);
+    CHECK_MSG(gpm_last_error(), "/nonexistent-gpm-dir/r.tsv");
+}
+
+int main(void)
+{
+    RUN(median_of_odd_even_and_unsorted);
+    RUN(header_once_and_values_round_trip);
+    RUN(empty_existing_file_gets_a_header);
+    RUN(missing_values_leave_empty_fields);
+    RUN(unwritable_path_is_named);
+    CHECK_EXIT();
+}
