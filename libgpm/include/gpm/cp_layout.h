@@ -173,6 +173,9 @@ GPM_HD gpmcp_header_fault gpmcp_header_check(const gpmcp_header *h, uint64_t fil
         g.elem_off != h->elem_off || g.data_off != h->data_off ||
         g.data_bytes != h->data_bytes || g.file_bytes != h->file_bytes)
         return GPMCP_HEADER_GEOMETRY;
+    for (uint64_t i = 0; i < sizeof h->pad; i++)
+        if (h->pad[i] != 0)
+            return GPMCP_HEADER_GEOMETRY;
     if (h->file_bytes != file_bytes)
         return GPMCP_HEADER_FILE_SIZE;
     return GPMCP_HEADER_OK;
