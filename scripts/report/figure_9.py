@@ -163,22 +163,21 @@ def main():
               "gpm_speedup", "paper_capmm_speedup", "paper_gpm_speedup",
               "paper_gpm_lo", "paper_gpm_hi", "gpm_over_capmm",
               "paper_gpm_over_capmm", "capmm_threads"]
-    out_rows, cm, gp, gc = [], [], [], []
+    out_rows = []
     for wl, scale, t, threads in table:
         s_cm = ratio(t["cap-fs"], t["cap-mm"])
         s_gp = ratio(t["cap-fs"], t["gpm"])
         s_gc = ratio(t["cap-mm"], t["gpm"])
-        cm.append(s_cm)
-        gp.append(s_gp)
-        gc.append(s_gc)
         out_rows.append([wl, scale, t["cap-fs"], t["cap-mm"], t["gpm"], s_cm, s_gp,
                          paper_val(paper, wl, "capmm_speedup"),
                          paper_val(paper, wl, "gpm_speedup"),
                          paper_val(paper, wl, "gpm_lo"), paper_val(paper, wl, "gpm_hi"),
                          s_gc, paper_val(paper, wl, "gpm_over_capmm"), threads])
-    scales = sorted({r[1] for r in out_rows})
-    out_rows.append(["geomean", "+".join(scales), "", "", "", geomean(cm), geomean(gp),
-                     "", "", "", "", geomean(gc), "", ""])
+    for scale in sorted({r[1] for r in out_rows}):  # one geomean per scale, never mixed
+        sub = [r for r in out_rows if r[1] == scale]
+        out_rows.append(["geomean", scale, "", "", "", geomean([r[5] for r in sub]),
+                         geomean([r[6] for r in sub]), "", "", "", "",
+                         geomean([r[11] for r in sub]), "", ""])
     comments = (["Figure 9: speedup over CAP-fs (ratio of median operation times; newest "
                  "verified run per workload, mode and scale)"]
                 + platform_comments(used or rows) + rev_comments(used or rows)

@@ -12,16 +12,18 @@ fix=$here/fixtures
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpm-report-test.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-# val TSV WORKLOAD COLUMN: the value of COLUMN in WORKLOAD's row.
+# val TSV WORKLOAD COLUMN [SCALE]: the value of COLUMN in WORKLOAD's row
+# (of scale SCALE, default small).
 val() {
-    awk -F'\t' -v w="$2" -v col="$3" '
+    awk -F'\t' -v w="$2" -v col="$3" -v s="${4:-small}" '
         /^#/ { next }
         !hdr { for (i = 1; i <= NF; i++) c[$i] = i; hdr = 1; next }
-        $1 == w { if (col in c) print $c[col]; else print "NO-COLUMN"; exit }' "$1"
+        $1 == w && (!("scale" in c) || $c["scale"] == s) {
+            if (col in c) print $c[col]; else print "NO-COLUMN"; exit }' "$1"
 }
-# check NAME TSV WORKLOAD COLUMN EXPECTED
+# check NAME TSV WORKLOAD COLUMN EXPECTED [SCALE]
 check() {
-    got=$(val "$2" "$3" "$4")
+    got=$(val "$2" "$3" "$4" "${6:-}")
     if [ "$got" = "$5" ]; then
         echo "ok - $1"
     else
@@ -54,6 +56,8 @@ check "figure_9 GPM over CAP-mm" "$f" ps gpm_over_capmm 8
 check "figure_9 CAP-mm thread count carried" "$f" blk capmm_threads 16
 check "figure_9 geomean GPM speedup" "$f" geomean gpm_speedup 19.6
 check "figure_9 geomean CAP-mm speedup" "$f" geomean capmm_speedup 2
+check "figure_9 another scale is its own row" "$f" ps gpm_speedup 10 tiny
+check "figure_9 one geomean per scale" "$f" geomean gpm_speedup 10 tiny
 check "figure_9 paper range beside ours (lo)" "$f" blk paper_gpm_lo 11
 check "figure_9 paper range beside ours (hi)" "$f" ps paper_gpm_hi 85
 check "figure_9 paper value empty where not stated" "$f" blk paper_gpm_speedup ""
