@@ -36,7 +36,7 @@ for w in $(echo "${WORKLOADS:-ps,blk}" | tr 'A-Z,' 'a-z '); do
     while [ "$i" -le "$TRIALS" ]; do
         seed=$((${CRASH_SEED:-0} + i))
         log=$logs/$w-$i.log
-        timeout "$limit" "$GPM_BIN/$w" --mode gpm --scale "$SCALE" --seed "$seed" --keep \
+        timeout -k 30 "$limit" "$GPM_BIN/$w" --mode gpm --scale "$SCALE" --seed "$seed" --keep \
             --crash-after random ${GPM_PM_DIR:+--pm-dir "$GPM_PM_DIR"} >"$log" 2>&1
         rc=$?
         case $rc in
@@ -45,7 +45,7 @@ for w in $(echo "${WORKLOADS:-ps,blk}" | tr 'A-Z,' 'a-z '); do
             124) what="hung (no exit within ${limit}s)" ;;
             *) what="exited with status $rc, not killed" ;;
         esac
-        timeout "$limit" "$GPM_BIN/$w" --mode gpm --scale "$SCALE" --seed "$seed" --recover \
+        timeout -k 30 "$limit" "$GPM_BIN/$w" --mode gpm --scale "$SCALE" --seed "$seed" --recover \
             ${GPM_PM_DIR:+--pm-dir "$GPM_PM_DIR"} --out "$trials_out" >>"$log" 2>&1
         rrc=$?
         if [ "$rrc" -eq 0 ] && { [ "$rc" -eq 137 ] || [ "$rc" -eq 0 ]; }; then
