@@ -36,9 +36,12 @@ for w in $(echo "${WORKLOADS:-ps,blk}" | tr 'A-Z,' 'a-z '); do
     while [ "$i" -le "$TRIALS" ]; do
         seed=$((${CRASH_SEED:-0} + i))
         log=$logs/$w-$i.log
+        start=$(date +%s)
         timeout -k 30 "$limit" "$GPM_BIN/$w" --mode gpm --scale "$SCALE" --seed "$seed" --keep \
             --crash-after random ${GPM_PM_DIR:+--pm-dir "$GPM_PM_DIR"} >"$log" 2>&1
         rc=$?
+        # timeout -k ends a hung program with SIGKILL too (status 137).
+        [ "$rc" -eq 137 ] && [ $(($(date +%s) - start)) -ge "$limit" ] && rc=124
         case $rc in
             137) what="killed" ;;
             0) what="finished before the kill"; finished=$((finished + 1)) ;;
