@@ -1,0 +1,8 @@
+/* main() of every workload binary; in its own object so that test programs,
+ * which bring their own main(), link the harness without it. */
+#include "wl.h"
+
+int main(int argc, char **argv)
+{
+    return wl_main(&WORKLOAD, argc, argv);
+}

@@ -1,0 +1,25 @@
+/* Code the harness shares between the CPU and the GPU: the input hash that
+ * lets kernels and CPU references generate the same inputs from a seed. */
+#ifndef WL_HD_H
+#define WL_HD_H
+
+#include <stdint.h>
+
+#include "gpm/hd.h"
+
+/* splitmix64's finaliser: every input bit affects every output bit. */
+GPM_HD uint32_t wl_hash32(uint64_t seed, uint64_t i)
+{
+    uint64_t z = seed * 0x9e3779b97f4a7c15ull + i + 0x632be59bd9b4e019ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return (uint32_t)((z ^ (z >> 31)) >> 16);
+}
+
+/* A float in [0, 1) with 24 random bits: exact on both sides. */
+GPM_HD float wl_unit_f32(uint64_t seed, uint64_t i)
+{
+    return (float)(wl_hash32(seed, i) & 0xffffffu) * (1.0f / 16777216.0f);
+}
+
+#endif

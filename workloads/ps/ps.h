@@ -1,0 +1,54 @@
+/* PS, prefix sum with native persistence (paper section 4.3, Figure 8). */
+#ifndef PS_H
+#define PS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ps_layout.h"
+#include "wl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ps_state {
+    uint64_t n, nblocks;
+    uint32_t block;
+    uint32_t epoch;          /* of the run in progress */
+    uint32_t *d_in;          /* device: the input */
+    uint32_t *d_out, *d_done, *d_pre; /* device: CAP modes' results before the copy */
+    uint32_t *h_in;          /* host: the CPU mode's input */
+    unsigned long long *d_computed; /* blocks a launch computed (resume count) */
+};
+
+/* Kernels (ps_kernels.cu). FENCES: persist in-kernel (gpm, gpm-eadr). */
+int ps_gpu_generate(uint32_t *d_in, uint64_t n, uint64_t seed);
+int ps_gpu_scan_blocks(const uint32_t *in, uint32_t *out, uint32_t *done, uint64_t n,
+                       uint32_t block, uint32_t epoch, int fences, unsigned long long *computed);
+int ps_gpu_block_prefix(const uint32_t *out, uint32_t *pre, uint64_t n, uint32_t block,
+                        int fences);
+int ps_gpu_alloc(void **p, size_t bytes);
+void ps_gpu_free(void *p);
+int ps_gpu_read_u64(unsigned long long *dst, const unsigned long long *d_src);
+int ps_gpu_zero(void *d, size_t bytes);
+
+/* CPU side (ps_ref.c). */
+void ps_cpu_generate(uint32_t *in, uint64_t n, uint64_t seed);
+/* The CPU counterpart: OpenMP scan of pending blocks straight into the PM
+ * mapping, each block persisted with libpmem before its marker. Returns the
+ * number of blocks it computed. */
+uint64_t ps_cpu_scan_blocks(struct wl_ctx *c, const uint32_t *in, uint32_t epoch);
+void ps_cpu_block_prefix(struct wl_ctx *c);
+/* Checks OUT/PRE (a PS layout in memory) against the reference for SEED:
+ * 0 right, 1 wrong (message set). */
+int ps_check(const uint32_t *out, const uint32_t *pre, uint64_t n, uint32_t block, uint64_t seed);
+/* Reference prefix sums of blocks: fills TOTALS[b] (may be NULL) and
+ * compares or writes OUT. */
+void ps_ref_block(uint64_t seed, uint64_t n, uint32_t block, uint64_t b, uint32_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

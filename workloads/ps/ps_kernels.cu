@@ -1,0 +1,166 @@
+/* PS kernels: per-block scans persisted in-kernel with a per-block done
+ * marker stored last (paper Figure 8), and the scan of block totals. */
+#include <cuda_runtime.h>
+
+#include "gpm/gpm.cuh"
+#include "ps.h"
+
+#define FULL_MASK 0xffffffffu
+
+static int cuda_ok(cudaError_t e, const char *what)
+{
+    if (e != cudaSuccess)
+        return gpm_set_error("ps: %s failed (%s)", what, cudaGetErrorString(e));
+    return 0;
+}
+
+__global__ void ps_generate_kernel(uint32_t *in, uint64_t n, uint64_t seed)
+{
+    for (uint64_t i = gpm_grid_rank(); i < n; i += gpm_grid_threads())
+        in[i] = ps_input(seed, i);
+}
+
+/* Inclusive scan of V across the block (blockDim a multiple of 32). */
+__device__ uint32_t block_scan(uint32_t v, uint32_t *warp_sums)
+{
+    unsigned lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    for (unsigned d = 1; d < 32; d <<= 1) {
+        uint32_t t = __shfl_up_sync(FULL_MASK, v, d);
+        if (lane >= d)
+            v += t;
+    }
+    if (lane == 31)
+        warp_sums[w] = v;
+    __syncthreads();
+    if (w == 0) {
+        uint32_t s = lane < nw ? warp_sums[lane] : 0;
+        for (unsigned d = 1; d < 32; d <<= 1) {
+            uint32_t t = __shfl_up_sync(FULL_MASK, s, d);
+            if (lane >= d)
+                s += t;
+        }
+        warp_sums[lane] = s;
+    }
+    __syncthreads();
+    return w > 0 ? v + warp_sums[w - 1] : v;
+}
+
+__global__ void ps_scan_kernel(const uint32_t *in, uint32_t *out, uint32_t *done, uint64_t n,
+                               uint32_t epoch, int fences, unsigned long long *computed)
+{
+    __shared__ uint32_t warp_sums[32];
+    __shared__ int skip;
+    uint64_t b = blockIdx.x, i = b * blockDim.x + threadIdx.x;
+    uint32_t v;
+
+    /* Resume: a block whose marker carries this run's epoch is durable. */
+    if (threadIdx.x == 0)
+        skip = !ps_block_pending(gpm_load_u32(&done[b]), epoch);
+    __syncthreads();
+    if (skip)
+        return;
+    v = block_scan(i < n ? in[i] : 0u, warp_sums);
+    if (i < n) {
+        if (fences) {
+            gpm_store_u32(&out[i], v);
+            gpm_persist();
+        } else
+            out[i] = v;
+    }
+    /* Every partial sum of the block is durable before its marker. */
+    __syncthreads();
+    if (threadIdx.x == blockDim.x - 1) {
+        if (fences) {
+            gpm_store_u32(&done[b], epoch);
+            gpm_persist();
+        } else
+            done[b] = epoch;
+        if (computed)
+            atomicAdd(computed, 1ull);
+    }
+}
+
+__device__ uint32_t block_total(const uint32_t *out, uint64_t n, uint32_t block, uint64_t b)
+{
+    return out[b * block + ps_block_len(n, block, b) - 1];
+}
+
+/* One block of 1024 threads: each sums a contiguous run of block totals,
+ * the runs are scanned in shared memory, then each writes its prefixes. */
+__global__ void ps_prefix_kernel(const uint32_t *out, uint32_t *pre, uint64_t n, uint32_t block,
+                                 int fences)
+{
+    __shared__ uint32_t warp_sums[32];
+    uint64_t nb = ps_nblocks(n, block), chunk = (nb + blockDim.x - 1) / blockDim.x;
+    uint64_t lo = threadIdx.x * chunk, hi = lo + chunk < nb ? lo + chunk : nb;
+    uint32_t s = 0, run;
+    for (uint64_t b = lo; b < hi; b++)
+        s += block_total(out, n, block, b);
+    run = block_scan(s, warp_sums) - s; /* exclusive */
+    for (uint64_t b = lo; b < hi; b++) {
+        if (fences)
+            gpm_store_u32(&pre[b], run);
+        else
+            pre[b] = run;
+        run += block_total(out, n, block, b);
+    }
+    if (threadIdx.x == blockDim.x - 1) {
+        if (fences)
+            gpm_store_u32(&pre[nb], run);
+        else
+            pre[nb] = run;
+    }
+    if (fences)
+        gpm_persist();
+}
+
+extern "C" int ps_gpu_generate(uint32_t *d_in, uint64_t n, uint64_t seed)
+{
+    ps_generate_kernel<<<1024, 256>>>(d_in, n, seed);
+    return cuda_ok(cudaDeviceSynchronize(), "input generation");
+}
+
+extern "C" int ps_gpu_scan_blocks(const uint32_t *in, uint32_t *out, uint32_t *done, uint64_t n,
+                                  uint32_t block, uint32_t epoch, int fences,
+                                  unsigned long long *computed)
+{
+    uint64_t nb = ps_nblocks(n, block);
+    if (nb > 0x7fffffffull)
+        return gpm_set_error("ps: %llu blocks exceed the grid: pass a larger --block",
+                             (unsigned long long)nb);
+    ps_scan_kernel<<<(unsigned)nb, block>>>(in, out, done, n, epoch, fences, computed);
+    return cuda_ok(cudaDeviceSynchronize(), "block scan kernel");
+}
+
+extern "C" int ps_gpu_block_prefix(const uint32_t *out, uint32_t *pre, uint64_t n,
+                                   uint32_t block, int fences)
+{
+    ps_prefix_kernel<<<1, 1024>>>(out, pre, n, block, fences);
+    return cuda_ok(cudaDeviceSynchronize(), "block prefix kernel");
+}
+
+extern "C" int ps_gpu_alloc(void **p, size_t bytes)
+{
+    if (cudaMalloc(p, bytes) != cudaSuccess) {
+        *p = NULL;
+        return gpm_set_error("ps: cannot allocate %zu bytes of device memory: use a smaller "
+                             "--scale or --n", bytes);
+    }
+    return 0;
+}
+
+extern "C" void ps_gpu_free(void *p)
+{
+    if (p)
+        cudaFree(p);
+}
+
+extern "C" int ps_gpu_read_u64(unsigned long long *dst, const unsigned long long *d_src)
+{
+    return cuda_ok(cudaMemcpy(dst, d_src, sizeof *dst, cudaMemcpyDeviceToHost), "copy");
+}
+
+extern "C" int ps_gpu_zero(void *d, size_t bytes)
+{
+    return cuda_ok(cudaMemset(d, 0, bytes), "cudaMemset");
+}

@@ -1,0 +1,125 @@
+/* PS on the CPU: the reference that verifies every mode, and the CPU
+ * counterpart (OpenMP, persisted through libpmem: the paper's Figure 1b
+ * baseline), which uses the same layout and the same resume markers. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ps.h"
+
+void ps_cpu_generate(uint32_t *in, uint64_t n, uint64_t seed)
+{
+#pragma omp parallel for schedule(static)
+    for (uint64_t i = 0; i < n; i++)
+        in[i] = ps_input(seed, i);
+}
+
+void ps_ref_block(uint64_t seed, uint64_t n, uint32_t block, uint64_t b, uint32_t *out)
+{
+    uint32_t s = 0, len = ps_block_len(n, block, b);
+    for (uint32_t k = 0; k < len; k++) {
+        s += ps_input(seed, b * block + k);
+        out[k] = s;
+    }
+}
+
+uint64_t ps_cpu_scan_blocks(struct wl_ctx *c, const uint32_t *in, uint32_t epoch)
+{
+    struct ps_state *st = c->priv;
+    uint8_t *pm = c->pm.host;
+    uint32_t *out = (uint32_t *)(pm + ps_out_off());
+    uint32_t *done = (uint32_t *)(pm + ps_done_off(st->n));
+    uint64_t computed = 0;
+
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : computed)
+    for (uint64_t b = 0; b < st->nblocks; b++) {
+        uint64_t lo = b * st->block;
+        uint32_t len = ps_block_len(st->n, st->block, b), s = 0;
+        if (!ps_block_pending(__atomic_load_n(&done[b], __ATOMIC_ACQUIRE), epoch))
+            continue;
+        for (uint32_t k = 0; k < len; k++) {
+            s += in[lo + k];
+            out[lo + k] = s;
+        }
+        /* The block's sums are durable before its marker, as on the GPU. */
+        gpm_region_persist(&c->pm, &out[lo], (size_t)len * 4);
+        __atomic_store_n(&done[b], epoch, __ATOMIC_RELEASE);
+        gpm_region_persist(&c->pm, &done[b], 4);
+        computed++;
+    }
+    return computed;
+}
+
+void ps_cpu_block_prefix(struct wl_ctx *c)
+{
+    struct ps_state *st = c->priv;
+    uint8_t *pm = c->pm.host;
+    const uint32_t *out = (const uint32_t *)(pm + ps_out_off());
+    uint32_t *pre = (uint32_t *)(pm + ps_pre_off(st->n, st->block));
+    uint32_t run = 0;
+    for (uint64_t b = 0; b < st->nblocks; b++) {
+        pre[b] = run;
+        run += out[b * st->block + ps_block_len(st->n, st->block, b) - 1];
+    }
+    pre[st->nblocks] = run;
+    gpm_region_persist(&c->pm, pre, (size_t)(st->nblocks + 1) * 4);
+}
+
+int ps_check(const uint32_t *out, const uint32_t *pre, uint64_t n, uint32_t block, uint64_t seed)
+{
+    uint64_t nb = ps_nblocks(n, block), bad = UINT64_MAX;
+    uint32_t *tot = malloc(nb * sizeof *tot);
+    uint32_t run = 0;
+    if (!tot) {
+        gpm_set_error("ps: out of memory for verification");
+        return -1;
+    }
+#pragma omp parallel
+    {
+        uint32_t *ref = malloc((size_t)block * sizeof *ref);
+#pragma omp for schedule(static)
+        for (uint64_t b = 0; b < nb; b++) {
+            uint32_t len = ps_block_len(n, block, b);
+            if (!ref)
+                continue;
+            ps_ref_block(seed, n, block, b, ref);
+            tot[b] = ref[len - 1];
+            if (memcmp(ref, out + b * block, (size_t)len * 4) != 0) {
+#pragma omp critical
+                if (b < bad)
+                    bad = b;
+            }
+        }
+        if (!ref) {
+#pragma omp critical
+            bad = 0;
+        }
+        free(ref);
+    }
+    if (bad != UINT64_MAX) {
+        uint32_t *ref = malloc((size_t)block * sizeof *ref);
+        int rc = 1;
+        if (ref) {
+            ps_ref_block(seed, n, block, bad, ref);
+            rc = wl_check_u32("ps: partial sums", out + bad * block, ref,
+                              ps_block_len(n, block, bad));
+            if (rc == 0)
+                gpm_set_error("ps: partial sums of block %llu differ", (unsigned long long)bad);
+            rc = 1;
+            free(ref);
+        }
+        free(tot);
+        return rc;
+    }
+    for (uint64_t b = 0; b <= nb; b++) {
+        if (pre[b] != run) {
+            gpm_set_error("ps: final sum of block %llu is %u, expected %u",
+                          (unsigned long long)b, pre[b], run);
+            free(tot);
+            return 1;
+        }
+        if (b < nb)
+            run += tot[b];
+    }
+    free(tot);
+    return 0;
+}
