@@ -1,0 +1,75 @@
+#!/bin/sh
+# The Figure 11b report and plot from fixture rows (made-up numbers chosen so
+# the expected values are known, see fixtures/figure_11b/README): medians
+# over repeated rows, conv/hcl per thread count and its mean, only the newest
+# run, the paper's value beside ours, a PNG drawn, and a clear error without
+# rows.
+set -u
+root=${GPM_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+fixture="$root/scripts/tests-cpu/fixtures/figure_11b/rows.tsv"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/fig11b-report.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/results" "$tmp/empty"
+cp "$fixture" "$tmp/results/figure_11b.tsv"
+out="$tmp/figure_11b.tsv"
+
+ok() { echo "ok - $1"; }
+notok() { echo "not ok - $1: $2"; }
+
+if python3 "$root/scripts/report/figure_11b.py" "$tmp/results" "$out" 2>"$tmp/err"; then
+    ok fig11b_report_builds
+else
+    notok fig11b_report_builds "$(cat "$tmp/err")"
+    exit 1
+fi
+
+# field THREADS COLUMN: a value of the report table by name.
+field() {
+    awk -F'\t' -v t="$1" -v c="$2" '
+        /^#/ { next }
+        !h { for (i = 1; i <= NF; i++) col[$i] = i; h = 1; next }
+        $1 == t { print $(col[c]); exit }' "$out"
+}
+expect() { # NAME THREADS COLUMN WANT
+    got=$(field "$2" "$3")
+    if [ "$got" = "$4" ]; then ok "$1"; else notok "$1" "$2 $3 is '$got', want '$4'"; fi
+}
+expect fig11b_median_over_repeated_rows 32 hcl_us 10
+expect fig11b_conv_latency 1024 conv_us 40
+expect fig11b_ratio_low 32 conv_over_hcl 2
+expect fig11b_ratio_high 32768 conv_over_hcl 10
+expect fig11b_verified 1024 verified ok
+
+rows=$(grep -vc '^#' "$out")
+if [ "$rows" -eq 4 ] && grep -q 'git_rev fixture-new' "$out"; then
+    ok fig11b_newest_run_only
+else
+    notok fig11b_newest_run_only "$rows lines (want header + 3) in $(head -1 "$out")"
+fi
+
+summary() { # NAME PATTERN
+    if grep -q "^# .*$2" "$out"; then ok "$1"; else notok "$1" "no line matching '$2'"; fi
+}
+summary fig11b_summary_mean 'mean conv/hcl over 3 thread counts: 5.333x; paper 3.6x'
+summary fig11b_summary_growth 'growth from 32 to 32768 threads: hcl 2x, conv 10x; paper: hcl flat'
+
+if command -v gnuplot >/dev/null 2>&1; then
+    gnuplot -e "in='$out'; out='$tmp/figure_11b.png'" "$root/scripts/plot/figure_11b.gp" 2>"$tmp/err"
+    magic=$(head -c 8 "$tmp/figure_11b.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')
+    size=$(wc -c <"$tmp/figure_11b.png" 2>/dev/null || echo 0)
+    if [ "$magic" = 89504e470d0a1a0a ] && [ "$size" -gt 10000 ]; then
+        ok fig11b_plot_png_drawn
+    else
+        notok fig11b_plot_png_drawn "no PNG ($size bytes): $(cat "$tmp/err")"
+    fi
+else
+    echo "skip - fig11b_plot_png_drawn: gnuplot not installed"
+fi
+
+if python3 "$root/scripts/report/figure_11b.py" "$tmp/empty" "$tmp/none.tsv" 2>"$tmp/err"; then
+    notok fig11b_no_rows_is_an_error "exited 0 without rows"
+elif grep -q "no log-scaling rows in $tmp/empty" "$tmp/err" && [ ! -e "$tmp/none.tsv" ]; then
+    ok fig11b_no_rows_is_an_error
+else
+    notok fig11b_no_rows_is_an_error "message: $(cat "$tmp/err")"
+fi
