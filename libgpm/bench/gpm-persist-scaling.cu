@@ -67,10 +67,14 @@ typedef struct options {
 
 /* ---- kernels ---- */
 
-/* One thread's share: with LAYOUT_WARP each warp owns a contiguous run of
- * words and its lanes step through it 32 words (256 bytes) at a time; with
- * LAYOUT_GRID the whole grid strides over the file. Either way a warp's
- * stores at one step are 32 consecutive words. */
+/* One thread's share. LAYOUT_GRID (the default): the whole grid strides over
+ * the file, so at any moment the warps in flight write one compact window of
+ * it. LAYOUT_WARP: each warp owns a contiguous run and steps through it 256
+ * bytes at a time. Either way a warp's stores at one step are 32 consecutive
+ * words. On an H200 (PCIe 5) the grid stride lets per-store persists reach
+ * the unpersisted ceiling from 64K threads on, while per-warp runs, spread
+ * over thousands of pages at once, fall to 1-3 GB/s between 8K and 256K
+ * threads: the persists wait on writes scattered across the whole file. */
 __device__ __forceinline__ void ps_write(uint64_t *pm, size_t words, uint64_t seed,
                                          int layout, int per_store)
 {
@@ -345,14 +349,14 @@ static void usage(FILE *out)
             "  --keep              leave the PM file in place at exit\n"
             "  --overwrite         reuse an existing PM file of that size (its data is lost)\n"
             "  --cpu-threads LIST  CAP-mm flush threads (default 1,2,4,8,16,32)\n"
-            "  --gpu-threads LIST  GPM threads, multiples of 32 (default "
-            "32,128,512,...,524288,1048576)\n"
+            "  --gpu-threads LIST  GPM threads, multiples of 32 (default 32,64,...,1048576)\n"
             "  --variants LIST     of cap-mm,gpm,gpm-nopersist (default all)\n"
             "  --reps N            timed repetitions after one warm-up (default 5)\n"
             "  --budget SECONDS    fewer repetitions where one takes longer (default 60, 0: "
             "none)\n"
-            "  --block N           GPU threads per block (default 256)\n"
-            "  --layout warp|grid  warp: each warp owns a contiguous run; grid: grid stride\n"
+            "  --block N           GPU threads per block (default 512)\n"
+            "  --layout grid|warp  grid: the grid strides over the file (default); warp: "
+            "each warp owns a contiguous run\n"
             "  --scale NAME        recorded in the rows (default custom)\n"
             "  --out FILE          append result rows (TSV) to FILE\n");
 }
@@ -400,14 +404,17 @@ static int parse_list(const char *flag, const char *s, int *v, int *n)
 static int parse(int argc, char **argv, options *o)
 {
     static const int cpu_default[] = {1, 2, 4, 8, 16, 32};
-    static const int gpu_default[] = {32, 128, 512, 2048, 8192, 32768, 131072, 524288, 1048576};
+    static const int gpu_default[] = {32,    64,    128,    256,    512,    1024,
+                                      2048,  4096,  8192,   16384,  32768,  65536,
+                                      131072, 262144, 524288, 1048576};
     memset(o, 0, sizeof *o);
     o->size = (size_t)1 << 30;
     o->file = "persist-scaling.pm";
     o->scale = "custom";
     o->reps = 5;
-    o->block = 256;
+    o->block = 512;
     o->budget_s = 60;
+    o->layout = LAYOUT_GRID;
     o->run_cap = o->run_gpm = o->run_ceiling = 1;
     o->ncpu = (int)(sizeof cpu_default / sizeof *cpu_default);
     memcpy(o->cpu, cpu_default, sizeof cpu_default);
