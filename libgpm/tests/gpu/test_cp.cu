@@ -1,0 +1,180 @@
+/* Checkpointing on a GPU: every mode's copy into PM, restore back into
+ * device memory, the bytes on PM, and GPU-side errors. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda_runtime.h>
+
+#include "gpm/cap.h"
+#include "gpm/check.h"
+#include "gpm/cp.h"
+#include "gpm/cp_layout.h"
+
+__host__ __device__ static uint32_t val(uint32_t tag, uint64_t j)
+{
+    uint32_t x = tag * 2654435761u ^ (uint32_t)j;
+    x ^= x >> 13;
+    return x * 0x5bd1e995u;
+}
+
+__global__ void fill_kernel(uint32_t *p, uint64_t words, uint32_t tag)
+{
+    for (uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; j < words;
+         j += (uint64_t)gridDim.x * blockDim.x)
+        p[j] = val(tag, j);
+}
+
+static int have_gpu(void)
+{
+    int n = 0;
+    return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
+static void fresh(const char *name)
+{
+    char full[4096];
+    gpm_resolve_path(name, full, sizeof full);
+    unlink(full);
+}
+
+static int dev_holds(const uint32_t *dev, uint64_t bytes, uint32_t tag)
+{
+    uint32_t *h = (uint32_t *)malloc(bytes);
+    int ok = h && cudaMemcpy(h, dev, bytes, cudaMemcpyDeviceToHost) == cudaSuccess;
+    for (uint64_t j = 0; ok && j < bytes / 4; j++)
+        ok = h[j] == val(tag, j);
+    free(h);
+    return ok;
+}
+
+static int pm_holds(const uint8_t *p, uint64_t bytes, uint32_t tag)
+{
+    for (uint64_t j = 0; j < bytes / 4; j++)
+        if (((const uint32_t *)p)[j] != val(tag, j))
+            return 0;
+    return 1;
+}
+
+static void every_mode_checkpoints_and_restores(void)
+{
+    static const gpmcp_mode modes[] = {GPMCP_GPM, GPMCP_GPM_NDP, GPMCP_GPM_EADR, GPMCP_CAP_MM,
+                                       GPMCP_CAP_EADR};
+    const uint64_t sz[2] = {(8u << 20) + 4, 12345 * 4};
+    uint32_t *d[2];
+    if (!have_gpu())
+        SKIP("no CUDA GPU");
+    fresh("gcp-modes");
+    gpmcp *cp = gpmcp_create("gcp-modes", sz[0] + sz[1], 4, 1);
+    CHECKF(cp != NULL, "%s", gpm_last_error());
+    gpm_flusher *fl = gpm_flusher_create(4);
+    CHECK(fl != NULL);
+    for (int b = 0; b < 2; b++) {
+        CHECK(cudaMalloc((void **)&d[b], sz[b]) == cudaSuccess);
+        CHECK(gpmcp_register(cp, d[b], sz[b], 0) == 0);
+    }
+    const gpm_region *r = gpmcp_region(cp);
+    const gpmcp_header *h = (const gpmcp_header *)r->host;
+    const gpmcp_group *g = gpmcp_group_at(r->host, h, 0);
+    const gpmcp_elem *e = gpmcp_elems_of(r->host, h, 0);
+    uint32_t tag = 7;
+    for (int round = 0; round < 2; round++)
+        for (int m = 0; m < 5; m++) {
+            gpmcp_how how = {modes[m], round ? fl : NULL};
+            tag++;
+            for (int b = 0; b < 2; b++)
+                fill_kernel<<<256, 256>>>(d[b], sz[b] / 4, tag + (uint32_t)b);
+            CHECK(cudaDeviceSynchronize() == cudaSuccess);
+            long long seq = gpmcp_seq(cp, 0);
+            CHECKF(gpmcp_checkpoint_how(cp, 0, &how) == 0, "mode %d: %s", m, gpm_last_error());
+            CHECK(gpmcp_seq(cp, 0) == seq + 1);
+            /* The consistent copy on PM is what the buffers held. */
+            uint32_t c = gpmcp_flip_copy(g->flip);
+            for (int b = 0; b < 2; b++) {
+                uint64_t off = gpmcp_elem_file_off(g, &e[b], c);
+                CHECK(off % 128 == 0);
+                CHECKF(pm_holds((const uint8_t *)r->host + off, sz[b], tag + (uint32_t)b),
+                       "mode %d buffer %d on PM", m, b);
+            }
+            for (int b = 0; b < 2; b++)
+                CHECK(cudaMemset(d[b], 0, sz[b]) == cudaSuccess);
+            CHECKF(gpmcp_restore(cp, 0) == 0, "%s", gpm_last_error());
+            for (int b = 0; b < 2; b++)
+                CHECKF(dev_holds(d[b], sz[b], tag + (uint32_t)b), "mode %d buffer %d restored",
+                       m, b);
+        }
+    gpmcp_close(cp);
+
+    /* Another handle (as after a restart) restores the last checkpoint. */
+    cp = gpmcp_open("gcp-modes");
+    CHECKF(cp != NULL, "%s", gpm_last_error());
+    for (int b = 0; b < 2; b++) {
+        CHECK(cudaMemset(d[b], 0, sz[b]) == cudaSuccess);
+        CHECK(gpmcp_register(cp, d[b], sz[b], 0) == 0);
+    }
+    CHECK(gpmcp_seq(cp, 0) == 10);
+    CHECK(gpmcp_restore(cp, 0) == 0);
+    CHECK(dev_holds(d[0], sz[0], tag) && dev_holds(d[1], sz[1], tag + 1));
+    gpmcp_close(cp);
+    gpm_flusher_destroy(fl);
+    cudaFree(d[0]);
+    cudaFree(d[1]);
+}
+
+static void host_memory_is_refused(void)
+{
+    static uint32_t host_buf[256];
+    if (!have_gpu())
+        SKIP("no CUDA GPU");
+    fresh("gcp-host");
+    gpmcp *cp = gpmcp_create("gcp-host", 4096, 1, 1);
+    CHECKF(cp != NULL, "%s", gpm_last_error());
+    CHECK(gpmcp_register(cp, host_buf, sizeof host_buf, 0) == -1);
+    CHECK_MSG(gpm_last_error(), "not GPU memory");
+    gpmcp_close(cp);
+}
+
+/* Informational: how fast a large group is checkpointed and restored. */
+static void large_checkpoint_bandwidth(void)
+{
+    const uint64_t sz = 256ull << 20;
+    uint32_t *d;
+    struct timespec t0, t1, t2;
+    if (!have_gpu())
+        SKIP("no CUDA GPU");
+    fresh("gcp-big");
+    gpmcp *cp = gpmcp_create("gcp-big", sz, 1, 1);
+    CHECKF(cp != NULL, "%s", gpm_last_error());
+    CHECK(cudaMalloc((void **)&d, sz) == cudaSuccess);
+    fill_kernel<<<1024, 256>>>(d, sz / 4, 99);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(gpmcp_register(cp, d, sz, 0) == 0);
+    CHECK(gpmcp_checkpoint(cp, 0) == 0); /* first touch of the pages */
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CHECK(gpmcp_checkpoint(cp, 0) == 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double c = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+    CHECK(cudaMemset(d, 0, sz) == cudaSuccess);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    CHECK(gpmcp_restore(cp, 0) == 0);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    clock_gettime(CLOCK_MONOTONIC, &t2);
+    CHECK(dev_holds(d, sz, 99));
+    double rs = (t2.tv_sec - t1.tv_sec) + (t2.tv_nsec - t1.tv_nsec) / 1e9;
+    printf("# 256 MiB: checkpoint %.3f ms (%.1f GB/s), restore %.3f ms (%.1f GB/s)\n", c * 1e3,
+           sz / c / 1e9, rs * 1e3, sz / rs / 1e9);
+    gpmcp_close(cp);
+    cudaFree(d);
+    fresh("gcp-big");
+}
+
+int main(void)
+{
+    RUN(every_mode_checkpoints_and_restores);
+    RUN(host_memory_is_refused);
+    RUN(large_checkpoint_bandwidth);
+    CHECK_EXIT();
+}

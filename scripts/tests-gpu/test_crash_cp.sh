@@ -1,0 +1,64 @@
+#!/bin/sh
+# Crash trials for checkpointing: gpm-crash-cp updates device buffers and
+# checkpoints two groups in a loop until its watchdog SIGKILLs it at a random
+# moment; a recovery run must then restore, for each group, exactly one of
+# its last two checkpoints, whole. Trials rotate over the checkpoint modes
+# (gpm, gpm-ndp, gpm-eadr, cap-mm, cap-eadr).
+# Environment: GPM_BIN, GPM_PM_DIR (from run-tests.sh); TRIALS (default 50),
+# KILL_AFTER_US (default 1000:200000), CP_SIZE (bytes, default 50331648),
+# RESULTS_DIR (optional: counts are appended as result rows to
+# RESULTS_DIR/crash-cp.tsv).
+set -u
+bin=${GPM_BIN:?GPM_BIN not set}
+dir=${GPM_PM_DIR:?GPM_PM_DIR not set}
+trials=${TRIALS:-50}
+window=${KILL_AFTER_US:-1000:200000}
+size=${CP_SIZE:-50331648}
+modes="gpm gpm-ndp gpm-eadr cap-mm cap-eadr"
+
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+    echo "skip - crash_cp: no CUDA GPU"
+    exit 0
+fi
+
+killed=0 recovered=0 unrecovered=0 inflight=0 before_first=0 i=0
+while [ "$i" -lt "$trials" ]; do
+    set -- $modes
+    shift $((i % $#))
+    mode=$1
+    i=$((i + 1))
+    f=$dir/crash-cp-$i
+    rm -f "$f" "$f.progress"
+    timeout 120 "$bin/gpm-crash-cp" --file "$f" --size "$size" --mode "$mode" \
+        --kill-after-us "$window" --seed "$((i * 7919 + 23))" >"$f.run" 2>&1
+    rc=$?
+    [ "$rc" -eq 137 ] && killed=$((killed + 1))
+    if timeout 120 "$bin/gpm-crash-cp" --recover --file "$f" >"$f.rec" 2>&1; then
+        recovered=$((recovered + 1))
+        grep -q 'in-flight one had flipped' "$f.rec" && inflight=$((inflight + 1))
+        grep -q 'before the first checkpoint\|no checkpoint yet' "$f.rec" &&
+            before_first=$((before_first + 1))
+    else
+        unrecovered=$((unrecovered + 1))
+        echo "# trial $i, mode $mode (run exit $rc):"
+        sed 's/^/#   /' "$f.run" "$f.rec"
+    fi
+    rm -f "$f" "$f.progress" "$f.run" "$f.rec"
+done
+summary="trials $trials, killed $killed, recovered $recovered, unrecovered $unrecovered, in-flight checkpoint had flipped $inflight, killed before a group's first checkpoint $before_first"
+echo "# $summary"
+status=0
+if [ "$unrecovered" -eq 0 ] && [ "$killed" -eq "$trials" ] && [ "$trials" -gt 0 ]; then
+    echo "ok - crash_cp: $summary"
+else
+    echo "not ok - crash_cp: $summary"
+    status=1
+fi
+if [ -n "${RESULTS_DIR:-}" ]; then
+    out=$RESULTS_DIR/crash-cp.tsv
+    [ -s "$out" ] || printf 'workload\top\ttrials\tkilled\trecovered\tunrecovered\tinflight_flipped\tbefore_first\tkill_after_us\tsize_bytes\n' >"$out"
+    printf 'crash-cp\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(echo $modes | tr ' ' ,)" \
+        "$trials" "$killed" "$recovered" "$unrecovered" "$inflight" "$before_first" \
+        "$window" "$size" >>"$out"
+fi
+exit $status
