@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <libpmem.h>
 
@@ -35,6 +36,14 @@ struct gpm_flusher {
     int failed;
     char error[1024];             /* the first worker error (errors are per thread) */
 };
+
+int gpm_flusher_default_threads(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus < 1)
+        return 1;
+    return cpus < 8 ? (int)cpus : 8;
+}
 
 int gpm_flush_threads_for(size_t len, int nthreads)
 {

@@ -109,6 +109,14 @@ static void tiny_ranges_use_one_thread(void)
     CHECK_EQ_INT(gpm_flush_threads_for((size_t)1 << 30, 1), 1);
 }
 
+static void default_thread_count_fits_the_machine(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = gpm_flusher_default_threads();
+    CHECK(n >= 1 && n <= 8);
+    CHECK(n == 8 || n == cpus);
+}
+
 static void bad_thread_counts_are_refused(void)
 {
     const int bad[] = {0, -1, GPM_FLUSHER_MAX_THREADS + 1, 1000};
@@ -230,6 +238,7 @@ int main(void)
     RUN(slicing_counts_each_byte);
     RUN(no_cache_line_is_split_between_threads);
     RUN(tiny_ranges_use_one_thread);
+    RUN(default_thread_count_fits_the_machine);
     RUN(bad_thread_counts_are_refused);
     RUN(persist_on_emulated_pm);
     RUN(persist_on_ordinary_file);
