@@ -2,14 +2,14 @@
 """Crash campaigns: trials, recoveries and failures per workload.
     crash.py RESULTS_DIR OUT_TSV
         tabulates the newest campaign row (op=crash-campaign) of each
-        workload and scale in RESULTS_DIR/crash.tsv, with the totals over
-        every campaign recorded there.
-    crash.py --record RESULTS_DIR WORKLOAD SCALE TRIALS RECOVERED UNRECOVERED FINISHED [SKIP]
+        workload, mode and scale in RESULTS_DIR/crash.tsv, with the totals
+        over every campaign recorded there.
+    crash.py --record RESULTS_DIR WORKLOAD SCALE TRIALS RECOVERED UNRECOVERED FINISHED [SKIP [MODE]]
         appends one campaign row to RESULTS_DIR/crash.tsv (the schema of
         gpm/results.h), taking the platform columns from the campaign's
         recovery rows in RESULTS_DIR/crash-trials.tsv (the rows after its
         first SKIP lines, which were there before the campaign) or, without
-        any, from gpm-info.tsv."""
+        any, from gpm-info.tsv. MODE is the mode the trials ran in (gpm)."""
 import csv
 import os
 import sys
@@ -33,11 +33,12 @@ def parse_params(s):
     return out
 
 
-def header_and_platform(results_dir, workload, scale, skip):
+def header_and_platform(results_dir, workload, scale, skip, mode):
     """The column names and platform values for a campaign row, and the
     campaign's own recovery rows."""
     trials = [r for r in R.read_rows(results_dir, "crash-trials.tsv")[max(0, skip - 1):]
-              if r.get("workload", "").lower() == workload and r.get("scale") == scale]
+              if r.get("workload", "").lower() == workload and r.get("scale") == scale
+              and r.get("mode") == mode]
     if trials:
         with open(os.path.join(results_dir, "crash-trials.tsv"), newline="") as f:
             header = next(csv.reader(f, delimiter="\t"))
@@ -54,18 +55,19 @@ def header_and_platform(results_dir, workload, scale, skip):
 
 
 def record(argv):
-    if len(argv) not in (7, 8):
+    if len(argv) not in (7, 8, 9):
         R.fail("usage: crash.py --record RESULTS_DIR WORKLOAD SCALE TRIALS RECOVERED "
-               "UNRECOVERED FINISHED [SKIP]")
+               "UNRECOVERED FINISHED [SKIP [MODE]]")
     results_dir, workload, scale = argv[0], argv[1].lower(), argv[2]
     trials, recovered, unrecovered, finished = (int(x) for x in argv[3:7])
-    skip = int(argv[7]) if len(argv) == 8 else 0
-    header, plat, trial_rows = header_and_platform(results_dir, workload, scale, skip)
+    skip = int(argv[7]) if len(argv) >= 8 else 0
+    mode = argv[8] if len(argv) == 9 else "gpm"
+    header, plat, trial_rows = header_and_platform(results_dir, workload, scale, skip, mode)
     times = [F.fnum(r.get("median_s")) for r in trial_rows if r.get("verified") == "ok"]
     times = [t for t in times if F.finite(t)]
     row = {c: plat.get(c, "unknown") for c in set(header) | set(PLATFORM_COLS + RESULT_COLS)}
     row.update({
-        "workload": workload, "op": "crash-campaign", "mode": "gpm", "scale": scale,
+        "workload": workload, "op": "crash-campaign", "mode": mode, "scale": scale,
         "size_bytes": (trial_rows[-1].get("size_bytes", "0") if trial_rows else "0"),
         "threads": "0", "reps": str(trials),
         "median_s": R.fmt(R.median(times)) if times else "nan",
@@ -94,26 +96,28 @@ def report(results_dir, out):
                % os.path.join(results_dir, "crash.tsv"))
     newest, totals = {}, {}
     for r in rows:
-        key = (r["workload"], r.get("scale", ""))
+        key = (r["workload"], r.get("mode", ""), r.get("scale", ""))
         p = parse_params(r.get("params"))
         newest[key] = (r, p)
         t = totals.setdefault(key, [0, 0, 0, 0])
         for i, k in enumerate(("trials", "recovered", "unrecovered", "finished_before_kill")):
             t[i] += int(p.get(k, 0))
-    header = ["workload", "scale", "trials", "recovered", "unrecovered", "finished_before_kill",
+    header = ["workload", "mode", "scale", "trials", "recovered", "unrecovered",
+              "finished_before_kill",
               "recover_median_s", "verdict", "campaigns", "all_trials", "all_unrecovered"]
     out_rows = []
     for key in sorted(newest):
         r, p = newest[key]
         un = int(p.get("unrecovered", 0))
         n = int(p.get("trials", 0))
-        out_rows.append([key[0], key[1], n, int(p.get("recovered", 0)), un,
+        out_rows.append([key[0], key[1], key[2], n, int(p.get("recovered", 0)), un,
                          int(p.get("finished_before_kill", 0)), F.fnum(r.get("median_s")),
                          "ok" if un == 0 and n > 0 else "FAILED",
-                         sum(1 for x in rows if (x["workload"], x.get("scale", "")) == key),
+                         sum(1 for x in rows
+                             if (x["workload"], x.get("mode", ""), x.get("scale", "")) == key),
                          totals[key][0], totals[key][2]])
-    comments = (["Crash campaigns: SIGKILL at a random moment of a GPM run, then --recover "
-                 "verified against the golden output (newest campaign per workload and scale; "
+    comments = (["Crash campaigns: SIGKILL at a random moment of a run, then --recover "
+                 "verified against the golden output (newest campaign per workload, mode and scale; "
                  "all_* = every campaign in crash.tsv)"]
                 + F.platform_comments([newest[k][0] for k in sorted(newest)])
                 + F.rev_comments([newest[k][0] for k in sorted(newest)])

@@ -51,3 +51,38 @@ if [ -z "$(ls "$tmp/results")" ]; then
 else
     echo "not ok - failed experiments wrote: $(ls "$tmp/results")"
 fi
+
+# A real crash campaign through the dispatcher, on the CPU baseline of PS
+# (it needs no GPU): each trial SIGKILLs a run, recovers it from the PM file
+# and verifies it against the golden output; counts, a campaign row and the
+# report follow.
+if [ ! -x "${GPM_BIN:-}/ps" ]; then
+    echo "skip - crash campaign on the CPU baseline: no ${GPM_BIN:-GPM_BIN}/ps"
+else
+    pm=${GPM_PM_DIR:-$tmp/pm}
+    mkdir -p "$pm" "$tmp/crash" "$tmp/reports"
+    expect "crash campaign: 4 real SIGKILL trials, all recovered" 0 \
+        "crash: ps (cpu, tiny): trials 4, recovered 4, unrecovered 0" \
+        env RESULTS_DIR="$tmp/crash" REPORTS_DIR="$tmp/reports" GPM_PM_DIR="$pm" \
+        WORKLOADS=PS SCALE=tiny TRIALS=4 CRASH_MODE=cpu \
+        "$scripts/experiment.sh" crash "$GPM_BIN"
+    if grep -q "	ps	crash-campaign	cpu	tiny	.*	ok	trials=4,recovered=4,unrecovered=0,finished_before_kill=[0-4]$" \
+            "$tmp/crash/crash.tsv" 2>/dev/null; then
+        echo "ok - crash campaign row saved"
+    else
+        echo "not ok - crash campaign row: $(tail -n 1 "$tmp/crash/crash.tsv" 2>&1)"
+    fi
+    n=$(grep -c "	ps	recover	cpu	tiny	.*	ok	" "$tmp/crash/crash-trials.tsv" 2>/dev/null)
+    if [ "$n" = 4 ]; then echo "ok - one verified recovery row per trial"; else echo "not ok - $n verified recovery rows, expected 4"; fi
+    if awk -F'\t' '!/^#/ && $1 == "ps" && $2 == "cpu" && $9 == "ok" { f = 1 } END { exit !f }' \
+            "$tmp/reports/crash.tsv" 2>/dev/null; then
+        echo "ok - crash report built"
+    else
+        echo "not ok - crash report: $(cat "$tmp/reports/crash.tsv" 2>&1)"
+    fi
+    if ls "$pm" | grep -q '^ps-'; then
+        echo "not ok - crash campaign left PM files: $(ls "$pm")"
+    else
+        echo "ok - crash campaign leaves no PM file behind"
+    fi
+fi
