@@ -21,5 +21,8 @@ if [ ! -x "$script" ]; then
 fi
 mkdir -p "$RESULTS_DIR"
 "$GPM_BIN/gpm-info" >"$RESULTS_DIR/gpm-info.tsv" 2>/dev/null || true
-"$script"
-"$here/reports.sh" "$target"
+# Reports are built even when some runs failed: the failures are in them.
+rc=0
+"$script" || rc=$?
+"$here/reports.sh" "$target" || { [ "$rc" -ne 0 ] || rc=1; }
+exit "$rc"
