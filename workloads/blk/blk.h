@@ -1,0 +1,47 @@
+/* BLK, Black-Scholes with checkpointed prices. The result of a run is, for
+ * every option, the sum over ITERS weekly repricings of its call and put
+ * prices (the accumulators are the state that is checkpointed, so a run
+ * restored from iteration k must finish exactly what an uninterrupted run
+ * computes). */
+#ifndef BLK_H
+#define BLK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blk_model.h"
+#include "wl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct blk_state {
+    uint64_t n, iters, every;
+    float *d_s, *d_x, *d_t;       /* inputs */
+    float *d_call, *d_put;        /* accumulators (checkpointed) */
+    blk_meta *d_meta;             /* checkpointed with them */
+    blk_meta meta;                /* host copy */
+    uint64_t checkpoints;         /* taken by the last run */
+};
+
+int blk_gpu_generate(float *s, float *x, float *t, uint64_t n, uint64_t seed);
+int blk_gpu_price(const float *s, const float *x, const float *t, float *call, float *put,
+                  uint64_t n, uint64_t iter);
+int blk_gpu_alloc(void **p, size_t bytes);
+void blk_gpu_free(void *p);
+int blk_gpu_copy(void *dst, const void *src, size_t bytes, int to_device);
+int blk_gpu_zero(void *d, size_t bytes);
+
+/* One Black-Scholes call and put price in double precision. */
+void blk_ref_price(double S, double X, double T, double r, double v, double *call, double *put);
+/* Double-precision reference of option I over ITERS iterations. */
+void blk_ref_option(uint64_t seed, uint64_t i, uint64_t iters, double *call, double *put);
+/* Compares float accumulators with the reference: 0 ok, 1 wrong (message set). */
+int blk_check(const float *call, const float *put, uint64_t n, uint64_t seed, uint64_t iters);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,118 @@
+/* PS on the CPU: the reference against independently computed values, the
+ * layout, the header, and the resume bookkeeping the kernels share. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpm/check.h"
+#include "../../ps.h"
+
+/* Inputs of seed 1 and their sums, computed separately (splitmix64's
+ * finaliser in Python) rather than by this code. */
+static void reference_against_hand_values(void)
+{
+    static const uint32_t in[6] = {873, 44, 104, 872, 748, 251};
+    static const uint32_t sums[6] = {873, 917, 1021, 1893, 2641, 2892};
+    uint32_t out[6];
+    for (int i = 0; i < 6; i++)
+        CHECK_EQ_INT(ps_input(1, (uint64_t)i), in[i]);
+    ps_ref_block(1, 6, 32, 0, out);
+    CHECK(memcmp(out, sums, sizeof sums) == 0);
+    /* A block restarts its partial sums: block 1 of size 4 holds 748, 999. */
+    ps_ref_block(1, 6, 4, 1, out);
+    CHECK_EQ_INT(out[0], 748);
+    CHECK_EQ_INT(out[1], 999);
+}
+
+static void layout_offsets(void)
+{
+    /* 1000 elements in blocks of 256: 4 blocks, last one short. */
+    CHECK_EQ_INT(ps_nblocks(1000, 256), 4);
+    CHECK_EQ_INT(ps_block_len(1000, 256, 3), 1000 - 768);
+    CHECK_EQ_INT(ps_out_off(), 128);
+    CHECK_EQ_INT(ps_done_off(1000), 128 + 4096);
+    CHECK_EQ_INT(ps_pre_off(1000, 256), 128 + 4096 + 128);
+    CHECK_EQ_INT(ps_file_bytes(1000, 256), 128 + 4096 + 128 + 128);
+    CHECK_EQ_INT(ps_done_off(1ull << 30) % 128, 0);
+    /* Paper scale: 1K x 1M integers are 4 GiB of partial sums. */
+    CHECK(ps_file_bytes(1ull << 30, 1024) - (4ull << 30) < (16u << 20));
+}
+
+static void header_seal(void)
+{
+    ps_header h;
+    ps_header_fill(&h, 1000, 256, 9, 3, PS_RUNNING);
+    CHECK(ps_header_valid(&h));
+    CHECK_EQ_INT(sizeof h, PS_HEADER_BYTES);
+    h.epoch = 4; /* a torn update of the header */
+    CHECK(!ps_header_valid(&h));
+    ps_header_fill(&h, 1000, 256, 9, 3, 7); /* unknown state */
+    CHECK(!ps_header_valid(&h));
+    memset(&h, 0, sizeof h); /* a new, zeroed file */
+    CHECK(!ps_header_valid(&h));
+}
+
+static void pending_blocks(void)
+{
+    uint32_t done[6] = {5, 0, 5, 4, 5, 6};
+    CHECK_EQ_INT(ps_count_pending(done, 6, 5), 3);
+    CHECK(!ps_block_pending(5, 5) && ps_block_pending(4, 5) && ps_block_pending(0, 1));
+}
+
+/* A run of the CPU counterpart on real PM (libpmem on /dev/shm) that is
+ * "crashed" after some blocks, resumed, and checked. */
+static void resume_computes_only_pending_blocks(void)
+{
+    const uint64_t n = 10000;
+    const uint32_t block = 64;
+    struct ps_state st;
+    struct wl_ctx c;
+    uint32_t *in, *out, *done;
+    char name[64];
+    memset(&c, 0, sizeof c);
+    memset(&st, 0, sizeof st);
+    st.n = n;
+    st.block = block;
+    st.nblocks = ps_nblocks(n, block);
+    c.priv = &st;
+    snprintf(name, sizeof name, "test-ps-resume-%d.pm", (int)getpid());
+    CHECKF(gpm_map(&c.pm, name, ps_file_bytes(n, block), GPM_CREATE | GPM_HOST_ONLY) == 0,
+           "%s", gpm_last_error());
+    in = malloc(n * 4);
+    CHECK(in);
+    ps_cpu_generate(in, n, 5);
+    out = (uint32_t *)((uint8_t *)c.pm.host + ps_out_off());
+    done = (uint32_t *)((uint8_t *)c.pm.host + ps_done_off(n));
+
+    /* Epoch 1 completes; epoch 2 dies after blocks 0..9 and 50. */
+    CHECK_EQ_INT(ps_cpu_scan_blocks(&c, in, 1), st.nblocks);
+    for (uint64_t b = 0; b < st.nblocks; b++)
+        if (b < 10 || b == 50)
+            done[b] = 2;
+        else
+            out[b * block] ^= 0xdead; /* half-written or stale */
+    CHECK_EQ_INT(ps_count_pending(done, st.nblocks, 2), st.nblocks - 11);
+    CHECK_EQ_INT(ps_cpu_scan_blocks(&c, in, 2), st.nblocks - 11);
+    ps_cpu_block_prefix(&c);
+    CHECK_EQ_INT(ps_check(out, (uint32_t *)((uint8_t *)c.pm.host + ps_pre_off(n, block)), n,
+                          block, 5), 0);
+    /* The markers are trusted: a done block is not recomputed. */
+    out[3] ^= 1;
+    CHECK_EQ_INT(ps_cpu_scan_blocks(&c, in, 2), 0);
+    CHECK_EQ_INT(ps_check(out, (uint32_t *)((uint8_t *)c.pm.host + ps_pre_off(n, block)), n,
+                          block, 5), 1);
+    CHECK_MSG(gpm_last_error(), "element 3");
+    free(in);
+    gpm_unmap(&c.pm);
+    unlink(c.pm.path);
+}
+
+int main(void)
+{
+    RUN(reference_against_hand_values);
+    RUN(layout_offsets);
+    RUN(header_seal);
+    RUN(pending_blocks);
+    RUN(resume_computes_only_pending_blocks);
+    CHECK_EXIT();
+}
