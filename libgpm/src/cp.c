@@ -440,9 +440,12 @@ static int write_working_copy(gpmcp *cp, uint32_t gi, uint32_t w, const gpmcp_ho
         if (upload_xfers(cp, gi, &list) != 0)
             return -1;
         if (gpmcp_copy_kernel(cp->r.dev, list, g->nelem, (uint64_t)w * g->copy_bytes,
-                              g->data_bytes, fenced) != 0)
+                              g->data_bytes, fenced) != 0) {
+            char why[512];
+            snprintf(why, sizeof why, "%s", gpm_last_error());
             return gpm_set_error("%s: checkpoint of group %" PRIu32 ": %s", cp->r.path, gi,
-                                 gpm_last_error());
+                                 why);
+        }
         if (fenced)
             return 0;
     } else {
