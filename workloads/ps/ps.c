@@ -55,15 +55,21 @@ static int ps_setup(struct wl_ctx *c)
     if (!c->fresh) {
         /* Recovery reads before it writes: a file that is not this run's is
          * refused untouched. */
-        if (!ps_header_valid(h))
+        if (ps_header_zero(h)) {
+            /* Created, then killed before its first header write: nothing
+             * was computed, so recovery is a whole run. */
+            st->epoch = 0;
+            st->fresh_file = 1;
+        } else if (!ps_header_valid(h))
             return gpm_set_error("%s: not a PS result file (bad or torn header): nothing to "
                                  "recover; remove it and run without --recover", c->pm.path);
-        if (h->n != st->n || h->block != st->block || h->seed != c->opt.seed)
+        else if (h->n != st->n || h->block != st->block || h->seed != c->opt.seed)
             return gpm_set_error("%s: holds n=%llu block=%u seed=%llu: pass the same --n, "
                                  "--block and --seed to recover it", c->pm.path,
                                  (unsigned long long)h->n, h->block,
                                  (unsigned long long)h->seed);
-        st->epoch = h->epoch;
+        else
+            st->epoch = h->epoch;
     } else
         st->epoch = ps_header_valid(h) ? h->epoch : 0;
 
@@ -168,6 +174,14 @@ static int ps_recover(struct wl_ctx *c)
     const ps_header *h = header(c);
     uint64_t pending, computed = 0;
 
+    if (st->fresh_file) {
+        ps_prepare(c);
+        if (compute(c, &computed) != 0)
+            return -1;
+        snprintf(c->note, sizeof c->note, "resumed_blocks=%llu,pending_blocks=%llu",
+                 (unsigned long long)computed, (unsigned long long)st->nblocks);
+        return 0;
+    }
     if (h->state == PS_COMPLETE) {
         snprintf(c->note, sizeof c->note, "resumed_blocks=0,pending_blocks=0");
         return 0;

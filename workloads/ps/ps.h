@@ -16,6 +16,7 @@ struct ps_state {
     uint64_t n, nblocks;
     uint32_t block;
     uint32_t epoch;          /* of the run in progress */
+    int fresh_file;          /* --recover found a file never written */
     uint32_t *d_in;          /* device: the input */
     uint32_t *d_out, *d_done, *d_pre; /* device: CAP modes' results before the copy */
     uint32_t *h_in;          /* host: the CPU mode's input */

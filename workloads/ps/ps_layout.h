@@ -99,6 +99,16 @@ GPM_HD int ps_header_valid(const ps_header *h)
            (h->state == PS_RUNNING || h->state == PS_COMPLETE);
 }
 
+/* 1 if H is all zero: a file created but never written. */
+GPM_HD int ps_header_zero(const ps_header *h)
+{
+    const uint8_t *p = (const uint8_t *)h;
+    for (uint32_t i = 0; i < sizeof *h; i++)
+        if (p[i])
+            return 0;
+    return 1;
+}
+
 /* Blocks a resumed run of EPOCH still has to compute. */
 GPM_HD uint64_t ps_count_pending(const uint32_t *done, uint64_t nblocks, uint32_t epoch)
 {

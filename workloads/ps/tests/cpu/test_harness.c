@@ -196,14 +196,19 @@ static void pm_file_rules(void)
     /* The right size but not a PS header: recovery refuses it untouched. */
     f = fopen(path, "w");
     CHECK(f);
+    fputs("not a PS file", f);
     CHECK(ftruncate(fileno(f), (off_t)ps_file_bytes(16 << 16, 1024)) == 0);
     fclose(f);
     CHECK_EQ_INT(run_main(rec, ARGC(rec)), 1);
     CHECK(stat(path, &st) == 0 && (size_t)st.st_size == ps_file_bytes(16 << 16, 1024));
     f = fopen(path, "r");
     CHECK(f);
-    for (int ch; (ch = fgetc(f)) != EOF;)
-        CHECKF(ch == 0, "recovery wrote into a file it refused");
+    {
+        char head[14] = {0};
+        CHECK(fread(head, 1, 13, f) == 13 && strcmp(head, "not a PS file") == 0);
+        for (int ch; (ch = fgetc(f)) != EOF;)
+            CHECKF(ch == 0, "recovery wrote into a file it refused");
+    }
     fclose(f);
     unlink(path);
 }

@@ -48,8 +48,10 @@ static void header_seal(void)
     CHECK(!ps_header_valid(&h));
     ps_header_fill(&h, 1000, 256, 9, 3, 7); /* unknown state */
     CHECK(!ps_header_valid(&h));
+    CHECK(!ps_header_zero(&h));
     memset(&h, 0, sizeof h); /* a new, zeroed file */
     CHECK(!ps_header_valid(&h));
+    CHECK(ps_header_zero(&h));
 }
 
 static void pending_blocks(void)
