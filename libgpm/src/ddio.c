@@ -338,6 +338,7 @@ static void decide(void)
         (e = cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, dev)) != cudaSuccess) {
         snprintf(ddio_status, sizeof ddio_status, "uncontrolled: no CUDA device (%s)",
                  cudaGetErrorString(e));
+        cudaGetLastError(); /* the failed query is not the caller's error */
         return;
     }
     if (discover(bus_id, NULL, &port, &ctl_pci, &ctl_port) != 0) {
