@@ -137,7 +137,7 @@ static void emit(const options *o, const gpm_platform *plat, const char *op, con
     res.bytes_persisted = (double)o->size;
     res.verified = s->ok ? "ok" : "fail";
     res.params = params;
-    printf("%-16s %-10s threads=%-3d %-14s median %8.4f s  %7.2f GB/s  (min %.4f max %.4f) %s\n",
+    printf("%-16s %-10s threads=%-3d %-14s median %10.6f s %7.2f GB/s (min %.6f max %.6f) %s\n",
            op, mode, threads, params, res.median_s, o->size / res.median_s / 1e9, mn, mx,
            res.verified);
     fflush(stdout);
