@@ -16,6 +16,8 @@ mkdir -p "$out/reports"
 cp -r "$root/scripts" "$out/scripts"
 [ -d "$root/reports/paper" ] && cp -r "$root/reports/paper" "$out/reports/paper"
 [ -d "$root/datasets" ] && cp -r "$root/datasets" "$out/datasets"
+# Recorded lspci dumps: the DDIO tests read them.
+mkdir -p "$out/libgpm/tests" && cp -r "$root/libgpm/tests/fixtures" "$out/libgpm/tests/fixtures"
 # Libraries the glibc of any Linux provides, and the driver, stay behind.
 skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|libcuda\.so)'
 find "$out/bin" "$out/tests" -type f -perm -u+x | while read -r f; do
