@@ -81,6 +81,8 @@ def main():
 
     paper = R.read_paper("figure_11b")
     first = run[0]
+    conv_rows = [r for r in run if r.get("op") == "conv"]
+    params = (conv_rows or run)[0].get("params", "?")
     comments = [
         "Figure 11b: undo-log insert latency from %d rows of %s/%s (git_rev %s, host %s)"
         % (len(run), results_dir, fname, key[0], key[1]),
@@ -88,7 +90,7 @@ def main():
         % (first.get("gpu", "?"), first.get("pm_backend", "?"),
            first.get("persist_domain", "?"), first.get("ddio", "?")),
         "params: %s; latency = one kernel in which every thread inserts one entry"
-        % first.get("params", "?"),
+        % params,
         "mean conv/hcl over %d thread counts: %sx; paper %sx"
         % (len(ratios), R.fmt(mean), paper_value(paper, "mean_conv_over_hcl")),
         "growth from %d to %d threads: hcl %sx, conv %sx; paper: hcl %s, conv jumps"

@@ -90,20 +90,38 @@ __device__ __forceinline__ int gpmlog_set_tail_owned(const gpmlog_dev *log, uint
     return 0;
 }
 
-/* Runs BODY on partition S under its spin lock. The whole critical section
- * sits inside the loop that won the lock, so lanes of one warp that lose
- * never spin while the winner waits to be scheduled (no deadlock even where
- * a warp's threads run in lockstep). */
+/* Waiting for a partition lock: exponential backoff (sm_70+), so that
+ * thousands of waiters do not saturate the atomic unit that the holder
+ * needs to release the lock. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+#define GPMLOG_BACKOFF(ns)                                                             \
+    do {                                                                               \
+        __nanosleep(ns);                                                               \
+        if ((ns) < 2048u)                                                              \
+            (ns) *= 2u;                                                                \
+    } while (0)
+#else
+#define GPMLOG_BACKOFF(ns) ((void)(ns))
+#endif
+
+/* Runs BODY on partition S under its spin lock (test, then test-and-set).
+ * The whole critical section sits inside the branch that won the lock, so
+ * lanes of one warp that lose never spin while the winner waits to be
+ * scheduled (no deadlock even where a warp's threads run in lockstep). */
 #define GPMLOG_LOCKED(log, s, body)                                                    \
     do {                                                                               \
         int gpmlog_done_ = 0;                                                          \
+        unsigned gpmlog_ns_ = 32u;                                                     \
         while (!gpmlog_done_) {                                                        \
-            if (atomicCAS((log)->locks + (s), 0, 1) == 0) {                            \
+            if (gpm_load_u32((const uint32_t *)((log)->locks + (s))) == 0 &&           \
+                atomicCAS((log)->locks + (s), 0, 1) == 0) {                            \
                 __threadfence();                                                       \
                 body;                                                                  \
                 __threadfence();                                                       \
                 atomicExch((log)->locks + (s), 0);                                     \
                 gpmlog_done_ = 1;                                                      \
+            } else {                                                                   \
+                GPMLOG_BACKOFF(gpmlog_ns_);                                            \
             }                                                                          \
         }                                                                              \
     } while (0)
