@@ -2,6 +2,7 @@
  * modes (gpmcp_checkpoint_how picks the copy engine, the flip is the same),
  * and in CAP-fs mode the same discipline through pwrite + fsync (fscp.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,8 +17,9 @@
 
 struct wl_cp {
     gpmcp *g;                  /* every mode but cap-fs */
-    gpm_cap_file cf;           /* cap-fs */
+    gpm_cap_file cf;           /* cap-fs: written through the engine */
     int cf_open;
+    int rfd;                   /* cap-fs: the same file for reading (the engine's is write-only) */
     int nbuf, maxbuf;
     void *dev[WL_FSCP_MAX_BUF];
     size_t size[WL_FSCP_MAX_BUF];
@@ -79,6 +81,13 @@ int wl_cp_open(struct wl_ctx *c, size_t bytes, int nbuf)
             return -1;
         }
         k->cf_open = 1;
+        k->rfd = open(k->cf.path, O_RDONLY | O_CLOEXEC);
+        if (k->rfd < 0) {
+            gpm_set_error("%s: cannot open for reading (%s)", k->cf.path, strerror(errno));
+            gpm_cap_file_close(&k->cf);
+            free(k);
+            return -1;
+        }
     } else {
         k->g = exists ? gpmcp_open(c->pm_name) : gpmcp_create(c->pm_name, bytes, nbuf, 1);
         if (!k->g) {
@@ -108,7 +117,7 @@ int wl_cp_register(struct wl_ctx *c, void *dev, size_t size)
 static int fscp_read_slots(struct wl_cp *k)
 {
     for (int s = 0; s < 2; s++) {
-        ssize_t n = pread(k->cf.fd, &k->slot[s], sizeof k->slot[s], (off_t)s * WL_FSCP_SLOT);
+        ssize_t n = pread(k->rfd, &k->slot[s], sizeof k->slot[s], (off_t)s * WL_FSCP_SLOT);
         if (n != (ssize_t)sizeof k->slot[s])
             return gpm_set_error("%s: cannot read checkpoint slot %d (%s)", k->cf.path, s,
                                  n < 0 ? strerror(errno) : "short read");
@@ -193,7 +202,7 @@ static int fscp_restore(struct wl_cp *k)
     for (int i = 0; i < k->nbuf; i++) {
         for (size_t done = 0; done < k->size[i];) {
             size_t n = k->size[i] - done < k->stage_bytes ? k->size[i] - done : k->stage_bytes;
-            ssize_t got = pread(k->cf.fd, k->stage, n, (off_t)(off + done));
+            ssize_t got = pread(k->rfd, k->stage, n, (off_t)(off + done));
             if (got <= 0)
                 return gpm_set_error("%s: cannot read the checkpoint (%s)", k->cf.path,
                                      got < 0 ? strerror(errno) : "short file");
@@ -228,8 +237,10 @@ void wl_cp_close(struct wl_ctx *c)
         return;
     if (k->g)
         gpmcp_close(k->g);
-    if (k->cf_open)
+    if (k->cf_open) {
         gpm_cap_file_close(&k->cf);
+        close(k->rfd);
+    }
     if (k->stage)
         cudaFreeHost(k->stage);
     free(k);
