@@ -40,6 +40,7 @@ set yrange [0:(GG_max > paper_gpm ? GG_max : paper_gpm) * 1.15]
 set format x "2^{%L}"
 plot in using (is("gpm") ? $2 : NaN):5 with linespoints lw 2 pt 7 lc rgb "#d62728" title "GPM (measured)", \
      in using (is("gpm-nopersist") ? $2 : NaN):5 with linespoints lw 2 pt 6 dt 3 lc rgb "#2ca02c" title "no persist: link ceiling (measured)", \
+     CC_max with lines dt 4 lw 1 lc rgb "#1f77b4" title sprintf("CAP-mm best (measured) %.2fx", CC_max), \
      paper_gpm with lines dt 2 lw 2 lc rgb "#7f7f7f" title sprintf("paper GPM best %.0fx", paper_gpm)
 
 unset multiplot

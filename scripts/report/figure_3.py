@@ -132,9 +132,9 @@ def main():
         "GPM best over 1-thread CAP-mm: %sx at %s GPU threads; paper %sx"
         % (R.fmt(ratio(gpm_best, base)), gpm_best_t, R.fmt(p_gpm)),
         "GPM best over best CAP-mm: %sx" % R.fmt(ratio(gpm_best, cap_best)),
-        "GPM best / no-persist ceiling at %s GPU threads: %s GB/s / %s GB/s = %s "
+        "GPM best / no-persist ceiling at %s GPU threads: %s GB/s / %s GB/s = %.3f "
         "(criterion >= %.2f: %s)"
-        % (gpm_best_t, R.fmt(gpm_best), R.fmt(ceil_gbps), R.fmt(share), CRITERION, verdict),
+        % (gpm_best_t, R.fmt(gpm_best), R.fmt(ceil_gbps), share, CRITERION, verdict),
     ]
     if any(row[6] == "fail" for row in table):
         comments.append("WARNING: some rows failed verification (verified=fail)")

@@ -56,7 +56,7 @@ summary() { # NAME PATTERN
 summary summary_cap_plateau 'CAP-mm plateau (best/1-thread): 1.471x at 8 CPU threads; paper 1.47x'
 summary summary_gpm_best 'GPM best over 1-thread CAP-mm: 4x at 2048 GPU threads; paper 4x'
 summary summary_gpm_over_cap 'GPM best over best CAP-mm: 2.72x'
-summary summary_ceiling_share 'ceiling at 2048 GPU threads: 4 GB/s / 4.167 GB/s = 0.96 (criterion >= 0.90: met)'
+summary summary_ceiling_share 'ceiling at 2048 GPU threads: 4 GB/s / 4.167 GB/s = 0.960 (criterion >= 0.90: met)'
 
 if command -v gnuplot >/dev/null 2>&1; then
     gnuplot -e "in='$out'; out='$tmp/figure_3.png'" "$root/scripts/plot/figure_3.gp" 2>"$tmp/err"
