@@ -7,8 +7,8 @@
 
 static const struct wl_param ps_params[] = {
     {"n", "32-bit integers to sum", {16ll << 16, 256ll << 20, 1024ll << 20}, 1, 1ll << 33, 1},
-    {"block", "integers per thread block (a power of two, 32..1024)", {1024, 1024, 1024}, 32,
-     1024, 1},
+    {"block", "integers per thread block (a power of two, 128..4096)", {1024, 1024, 1024}, 128,
+     4096, 1},
     {NULL, NULL, {0, 0, 0}, 0, 0, 0},
 };
 
@@ -20,14 +20,14 @@ static int ps_layout(struct wl_ctx *c)
     uint64_t n = (uint64_t)c->p[0];
     uint32_t block = (uint32_t)c->p[1];
     if (block & (block - 1))
-        return gpm_set_error("--block: %u is not a power of two: pass 32, 64, ... or 1024", block);
+        return gpm_set_error("--block: %u is not a power of two: pass 128, 256, ... or 4096", block);
     c->pm_bytes = ps_file_bytes(n, block);
     c->data_bytes = n * 4;
     c->calib_bytes = c->pm_bytes;
-    /* For --crash-after random: on the fast side (about 20 GB/s end to end
-     * on PCIe 5), so that a random kill lands inside the run in the fast
+    /* For --crash-after random: on the fast side (about 50 GB/s end to end,
+     * PCIe 5's rate), so that a random kill lands inside the run in the fast
      * modes; in slower ones it lands in the run's first part. */
-    c->expected_s = (double)c->pm_bytes / 20e9 + 0.005;
+    c->expected_s = (double)c->pm_bytes / 50e9 + 0.005;
     return 0;
 }
 

@@ -24,6 +24,9 @@
 #define PS_MAGIC 0x315350004d5047ull /* "GPM\0PS1" */
 #define PS_VERSION 1u
 #define PS_HEADER_BYTES 128u
+/* Integers each GPU thread scans (one 16-byte store); a block of BLOCK
+ * integers runs BLOCK / PS_ITEMS threads. */
+#define PS_ITEMS 4
 
 enum { PS_EMPTY = 0, PS_RUNNING = 1, PS_COMPLETE = 2 };
 
