@@ -220,8 +220,11 @@ static int find_in(struct pci_access *a, const char *gpu_id, const char *source,
     return 0;
 }
 
-/* Opens libpci on DUMP_FILE (or the live system) and finds the port. On
- * success with KEEP, the access and the port's device stay open for control. */
+/* Opens libpci on DUMP_FILE (or the live system) and finds the port. With
+ * KEEP and a controllable port, the access and the port's device stay open
+ * for control (*KEEP, *PORT_DEV); otherwise the access is freed and
+ * *PORT_DEV is NULL, so no caller holds a device of a released access (nor
+ * one that is not positively identified). */
 static int discover(const char *gpu_id, const char *dump_file, gpm_ddio_port *port,
                     struct pci_access **keep, struct pci_dev **port_dev)
 {
@@ -231,6 +234,8 @@ static int discover(const char *gpu_id, const char *dump_file, gpm_ddio_port *po
     int rc;
 
     memset(port, 0, sizeof *port);
+    if (port_dev)
+        *port_dev = NULL;
     if (dump_file) {
         FILE *f = fopen(dump_file, "r");
         if (!f)
@@ -255,10 +260,13 @@ static int discover(const char *gpu_id, const char *dump_file, gpm_ddio_port *po
     pci_scan_bus(a);
     rc = find_in(a, gpu_id, source, port, port_dev);
     pci_jump = NULL;
-    if (rc == 0 && keep && port->controllable)
+    if (rc == 0 && keep && port->controllable) {
         *keep = a;
-    else
+    } else {
         pci_cleanup(a);
+        if (port_dev)
+            *port_dev = NULL;
+    }
     return rc;
 }
 
