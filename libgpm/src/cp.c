@@ -170,7 +170,11 @@ gpmcp *gpmcp_create_flags(const char *path, size_t size, int elements, int group
     /* A new file is zero: every group empty. Tables first, header last, so
      * a crash during creation leaves a header that fails its checksum. */
     memset(pm(cp) + h.group_off, 0, h.data_off - h.group_off);
-    gpm_region_persist(&cp->r, pm(cp) + h.group_off, h.data_off - h.group_off);
+    if (gpm_region_persist(&cp->r, pm(cp) + h.group_off, h.data_off - h.group_off) != 0) {
+        cp_free(cp);
+        unlink(full);
+        return NULL;
+    }
     memcpy(pm(cp), &h, sizeof h);
     if (gpm_region_persist(&cp->r, pm(cp), sizeof h) != 0) {
         cp_free(cp);
@@ -368,14 +372,17 @@ static int lay_out_group(gpmcp *cp, uint32_t gi)
                              cp->h.capacity);
 
     __atomic_store_n(&g->layout_sum, 0, __ATOMIC_RELEASE);
-    gpm_region_persist(&cp->r, &g->layout_sum, sizeof g->layout_sum);
+    if (gpm_region_persist(&cp->r, &g->layout_sum, sizeof g->layout_sum) != 0)
+        return -1;
     both = gpmcp_layout_group(g, e, gi, base, sizes, cp->nreg[gi], cp->h.elements);
     /* Padding is reserved at creation, so this cannot fail for valid input. */
     if (both == 0 || base + both > cp->h.data_off + cp->h.data_bytes)
         return gpm_set_error("%s: group %" PRIu32 " does not fit in the data area: create "
                              "the checkpoint with a larger size", cp->r.path, gi);
-    gpm_region_persist(&cp->r, e, (size_t)cp->nreg[gi] * sizeof *e);
-    gpm_region_persist(&cp->r, g, sizeof *g);
+    /* The seal may only follow a layout that is durable. */
+    if (gpm_region_persist(&cp->r, e, (size_t)cp->nreg[gi] * sizeof *e) != 0 ||
+        gpm_region_persist(&cp->r, g, sizeof *g) != 0)
+        return -1;
     __atomic_store_n(&g->layout_sum, gpmcp_layout_sum(g, e), __ATOMIC_RELEASE);
     return gpm_region_persist(&cp->r, &g->layout_sum, sizeof g->layout_sum);
 }
