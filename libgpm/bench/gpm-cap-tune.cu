@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -114,6 +115,8 @@ typedef struct series {
     int ok;
 } series;
 
+static int g_any_fail;
+
 static void emit(const options *o, const gpm_platform *plat, const char *op, const char *mode,
                  int threads, const char *params, const series *s)
 {
@@ -137,6 +140,8 @@ static void emit(const options *o, const gpm_platform *plat, const char *op, con
     res.bytes_persisted = (double)o->size;
     res.verified = s->ok ? "ok" : "fail";
     res.params = params;
+    if (!s->ok)
+        g_any_fail = 1;
     printf("%-16s %-10s threads=%-3d %-14s median %10.6f s %7.2f GB/s (min %.6f max %.6f) %s\n",
            op, mode, threads, params, res.median_s, o->size / res.median_s / 1e9, mn, mx,
            res.verified);
@@ -172,65 +177,121 @@ static int fail(const char *what)
 
 static uint64_t *dev;
 
+/* A private PM file name, so that no file of the user's is written. */
+static void tune_file(char *out, size_t len, const char *what)
+{
+    snprintf(out, len, "cap-tune-%s-%ld", what, (long)getpid());
+}
+
+/* CAP-mm, its flush alone and CAP-eADR with the K-th thread count. */
+static int cap_mm_threads(const options *o, const gpm_platform *plat, const gpm_region *r,
+                          int k, gpm_flusher *f)
+{
+    series s;
+    const char *params = "";
+    REPEAT(o, s, 1000u * k, gpm_cap_mm(f, r, 0, dev, o->size, 0), r->host);
+    emit(o, plat, "cap-mm", "cap-mm", o->threads[k], params, &s);
+    /* The flush alone, after an untimed copy: what the threads change. */
+    s.n = 0;
+    s.ok = 1;
+    for (int rep = -1; rep < o->reps; rep++) {
+        uint64_t seed = 500000u + 1000u * k + (uint64_t)(rep + 2);
+        double t0;
+        if (fill(dev, o->size, seed) != 0 ||
+            cudaMemcpy(r->host, dev, o->size, cudaMemcpyDefault) != cudaSuccess)
+            return fail("copying to the mapping");
+        t0 = now_s();
+        if (gpm_flusher_persist(f, r, r->host, o->size, 0) != 0)
+            return fail(gpm_last_error());
+        if (rep >= 0)
+            s.t[s.n++] = now_s() - t0;
+        s.ok &= verify(r->host, o->size, seed);
+    }
+    emit(o, plat, "cap-mm-flush", "cap-mm", o->threads[k], params, &s);
+    if (k == 0) {
+        REPEAT(o, s, 900000u, gpm_cap_mm(f, r, 0, dev, o->size, 1), r->host);
+        emit(o, plat, "cap-eadr", "cap-eadr", 0, params, &s);
+    }
+    return 0;
+}
+
+/* Every CAP-mm point, then GPM's bulk copy and the plain DMA into the same
+ * registered file. */
+static int cap_mm_points(const options *o, const gpm_platform *plat, const gpm_region *r)
+{
+    series s;
+    const char *params = "";
+    for (int k = 0; k < o->nthreads; k++) {
+        gpm_flusher *f = gpm_flusher_create(o->threads[k]);
+        int rc;
+        if (!f)
+            return fail(gpm_last_error());
+        rc = cap_mm_threads(o, plat, r, k, f);
+        gpm_flusher_destroy(f);
+        if (rc != 0)
+            return -1;
+    }
+    REPEAT(o, s, 2000000u,
+           (gpm_persist_begin() || gpm_memcpy(r->dev, dev, o->size) || gpm_persist_end()),
+           r->host);
+    emit(o, plat, "gpm-memcpy", "gpm", 0, params, &s);
+    REPEAT(o, s, 3000000u,
+           (cudaMemcpy(r->host, dev, o->size, cudaMemcpyDeviceToHost) != cudaSuccess), r->host);
+    emit(o, plat, "d2h-registered", "cap-mm", 0, params, &s);
+    return 0;
+}
+
 static int run_cap_mm(const options *o, const gpm_platform *plat)
 {
     gpm_region r;
-    series s;
-    char params[64] = "";
-    if (gpm_map(&r, "cap-tune-mm", o->size, GPM_CREATE) != 0)
+    char name[64];
+    int rc;
+    tune_file(name, sizeof name, "mm");
+    if (gpm_map(&r, name, o->size, GPM_CREATE) != 0)
         return fail(gpm_last_error());
-    for (int k = 0; k < o->nthreads; k++) {
-        gpm_flusher *f = gpm_flusher_create(o->threads[k]);
-        if (!f)
-            return fail(gpm_last_error());
-        REPEAT(o, s, 1000u * k, gpm_cap_mm(f, &r, 0, dev, o->size, 0), r.host);
-        emit(o, plat, "cap-mm", "cap-mm", o->threads[k], params, &s);
-        /* The flush alone, after an untimed copy: what the threads change. */
-        s.n = 0;
-        s.ok = 1;
-        for (int rep = -1; rep < o->reps; rep++) {
-            uint64_t seed = 500000u + 1000u * k + (uint64_t)(rep + 2);
-            double t0;
-            if (fill(dev, o->size, seed) != 0 ||
-                cudaMemcpy(r.host, dev, o->size, cudaMemcpyDefault) != cudaSuccess)
-                return fail("copying to the mapping");
-            t0 = now_s();
-            if (gpm_flusher_persist(f, &r, r.host, o->size, 0) != 0)
-                return fail(gpm_last_error());
-            if (rep >= 0)
-                s.t[s.n++] = now_s() - t0;
-            s.ok &= verify(r.host, o->size, seed);
-        }
-        emit(o, plat, "cap-mm-flush", "cap-mm", o->threads[k], params, &s);
-        if (k == 0) {
-            REPEAT(o, s, 900000u, gpm_cap_mm(f, &r, 0, dev, o->size, 1), r.host);
-            emit(o, plat, "cap-eadr", "cap-eadr", 0, params, &s);
-        }
-        gpm_flusher_destroy(f);
+    if (!r.created) {
+        fprintf(stderr, "gpm-cap-tune: %s exists: remove it or set GPM_PM_DIR\n", r.path);
+        gpm_unmap(&r);
+        return -1;
     }
-    /* GPM's bulk copy and the plain DMA into the same registered file. */
-    REPEAT(o, s, 2000000u,
-           (gpm_persist_begin() || gpm_memcpy(r.dev, dev, o->size) || gpm_persist_end()),
-           r.host);
-    emit(o, plat, "gpm-memcpy", "gpm", 0, params, &s);
-    REPEAT(o, s, 3000000u,
-           (cudaMemcpy(r.host, dev, o->size, cudaMemcpyDeviceToHost) != cudaSuccess), r.host);
-    emit(o, plat, "d2h-registered", "cap-mm", 0, params, &s);
-    unlink(r.path);
+    rc = cap_mm_points(o, plat, &r);
     gpm_unmap(&r);
+    unlink(r.path);
+    return rc;
+}
+
+static int d2h_pinned_points(const options *o, const gpm_platform *plat, void *pinned)
+{
+    series s;
+    REPEAT(o, s, 4000000u,
+           (cudaMemcpy(pinned, dev, o->size, cudaMemcpyDeviceToHost) != cudaSuccess), pinned);
+    emit(o, plat, "d2h-pinned", "none", 0, "", &s);
     return 0;
 }
 
 static int run_d2h_pinned(const options *o, const gpm_platform *plat)
 {
     void *pinned = NULL;
-    series s;
+    int rc;
     if (cudaHostAlloc(&pinned, o->size, cudaHostAllocDefault) != cudaSuccess)
         return fail("cudaHostAlloc of the pinned buffer");
-    REPEAT(o, s, 4000000u,
-           (cudaMemcpy(pinned, dev, o->size, cudaMemcpyDeviceToHost) != cudaSuccess), pinned);
-    emit(o, plat, "d2h-pinned", "none", 0, "", &s);
+    rc = d2h_pinned_points(o, plat, pinned);
     cudaFreeHost(pinned);
+    return rc;
+}
+
+static int cap_fs_points(const options *o, const gpm_platform *plat, gpm_cap_file *cf,
+                         const gpm_region *view)
+{
+    series s;
+    for (int k = 0; k < o->nchunks; k++) {
+        char params[64];
+        if (gpm_cap_file_set_chunk(cf, (size_t)o->chunks[k] * MIB) != 0)
+            return fail(gpm_last_error());
+        snprintf(params, sizeof params, "chunk_mib=%d", o->chunks[k]);
+        REPEAT(o, s, 5000000u + 1000u * k, gpm_cap_fs(cf, 0, dev, o->size), view->host);
+        emit(o, plat, "cap-fs", "cap-fs", 1, params, &s);
+    }
     return 0;
 }
 
@@ -238,24 +299,28 @@ static int run_cap_fs(const options *o, const gpm_platform *plat)
 {
     gpm_cap_file cf;
     gpm_region view;
-    series s;
-    if (gpm_cap_file_open(&cf, "cap-tune-fs", o->size, GPM_CREATE) != 0)
+    char name[64], full[4096];
+    struct stat st;
+    int rc;
+    tune_file(name, sizeof name, "fs");
+    if (gpm_resolve_path(name, full, sizeof full) != 0)
+        return fail(gpm_last_error());
+    if (stat(full, &st) == 0) {
+        fprintf(stderr, "gpm-cap-tune: %s exists: remove it or set GPM_PM_DIR\n", full);
+        return -1;
+    }
+    if (gpm_cap_file_open(&cf, full, o->size, GPM_CREATE) != 0)
         return fail(gpm_last_error());
     /* A read-only view of the same file for the check. */
-    if (gpm_map(&view, cf.path, o->size, GPM_HOST_ONLY) != 0)
-        return fail(gpm_last_error());
-    for (int k = 0; k < o->nchunks; k++) {
-        char params[64];
-        if (gpm_cap_file_set_chunk(&cf, (size_t)o->chunks[k] * MIB) != 0)
-            return fail(gpm_last_error());
-        snprintf(params, sizeof params, "chunk_mib=%d", o->chunks[k]);
-        REPEAT(o, s, 5000000u + 1000u * k, gpm_cap_fs(&cf, 0, dev, o->size), view.host);
-        emit(o, plat, "cap-fs", "cap-fs", 1, params, &s);
+    if (gpm_map(&view, cf.path, o->size, GPM_HOST_ONLY) != 0) {
+        rc = fail(gpm_last_error());
+    } else {
+        rc = cap_fs_points(o, plat, &cf, &view);
+        gpm_unmap(&view);
     }
     unlink(cf.path);
-    gpm_unmap(&view);
     gpm_cap_file_close(&cf);
-    return 0;
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -307,5 +372,9 @@ int main(int argc, char **argv)
         run_cap_fs(&o, &plat) != 0)
         return 1;
     cudaFree(dev);
+    if (g_any_fail) {
+        fprintf(stderr, "gpm-cap-tune: verification failed (see verified=fail)\n");
+        return 1;
+    }
     return 0;
 }
