@@ -104,7 +104,7 @@ static int run_point(const options *o, const gpm_platform *plat, int hcl, int n)
     size_t per = (size_t)gpmlog_round4((uint32_t)o->entry);
     double t[MAX_REPS];
     cudaEvent_t ev[2];
-    int *bad;
+    int *bad = NULL;
 
     snprintf(name, sizeof name, "log-scaling-%d-%s-%d", (int)getpid(), hcl ? "hcl" : "conv", n);
     if (hcl)
@@ -116,29 +116,45 @@ static int run_point(const options *o, const gpm_platform *plat, int hcl, int n)
                                 o->parts, 0);
     if (rc != 0)
         return -1;
-    if (cuda_ok(cudaMalloc((void **)&bad, sizeof *bad), "cudaMalloc") != 0)
+    rc = cuda_ok(cudaMalloc((void **)&bad, sizeof *bad), "cudaMalloc");
+    if (rc == 0)
+        rc = cuda_ok(cudaEventCreate(&ev[0]), "cudaEventCreate");
+    if (rc == 0 && cuda_ok(cudaEventCreate(&ev[1]), "cudaEventCreate") != 0) {
+        cudaEventDestroy(ev[0]);
+        rc = -1;
+    }
+    if (rc != 0) {
+        if (bad)
+            cudaFree(bad);
+        gpmlog_close(&log);
+        unlink(log.region.path);
         return -1;
-    cudaEventCreate(&ev[0]);
-    cudaEventCreate(&ev[1]);
+    }
     for (int rep = -1; rep < o->reps && rc == 0; rep++) { /* rep -1: warm-up */
         float ms = 0;
         int b = 0;
-        if (gpmlog_reset(&log) != 0) {
+        if (gpmlog_reset(&log) != 0 ||
+            cuda_ok(cudaMemset(bad, 0, sizeof *bad), "cudaMemset") != 0 ||
+            gpm_persist_begin() != 0) {
             rc = -1;
             break;
         }
-        cudaMemset(bad, 0, sizeof *bad);
-        gpm_persist_begin();
         cudaEventRecord(ev[0]);
         insert_one<<<blocks, tpb>>>(gpmlog_device(&log), (uint32_t)n, (uint32_t)o->entry,
                                     (uint32_t)o->parts, (uint32_t)(rep + 1), bad);
         cudaEventRecord(ev[1]);
         rc = cuda_ok(cudaEventSynchronize(ev[1]), "insert kernel");
-        gpm_persist_end();
+        if (rc == 0)
+            rc = cuda_ok(cudaGetLastError(), "insert kernel launch");
+        /* DDIO must be back on even when the kernel failed. */
+        if (gpm_persist_end() != 0)
+            rc = -1;
         if (rc != 0)
             break;
         cudaEventElapsedTime(&ms, ev[0], ev[1]);
-        cudaMemcpy(&b, bad, sizeof b, cudaMemcpyDeviceToHost);
+        rc = cuda_ok(cudaMemcpy(&b, bad, sizeof b, cudaMemcpyDeviceToHost), "cudaMemcpy");
+        if (rc != 0)
+            break;
         if (b || !verify(&log, (uint32_t)n, (uint32_t)per, (uint32_t)(rep + 1)))
             all_ok = 0;
         if (rep >= 0)
