@@ -182,9 +182,11 @@ static int run(const char *file, int hcl, uint32_t n, uint32_t parts, long max_t
     h->n = n;
     h->kind = hcl ? GPMLOG_HCL : GPMLOG_CONV;
     h->partitions = parts;
-    gpm_region_persist(&r, r.host, r.size);
+    if (gpm_region_persist(&r, r.host, r.size) != 0)
+        die(gpm_last_error());
     h->magic = DATA_MAGIC; /* last: a half-made file is never recovered */
-    gpm_region_persist(&r, h, sizeof *h);
+    if (gpm_region_persist(&r, h, sizeof *h) != 0)
+        die(gpm_last_error());
     cuda_check(cudaMalloc((void **)&bad, sizeof *bad), "cudaMalloc");
     cuda_check(cudaMemset(bad, 0, sizeof *bad), "cudaMemset");
 
@@ -192,15 +194,18 @@ static int run(const char *file, int hcl, uint32_t n, uint32_t parts, long max_t
         die("cannot start the watchdog thread");
     for (uint64_t t = 0; max_tx < 0 || t < (uint64_t)max_tx; t++) {
         int b = 0;
-        gpm_persist_begin();
+        if (gpm_persist_begin() != 0)
+            die(gpm_last_error());
         transaction<<<blocks, THREADS>>>(gpmlog_device(&log), data_dev, n, t, parts, bad);
         cuda_check(cudaDeviceSynchronize(), "transaction kernel");
-        gpm_persist_end();
+        if (gpm_persist_end() != 0)
+            die(gpm_last_error());
         cuda_check(cudaMemcpy(&b, bad, sizeof b, cudaMemcpyDeviceToHost), "cudaMemcpy");
         if (b)
             die("log full in a transaction: the log was sized too small");
         h->committed = t + 1; /* the commit point */
-        gpm_region_persist(&r, &h->committed, sizeof h->committed);
+        if (gpm_region_persist(&r, &h->committed, sizeof h->committed) != 0)
+            die(gpm_last_error());
         if (gpmlog_reset(&log) != 0)
             die(gpm_last_error());
     }
@@ -229,6 +234,9 @@ static int recover(const char *file)
         die("data file is not a complete crash-trial array (killed during setup?)");
     if (gpmlog_open(&log, lname, 0) != 0)
         die(gpm_last_error());
+    if (log.g.kind != h->kind)
+        die("the log's kind differs from the one the data file records: NAME.log belongs to "
+            "another trial");
     n = h->n;
     data = (uint32_t *)(h + 1);
     cuda_check(cudaMalloc((void **)&dev, sizeof counts), "cudaMalloc");
@@ -240,11 +248,13 @@ static int recover(const char *file)
         block = 128;
         grid = (log.g.n_slots + block - 1) / block;
     }
-    gpm_persist_begin();
+    if (gpm_persist_begin() != 0)
+        die(gpm_last_error());
     undo<<<grid, block>>>(gpmlog_device(&log), (uint32_t *)((data_hdr *)r.dev + 1), n,
                           h->committed, dev, dev + 1);
     cuda_check(cudaDeviceSynchronize(), "undo kernel");
-    gpm_persist_end();
+    if (gpm_persist_end() != 0)
+        die(gpm_last_error());
     cuda_check(cudaMemcpy(counts, dev, sizeof counts, cudaMemcpyDeviceToHost), "cudaMemcpy");
     for (uint32_t s = 0; s < log.g.n_slots; s++)
         if (gpmlog_tail(&log, s) != 0)
