@@ -136,15 +136,16 @@ static int run(const char *name, uint64_t size, gpmcp_mode mode, watchdog *wd, u
     pthread_t th;
 
     split(size, bytes, group);
-    progress_path(ppath, sizeof ppath, name);
-    int pfd = open(ppath, O_CREAT | O_TRUNC | O_RDWR, 0600);
-    if (pfd < 0 || pwrite(pfd, prog, sizeof prog, 0) != (ssize_t)sizeof prog)
-        die("cannot write the progress file");
-
     alloc_buffers(bytes, dev);
     gpmcp *cp = gpmcp_create(name, bytes[0] + bytes[1] + bytes[2], 2, 2);
     if (!cp)
         die_gpm("create");
+    /* Only once the checkpoint file is new and ours: an existing trial's
+     * progress is never truncated. */
+    progress_path(ppath, sizeof ppath, name);
+    int pfd = open(ppath, O_CREAT | O_TRUNC | O_RDWR, 0600);
+    if (pfd < 0 || pwrite(pfd, prog, sizeof prog, 0) != (ssize_t)sizeof prog)
+        die("cannot write the progress file");
     for (int b = 0; b < NBUF; b++)
         if (gpmcp_register(cp, dev[b], bytes[b], group[b]) != 0)
             die_gpm("register");
