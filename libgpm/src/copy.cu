@@ -16,17 +16,19 @@ __global__ void fill_kernel(void *dst, uint8_t byte, size_t n)
     gpm_persist();
 }
 
-/* Enough resident threads to fill every SM; more only adds loop overhead. */
-static int grid_for(size_t n, int block)
+/* More blocks than stay resident only add loop overhead. */
+extern "C" int gpm_copy_grid(size_t bytes, int block)
 {
     int dev = 0, sms = 1, per_sm = 1;
     cudaGetDevice(&dev);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev);
-    size_t want = (n / 16 + (size_t)block - 1) / (size_t)block;
+    size_t want = (bytes / 16 + (size_t)block - 1) / (size_t)block;
     size_t full = (size_t)sms * (size_t)(per_sm / block);
     if (want < 1)
         want = 1;
+    if (full < 1)
+        full = 1;
     return (int)(want < full ? want : full);
 }
 
@@ -44,7 +46,7 @@ extern "C" int gpm_memcpy(void *dst_pm, const void *src, size_t n)
 {
     if (n == 0)
         return 0;
-    copy_kernel<<<grid_for(n, 256), 256>>>(dst_pm, src, n);
+    copy_kernel<<<gpm_copy_grid(n, 256), 256>>>(dst_pm, src, n);
     return finish("gpm_memcpy");
 }
 
@@ -52,6 +54,6 @@ extern "C" int gpm_memset(void *dst_pm, uint8_t byte, size_t n)
 {
     if (n == 0)
         return 0;
-    fill_kernel<<<grid_for(n, 256), 256>>>(dst_pm, byte, n);
+    fill_kernel<<<gpm_copy_grid(n, 256), 256>>>(dst_pm, byte, n);
     return finish("gpm_memset");
 }

@@ -2,6 +2,7 @@
  * working copy on PM, with all SMs storing whole 128-byte lines. */
 #include <cuda_runtime.h>
 
+#include "gpm/copy.h"
 #include "gpm/cp.h"
 #include "gpm/gpm.cuh"
 
@@ -17,26 +18,12 @@ __global__ void cp_copy_kernel(uint8_t *pm, const gpmcp_xfer *x, uint32_t n,
         gpm_persist();
 }
 
-/* Enough resident blocks to fill every SM; more only adds loop overhead. */
-static int cp_grid(uint64_t total, int block)
-{
-    int dev = 0, sms = 1, per_sm = 1;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev);
-    uint64_t want = (total / 16 + (uint64_t)block - 1) / (uint64_t)block;
-    uint64_t full = (uint64_t)sms * (uint64_t)(per_sm / block);
-    if (want < 1)
-        want = 1;
-    return (int)(want < full ? want : full);
-}
-
 extern "C" int gpmcp_copy_kernel(void *pm_dev, const gpmcp_xfer *xfers, uint32_t n,
                                  uint64_t copy_shift, uint64_t total, int fenced)
 {
     const int block = 256;
-    cp_copy_kernel<<<cp_grid(total, block), block>>>((uint8_t *)pm_dev, xfers, n, copy_shift,
-                                                     fenced);
+    cp_copy_kernel<<<gpm_copy_grid(total, block), block>>>((uint8_t *)pm_dev, xfers, n,
+                                                           copy_shift, fenced);
     cudaError_t e = cudaGetLastError();
     if (e == cudaSuccess)
         e = cudaDeviceSynchronize();

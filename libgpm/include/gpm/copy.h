@@ -16,6 +16,11 @@ extern "C" {
 int gpm_memcpy(void *dst_pm, const void *src, size_t n);
 int gpm_memset(void *dst_pm, uint8_t byte, size_t n);
 
+/* Blocks of BLOCK threads for a grid-stride kernel that moves BYTES with
+ * 16-byte stores (gpm_memcpy_part): enough resident blocks to fill every SM
+ * of the current device, never more than the work needs, at least 1. */
+int gpm_copy_grid(size_t bytes, int block);
+
 #ifdef __cplusplus
 }
 #endif
