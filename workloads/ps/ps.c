@@ -72,8 +72,12 @@ static int ps_setup(struct wl_ctx *c)
                                  (unsigned long long)h->seed);
         else
             st->epoch = h->epoch;
-    } else
-        st->epoch = ps_header_valid(h) ? h->epoch : 0;
+    } else {
+        /* A new run's epoch (prepare adds one) is above every earlier one. */
+        uint32_t m = ps_max_marker((const uint32_t *)(pm_host(c) + ps_done_off(st->n)),
+                                   st->nblocks);
+        st->epoch = ps_header_valid(h) && h->epoch > m ? h->epoch : m;
+    }
 
     if (c->opt.mode == WL_CPU) {
         st->h_in = malloc(st->n * 4);
@@ -120,8 +124,9 @@ static int compute(struct wl_ctx *c, uint64_t *computed)
     if (write_header(c, st->epoch, PS_RUNNING) != 0)
         return -1;
     if (m == WL_CPU) {
-        *computed = ps_cpu_scan_blocks(c, st->h_in, st->epoch);
-        ps_cpu_block_prefix(c);
+        if (ps_cpu_scan_blocks(c, st->h_in, st->epoch, computed) != 0 ||
+            ps_cpu_block_prefix(c) != 0)
+            return -1;
         c->bytes_persisted += (double)*computed * st->block * 4 + (double)*computed * 4 +
                               (double)(nb + 1) * 4;
     } else if (wl_mode_is_cap(m)) {

@@ -37,15 +37,15 @@ int ps_gpu_zero(void *d, size_t bytes);
 /* CPU side (ps_ref.c). */
 void ps_cpu_generate(uint32_t *in, uint64_t n, uint64_t seed);
 /* The CPU counterpart: OpenMP scan of pending blocks straight into the PM
- * mapping, each block persisted with libpmem before its marker. Returns the
- * number of blocks it computed. */
-uint64_t ps_cpu_scan_blocks(struct wl_ctx *c, const uint32_t *in, uint32_t epoch);
-void ps_cpu_block_prefix(struct wl_ctx *c);
+ * mapping, each block persisted with libpmem before its marker. Sets
+ * *COMPUTED to the number of blocks it computed; -1 if a persist failed
+ * (that block keeps no marker). */
+int ps_cpu_scan_blocks(struct wl_ctx *c, const uint32_t *in, uint32_t epoch, uint64_t *computed);
+int ps_cpu_block_prefix(struct wl_ctx *c);
 /* Checks OUT/PRE (a PS layout in memory) against the reference for SEED:
- * 0 right, 1 wrong (message set). */
+ * 0 right, 1 wrong, -1 out of memory (message set). */
 int ps_check(const uint32_t *out, const uint32_t *pre, uint64_t n, uint32_t block, uint64_t seed);
-/* Reference prefix sums of blocks: fills TOTALS[b] (may be NULL) and
- * compares or writes OUT. */
+/* Reference inclusive prefix sums of block B, written to OUT[0..len). */
 void ps_ref_block(uint64_t seed, uint64_t n, uint32_t block, uint64_t b, uint32_t *out);
 
 #ifdef __cplusplus

@@ -33,7 +33,7 @@ enum { PS_EMPTY = 0, PS_RUNNING = 1, PS_COMPLETE = 2 };
 typedef struct ps_header {
     uint64_t magic;
     uint32_t version;
-    uint32_t block;     /* elements (= threads) per block */
+    uint32_t block;     /* elements per block (the GPU runs block / PS_ITEMS threads) */
     uint64_t n;
     uint64_t seed;
     uint32_t epoch;     /* the run whose markers count */
@@ -110,6 +110,17 @@ GPM_HD int ps_header_zero(const ps_header *h)
         if (p[i])
             return 0;
     return 1;
+}
+
+/* The highest epoch any marker carries. A fresh run starts above it (and
+ * above the header's), so that no marker left by an earlier run, even one
+ * whose header was torn, counts as done in the new one. */
+GPM_HD uint32_t ps_max_marker(const uint32_t *done, uint64_t nblocks)
+{
+    uint32_t m = 0;
+    for (uint64_t b = 0; b < nblocks; b++)
+        m = done[b] > m ? done[b] : m;
+    return m;
 }
 
 /* Blocks a resumed run of EPOCH still has to compute. */

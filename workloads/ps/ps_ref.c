@@ -1,6 +1,7 @@
 /* PS on the CPU: the reference that verifies every mode, and the CPU
  * counterpart (OpenMP, persisted through libpmem: the paper's Figure 1b
  * baseline), which uses the same layout and the same resume markers. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,34 +23,53 @@ void ps_ref_block(uint64_t seed, uint64_t n, uint32_t block, uint64_t b, uint32_
     }
 }
 
-uint64_t ps_cpu_scan_blocks(struct wl_ctx *c, const uint32_t *in, uint32_t epoch)
+int ps_cpu_scan_blocks(struct wl_ctx *c, const uint32_t *in, uint32_t epoch, uint64_t *computed)
 {
     struct ps_state *st = c->priv;
     uint8_t *pm = c->pm.host;
     uint32_t *out = (uint32_t *)(pm + ps_out_off());
     uint32_t *done = (uint32_t *)(pm + ps_done_off(st->n));
-    uint64_t computed = 0;
+    uint64_t k = 0;
+    int failed = 0;
+    char why[512] = "";
 
-#pragma omp parallel for schedule(dynamic, 64) reduction(+ : computed)
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : k)
     for (uint64_t b = 0; b < st->nblocks; b++) {
         uint64_t lo = b * st->block;
         uint32_t len = ps_block_len(st->n, st->block, b), s = 0;
         if (!ps_block_pending(__atomic_load_n(&done[b], __ATOMIC_ACQUIRE), epoch))
             continue;
-        for (uint32_t k = 0; k < len; k++) {
-            s += in[lo + k];
-            out[lo + k] = s;
+        for (uint32_t j = 0; j < len; j++) {
+            s += in[lo + j];
+            out[lo + j] = s;
         }
-        /* The block's sums are durable before its marker, as on the GPU. */
-        gpm_region_persist(&c->pm, &out[lo], (size_t)len * 4);
+        /* The block's sums are durable before its marker, as on the GPU; a
+         * block whose persist failed gets no marker. (The error message is
+         * per thread: it is carried out of the loop by hand.) */
+        if (gpm_region_persist(&c->pm, &out[lo], (size_t)len * 4) != 0) {
+#pragma omp critical
+            if (!failed) {
+                failed = 1;
+                snprintf(why, sizeof why, "%s", gpm_last_error());
+            }
+            continue;
+        }
         __atomic_store_n(&done[b], epoch, __ATOMIC_RELEASE);
-        gpm_region_persist(&c->pm, &done[b], 4);
-        computed++;
+        if (gpm_region_persist(&c->pm, &done[b], 4) != 0) {
+#pragma omp critical
+            if (!failed) {
+                failed = 1;
+                snprintf(why, sizeof why, "%s", gpm_last_error());
+            }
+            continue;
+        }
+        k++;
     }
-    return computed;
+    *computed = k;
+    return failed ? gpm_set_error("%s", why) : 0;
 }
 
-void ps_cpu_block_prefix(struct wl_ctx *c)
+int ps_cpu_block_prefix(struct wl_ctx *c)
 {
     struct ps_state *st = c->priv;
     uint8_t *pm = c->pm.host;
@@ -61,7 +81,7 @@ void ps_cpu_block_prefix(struct wl_ctx *c)
         run += out[b * st->block + ps_block_len(st->n, st->block, b) - 1];
     }
     pre[st->nblocks] = run;
-    gpm_region_persist(&c->pm, pre, (size_t)(st->nblocks + 1) * 4);
+    return gpm_region_persist(&c->pm, pre, (size_t)(st->nblocks + 1) * 4);
 }
 
 int ps_check(const uint32_t *out, const uint32_t *pre, uint64_t n, uint32_t block, uint64_t seed)
@@ -69,6 +89,7 @@ int ps_check(const uint32_t *out, const uint32_t *pre, uint64_t n, uint32_t bloc
     uint64_t nb = ps_nblocks(n, block), bad = UINT64_MAX;
     uint32_t *tot = malloc(nb * sizeof *tot);
     uint32_t run = 0;
+    int oom = 0;
     if (!tot) {
         gpm_set_error("ps: out of memory for verification");
         return -1;
@@ -76,6 +97,10 @@ int ps_check(const uint32_t *out, const uint32_t *pre, uint64_t n, uint32_t bloc
 #pragma omp parallel
     {
         uint32_t *ref = malloc((size_t)block * sizeof *ref);
+        if (!ref) {
+#pragma omp atomic write
+            oom = 1;
+        }
 #pragma omp for schedule(static)
         for (uint64_t b = 0; b < nb; b++) {
             uint32_t len = ps_block_len(n, block, b);
@@ -89,26 +114,25 @@ int ps_check(const uint32_t *out, const uint32_t *pre, uint64_t n, uint32_t bloc
                     bad = b;
             }
         }
-        if (!ref) {
-#pragma omp critical
-            bad = 0;
-        }
         free(ref);
     }
-    if (bad != UINT64_MAX) {
-        uint32_t *ref = malloc((size_t)block * sizeof *ref);
-        int rc = 1;
-        if (ref) {
-            ps_ref_block(seed, n, block, bad, ref);
-            rc = wl_check_u32("ps: partial sums", out + bad * block, ref,
-                              ps_block_len(n, block, bad));
-            if (rc == 0)
-                gpm_set_error("ps: partial sums of block %llu differ", (unsigned long long)bad);
-            rc = 1;
-            free(ref);
-        }
+    if (oom) {
         free(tot);
-        return rc;
+        gpm_set_error("ps: out of memory for verification");
+        return -1;
+    }
+    if (bad != UINT64_MAX) {
+        /* Name the first wrong element of the first wrong block. */
+        uint32_t *ref = malloc((size_t)block * sizeof *ref);
+        free(tot);
+        if (!ref) {
+            gpm_set_error("ps: partial sums of block %llu differ", (unsigned long long)bad);
+            return 1;
+        }
+        ps_ref_block(seed, n, block, bad, ref);
+        wl_check_u32("ps: partial sums", out + bad * block, ref, ps_block_len(n, block, bad));
+        free(ref);
+        return 1;
     }
     for (uint64_t b = 0; b <= nb; b++) {
         if (pre[b] != run) {

@@ -213,6 +213,29 @@ static void pm_file_rules(void)
     unlink(path);
 }
 
+/* A file whose header is gone (torn, or zeroed) but whose done markers are
+ * of an earlier run: a normal run must not take those blocks as done. */
+static void fresh_run_ignores_stale_markers(void)
+{
+    char *run[] = {"ps", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--reps", "1"};
+    const uint64_t n = 16 << 16, nb = ps_nblocks(n, 1024);
+    char path[4200];
+    uint32_t *done = malloc(nb * 4);
+    FILE *f;
+    CHECK(done);
+    for (uint64_t b = 0; b < nb; b++)
+        done[b] = 1 + (uint32_t)(b % 3);
+    snprintf(path, sizeof path, "%s/ps-tiny.pm", dir);
+    f = fopen(path, "w");
+    CHECK(f);
+    CHECK(ftruncate(fileno(f), (off_t)ps_file_bytes(n, 1024)) == 0);
+    CHECK(fseek(f, (long)ps_done_off(n), SEEK_SET) == 0 && fwrite(done, 4, nb, f) == nb);
+    fclose(f);
+    CHECK_EQ_INT(run_main(run, ARGC(run)), 0);
+    free(done);
+    unlink(path);
+}
+
 /* A real crash: SIGKILL from the watchdog mid-run, then --recover resumes
  * the blocks that were not done and verifies against the reference. */
 static void crash_then_recover(void)
@@ -280,6 +303,7 @@ int main(void)
     RUN(scale_sizes);
     RUN(rows_and_exit_status);
     RUN(pm_file_rules);
+    RUN(fresh_run_ignores_stale_markers);
     RUN(crash_then_recover);
     RUN(fscp_slots);
     unlink(rows);

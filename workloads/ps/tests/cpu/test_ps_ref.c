@@ -58,6 +58,8 @@ static void pending_blocks(void)
 {
     uint32_t done[6] = {5, 0, 5, 4, 5, 6};
     CHECK_EQ_INT(ps_count_pending(done, 6, 5), 3);
+    CHECK_EQ_INT(ps_max_marker(done, 6), 6);
+    CHECK_EQ_INT(ps_max_marker(done, 0), 0);
     CHECK(!ps_block_pending(5, 5) && ps_block_pending(4, 5) && ps_block_pending(0, 1));
 }
 
@@ -70,6 +72,7 @@ static void resume_computes_only_pending_blocks(void)
     struct ps_state st;
     struct wl_ctx c;
     uint32_t *in, *out, *done;
+    uint64_t k = 0;
     char name[64];
     memset(&c, 0, sizeof c);
     memset(&st, 0, sizeof st);
@@ -87,20 +90,23 @@ static void resume_computes_only_pending_blocks(void)
     done = (uint32_t *)((uint8_t *)c.pm.host + ps_done_off(n));
 
     /* Epoch 1 completes; epoch 2 dies after blocks 0..9 and 50. */
-    CHECK_EQ_INT(ps_cpu_scan_blocks(&c, in, 1), st.nblocks);
+    CHECK_EQ_INT(ps_cpu_scan_blocks(&c, in, 1, &k), 0);
+    CHECK_EQ_INT(k, st.nblocks);
     for (uint64_t b = 0; b < st.nblocks; b++)
         if (b < 10 || b == 50)
             done[b] = 2;
         else
             out[b * block] ^= 0xdead; /* half-written or stale */
     CHECK_EQ_INT(ps_count_pending(done, st.nblocks, 2), st.nblocks - 11);
-    CHECK_EQ_INT(ps_cpu_scan_blocks(&c, in, 2), st.nblocks - 11);
-    ps_cpu_block_prefix(&c);
+    CHECK_EQ_INT(ps_cpu_scan_blocks(&c, in, 2, &k), 0);
+    CHECK_EQ_INT(k, st.nblocks - 11);
+    CHECK_EQ_INT(ps_cpu_block_prefix(&c), 0);
     CHECK_EQ_INT(ps_check(out, (uint32_t *)((uint8_t *)c.pm.host + ps_pre_off(n, block)), n,
                           block, 5), 0);
     /* The markers are trusted: a done block is not recomputed. */
     out[3] ^= 1;
-    CHECK_EQ_INT(ps_cpu_scan_blocks(&c, in, 2), 0);
+    CHECK_EQ_INT(ps_cpu_scan_blocks(&c, in, 2, &k), 0);
+    CHECK_EQ_INT(k, 0);
     CHECK_EQ_INT(ps_check(out, (uint32_t *)((uint8_t *)c.pm.host + ps_pre_off(n, block)), n,
                           block, 5), 1);
     CHECK_MSG(gpm_last_error(), "element 3");
