@@ -156,7 +156,9 @@ int gpm_map(gpm_region *r, const char *path, size_t size, int flags)
                                 &mapped, &is_pmem);
         if (!r->host) {
             int err = errno;
-            unlink(r->path);
+            /* EEXIST: someone else's file appeared meanwhile; leave it. */
+            if (err != EEXIST)
+                unlink(r->path);
             return gpm_set_error("%s: cannot create %zu bytes (%s): free space or set "
                                  "GPM_PM_DIR", r->path, size, strerror(err));
         }
