@@ -34,7 +34,7 @@ static int blk_layout(struct wl_ctx *c)
 static int save(struct wl_ctx *c)
 {
     struct blk_state *st = S(c);
-    if (blk_gpu_copy(st->d_meta, &st->meta, sizeof st->meta, 1) != 0 || wl_cp_checkpoint(c) != 0)
+    if (wl_dev_copy(st->d_meta, &st->meta, sizeof st->meta, 1) != 0 || wl_cp_checkpoint(c) != 0)
         return -1;
     st->checkpoints++;
     return 0;
@@ -54,7 +54,7 @@ static int zero_state(struct wl_ctx *c)
 {
     struct blk_state *st = S(c);
     reset_meta(c);
-    return blk_gpu_zero(st->d_call, acc_bytes(st)) || blk_gpu_zero(st->d_put, acc_bytes(st)) ? -1
+    return wl_dev_zero(st->d_call, acc_bytes(st)) || wl_dev_zero(st->d_put, acc_bytes(st)) ? -1
                                                                                               : 0;
 }
 
@@ -67,11 +67,11 @@ static int blk_setup(struct wl_ctx *c)
     st->n = (uint64_t)c->p[0];
     st->iters = (uint64_t)c->p[1];
     st->every = (uint64_t)c->p[2];
-    if (blk_gpu_alloc((void **)&st->d_s, acc_bytes(st)) || blk_gpu_alloc((void **)&st->d_x, acc_bytes(st)) ||
-        blk_gpu_alloc((void **)&st->d_t, acc_bytes(st)) ||
-        blk_gpu_alloc((void **)&st->d_call, acc_bytes(st)) ||
-        blk_gpu_alloc((void **)&st->d_put, acc_bytes(st)) ||
-        blk_gpu_alloc((void **)&st->d_meta, sizeof(blk_meta)) ||
+    if (wl_dev_alloc((void **)&st->d_s, acc_bytes(st)) || wl_dev_alloc((void **)&st->d_x, acc_bytes(st)) ||
+        wl_dev_alloc((void **)&st->d_t, acc_bytes(st)) ||
+        wl_dev_alloc((void **)&st->d_call, acc_bytes(st)) ||
+        wl_dev_alloc((void **)&st->d_put, acc_bytes(st)) ||
+        wl_dev_alloc((void **)&st->d_meta, sizeof(blk_meta)) ||
         blk_gpu_generate(st->d_s, st->d_x, st->d_t, st->n, c->opt.seed))
         return -1;
     if (wl_cp_open(c, 2 * acc_bytes(st) + sizeof(blk_meta), 3) != 0 ||
@@ -123,7 +123,7 @@ static int restore(struct wl_ctx *c)
     int rc = wl_cp_restore(c);
     if (rc != 0)
         return rc;
-    if (blk_gpu_copy(&m, st->d_meta, sizeof m, 0) != 0)
+    if (wl_dev_copy(&m, st->d_meta, sizeof m, 0) != 0)
         return -1;
     if (!blk_meta_matches(&m, st->n, c->opt.seed, st->iters))
         return gpm_set_error("%s: checkpoint of another run (options=%llu seed=%llu iters=%llu): "
@@ -176,8 +176,8 @@ static int blk_verify(struct wl_ctx *c)
         goto out;
     }
     rc = -1;
-    if (blk_gpu_copy(call, st->d_call, acc_bytes(st), 0) != 0 ||
-        blk_gpu_copy(put, st->d_put, acc_bytes(st), 0) != 0)
+    if (wl_dev_copy(call, st->d_call, acc_bytes(st), 0) != 0 ||
+        wl_dev_copy(put, st->d_put, acc_bytes(st), 0) != 0)
         goto out;
     rc = blk_check(call, put, st->n, c->opt.seed, st->iters);
 out:
@@ -191,12 +191,12 @@ static void blk_teardown(struct wl_ctx *c)
     struct blk_state *st = S(c);
     if (!st)
         return;
-    blk_gpu_free(st->d_s);
-    blk_gpu_free(st->d_x);
-    blk_gpu_free(st->d_t);
-    blk_gpu_free(st->d_call);
-    blk_gpu_free(st->d_put);
-    blk_gpu_free(st->d_meta);
+    wl_dev_free(st->d_s);
+    wl_dev_free(st->d_x);
+    wl_dev_free(st->d_t);
+    wl_dev_free(st->d_call);
+    wl_dev_free(st->d_put);
+    wl_dev_free(st->d_meta);
     free(st);
     c->priv = NULL;
 }

@@ -28,10 +28,6 @@ struct blk_state {
 int blk_gpu_generate(float *s, float *x, float *t, uint64_t n, uint64_t seed);
 int blk_gpu_price(const float *s, const float *x, const float *t, float *call, float *put,
                   uint64_t n, uint64_t iter);
-int blk_gpu_alloc(void **p, size_t bytes);
-void blk_gpu_free(void *p);
-int blk_gpu_copy(void *dst, const void *src, size_t bytes, int to_device);
-int blk_gpu_zero(void *d, size_t bytes);
 
 /* One Black-Scholes call and put price in double precision. */
 void blk_ref_price(double S, double X, double T, double r, double v, double *call, double *put);

@@ -4,13 +4,6 @@
 #include "blk.h"
 #include "gpm/gpm.cuh"
 
-static int cuda_ok(cudaError_t e, const char *what)
-{
-    if (e != cudaSuccess)
-        return gpm_set_error("blk: %s failed (%s)", what, cudaGetErrorString(e));
-    return 0;
-}
-
 __global__ void blk_generate_kernel(float *s, float *x, float *t, uint64_t n, uint64_t seed)
 {
     for (uint64_t i = gpm_grid_rank(); i < n; i += gpm_grid_threads()) {
@@ -37,40 +30,12 @@ __global__ void blk_price_kernel(const float *s, const float *x, const float *t,
 extern "C" int blk_gpu_generate(float *s, float *x, float *t, uint64_t n, uint64_t seed)
 {
     blk_generate_kernel<<<1024, 256>>>(s, x, t, n, seed);
-    return cuda_ok(cudaDeviceSynchronize(), "input generation");
+    return wl_dev_sync("input generation");
 }
 
 extern "C" int blk_gpu_price(const float *s, const float *x, const float *t, float *call,
                              float *put, uint64_t n, uint64_t iter)
 {
     blk_price_kernel<<<2048, 256>>>(s, x, t, call, put, n, (float)iter * BLK_DT);
-    return cuda_ok(cudaDeviceSynchronize(), "pricing kernel");
-}
-
-extern "C" int blk_gpu_alloc(void **p, size_t bytes)
-{
-    if (cudaMalloc(p, bytes) != cudaSuccess) {
-        *p = NULL;
-        return gpm_set_error("blk: cannot allocate %zu bytes of device memory: use a smaller "
-                             "--scale or --options", bytes);
-    }
-    return 0;
-}
-
-extern "C" void blk_gpu_free(void *p)
-{
-    if (p)
-        cudaFree(p);
-}
-
-extern "C" int blk_gpu_copy(void *dst, const void *src, size_t bytes, int to_device)
-{
-    return cuda_ok(cudaMemcpy(dst, src, bytes,
-                              to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost),
-                   "copy");
-}
-
-extern "C" int blk_gpu_zero(void *d, size_t bytes)
-{
-    return cuda_ok(cudaMemset(d, 0, bytes), "cudaMemset");
+    return wl_dev_sync("pricing kernel");
 }

@@ -175,6 +175,15 @@ void wl_cp_close(struct wl_ctx *c);
 /* Checkpoint file size for BYTES in NBUF buffers (what wl_cp_open maps). */
 size_t wl_cp_file_bytes(enum wl_mode m, size_t bytes, int nbuf);
 
+/* ---- device memory, for the workloads' host code (dev.c) ---- */
+int wl_dev_alloc(void **p, size_t bytes); /* *p = NULL on failure */
+void wl_dev_free(void *p);                /* NULL is fine */
+int wl_dev_zero(void *d, size_t bytes);
+int wl_dev_copy(void *dst, const void *src, size_t bytes, int to_device);
+/* After kernel launches: waits for them and reports a launch or execution
+ * error as "WHAT failed (why)". */
+int wl_dev_sync(const char *what);
+
 /* ---- helpers ---- */
 double wl_now(void); /* CLOCK_MONOTONIC seconds */
 /* Verification: the first mismatch is reported in the error message. */

@@ -87,15 +87,15 @@ static int ps_setup(struct wl_ctx *c)
         ps_cpu_generate(st->h_in, st->n, c->opt.seed);
         return 0;
     }
-    if (ps_gpu_alloc((void **)&st->d_in, st->n * 4) != 0 ||
+    if (wl_dev_alloc((void **)&st->d_in, st->n * 4) != 0 ||
         ps_gpu_generate(st->d_in, st->n, c->opt.seed) != 0 ||
-        ps_gpu_alloc((void **)&st->d_computed, sizeof *st->d_computed) != 0)
+        wl_dev_alloc((void **)&st->d_computed, sizeof *st->d_computed) != 0)
         return -1;
     if (wl_mode_is_cap(c->opt.mode)) {
-        if (ps_gpu_alloc((void **)&st->d_out, st->n * 4) != 0 ||
-            ps_gpu_alloc((void **)&st->d_done, st->nblocks * 4) != 0 ||
-            ps_gpu_alloc((void **)&st->d_pre, (st->nblocks + 1) * 4) != 0 ||
-            ps_gpu_zero(st->d_done, st->nblocks * 4) != 0)
+        if (wl_dev_alloc((void **)&st->d_out, st->n * 4) != 0 ||
+            wl_dev_alloc((void **)&st->d_done, st->nblocks * 4) != 0 ||
+            wl_dev_alloc((void **)&st->d_pre, (st->nblocks + 1) * 4) != 0 ||
+            wl_dev_zero(st->d_done, st->nblocks * 4) != 0)
             return -1;
     }
     return 0;
@@ -131,11 +131,11 @@ static int compute(struct wl_ctx *c, uint64_t *computed)
                               (double)(nb + 1) * 4;
     } else if (wl_mode_is_cap(m)) {
         /* CAP: kernels in device memory, then the whole result to PM. */
-        if (ps_gpu_zero(st->d_computed, sizeof k) != 0 ||
+        if (wl_dev_zero(st->d_computed, sizeof k) != 0 ||
             ps_gpu_scan_blocks(st->d_in, st->d_out, st->d_done, n, st->block, st->epoch, 0,
                                st->d_computed) != 0 ||
             ps_gpu_block_prefix(st->d_out, st->d_pre, n, st->block, 0) != 0 ||
-            ps_gpu_read_u64(&k, st->d_computed) != 0)
+            wl_dev_copy(&k, st->d_computed, sizeof k, 0) != 0)
             return -1;
         *computed = k;
         if (wl_cap_persist(c, out_off, st->d_out, n * 4) != 0 ||
@@ -144,7 +144,7 @@ static int compute(struct wl_ctx *c, uint64_t *computed)
             return -1;
     } else {
         int fences = wl_mode_fences(m);
-        if (ps_gpu_zero(st->d_computed, sizeof k) != 0 || wl_persist_begin(c) != 0)
+        if (wl_dev_zero(st->d_computed, sizeof k) != 0 || wl_persist_begin(c) != 0)
             return -1;
         if (ps_gpu_scan_blocks(st->d_in, (uint32_t *)(dev + out_off),
                                (uint32_t *)(dev + done_off), n, st->block, st->epoch, fences,
@@ -154,7 +154,7 @@ static int compute(struct wl_ctx *c, uint64_t *computed)
             wl_persist_end(c);
             return -1;
         }
-        if (wl_persist_end(c) != 0 || ps_gpu_read_u64(&k, st->d_computed) != 0)
+        if (wl_persist_end(c) != 0 || wl_dev_copy(&k, st->d_computed, sizeof k, 0) != 0)
             return -1;
         *computed = k;
         if (m == WL_GPM_NDP) {
@@ -238,13 +238,11 @@ static void ps_teardown(struct wl_ctx *c)
     struct ps_state *st = S(c);
     if (!st)
         return;
-    if (c->opt.mode != WL_CPU) {
-        ps_gpu_free(st->d_in);
-        ps_gpu_free(st->d_out);
-        ps_gpu_free(st->d_done);
-        ps_gpu_free(st->d_pre);
-        ps_gpu_free(st->d_computed);
-    }
+    wl_dev_free(st->d_in); /* all NULL in cpu mode */
+    wl_dev_free(st->d_out);
+    wl_dev_free(st->d_done);
+    wl_dev_free(st->d_pre);
+    wl_dev_free(st->d_computed);
     free(st->h_in);
     free(st);
     c->priv = NULL;

@@ -29,10 +29,6 @@ int ps_gpu_scan_blocks(const uint32_t *in, uint32_t *out, uint32_t *done, uint64
                        uint32_t block, uint32_t epoch, int fences, unsigned long long *computed);
 int ps_gpu_block_prefix(const uint32_t *out, uint32_t *pre, uint64_t n, uint32_t block,
                         int fences);
-int ps_gpu_alloc(void **p, size_t bytes);
-void ps_gpu_free(void *p);
-int ps_gpu_read_u64(unsigned long long *dst, const unsigned long long *d_src);
-int ps_gpu_zero(void *d, size_t bytes);
 
 /* CPU side (ps_ref.c). */
 void ps_cpu_generate(uint32_t *in, uint64_t n, uint64_t seed);

@@ -7,13 +7,6 @@
 
 #define FULL_MASK 0xffffffffu
 
-static int cuda_ok(cudaError_t e, const char *what)
-{
-    if (e != cudaSuccess)
-        return gpm_set_error("ps: %s failed (%s)", what, cudaGetErrorString(e));
-    return 0;
-}
-
 __global__ void ps_generate_kernel(uint32_t *in, uint64_t n, uint64_t seed)
 {
     for (uint64_t i = gpm_grid_rank(); i < n; i += gpm_grid_threads())
@@ -144,7 +137,7 @@ __global__ void ps_prefix_kernel(const uint32_t *out, uint32_t *pre, uint64_t n,
 extern "C" int ps_gpu_generate(uint32_t *d_in, uint64_t n, uint64_t seed)
 {
     ps_generate_kernel<<<1024, 256>>>(d_in, n, seed);
-    return cuda_ok(cudaDeviceSynchronize(), "input generation");
+    return wl_dev_sync("input generation");
 }
 
 extern "C" int ps_gpu_scan_blocks(const uint32_t *in, uint32_t *out, uint32_t *done, uint64_t n,
@@ -156,38 +149,12 @@ extern "C" int ps_gpu_scan_blocks(const uint32_t *in, uint32_t *out, uint32_t *d
         return gpm_set_error("ps: %llu blocks exceed the grid: pass a larger --block",
                              (unsigned long long)nb);
     ps_scan_kernel<<<(unsigned)nb, block / PS_ITEMS>>>(in, out, done, n, epoch, fences, computed);
-    return cuda_ok(cudaDeviceSynchronize(), "block scan kernel");
+    return wl_dev_sync("block scan kernel");
 }
 
 extern "C" int ps_gpu_block_prefix(const uint32_t *out, uint32_t *pre, uint64_t n,
                                    uint32_t block, int fences)
 {
     ps_prefix_kernel<<<1, 1024>>>(out, pre, n, block, fences);
-    return cuda_ok(cudaDeviceSynchronize(), "block prefix kernel");
-}
-
-extern "C" int ps_gpu_alloc(void **p, size_t bytes)
-{
-    if (cudaMalloc(p, bytes) != cudaSuccess) {
-        *p = NULL;
-        return gpm_set_error("ps: cannot allocate %zu bytes of device memory: use a smaller "
-                             "--scale or --n", bytes);
-    }
-    return 0;
-}
-
-extern "C" void ps_gpu_free(void *p)
-{
-    if (p)
-        cudaFree(p);
-}
-
-extern "C" int ps_gpu_read_u64(unsigned long long *dst, const unsigned long long *d_src)
-{
-    return cuda_ok(cudaMemcpy(dst, d_src, sizeof *dst, cudaMemcpyDeviceToHost), "copy");
-}
-
-extern "C" int ps_gpu_zero(void *d, size_t bytes)
-{
-    return cuda_ok(cudaMemset(d, 0, bytes), "cudaMemset");
+    return wl_dev_sync("block prefix kernel");
 }

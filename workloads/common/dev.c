@@ -1,0 +1,53 @@
+/* Device memory and kernel completion for the workloads' host code: every
+ * CUDA failure becomes a one-line message (the harness prefixes the
+ * workload's name). */
+#include <cuda_runtime_api.h>
+
+#include "wl.h"
+
+int wl_dev_alloc(void **p, size_t bytes)
+{
+    cudaError_t e = cudaMalloc(p, bytes);
+    if (e != cudaSuccess) {
+        *p = NULL;
+        return gpm_set_error("cannot allocate %zu bytes of device memory (%s): use a smaller "
+                             "--scale or size flags", bytes, cudaGetErrorString(e));
+    }
+    return 0;
+}
+
+void wl_dev_free(void *p)
+{
+    if (p)
+        cudaFree(p);
+}
+
+int wl_dev_zero(void *d, size_t bytes)
+{
+    cudaError_t e = cudaMemset(d, 0, bytes);
+    if (e != cudaSuccess)
+        return gpm_set_error("cudaMemset of %zu bytes failed (%s)", bytes, cudaGetErrorString(e));
+    return 0;
+}
+
+int wl_dev_copy(void *dst, const void *src, size_t bytes, int to_device)
+{
+    cudaError_t e = cudaMemcpy(dst, src, bytes,
+                               to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess)
+        return gpm_set_error("copy of %zu bytes %s the GPU failed (%s)", bytes,
+                             to_device ? "to" : "from", cudaGetErrorString(e));
+    return 0;
+}
+
+int wl_dev_sync(const char *what)
+{
+    /* A launch refused for its configuration or resources is reported by
+     * cudaGetLastError, not by the synchronisation. */
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess)
+        e = cudaDeviceSynchronize();
+    if (e != cudaSuccess)
+        return gpm_set_error("%s failed (%s)", what, cudaGetErrorString(e));
+    return 0;
+}
