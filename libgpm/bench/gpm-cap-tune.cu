@@ -121,11 +121,6 @@ static void emit(const options *o, const gpm_platform *plat, const char *op, con
                  int threads, const char *params, const series *s)
 {
     gpm_result res;
-    double mn = s->t[0], mx = s->t[0];
-    for (int i = 1; i < s->n; i++) {
-        mn = s->t[i] < mn ? s->t[i] : mn;
-        mx = s->t[i] > mx ? s->t[i] : mx;
-    }
     memset(&res, 0, sizeof res);
     res.workload = "cap-tune";
     res.op = op;
@@ -133,17 +128,14 @@ static void emit(const options *o, const gpm_platform *plat, const char *op, con
     res.scale = "custom";
     res.size_bytes = o->size;
     res.threads = threads;
-    res.reps = s->n;
-    res.median_s = gpm_median(s->t, s->n);
-    res.min_s = mn;
-    res.max_s = mx;
+    gpm_result_set_times(&res, s->t, s->n);
     res.bytes_persisted = (double)o->size;
     res.verified = s->ok ? "ok" : "fail";
     res.params = params;
     if (!s->ok)
         g_any_fail = 1;
     printf("%-16s %-10s threads=%-3d %-14s median %10.6f s %7.2f GB/s (min %.6f max %.6f) %s\n",
-           op, mode, threads, params, res.median_s, o->size / res.median_s / 1e9, mn, mx,
+           op, mode, threads, params, res.median_s, o->size / res.median_s / 1e9, res.min_s, res.max_s,
            res.verified);
     fflush(stdout);
     if (o->out && gpm_result_append(o->out, plat, &res) != 0)

@@ -178,15 +178,7 @@ static int run_point(const options *o, const gpm_platform *plat, int hcl, int n)
     res.scale = o->scale;
     res.size_bytes = (size_t)n * per;
     res.threads = n;
-    res.reps = o->reps;
-    res.median_s = gpm_median(t, o->reps);
-    res.min_s = res.max_s = t[0];
-    for (int i = 1; i < o->reps; i++) {
-        if (t[i] < res.min_s)
-            res.min_s = t[i];
-        if (t[i] > res.max_s)
-            res.max_s = t[i];
-    }
+    gpm_result_set_times(&res, t, o->reps);
     res.bytes_persisted = (double)n * per;
     res.verified = all_ok ? "ok" : "fail";
     res.params = params;

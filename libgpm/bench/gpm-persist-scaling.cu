@@ -176,8 +176,6 @@ static int emit(const options *o, const gpm_platform *plat, const char *op, cons
                 int threads, const point *p, const char *params)
 {
     gpm_result res;
-    double v[64];
-    memcpy(v, p->t, sizeof(double) * (size_t)p->n);
     memset(&res, 0, sizeof res);
     res.workload = "persist-scaling";
     res.op = op;
@@ -185,15 +183,7 @@ static int emit(const options *o, const gpm_platform *plat, const char *op, cons
     res.scale = o->scale;
     res.size_bytes = o->size;
     res.threads = threads;
-    res.reps = p->n;
-    res.median_s = gpm_median(v, p->n);
-    res.min_s = res.max_s = p->t[0];
-    for (int i = 1; i < p->n; i++) {
-        if (p->t[i] < res.min_s)
-            res.min_s = p->t[i];
-        if (p->t[i] > res.max_s)
-            res.max_s = p->t[i];
-    }
+    gpm_result_set_times(&res, p->t, p->n);
     res.bytes_persisted = (double)o->size;
     res.verified = p->ok ? "ok" : "fail";
     res.params = params;

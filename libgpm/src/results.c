@@ -32,6 +32,19 @@ double gpm_median(const double *v, int n)
     return m;
 }
 
+void gpm_result_set_times(gpm_result *res, const double *t, int n)
+{
+    res->reps = n > 0 ? n : 0;
+    res->median_s = gpm_median(t, n);
+    res->min_s = res->max_s = n > 0 ? t[0] : 0.0;
+    for (int i = 1; i < n; i++) {
+        if (t[i] < res->min_s)
+            res->min_s = t[i];
+        if (t[i] > res->max_s)
+            res->max_s = t[i];
+    }
+}
+
 void gpm_result_tsv_header(FILE *out)
 {
     gpm_platform_tsv_header(out);

@@ -30,6 +30,10 @@ typedef struct gpm_result {
 /* Median of N values (sorts a copy). */
 double gpm_median(const double *v, int n);
 
+/* Sets RES's reps, median_s, min_s and max_s from the N timed repetitions
+ * T (all zero when N < 1). */
+void gpm_result_set_times(gpm_result *res, const double *t, int n);
+
 /* Appends one row to PATH, writing the header first if the file is new or
  * empty. Throughput is bytes_persisted / median_s in GB/s (1e9). */
 int gpm_result_append(const char *path, const gpm_platform *p, const gpm_result *res);

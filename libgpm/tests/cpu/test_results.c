@@ -21,6 +21,20 @@ static void median_of_odd_even_and_unsorted(void)
     CHECK(odd[0] == 5 && odd[1] == 1); /* the input is left as it was */
 }
 
+static void times_give_reps_median_min_max(void)
+{
+    double t[] = {0.4, 0.1, 0.3, 0.2, 0.5};
+    gpm_result r;
+    memset(&r, 0, sizeof r);
+    gpm_result_set_times(&r, t, 5);
+    CHECK(r.reps == 5);
+    CHECK(r.median_s == 0.3);
+    CHECK(r.min_s == 0.1);
+    CHECK(r.max_s == 0.5);
+    gpm_result_set_times(&r, t, 0);
+    CHECK(r.reps == 0 && r.median_s == 0 && r.min_s == 0 && r.max_s == 0);
+}
+
 static int count_char(const char *s, char c)
 {
     int n = 0;
@@ -177,6 +191,7 @@ static void unwritable_path_is_named(void)
 int main(void)
 {
     RUN(median_of_odd_even_and_unsorted);
+    RUN(times_give_reps_median_min_max);
     RUN(header_once_and_values_round_trip);
     RUN(empty_existing_file_gets_a_header);
     RUN(missing_values_leave_empty_fields);
