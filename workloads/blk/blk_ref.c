@@ -21,7 +21,8 @@ void blk_ref_option(uint64_t seed, uint64_t i, uint64_t iters, double *call, dou
     double c = 0, p = 0;
     for (uint64_t it = 0; it < iters; it++) {
         double ci, pi;
-        /* The GPU adds the offset in float: so does the reference. */
+        /* The GPU computes the week offset in float: so does the reference
+         * (it then adds it in double; the tolerance covers that rounding). */
         blk_ref_price(S, X, T0 + (double)((float)it * BLK_DT), BLK_RATE, BLK_VOLATILITY, &ci,
                       &pi);
         c += ci;

@@ -102,9 +102,16 @@ int wl_cp_open(struct wl_ctx *c, size_t bytes, int nbuf)
 int wl_cp_register(struct wl_ctx *c, void *dev, size_t size)
 {
     struct wl_cp *k = c->cp;
+    size_t used = 0;
+    for (int i = 0; i < k->nbuf; i++)
+        used += k->size[i];
     if (k->nbuf >= k->maxbuf)
         return gpm_set_error("%s: more than the %d buffers the checkpoint was opened for",
                              c->pm_name, k->maxbuf);
+    if (size > k->bytes - used)
+        return gpm_set_error("%s: registering %zu more bytes exceeds the %zu the checkpoint was "
+                             "opened for: pass the total to wl_cp_open", c->pm_name, size,
+                             k->bytes);
     if (k->g && gpmcp_register(k->g, dev, size, 0) != 0)
         return -1;
     k->dev[k->nbuf] = dev;
