@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cuda_runtime_api.h>
 
@@ -72,17 +73,25 @@ static int create_log(gpmlog *log, const char *path, uint32_t kind, size_t size,
                              full);
     if (gpm_map(&log->region, full, (size_t)h.file_size, GPM_CREATE | (flags & GPM_HOST_ONLY)) != 0)
         return -1;
+    if (!log->region.created) {
+        /* It appeared between the check and the map: not ours to write. */
+        gpm_unmap(&log->region);
+        return gpm_set_error("%s: already exists: remove it to create a new log, or open it",
+                             full);
+    }
     /* A new file is zeros: every tail is already 0. The header goes last
      * and is persisted, so a crash during create leaves no valid log. */
     memcpy(log->region.host, &h, sizeof h);
     if (gpm_region_persist(&log->region, log->region.host, sizeof h) != 0) {
         gpm_unmap(&log->region);
+        unlink(full);
         return -1;
     }
     log->hdr = h;
     log->g = gpmlog_geom_of(&h);
     if (!(flags & GPM_HOST_ONLY) && attach_device(log) != 0) {
         gpmlog_close(log);
+        unlink(full); /* made by this call, holds nothing yet */
         return -1;
     }
     return 0;
