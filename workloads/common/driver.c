@@ -50,11 +50,6 @@ static void write_row(struct wl_ctx *c, const char *op, int reps, const double *
     gpm_platform plat;
     gpm_result res;
     char params[1024], sizes[512];
-    double mn = t[0], mx = t[0];
-    for (int i = 1; i < reps; i++) {
-        if (t[i] < mn) mn = t[i];
-        if (t[i] > mx) mx = t[i];
-    }
     wl_params_string(c, sizes, sizeof sizes);
     snprintf(params, sizeof params, "%s,seed=%llu,cpu_threads=%s%s%s", sizes, c->opt.seed,
              c->threads_how, c->note[0] ? "," : "", c->note);
@@ -65,10 +60,7 @@ static void write_row(struct wl_ctx *c, const char *op, int reps, const double *
     res.scale = c->opt.custom ? "custom" : wl_scale_name(c->opt.scale);
     res.size_bytes = c->data_bytes;
     res.threads = c->threads;
-    res.reps = reps;
-    res.median_s = gpm_median(t, reps);
-    res.min_s = mn;
-    res.max_s = mx;
+    gpm_result_set_times(&res, t, reps);
     res.bytes_persisted = c->bytes_persisted;
     res.verified = verified ? "ok" : "fail";
     res.params = params;
