@@ -254,9 +254,11 @@ static int run_cap(const options *o, const gpm_platform *plat, const gpm_region 
         if (rc != 0)
             break;
         char params[256];
-        snprintf(params, sizeof params, "copy_median_s=%.6g,flush_median_s=%.6g,backend=%s",
+        /* The flusher gives small ranges fewer threads: say how many worked. */
+        snprintf(params, sizeof params,
+                 "copy_median_s=%.6g,flush_median_s=%.6g,flush_threads_used=%d,backend=%s",
                  gpm_median(p.extra[0], p.n), gpm_median(p.extra[1], p.n),
-                 gpm_backend_name(r->backend));
+                 gpm_flush_threads_for(o->size, threads), gpm_backend_name(r->backend));
         rc = emit(o, plat, "cap-mm", "cap-mm", threads, &p, params);
     }
     cudaFree(dev);
