@@ -338,8 +338,9 @@ static void usage(FILE *out)
             "  --size BYTES        bytes to write and persist (K/M/G suffixes; default 1G)\n"
             "  --file NAME         PM file (relative names under GPM_PM_DIR; default "
             "persist-scaling.pm)\n"
-            "  --keep              leave the PM file in place at exit\n"
-            "  --overwrite         reuse an existing PM file of that size (its data is lost)\n"
+            "  --keep              leave the PM file this run created in place at exit\n"
+            "  --overwrite         reuse an existing PM file of that size (its data is lost;\n"
+            "                      the file itself is kept)\n"
             "  --cpu-threads LIST  CAP-mm flush threads (default 1,2,4,8,16,32)\n"
             "  --gpu-threads LIST  GPM threads, multiples of 32 (default 32,64,...,1048576)\n"
             "  --variants LIST     of cap-mm,gpm,gpm-nopersist (default all)\n"
@@ -529,7 +530,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "gpm-persist-scaling: %s\n", gpm_last_error());
 
     gpm_unmap(&r);
-    if (!o.keep && unlink(r.path) != 0)
+    /* Only a file this run made is removed: --overwrite reuses, not deletes. */
+    if (r.created && !o.keep && unlink(r.path) != 0)
         fprintf(stderr, "gpm-persist-scaling: %s: cannot remove (%s)\n", r.path,
                 strerror(errno));
     if (rc != 0)
