@@ -13,25 +13,18 @@
 # CRASH_MODE (default gpm).
 set -u
 name=crash
-: "${GPM_BIN:?$name: set GPM_BIN to the programs folder (make $name sets it)}"
+. "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")/.." && pwd)
-RESULTS_DIR=${RESULTS_DIR:-results/local}
-SCALE=${SCALE:-small}
 TRIALS=${TRIALS:-50}
 limit=${TRIAL_TIMEOUT:-900}
 mode=${CRASH_MODE:-gpm}
 trials_out=$RESULTS_DIR/crash-trials.tsv
-mkdir -p "$RESULTS_DIR"
 logs=$(mktemp -d "${TMPDIR:-/tmp}/gpm-crash.XXXXXX") || exit 1
 trap 'rm -rf "$logs"' EXIT
 bad=0
 
-for w in $(echo "${WORKLOADS:-ps,blk}" | tr 'A-Z,' 'a-z '); do
-    if [ ! -x "$GPM_BIN/$w" ]; then
-        echo "$name: FAILED: no workload program $GPM_BIN/$w (check WORKLOADS=${WORKLOADS:-})" >&2
-        bad=1
-        continue
-    fi
+for w in $(workloads); do
+    have_program "$w" || { bad=1; continue; }
     skip=0
     [ -f "$trials_out" ] && skip=$(wc -l <"$trials_out")
     recovered=0 unrecovered=0 finished=0

@@ -7,31 +7,11 @@
 # the script then exits 1.
 set -u
 name=figure_9
-modes="cap-fs cap-mm gpm"
-: "${GPM_BIN:?$name: set GPM_BIN to the programs folder (make $name sets it)}"
-RESULTS_DIR=${RESULTS_DIR:-results/local}
-out=$RESULTS_DIR/$name.tsv
-mkdir -p "$RESULTS_DIR"
-failed=""
-for w in $(echo "${WORKLOADS:-ps,blk}" | tr 'A-Z,' 'a-z '); do
-    if [ ! -x "$GPM_BIN/$w" ]; then
-        echo "$name: FAILED: no workload program $GPM_BIN/$w (check WORKLOADS=${WORKLOADS:-})" >&2
-        failed="$failed $w"
-        continue
-    fi
-    for m in $modes; do
-        echo "$name: $w --mode $m --scale ${SCALE:-small}"
-        "$GPM_BIN/$w" --mode "$m" --scale "${SCALE:-small}" --reps "${REPS:-5}" \
-            --cpu-threads best ${GPM_PM_DIR:+--pm-dir "$GPM_PM_DIR"} --out "$out"
-        rc=$?
-        if [ "$rc" -ne 0 ]; then
-            echo "$name: FAILED: $w --mode $m exited with status $rc (unverified or error; its row, if any, says verified=fail)" >&2
-            failed="$failed $w/$m"
-        fi
+. "$(dirname "$0")/lib.sh"
+for w in $(workloads); do
+    have_program "$w" || continue
+    for m in cap-fs cap-mm gpm; do
+        run_mode "$w" "$m" "${REPS:-5}" "$RESULTS_DIR/$name.tsv" --cpu-threads best
     done
 done
-if [ -n "$failed" ]; then
-    echo "$name: FAILED runs:$failed" >&2
-    exit 1
-fi
-echo "$name: all runs verified; rows in $out"
+finish "all runs verified; rows in $RESULTS_DIR/$name.tsv"

@@ -7,11 +7,8 @@
 # Environment: GPM_BIN, RESULTS_DIR, SCALE, WORKLOADS, REPS, GPM_PM_DIR.
 set -u
 name=table_4
-: "${GPM_BIN:?$name: set GPM_BIN to the programs folder (make $name sets it)}"
-RESULTS_DIR=${RESULTS_DIR:-results/local}
-SCALE=${SCALE:-small}
+. "$(dirname "$0")/lib.sh"
 out=$RESULTS_DIR/$name.tsv
-mkdir -p "$RESULTS_DIR"
 
 # have_row FILE WORKLOAD MODE: a verified run row of this scale is in FILE.
 have_row() {
@@ -24,30 +21,14 @@ have_row() {
         END { exit !found }' "$1"
 }
 
-failed=""
-for w in $(echo "${WORKLOADS:-ps,blk}" | tr 'A-Z,' 'a-z '); do
-    if [ ! -x "$GPM_BIN/$w" ]; then
-        echo "$name: FAILED: no workload program $GPM_BIN/$w (check WORKLOADS=${WORKLOADS:-})" >&2
-        failed="$failed $w"
-        continue
-    fi
+for w in $(workloads); do
+    have_program "$w" || continue
     for m in gpm cap-mm cap-fs; do
         if have_row "$RESULTS_DIR/figure_9.tsv" "$w" "$m"; then
             echo "$name: $w --mode $m: reusing the verified row of figure_9.tsv (scale $SCALE)"
             continue
         fi
-        echo "$name: $w --mode $m --scale $SCALE"
-        "$GPM_BIN/$w" --mode "$m" --scale "$SCALE" --reps "${REPS:-1}" \
-            --cpu-threads best ${GPM_PM_DIR:+--pm-dir "$GPM_PM_DIR"} --out "$out"
-        rc=$?
-        if [ "$rc" -ne 0 ]; then
-            echo "$name: FAILED: $w --mode $m exited with status $rc" >&2
-            failed="$failed $w/$m"
-        fi
+        run_mode "$w" "$m" "${REPS:-1}" "$out" --cpu-threads best
     done
 done
-if [ -n "$failed" ]; then
-    echo "$name: FAILED runs:$failed" >&2
-    exit 1
-fi
-echo "$name: rows in $RESULTS_DIR/figure_9.tsv and $out"
+finish "rows in $RESULTS_DIR/figure_9.tsv and $out"

@@ -8,34 +8,12 @@
 # GPM_PM_DIR.
 set -u
 name=table_5
-: "${GPM_BIN:?$name: set GPM_BIN to the programs folder (make $name sets it)}"
-RESULTS_DIR=${RESULTS_DIR:-results/local}
-SCALE=${SCALE:-small}
+. "$(dirname "$0")/lib.sh"
 out=$RESULTS_DIR/$name.tsv
-mkdir -p "$RESULTS_DIR"
-failed=""
-for w in $(echo "${WORKLOADS:-ps,blk}" | tr 'A-Z,' 'a-z '); do
-    if [ ! -x "$GPM_BIN/$w" ]; then
-        echo "$name: FAILED: no workload program $GPM_BIN/$w (check WORKLOADS=${WORKLOADS:-})" >&2
-        failed="$failed $w"
-        continue
-    fi
-    echo "$name: $w --mode gpm --scale $SCALE --keep"
-    if ! "$GPM_BIN/$w" --mode gpm --scale "$SCALE" --reps "${REPS:-5}" --keep \
-            ${GPM_PM_DIR:+--pm-dir "$GPM_PM_DIR"} --out "$out"; then
-        echo "$name: FAILED: $w --mode gpm (the run before recovery) failed; recovery not measured" >&2
-        failed="$failed $w/run"
-        continue
-    fi
-    echo "$name: $w --mode gpm --scale $SCALE --recover"
-    if ! "$GPM_BIN/$w" --mode gpm --scale "$SCALE" --reps "${REPS:-5}" --recover \
-            ${GPM_PM_DIR:+--pm-dir "$GPM_PM_DIR"} --out "$out"; then
-        echo "$name: FAILED: $w --mode gpm --recover failed or did not verify" >&2
-        failed="$failed $w/recover"
-    fi
+for w in $(workloads); do
+    have_program "$w" || continue
+    # The run keeps its PM file for the recovery; a failed run has none.
+    run_mode "$w" gpm "${REPS:-5}" "$out" --keep || continue
+    run_mode "$w" gpm 1 "$out" --recover
 done
-if [ -n "$failed" ]; then
-    echo "$name: FAILED runs:$failed" >&2
-    exit 1
-fi
-echo "$name: rows in $out"
+finish "rows in $out"

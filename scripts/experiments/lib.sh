@@ -1,0 +1,48 @@
+# Sourced by the experiment scripts that run workload programs (not an
+# experiment itself): the checks, the workload list, one run of a mode with
+# its failure recorded, and the closing verdict. The caller sets name=
+# (its target) before sourcing; SCALE, RESULTS_DIR and GPM_PM_DIR come from
+# scripts/experiment.sh or the environment.
+: "${GPM_BIN:?$name: set GPM_BIN to the programs folder (make $name sets it)}"
+RESULTS_DIR=${RESULTS_DIR:-results/local}
+SCALE=${SCALE:-small}
+mkdir -p "$RESULTS_DIR"
+failed=""
+
+# The workloads of WORKLOADS (a comma list, any case), one per word.
+workloads() {
+    echo "${WORKLOADS:-ps,blk}" | tr 'A-Z,' 'a-z '
+}
+
+# have_program W: W's program exists; otherwise the failure is recorded.
+have_program() {
+    [ -x "$GPM_BIN/$1" ] && return 0
+    echo "$name: FAILED: no workload program $GPM_BIN/$1 (check WORKLOADS=${WORKLOADS:-})" >&2
+    failed="$failed $1"
+    return 1
+}
+
+# run_mode W MODE REPS OUT [FLAG...]: one run of W in MODE at SCALE, its row
+# appended to OUT; a run that fails or does not verify is recorded (the
+# others still run) and returns 1.
+run_mode() {
+    _w=$1 _m=$2 _reps=$3 _out=$4
+    shift 4
+    echo "$name: $_w --mode $_m --scale $SCALE${*:+ $*}"
+    "$GPM_BIN/$_w" --mode "$_m" --scale "$SCALE" --reps "$_reps" \
+        ${GPM_PM_DIR:+--pm-dir "$GPM_PM_DIR"} --out "$_out" "$@"
+    _rc=$?
+    [ "$_rc" -eq 0 ] && return 0
+    echo "$name: FAILED: $_w --mode $_m${*:+ $*} exited with status $_rc (unverified or error; its row, if any, says verified=fail)" >&2
+    failed="$failed $_w/$_m"
+    return 1
+}
+
+# finish MESSAGE: exit 1 naming every failed run, or print MESSAGE.
+finish() {
+    if [ -n "$failed" ]; then
+        echo "$name: FAILED runs:$failed" >&2
+        exit 1
+    fi
+    echo "$name: $1"
+}
