@@ -85,4 +85,38 @@ static char check_skip_why[256];
 
 #define CHECK_EXIT() return check_any_failed ? 1 : 0
 
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The whole file at PATH, read with read() (not through any mapping), in a
+ * malloc'd buffer with one spare byte; *LEN gets its size. NULL when it
+ * cannot be opened or read whole. */
+static inline unsigned char *check_read_file(const char *path, size_t *len)
+{
+    struct stat st;
+    unsigned char *buf = NULL;
+    size_t got = 0;
+    int fd = open(path, O_RDONLY);
+    *len = 0;
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) == 0)
+        buf = (unsigned char *)malloc((size_t)st.st_size + 1);
+    while (buf && got < (size_t)st.st_size) {
+        ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    close(fd);
+    if (buf && got != (size_t)st.st_size) {
+        free(buf);
+        return NULL;
+    }
+    *len = got;
+    return buf;
+}
+
 #endif

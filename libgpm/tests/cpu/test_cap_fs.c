@@ -17,27 +17,6 @@ static void fill(unsigned char *p, size_t n, unsigned seed)
         p[i] = (unsigned char)((i >> 3) * 131 + i + seed);
 }
 
-/* Reads all of PATH with read(); the caller frees it. */
-static unsigned char *slurp(const char *path, size_t *len)
-{
-    struct stat st;
-    unsigned char *buf;
-    size_t got = 0;
-    int fd = open(path, O_RDONLY);
-    if (fd < 0 || fstat(fd, &st) != 0)
-        return NULL;
-    buf = malloc((size_t)st.st_size + 1);
-    while (buf && got < (size_t)st.st_size) {
-        ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    close(fd);
-    *len = got;
-    return buf;
-}
-
 static void writes_reach_the_file(void)
 {
     const size_t size = (3 << 20) + 5;
@@ -59,7 +38,7 @@ static void writes_reach_the_file(void)
 
     char path[4096];
     CHECK(gpm_resolve_path("capfs-data", path, sizeof path) == 0);
-    got = slurp(path, &len);
+    got = check_read_file(path, &len);
     CHECK(got != NULL);
     CHECK_EQ_INT(len, size);
     CHECK(memcmp(got, want, size) == 0);
@@ -103,7 +82,7 @@ static void wrong_size_is_refused_and_file_untouched(void)
     CHECK_MSG(gpm_last_error(), "8192");
     CHECK(gpm_cap_file_open(&cf, "capfs-size", 1 << 20, GPM_CREATE | GPM_HOST_ONLY) == -1);
     gpm_cap_file_close(&cf); /* harmless after a failed open */
-    got = slurp(path, &len);
+    got = check_read_file(path, &len);
     CHECK(got != NULL);
     CHECK_EQ_INT(len, size);
     CHECK(memcmp(got, want, size) == 0);

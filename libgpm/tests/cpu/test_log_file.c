@@ -11,24 +11,12 @@
 #include "gpm/check.h"
 #include "gpm/log.h"
 
-/* Reads a whole file into a malloc'd buffer; *N its size. */
+/* The whole file NAME (resolved under GPM_PM_DIR); *N its size. */
 static uint8_t *slurp(const char *name, size_t *n)
 {
     char full[4096];
-    FILE *f;
-    uint8_t *b;
-    long len;
     gpm_resolve_path(name, full, sizeof full);
-    f = fopen(full, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    b = malloc((size_t)len + 1);
-    *n = fread(b, 1, (size_t)len, f);
-    fclose(f);
-    return b;
+    return check_read_file(full, n);
 }
 
 static void spit(const char *name, const uint8_t *b, size_t n)

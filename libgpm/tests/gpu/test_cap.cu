@@ -54,29 +54,6 @@ static uint8_t *device_pattern(size_t n, unsigned seed)
     return d;
 }
 
-static uint8_t *read_file(const char *path, size_t size)
-{
-    uint8_t *buf = (uint8_t *)malloc(size);
-    size_t got = 0;
-    int fd = open(path, O_RDONLY);
-    if (fd < 0 || !buf) {
-        free(buf);
-        return NULL;
-    }
-    while (got < size) {
-        ssize_t n = read(fd, buf + got, size - got);
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    close(fd);
-    if (got != size) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
-
 /* Every byte of FILE: the pattern in [off, off+n), zero elsewhere. */
 static int file_holds(const uint8_t *f, size_t size, size_t off, size_t n, unsigned seed,
                       size_t *where)
@@ -110,8 +87,9 @@ static void cap_mm_from_device_memory(void)
         gpm_unmap(&r);
         gpm_flusher_destroy(f);
         cudaFree(d);
-        uint8_t *file = read_file(path, size);
-        CHECK(file != NULL);
+        size_t file_len = 0;
+        uint8_t *file = check_read_file(path, &file_len);
+        CHECK(file != NULL && file_len == size);
         int ok = file_holds(file, size, off, n, (unsigned)t, &where);
         free(file);
         CHECKF(ok, "%d threads: byte %zu of the file is wrong", threads[t], where);
@@ -177,8 +155,9 @@ static void cap_fs_from_device_memory(void)
         snprintf(path, sizeof path, "%s", cf.path);
         gpm_cap_file_close(&cf);
         cudaFree(d);
-        uint8_t *file = read_file(path, size);
-        CHECK(file != NULL);
+        size_t file_len = 0;
+        uint8_t *file = check_read_file(path, &file_len);
+        CHECK(file != NULL && file_len == size);
         int ok = file_holds(file, size, off, n, (unsigned)(c + 20), &where);
         free(file);
         CHECKF(ok, "chunk %zu: byte %zu of the file is wrong", chunks[c], where);

@@ -84,30 +84,6 @@ __global__ void fill_pattern(uint8_t *p, size_t n)
         p[i] = pat8(i);
 }
 
-/* The whole file, read with read() (not through any mapping). */
-static uint8_t *read_file(const char *path, size_t size)
-{
-    uint8_t *buf = (uint8_t *)malloc(size);
-    size_t got = 0;
-    int fd = open(path, O_RDONLY);
-    if (fd < 0 || !buf) {
-        free(buf);
-        return NULL;
-    }
-    while (got < size) {
-        ssize_t n = read(fd, buf + got, size - got);
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    close(fd);
-    if (got != size) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
-
 static void stores_and_persist_reach_the_file(void)
 {
     const size_t part = 4 * MIB, size = 3 * part;
@@ -131,8 +107,9 @@ static void stores_and_persist_reach_the_file(void)
     char path[4096];
     snprintf(path, sizeof path, "%s", r.path);
     gpm_unmap(&r);
-    uint8_t *f = read_file(path, size);
-    CHECK(f != NULL);
+    size_t f_len = 0;
+    uint8_t *f = check_read_file(path, &f_len);
+    CHECK(f != NULL && f_len == size);
     for (size_t i = 0; i < part / 4; i++)
         CHECKF(((uint32_t *)f)[i] == pat32(i), "u32 word %zu", i);
     for (size_t i = 0; i < part / 8; i++)
@@ -171,8 +148,9 @@ static void memcpy_and_memset_reach_the_file(void)
     char path[4096];
     snprintf(path, sizeof path, "%s", r.path);
     gpm_unmap(&r);
-    uint8_t *f = read_file(path, size);
-    CHECK(f != NULL);
+    size_t f_len = 0;
+    uint8_t *f = check_read_file(path, &f_len);
+    CHECK(f != NULL && f_len == size);
     for (size_t i = 0; i < size; i++) {
         uint8_t want = 0;
         if (i < n1)
