@@ -16,23 +16,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rows as R  # noqa: E402
 
 
-def newest_run(all_rows, results_dir):
-    files = sorted({r["_file"] for r in all_rows},
-                   key=lambda f: os.path.getmtime(os.path.join(results_dir, f)))
-    newest = files[-1]
-    in_file = [r for r in all_rows if r["_file"] == newest]
-    key = (in_file[-1].get("git_rev"), in_file[-1].get("host"))
-    return newest, key, [r for r in in_file if (r.get("git_rev"), r.get("host")) == key]
-
-
-def number(row, col):
-    try:
-        return float(row[col])
-    except (KeyError, TypeError, ValueError):
-        R.fail("figure_11b: row of %s has no number in column %s: %r"
-               % (row.get("_file"), col, row.get(col)))
-
-
 def paper_value(paper, metric):
     for p in paper:
         if p.get("metric") == metric:
@@ -48,11 +31,11 @@ def main():
     if not all_rows:
         R.fail("figure_11b: no log-scaling rows in %s/*.tsv: run `make figure_11b` "
                "(or scripts/experiment.sh figure_11b BIN_DIR) first" % results_dir)
-    fname, key, run = newest_run(all_rows, results_dir)
+    fname, key, run = R.newest_run(all_rows, results_dir)
     groups = {}
     for r in run:
         if r.get("op") in ("hcl", "conv"):
-            groups.setdefault((r["op"], int(number(r, "threads"))), []).append(r)
+            groups.setdefault((r["op"], int(R.number(r, "threads"))), []).append(r)
     threads = sorted({t for (_, t) in groups})
     if not threads:
         R.fail("figure_11b: the newest run in %s/%s has no hcl or conv rows"
@@ -60,7 +43,7 @@ def main():
 
     def med_us(op, t):
         rs = groups.get((op, t))
-        return R.median([number(r, "median_s") for r in rs]) * 1e6 if rs else float("nan")
+        return R.median([R.number(r, "median_s") for r in rs]) * 1e6 if rs else float("nan")
 
     def verified(t):
         rs = groups.get(("hcl", t), []) + groups.get(("conv", t), [])

@@ -21,38 +21,19 @@ SERIES = ("cap-mm", "gpm", "gpm-nopersist")
 CRITERION = 0.90  # GPM's best must reach this share of the ceiling
 
 
-def newest_run(all_rows, results_dir):
-    """The rows of the newest run: newest file, then the last row's key."""
-    files = sorted({r["_file"] for r in all_rows},
-                   key=lambda f: os.path.getmtime(os.path.join(results_dir, f)))
-    newest = files[-1]
-    in_file = [r for r in all_rows if r["_file"] == newest]
-    key = (in_file[-1].get("git_rev"), in_file[-1].get("host"))
-    return newest, key, [r for r in in_file
-                         if (r.get("git_rev"), r.get("host")) == key]
-
-
-def number(row, col):
-    try:
-        return float(row[col])
-    except (KeyError, TypeError, ValueError):
-        R.fail("figure_3: row of %s has no number in column %s: %r"
-               % (row.get("_file"), col, row.get(col)))
-
-
 def points(run):
     """{(op, threads): dict(median_s, bytes, rows, verified)}"""
     groups = {}
     for r in run:
         if r.get("op") not in SERIES:
             continue
-        k = (r["op"], int(number(r, "threads")))
+        k = (r["op"], int(R.number(r, "threads")))
         groups.setdefault(k, []).append(r)
     out = {}
     for k, rs in groups.items():
         out[k] = {
-            "median_s": R.median([number(r, "median_s") for r in rs]),
-            "bytes": R.median([number(r, "bytes_persisted") for r in rs]),
+            "median_s": R.median([R.number(r, "median_s") for r in rs]),
+            "bytes": R.median([R.number(r, "bytes_persisted") for r in rs]),
             "rows": len(rs),
             "verified": "ok" if all(r.get("verified") == "ok" for r in rs) else "fail",
         }
@@ -79,7 +60,7 @@ def main():
     if not all_rows:
         R.fail("figure_3: no persist-scaling rows in %s/*.tsv: run `make figure_3` "
                "(or scripts/experiment.sh figure_3 BIN_DIR) first" % results_dir)
-    fname, key, run = newest_run(all_rows, results_dir)
+    fname, key, run = R.newest_run(all_rows, results_dir)
     pts = points(run)
     if not pts:
         R.fail("figure_3: the newest run in %s/%s has no cap-mm, gpm or gpm-nopersist rows"

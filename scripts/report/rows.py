@@ -23,6 +23,28 @@ def read_rows(results_dir, pattern="*.tsv"):
     return rows
 
 
+def newest_run(all_rows, results_dir):
+    """The rows of the newest run of a sweep: the newest file (by mtime)
+    holding such rows, and in it the rows of its last row's git_rev and
+    host. Returns (file name, (git_rev, host), rows)."""
+    files = sorted({r["_file"] for r in all_rows},
+                   key=lambda f: os.path.getmtime(os.path.join(results_dir, f)))
+    newest = files[-1]
+    in_file = [r for r in all_rows if r["_file"] == newest]
+    key = (in_file[-1].get("git_rev"), in_file[-1].get("host"))
+    return newest, key, [r for r in in_file if (r.get("git_rev"), r.get("host")) == key]
+
+
+def number(row, col):
+    """COL of ROW as a float; a clear error naming the file otherwise."""
+    try:
+        return float(row[col])
+    except (KeyError, TypeError, ValueError):
+        fail("%s: row of %s has no number in column %s: %r"
+             % (os.path.splitext(os.path.basename(sys.argv[0]))[0], row.get("_file"), col,
+                row.get(col)))
+
+
 def median(values):
     return statistics.median(values) if values else float("nan")
 
