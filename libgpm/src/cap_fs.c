@@ -67,8 +67,10 @@ int gpm_cap_file_set_chunk(gpm_cap_file *cf, size_t chunk)
 
 static int open_cuda(gpm_cap_file *cf)
 {
-    cudaError_t e = cudaStreamCreateWithFlags((cudaStream_t *)&cf->stream,
-                                              cudaStreamNonBlocking);
+    /* A blocking stream: its copies wait for the work the caller queued on
+     * the default stream, so a kernel still producing DEV_SRC is never read
+     * half done (a non-blocking stream would not wait for it). */
+    cudaError_t e = cudaStreamCreateWithFlags((cudaStream_t *)&cf->stream, cudaStreamDefault);
     for (int i = 0; e == cudaSuccess && i < 2; i++)
         e = cudaEventCreateWithFlags((cudaEvent_t *)&cf->event[i], cudaEventDisableTiming);
     if (e != cudaSuccess)

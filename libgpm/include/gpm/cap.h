@@ -95,7 +95,9 @@ int gpm_cap_file_set_chunk(gpm_cap_file *cf, size_t chunk);
 /* Frees staging and closes; the file stays. Safe on a zeroed struct. */
 void gpm_cap_file_close(gpm_cap_file *cf);
 
-/* Copies LEN bytes of device memory to the file at OFFSET and fsyncs. */
+/* Copies LEN bytes of device memory to the file at OFFSET and fsyncs. The
+ * copy first waits for the work queued on the default stream (the kernels
+ * that produce DEV_SRC). */
 int gpm_cap_fs(gpm_cap_file *cf, off_t offset, const void *dev_src, size_t len);
 /* The same from host memory (the CPU half, usable without a GPU). */
 int gpm_cap_fs_host(gpm_cap_file *cf, off_t offset, const void *src, size_t len);
