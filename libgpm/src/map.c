@@ -139,6 +139,9 @@ int gpm_map(gpm_region *r, const char *path, size_t size, int flags)
             return gpm_set_error("%s: has %lld bytes, expected %zu: remove the file to "
                                  "recreate it, or run with the size it was made with",
                                  r->path, (long long)st.st_size, size);
+        if (st.st_size == 0)
+            return gpm_set_error("%s: is empty (0 bytes), so it holds no PM data: remove it "
+                                 "or choose another file name", r->path);
         r->host = pmem_map_file(r->path, 0, 0, 0, &mapped, &is_pmem);
         if (!r->host)
             return gpm_set_error("%s: cannot map (%s): check its permissions", r->path,

@@ -1,4 +1,5 @@
 /* gpm_map on emulated PM (host-only mappings: no GPU needed). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -91,6 +92,23 @@ static void directory_is_not_a_pm_file(void)
     CHECK_MSG(gpm_last_error(), "not a regular file");
 }
 
+static void empty_file_is_named_not_mapped(void)
+{
+    gpm_region r;
+    char path[4096];
+    struct stat st;
+    CHECK(gpm_resolve_path("map-empty", path, sizeof path) == 0);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    fclose(f);
+    CHECK(gpm_map(&r, "map-empty", 0, GPM_HOST_ONLY) == -1);
+    CHECK_MSG(gpm_last_error(), path);
+    CHECK_MSG(gpm_last_error(), "empty");
+    CHECK(gpm_map(&r, "map-empty", 0, GPM_CREATE | GPM_HOST_ONLY) == -1);
+    CHECK(stat(path, &st) == 0 && st.st_size == 0); /* left as it was */
+    unlink(path);
+}
+
 static void registration_failure_removes_created_file(void)
 {
     /* Without a GPU, registration must fail cleanly; with one, it works. */
@@ -114,6 +132,7 @@ int main(void)
     RUN(missing_directory_is_named);
     RUN(too_large_reports_space);
     RUN(directory_is_not_a_pm_file);
+    RUN(empty_file_is_named_not_mapped);
     RUN(registration_failure_removes_created_file);
     CHECK_EXIT();
 }
