@@ -76,13 +76,14 @@ static int parse_ll(const char *flag, const char *v, long long min, long long ma
 {
     char *end;
     long long x;
+    int outside = 0;
     errno = 0;
     x = strtoll(v, &end, 0);
     /* Sizes may be written with a K/M/G suffix (powers of two). */
     if (end != v && (*end == 'K' || *end == 'M' || *end == 'G') && end[1] == '\0') {
         int sh = *end == 'K' ? 10 : *end == 'M' ? 20 : 30;
-        if (x > (max >> sh))
-            x = max + 1;
+        if (x < 0 || x > (max >> sh))
+            outside = 1; /* never shifted: that could overflow */
         else
             x <<= sh;
         end++;
@@ -90,7 +91,7 @@ static int parse_ll(const char *flag, const char *v, long long min, long long ma
     if (errno || end == v || *end != '\0')
         return gpm_set_error("--%s: expects an integer, got '%s': pass e.g. --%s %lld", flag, v,
                              flag, min > 1 ? min : 1);
-    if (x < min || x > max)
+    if (outside || x < min || x > max)
         return gpm_set_error("--%s: %s is out of range: pass a value from %lld to %lld", flag, v,
                              min, max);
     *out = x;
@@ -185,9 +186,9 @@ int wl_parse_args(const struct wl_workload *w, int argc, char **argv, struct wl_
             o->cpu_threads_given = 1;
             if (strcmp(val, "best") == 0)
                 o->cpu_threads = 0;
-            else if (parse_ll(flag, val, 1, 1024, &x) != 0)
-                return gpm_set_error("--cpu-threads: expects a thread count from 1 to 1024 or "
-                                     "'best', got '%s'", val);
+            else if (parse_ll(flag, val, 1, GPM_FLUSHER_MAX_THREADS, &x) != 0)
+                return gpm_set_error("--cpu-threads: expects a thread count from 1 to %d or "
+                                     "'best', got '%s'", GPM_FLUSHER_MAX_THREADS, val);
             else
                 o->cpu_threads = (int)x;
         } else if (strcmp(flag, "crash-after") == 0) {

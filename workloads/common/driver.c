@@ -182,7 +182,8 @@ int wl_main(const struct wl_workload *w, int argc, char **argv)
     if (c->opt.crash_after >= 0)
         fprintf(stderr, "crash: the run finished before the watchdog fired\n");
 
-    rc = w->verify ? w->verify(c) : 0;
+    /* Every run verifies its output: a workload without a check fails. */
+    rc = w->verify ? w->verify(c) : gpm_set_error("%s has no verify callback", w->name);
     if (rc < 0) {
         free(t);
         rc = fail(w, 1);

@@ -83,6 +83,12 @@ static void bad_flags(void)
     EXPECT_ERROR("--recover: takes no value", "--mode", "gpm", "--recover=yes");
     EXPECT_ERROR("unexpected argument 'tiny'", "--mode", "gpm", "tiny");
     EXPECT_ERROR("--out: empty", "--mode", "gpm", "--out", "");
+    EXPECT_ERROR("--n: 9999999999999999G is out of range", "--mode", "gpm", "--n",
+                 "9999999999999999G");
+    EXPECT_ERROR("--n: -1K is out of range", "--mode", "gpm", "--n", "-1K");
+    EXPECT_ERROR("--seed: 9000000000G is out of range", "--mode", "gpm", "--seed", "9000000000G");
+    EXPECT_ERROR("--cpu-threads: expects a thread count from 1 to 64", "--mode", "cap-mm",
+                 "--cpu-threads", "65");
 }
 
 static void modes_a_workload_lacks(void)
