@@ -35,9 +35,10 @@ const char *gpm_pm_dir(void)
         return pm_dir;
     }
     snprintf(pm_dir, sizeof pm_dir, "/dev/shm/gpm-%u", (unsigned)getuid());
-    /* The default directory is ours to create; a user-chosen one is not. */
-    if (mkdir(pm_dir, 0700) != 0 && errno != EEXIST)
-        snprintf(pm_dir, sizeof pm_dir, "/dev/shm");
+    /* The default directory is ours to create; a user-chosen one is not. If
+     * it cannot be made, creating a file there says so and names the fix;
+     * files never land in the shared /dev/shm itself. */
+    (void)mkdir(pm_dir, 0700);
     return pm_dir;
 }
 
