@@ -117,8 +117,7 @@ def paper_val(paper, workload, col):
 
 def paper_comments(name):
     """The '#' lines of reports/paper/NAME.tsv (the paper's stated ranges)."""
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    path = os.path.join(root, "reports", "paper", name + ".tsv")
+    path = R.paper_path(name)
     if not os.path.exists(path):
         return ["paper values: %s missing" % path]
     with open(path) as f:

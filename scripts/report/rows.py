@@ -49,10 +49,15 @@ def median(values):
     return statistics.median(values) if values else float("nan")
 
 
-def read_paper(name):
-    """reports/paper/NAME.tsv as a list of dicts (the paper's own numbers)."""
+def paper_path(name):
+    """reports/paper/NAME.tsv of this tree (the paper's own numbers)."""
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    path = os.path.join(root, "reports", "paper", name + ".tsv")
+    return os.path.join(root, "reports", "paper", name + ".tsv")
+
+
+def read_paper(name):
+    """reports/paper/NAME.tsv as a list of dicts."""
+    path = paper_path(name)
     if not os.path.exists(path):
         return []
     with open(path, newline="") as f:
