@@ -33,7 +33,10 @@ def main():
         out_rows.append([wl, scale, t_run, t_rec, 100.0 * F.ratio(t_rec, t_run),
                          F.paper_val(paper, wl, "rl_pct")])
     comments = (["Table 5: restoration latency = median time of a GPM --recover run (restore from "
-                 "PM, after a completed run) as % of the median GPM operation time"]
+                 "PM, after a completed run) as % of the median GPM operation time",
+                 "native workloads (no paper value) have nothing to restore after a completed "
+                 "run: their restore_s is the check that it completed (PS: its header), not a "
+                 "resume"]
                 + F.platform_comments(used or rows) + F.rev_comments(used or rows)
                 + warnings + F.paper_comments("table_5"))
     R.write_tsv(out, header, out_rows, comments)
