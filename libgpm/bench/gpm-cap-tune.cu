@@ -207,6 +207,19 @@ static int cap_mm_threads(const options *o, const gpm_platform *plat, const gpm_
     return 0;
 }
 
+/* gpm_memcpy inside the DDIO bracket, which is closed even when the copy
+ * fails. */
+static int gpm_copy_bracketed(void *dst_pm, const void *src, size_t n)
+{
+    int rc;
+    if (gpm_persist_begin() != 0)
+        return -1;
+    rc = gpm_memcpy(dst_pm, src, n);
+    if (gpm_persist_end() != 0)
+        rc = -1;
+    return rc;
+}
+
 /* Every CAP-mm point, then GPM's bulk copy and the plain DMA into the same
  * registered file. */
 static int cap_mm_points(const options *o, const gpm_platform *plat, const gpm_region *r)
@@ -223,9 +236,7 @@ static int cap_mm_points(const options *o, const gpm_platform *plat, const gpm_r
         if (rc != 0)
             return -1;
     }
-    REPEAT(o, s, 2000000u,
-           (gpm_persist_begin() || gpm_memcpy(r->dev, dev, o->size) || gpm_persist_end()),
-           r->host);
+    REPEAT(o, s, 2000000u, gpm_copy_bracketed(r->dev, dev, o->size), r->host);
     emit(o, plat, "gpm-memcpy", "gpm", 0, params, &s);
     REPEAT(o, s, 3000000u,
            (cudaMemcpy(r->host, dev, o->size, cudaMemcpyDeviceToHost) != cudaSuccess), r->host);
