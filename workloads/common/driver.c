@@ -86,12 +86,16 @@ static void progress(const struct wl_ctx *c, int rep, int reps, double s)
             rep + 1, reps, s);
 }
 
-static void arm_crash(struct wl_ctx *c)
+/* A crash that was asked for but cannot be armed is an error: the run
+ * must not pass for one that "finished before the kill". */
+static int arm_crash(struct wl_ctx *c)
 {
     if (c->opt.crash_after < 0)
-        return;
-    wl_crash_arm(c->opt.crash_random ? wl_crash_pick(c->expected_s, c->opt.seed)
-                                     : c->opt.crash_after);
+        return 0;
+    if (wl_crash_arm(c->opt.crash_random ? wl_crash_pick(c->expected_s, c->opt.seed)
+                                         : c->opt.crash_after) != 0)
+        return gpm_set_error("--crash-after: cannot start the watchdog thread");
+    return 0;
 }
 
 int wl_main(const struct wl_workload *w, int argc, char **argv)
@@ -145,9 +149,10 @@ int wl_main(const struct wl_workload *w, int argc, char **argv)
         double t0;
         op = "recover";
         c->bytes_persisted = 0;
-        arm_crash(c);
+        rc = arm_crash(c);
         t0 = wl_now();
-        rc = w->recover ? w->recover(c) : gpm_set_error("%s has no recovery", w->name);
+        if (rc == 0)
+            rc = w->recover ? w->recover(c) : gpm_set_error("%s has no recovery", w->name);
         t[0] = wl_now() - t0;
         if (rc == 0) {
             char total[64];
@@ -165,8 +170,8 @@ int wl_main(const struct wl_workload *w, int argc, char **argv)
             if (w->prepare && (rc = w->prepare(c)) != 0)
                 break;
             c->bytes_persisted = 0;
-            if (r == 0)
-                arm_crash(c);
+            if (r == 0 && (rc = arm_crash(c)) != 0)
+                break;
             t0 = wl_now();
             rc = w->run(c);
             t[r] = wl_now() - t0;
