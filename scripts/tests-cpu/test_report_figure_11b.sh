@@ -13,8 +13,7 @@ mkdir -p "$tmp/results" "$tmp/empty"
 cp "$fixture" "$tmp/results/figure_11b.tsv"
 out="$tmp/figure_11b.tsv"
 
-ok() { echo "ok - $1"; }
-notok() { echo "not ok - $1: $2"; }
+. "$root/scripts/tests-cpu/report-checks.sh"
 
 if python3 "$root/scripts/report/figure_11b.py" "$tmp/results" "$out" 2>"$tmp/err"; then
     ok fig11b_report_builds
@@ -47,29 +46,8 @@ else
     notok fig11b_newest_run_only "$rows lines (want header + 3) in $(head -1 "$out")"
 fi
 
-summary() { # NAME PATTERN
-    if grep -q "^# .*$2" "$out"; then ok "$1"; else notok "$1" "no line matching '$2'"; fi
-}
 summary fig11b_summary_mean 'mean conv/hcl over 3 thread counts: 5.333x; paper 3.6x'
 summary fig11b_summary_growth 'growth from 32 to 32768 threads: hcl 2x, conv 10x; paper: hcl flat'
 
-if command -v gnuplot >/dev/null 2>&1; then
-    gnuplot -e "in='$out'; out='$tmp/figure_11b.png'" "$root/scripts/plot/figure_11b.gp" 2>"$tmp/err"
-    magic=$(head -c 8 "$tmp/figure_11b.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')
-    size=$(wc -c <"$tmp/figure_11b.png" 2>/dev/null || echo 0)
-    if [ "$magic" = 89504e470d0a1a0a ] && [ "$size" -gt 10000 ]; then
-        ok fig11b_plot_png_drawn
-    else
-        notok fig11b_plot_png_drawn "no PNG ($size bytes): $(cat "$tmp/err")"
-    fi
-else
-    echo "skip - fig11b_plot_png_drawn: gnuplot not installed"
-fi
-
-if python3 "$root/scripts/report/figure_11b.py" "$tmp/empty" "$tmp/none.tsv" 2>"$tmp/err"; then
-    notok fig11b_no_rows_is_an_error "exited 0 without rows"
-elif grep -q "no log-scaling rows in $tmp/empty" "$tmp/err" && [ ! -e "$tmp/none.tsv" ]; then
-    ok fig11b_no_rows_is_an_error
-else
-    notok fig11b_no_rows_is_an_error "message: $(cat "$tmp/err")"
-fi
+plot_drawn fig11b_plot_png_drawn "$root/scripts/plot/figure_11b.gp"
+no_rows_is_an_error fig11b_no_rows_is_an_error "$root/scripts/report/figure_11b.py" "no log-scaling rows in $tmp/empty"

@@ -12,8 +12,7 @@ mkdir -p "$tmp/results" "$tmp/empty"
 cp "$fixture" "$tmp/results/figure_3.tsv"
 out="$tmp/figure_3.tsv"
 
-ok() { echo "ok - $1"; }
-notok() { echo "not ok - $1: $2"; }
+. "$root/scripts/tests-cpu/report-checks.sh"
 
 if python3 "$root/scripts/report/figure_3.py" "$tmp/results" "$out" 2>"$tmp/err"; then
     ok report_builds
@@ -50,31 +49,10 @@ else
     notok newest_run_only "older rows leaked into $(head -1 "$out")"
 fi
 
-summary() { # NAME PATTERN
-    if grep -q "^# .*$2" "$out"; then ok "$1"; else notok "$1" "no line matching '$2'"; fi
-}
 summary summary_cap_plateau 'CAP-mm plateau (best/1-thread): 1.471x at 8 CPU threads; paper 1.47x'
 summary summary_gpm_best 'GPM best over 1-thread CAP-mm: 4x at 2048 GPU threads; paper 4x'
 summary summary_gpm_over_cap 'GPM best over best CAP-mm: 2.72x'
 summary summary_ceiling_share 'ceiling at 2048 GPU threads: 4 GB/s / 4.167 GB/s = 0.960 (criterion >= 0.90: met)'
 
-if command -v gnuplot >/dev/null 2>&1; then
-    gnuplot -e "in='$out'; out='$tmp/figure_3.png'" "$root/scripts/plot/figure_3.gp" 2>"$tmp/err"
-    magic=$(head -c 8 "$tmp/figure_3.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')
-    size=$(wc -c <"$tmp/figure_3.png" 2>/dev/null || echo 0)
-    if [ "$magic" = 89504e470d0a1a0a ] && [ "$size" -gt 10000 ]; then
-        ok plot_png_drawn
-    else
-        notok plot_png_drawn "no PNG ($size bytes): $(cat "$tmp/err")"
-    fi
-else
-    echo "skip - plot_png_drawn: gnuplot not installed"
-fi
-
-if python3 "$root/scripts/report/figure_3.py" "$tmp/empty" "$tmp/none.tsv" 2>"$tmp/err"; then
-    notok no_rows_is_an_error "exited 0 without rows"
-elif grep -q "no persist-scaling rows in $tmp/empty" "$tmp/err" && [ ! -e "$tmp/none.tsv" ]; then
-    ok no_rows_is_an_error
-else
-    notok no_rows_is_an_error "message: $(cat "$tmp/err")"
-fi
+plot_drawn plot_png_drawn "$root/scripts/plot/figure_3.gp"
+no_rows_is_an_error no_rows_is_an_error "$root/scripts/report/figure_3.py" "no persist-scaling rows in $tmp/empty"

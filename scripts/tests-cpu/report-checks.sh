@@ -1,0 +1,40 @@
+# Sourced by the sweep-report tests (not a test itself): the checks they
+# make alike. The caller sets tmp (a scratch directory) and out (the report).
+
+ok() { echo "ok - $1"; }
+notok() { echo "not ok - $1: $2"; }
+
+# summary NAME PATTERN: a comment line of the report matches PATTERN.
+summary() {
+    if grep -q "^# .*$2" "$out"; then ok "$1"; else notok "$1" "no line matching '$2'"; fi
+}
+
+# plot_drawn NAME GP: gnuplot draws the report with GP into a PNG of more
+# than 10 kB (a plot, not an empty canvas).
+plot_drawn() {
+    if ! command -v gnuplot >/dev/null 2>&1; then
+        echo "skip - $1: gnuplot not installed"
+        return
+    fi
+    gnuplot -e "in='$out'; out='$tmp/$1.png'" "$2" 2>"$tmp/err"
+    magic=$(head -c 8 "$tmp/$1.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')
+    size=$(wc -c <"$tmp/$1.png" 2>/dev/null || echo 0)
+    if [ "$magic" = 89504e470d0a1a0a ] && [ "$size" -gt 10000 ]; then
+        ok "$1"
+    else
+        notok "$1" "no PNG ($size bytes): $(cat "$tmp/err")"
+    fi
+}
+
+# no_rows_is_an_error NAME SCRIPT PATTERN: SCRIPT on an empty results
+# folder fails, writes no report and says PATTERN.
+no_rows_is_an_error() {
+    mkdir -p "$tmp/empty"
+    if python3 "$2" "$tmp/empty" "$tmp/none.tsv" 2>"$tmp/err"; then
+        notok "$1" "exited 0 without rows"
+    elif grep -q "$3" "$tmp/err" && [ ! -e "$tmp/none.tsv" ]; then
+        ok "$1"
+    else
+        notok "$1" "message: $(cat "$tmp/err")"
+    fi
+}
