@@ -26,7 +26,7 @@ struct wl_cp {
     size_t bytes;              /* capacity asked for */
     struct wl_fscp_slot slot[2];
     int slot_valid[2];
-    void *stage;               /* pinned host buffer for cap-fs restore */
+    void *stage;               /* cap-fs: pinned host buffer restores read through */
     size_t stage_bytes;
 };
 
@@ -84,6 +84,17 @@ int wl_cp_open(struct wl_ctx *c, size_t bytes, int nbuf)
         k->rfd = open(k->cf.path, O_RDONLY | O_CLOEXEC);
         if (k->rfd < 0) {
             gpm_set_error("%s: cannot open for reading (%s)", k->cf.path, strerror(errno));
+            gpm_cap_file_close(&k->cf);
+            free(k);
+            return -1;
+        }
+        /* Restores read through pinned memory, allocated here so that a
+         * timed restore does not pay for it. */
+        k->stage_bytes = want < (64u << 20) ? want : (64u << 20);
+        if (cudaHostAlloc(&k->stage, k->stage_bytes, cudaHostAllocDefault) != cudaSuccess) {
+            gpm_set_error("%s: cannot allocate %zu bytes of pinned memory to restore through",
+                          k->cf.path, k->stage_bytes);
+            close(k->rfd);
             gpm_cap_file_close(&k->cf);
             free(k);
             return -1;
@@ -197,14 +208,6 @@ static int fscp_restore(struct wl_cp *k)
                               k->slot[1].seq);
     if (cons < 0)
         return 1;
-    if (!k->stage) {
-        k->stage_bytes = 64u << 20;
-        if (cudaHostAlloc(&k->stage, k->stage_bytes, cudaHostAllocDefault) != cudaSuccess) {
-            k->stage = NULL;
-            return gpm_set_error("%s: cannot allocate pinned memory to restore through",
-                                 k->cf.path);
-        }
-    }
     off = wl_fscp_copy_off(cb, cons);
     for (int i = 0; i < k->nbuf; i++) {
         for (size_t done = 0; done < k->size[i];) {
