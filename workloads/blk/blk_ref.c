@@ -50,8 +50,7 @@ int blk_check(const float *call, const float *put, uint64_t n, uint64_t seed, ui
     for (uint64_t i = 0; i < n; i++) {
         double c, p;
         blk_ref_option(seed, i, iters, &c, &p);
-        if (!(fabs(call[i] - c) <= abs_tol + rel_tol * fabs(c)) ||
-            !(fabs(put[i] - p) <= abs_tol + rel_tol * fabs(p))) {
+        if (!wl_close(call[i], c, abs_tol, rel_tol) || !wl_close(put[i], p, abs_tol, rel_tol)) {
 #pragma omp critical
             if (bad < 0 || (long long)i < bad)
                 bad = (long long)i;

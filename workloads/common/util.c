@@ -27,7 +27,7 @@ int wl_check_close_f32(const char *what, const float *got, const double *want, s
 {
     for (size_t i = 0; i < n; i++) {
         double g = got[i], w = want[i];
-        if (!(fabs(g - w) <= abs_tol + rel_tol * fabs(w))) {
+        if (!wl_close(g, w, abs_tol, rel_tol)) {
             gpm_set_error("%s: element %zu is %.9g, expected %.9g (tolerance %.3g)", what, i,
                           g, w, abs_tol + rel_tol * fabs(w));
             return 1;

@@ -188,7 +188,14 @@ int wl_dev_sync(const char *what);
 double wl_now(void); /* CLOCK_MONOTONIC seconds */
 /* Verification: the first mismatch is reported in the error message. */
 int wl_check_u32(const char *what, const uint32_t *got, const uint32_t *want, size_t n);
-/* |got - want| <= abs_tol + rel_tol * |want| for every element. */
+/* The closeness rule of the float checks: |got - want| <= abs_tol +
+ * rel_tol * |want| (a NaN is never close). */
+static inline int wl_close(double got, double want, double abs_tol, double rel_tol)
+{
+    double d = got - want, a = want < 0 ? -want : want;
+    return (d < 0 ? -d : d) <= abs_tol + rel_tol * a;
+}
+/* wl_close for every element. */
 int wl_check_close_f32(const char *what, const float *got, const double *want, size_t n,
                        double abs_tol, double rel_tol);
 

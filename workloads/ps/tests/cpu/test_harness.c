@@ -1,6 +1,7 @@
 /* The harness through PS: flags and their errors, scales, result rows, PM
  * file rules, the CAP-fs checkpoint slots, and a real SIGKILL crash of the
  * CPU counterpart followed by --recover. */
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,6 +296,21 @@ static void fscp_slots(void)
     CHECK(wl_fscp_copy_off(1152, 1) == 2 * WL_FSCP_SLOT + 1152);
 }
 
+static void float_closeness(void)
+{
+    static const float got[3] = {1.0f, 2.5f, 0.0f};
+    static const double want[3] = {1.0, 2.5, 0.0};
+    CHECK(wl_close(1.0, 1.0, 0, 0) && wl_close(-1.0, -1.1, 0, 0.1) && !wl_close(-1.0, -1.2, 0, 0.1));
+    CHECK(wl_close(100.5, 100.0, 0.5, 0) && !wl_close(100.6, 100.0, 0.5, 0));
+    CHECK(!wl_close(NAN, 1.0, 1e9, 1e9) && !wl_close(1.0, NAN, 1e9, 1e9));
+    CHECK_EQ_INT(wl_check_close_f32("x", got, want, 3, 0, 0), 0);
+    {
+        double off[3] = {1.0, 2.0, 0.0};
+        CHECK_EQ_INT(wl_check_close_f32("sums", got, off, 3, 0.1, 0), 1);
+        CHECK_MSG(gpm_last_error(), "sums: element 1 is 2.5");
+    }
+}
+
 int main(void)
 {
     const char *pm = getenv("GPM_PM_DIR");
@@ -312,6 +328,7 @@ int main(void)
     RUN(fresh_run_ignores_stale_markers);
     RUN(crash_then_recover);
     RUN(fscp_slots);
+    RUN(float_closeness);
     unlink(rows);
     rmdir(dir);
     CHECK_EXIT();
