@@ -22,7 +22,6 @@ const char *wl_scale_name(enum wl_scale s)
 }
 
 int wl_mode_is_cap(enum wl_mode m) { return m == WL_CAP_MM || m == WL_CAP_FS || m == WL_CAP_EADR; }
-int wl_mode_in_kernel_pm(enum wl_mode m) { return m == WL_GPM || m == WL_GPM_NDP || m == WL_GPM_EADR; }
 int wl_mode_fences(enum wl_mode m) { return m == WL_GPM || m == WL_GPM_EADR; }
 int wl_mode_uses_flusher(enum wl_mode m) { return m == WL_GPM_NDP || m == WL_CAP_MM || m == WL_CAP_EADR; }
 

@@ -143,7 +143,6 @@ void wl_params_string(const struct wl_ctx *c, char *out, size_t len);
 
 /* ---- modes ---- */
 int wl_mode_is_cap(enum wl_mode m);       /* cap-mm, cap-fs, cap-eadr */
-int wl_mode_in_kernel_pm(enum wl_mode m); /* gpm, gpm-ndp, gpm-eadr: kernels store to PM */
 int wl_mode_fences(enum wl_mode m);       /* gpm, gpm-eadr: kernels persist in-kernel */
 int wl_mode_uses_flusher(enum wl_mode m); /* gpm-ndp, cap-mm, cap-eadr */
 
