@@ -12,10 +12,12 @@ CUDA_HOME ?= /usr/local/cuda
 NVCC      ?= $(CUDA_HOME)/bin/nvcc
 CC        ?= gcc
 SCALE     ?= small
-WORKLOADS ?= ps,blk
+comma := ,
+empty :=
+space := $(empty) $(empty)
 TRIALS    ?= 50
 PLATFORM  ?= local
-export SCALE WORKLOADS TRIALS PLATFORM
+export SCALE TRIALS PLATFORM
 
 # GPU architecture: the local GPU's if one is visible, else a fat binary for
 # every generation this nvcc still builds (sm_70 where supported) plus PTX.
@@ -64,6 +66,9 @@ CPU_TESTS    := $(foreach s,$(CPU_TEST_SRCS),$(B)/tests/cpu/$(call progname,$(s)
 GPU_TESTS    := $(foreach s,$(GPU_TEST_SRCS),$(B)/tests/gpu/$(call progname,$(s)))
 WL_DIRS      := $(filter-out common,$(notdir $(patsubst %/,%,$(dir $(wildcard workloads/*/)))))
 WL_BINS      := $(foreach w,$(WL_DIRS),$(B)/bin/$(w))
+# Experiments run every workload unless WORKLOADS= names some.
+WORKLOADS    ?= $(subst $(space),$(comma),$(strip $(WL_DIRS)))
+export WORKLOADS
 
 all: $(LIBGPM) $(TOOLS) $(WL_BINS) tests
 .PHONY: all tests deps test test-gpu bundle clean reports figure_3 figure_9 figure_10 \

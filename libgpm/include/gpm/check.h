@@ -30,9 +30,13 @@ static int check_any_failed;
         }                                                                              \
     } while (0)
 
+/* Each side is evaluated once (a side may run a program). */
 #define CHECK_EQ_INT(a, b)                                                             \
-    CHECKF((long long)(a) == (long long)(b), "%s == %s (%lld vs %lld)", #a, #b,         \
-           (long long)(a), (long long)(b))
+    do {                                                                               \
+        long long check_a_ = (long long)(a), check_b_ = (long long)(b);                \
+        CHECKF(check_a_ == check_b_, "%s == %s (%lld vs %lld)", #a, #b, check_a_,       \
+               check_b_);                                                              \
+    } while (0)
 
 /* CHECK that an error message contains NEEDLE. */
 #define CHECK_MSG(msg, needle)                                                         \
