@@ -55,10 +55,11 @@ else
     status=1
 fi
 if [ -n "${RESULTS_DIR:-}" ]; then
-    out=$RESULTS_DIR/crash-cp.tsv
-    [ -s "$out" ] || printf 'workload\top\ttrials\tkilled\trecovered\tunrecovered\tinflight_flipped\tbefore_first\tkill_after_us\tsize_bytes\n' >"$out"
-    printf 'crash-cp\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(echo $modes | tr ' ' ,)" \
-        "$trials" "$killed" "$recovered" "$unrecovered" "$inflight" "$before_first" \
-        "$window" "$size" >>"$out"
+    verdict=ok
+    [ "$unrecovered" -eq 0 ] || verdict=fail
+    "$bin/gpm-row" "$RESULTS_DIR/crash-cp.tsv" workload=crash-cp op=checkpoint \
+        mode="$(echo $modes | tr ' ' '+')" scale=custom size_bytes="$size" reps="$trials" \
+        verified="$verdict" \
+        params="trials=$trials,killed=$killed,recovered=$recovered,unrecovered=$unrecovered,inflight_flipped=$inflight,before_first=$before_first,kill_after_us=${window%%:*}-${window##*:}"
 fi
 exit $status

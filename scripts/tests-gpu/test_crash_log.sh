@@ -52,10 +52,11 @@ for kind in hcl conv; do
         status=1
     fi
     if [ -n "${RESULTS_DIR:-}" ]; then
-        out=$RESULTS_DIR/crash-log.tsv
-        [ -s "$out" ] || printf 'workload\top\ttrials\tkilled\trecovered\tunrecovered\tmid_transaction\tkill_after_us\telements\n' >"$out"
-        printf 'crash-log\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$n" "$killed" "$recovered" \
-            "$unrecovered" "$midtx" "$window" "$elements" >>"$out"
+        verdict=ok
+        [ "$unrecovered" -eq 0 ] || verdict=fail
+        "$bin/gpm-row" "$RESULTS_DIR/crash-log.tsv" workload=crash-log op="$kind" mode=gpm \
+            scale=custom size_bytes="$((elements * 4))" reps="$n" verified="$verdict" \
+            params="trials=$n,killed=$killed,recovered=$recovered,unrecovered=$unrecovered,mid_transaction=$midtx,kill_after_us=${window%%:*}-${window##*:},elements=$elements"
     fi
 done
 exit $status

@@ -1,0 +1,21 @@
+#!/bin/sh
+# gpm-row: rows in the suite's schema, platform columns first, header once.
+set -u
+bin=${GPM_BIN:?GPM_BIN not set}
+f=$(mktemp "${GPM_PM_DIR:-/tmp}/rows.XXXXXX")
+rm -f "$f"
+check() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1: $2"; fi; }
+
+"$bin/gpm-row" "$f" workload=crash-log op=hcl mode=gpm reps=50 verified=ok params=trials=50
+"$bin/gpm-row" "$f" workload=crash-log op=conv reps=7 verified=fail
+check "header written once" '[ "$(grep -c "^gpu	" "$f")" -eq 1 ] && [ "$(wc -l <"$f")" -eq 3 ]'
+col() { awk -F'\t' -v c="$1" -v r="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i } NR == r { print $k }' "$f"; }
+check "values land in their columns" '[ "$(col op 2)" = hcl ] && [ "$(col reps 3)" = 7 ] && [ "$(col verified 3)" = fail ] && [ "$(col params 2)" = trials=50 ]'
+check "platform columns filled" '[ -n "$(col git_rev 2)" ] && [ -n "$(col pm_backend 2)" ]'
+check "every row has the header's columns" '[ "$(awk -F"\t" "{print NF}" "$f" | sort -u | wc -l)" -eq 1 ]'
+"$bin/gpm-row" "$f" workload=x op=y bogus=1 2>"$f.err"; rc=$?
+check "unknown key is refused with exit 2" '[ $rc -eq 2 ] && grep -q "bogus=1" "$f.err"'
+"$bin/gpm-row" "$f" op=y 2>"$f.err"; rc=$?
+check "workload is required" '[ $rc -eq 2 ] && grep -q "workload" "$f.err"'
+check "refused rows are not written" '[ "$(wc -l <"$f")" -eq 3 ]'
+rm -f "$f" "$f.err"

@@ -1,0 +1,41 @@
+#!/bin/sh
+# compute-sanitizer on a subset: memcheck over libgpm's GPU tests and the
+# workloads' GPM kernels, racecheck over the kernels that share memory
+# within a block (PS's block scan, HCL's warp-striped log).
+set -u
+bin=${GPM_BIN:?GPM_BIN not set}
+tests=$bin/../tests/gpu
+if ! nvidia-smi -L >/dev/null 2>&1; then
+    echo "skip - sanitizer: no CUDA GPU"
+    exit 0
+fi
+cs=$(command -v compute-sanitizer || true)
+for d in "${CUDA_HOME:-/usr/local/cuda}/bin" /usr/local/cuda/bin; do
+    [ -n "$cs" ] || { [ -x "$d/compute-sanitizer" ] && cs=$d/compute-sanitizer; }
+done
+if [ -z "$cs" ]; then
+    echo "skip - sanitizer: compute-sanitizer not found (install the CUDA toolkit's sanitizer)"
+    exit 0
+fi
+log=$(mktemp)
+check() { # NAME TOOL PROGRAM ARGS...
+    name=$1 tool=$2
+    shift 2
+    if "$cs" --tool "$tool" --error-exitcode 9 "$@" >"$log" 2>&1 &&
+        grep -q "ERROR SUMMARY: 0 errors" "$log"; then
+        echo "ok - $tool $name"
+    else
+        echo "not ok - $tool $name: $(grep -m1 -E 'ERROR SUMMARY|Error|error' "$log")"
+        sed 's/^/#   /' "$log" | tail -20
+    fi
+}
+check test_device_api memcheck "$tests/test_device_api"
+check test_cp memcheck "$tests/test_cp"
+check test_log memcheck "$tests/test_log"
+check test_log racecheck "$tests/test_log"
+for w in ps blk; do
+    [ -x "$bin/$w" ] || continue
+    check "$w gpm" memcheck "$bin/$w" --mode gpm --scale tiny --reps 1
+    check "$w gpm" racecheck "$bin/$w" --mode gpm --scale tiny --reps 1
+done
+rm -f "$log"
