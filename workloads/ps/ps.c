@@ -7,7 +7,7 @@
 
 static const struct wl_param ps_params[] = {
     {"n", "32-bit integers to sum", {16ll << 16, 256ll << 20, 1024ll << 20}, 1, 1ll << 33, 1},
-    {"block", "integers per thread block (a power of two, 128..4096)", {1024, 1024, 1024}, 128,
+    {"block", "integers per thread block (a power of two, 128..4096)", {4096, 4096, 4096}, 128,
      4096, 1},
     {NULL, NULL, {0, 0, 0}, 0, 0, 0},
 };
@@ -110,9 +110,9 @@ static int ps_prepare(struct wl_ctx *c)
     return 0;
 }
 
-/* The whole computation of epoch st->epoch; blocks already marked done
- * (a resumed run) are skipped by the kernels. */
-static int compute(struct wl_ctx *c, uint64_t *computed)
+/* The whole computation of epoch st->epoch. With RESUME, blocks already
+ * marked done are skipped by the kernels; a fresh epoch has none. */
+static int compute(struct wl_ctx *c, int resume, uint64_t *computed)
 {
     struct ps_state *st = S(c);
     enum wl_mode m = c->opt.mode;
@@ -133,7 +133,7 @@ static int compute(struct wl_ctx *c, uint64_t *computed)
         /* CAP: kernels in device memory, then the whole result to PM. */
         if (wl_dev_zero(st->d_computed, sizeof k) != 0 ||
             ps_gpu_scan_blocks(st->d_in, st->d_out, st->d_done, n, st->block, st->epoch, 0,
-                               st->d_computed) != 0 ||
+                               resume, st->d_computed) != 0 ||
             ps_gpu_block_prefix(st->d_out, st->d_pre, n, st->block, 0) != 0 ||
             wl_dev_copy(&k, st->d_computed, sizeof k, 0) != 0)
             return -1;
@@ -148,7 +148,7 @@ static int compute(struct wl_ctx *c, uint64_t *computed)
             return -1;
         if (ps_gpu_scan_blocks(st->d_in, (uint32_t *)(dev + out_off),
                                (uint32_t *)(dev + done_off), n, st->block, st->epoch, fences,
-                               st->d_computed) != 0 ||
+                               resume, st->d_computed) != 0 ||
             ps_gpu_block_prefix((uint32_t *)(dev + out_off), (uint32_t *)(dev + pre_off), n,
                                 st->block, fences) != 0) {
             wl_persist_end(c);
@@ -171,7 +171,7 @@ static int compute(struct wl_ctx *c, uint64_t *computed)
 static int ps_run(struct wl_ctx *c)
 {
     uint64_t computed;
-    return compute(c, &computed);
+    return compute(c, 0, &computed);
 }
 
 static int ps_recover(struct wl_ctx *c)
@@ -183,7 +183,7 @@ static int ps_recover(struct wl_ctx *c)
 
     if (st->fresh_file) {
         ps_prepare(c);
-        if (compute(c, &computed) != 0)
+        if (compute(c, 0, &computed) != 0)
             return -1;
         snprintf(c->note, sizeof c->note, "resumed_blocks=%llu,pending_blocks=%llu",
                  (unsigned long long)computed, (unsigned long long)st->nblocks);
@@ -199,11 +199,12 @@ static int ps_recover(struct wl_ctx *c)
      * each block before its marker) makes a marker mean the block is
      * durable; NDP and CAP runs persisted nothing before their end, so they
      * restart under a new epoch, as CAP must (paper section 6.1). */
-    if (!(m == WL_GPM || m == WL_GPM_EADR || m == WL_CPU)) {
+    int resume = m == WL_GPM || m == WL_GPM_EADR || m == WL_CPU;
+    if (!resume) {
         ps_prepare(c);
         pending = st->nblocks;
     }
-    if (compute(c, &computed) != 0)
+    if (compute(c, resume, &computed) != 0)
         return -1;
     snprintf(c->note, sizeof c->note, "resumed_blocks=%llu,pending_blocks=%llu",
              (unsigned long long)computed, (unsigned long long)pending);

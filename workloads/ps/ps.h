@@ -26,7 +26,8 @@ struct ps_state {
 /* Kernels (ps_kernels.cu). FENCES: persist in-kernel (gpm, gpm-eadr). */
 int ps_gpu_generate(uint32_t *d_in, uint64_t n, uint64_t seed);
 int ps_gpu_scan_blocks(const uint32_t *in, uint32_t *out, uint32_t *done, uint64_t n,
-                       uint32_t block, uint32_t epoch, int fences, unsigned long long *computed);
+                       uint32_t block, uint32_t epoch, int fences, int resume,
+                       unsigned long long *computed);
 int ps_gpu_block_prefix(const uint32_t *out, uint32_t *pre, uint64_t n, uint32_t block,
                         int fences);
 

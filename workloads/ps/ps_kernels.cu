@@ -43,7 +43,8 @@ __device__ uint32_t block_scan(uint32_t v, uint32_t *warp_sums)
  * width (paper Figure 3), so wide stores are what let the scan run at the
  * link's rate instead of the fence rate. */
 __global__ void ps_scan_kernel(const uint32_t *in, uint32_t *out, uint32_t *done, uint64_t n,
-                               uint32_t epoch, int fences, unsigned long long *computed)
+                               uint32_t epoch, int fences, int resume,
+                               unsigned long long *computed)
 {
     __shared__ uint32_t warp_sums[32];
     __shared__ int skip;
@@ -51,9 +52,11 @@ __global__ void ps_scan_kernel(const uint32_t *in, uint32_t *out, uint32_t *done
     uint64_t i = (b * blockDim.x + threadIdx.x) * PS_ITEMS;
     uint32_t x[PS_ITEMS], run = 0;
 
-    /* Resume: a block whose marker carries this run's epoch is durable. */
+    /* Resume: a block whose marker carries this run's epoch is durable. A
+     * fresh epoch has no such block, so only a resume pays for reading the
+     * marker (a round trip over PCIe when it is on PM). */
     if (threadIdx.x == 0)
-        skip = !ps_block_pending(gpm_load_u32(&done[b]), epoch);
+        skip = resume && !ps_block_pending(gpm_load_u32(&done[b]), epoch);
     __syncthreads();
     if (skip)
         return;
@@ -141,14 +144,14 @@ extern "C" int ps_gpu_generate(uint32_t *d_in, uint64_t n, uint64_t seed)
 }
 
 extern "C" int ps_gpu_scan_blocks(const uint32_t *in, uint32_t *out, uint32_t *done, uint64_t n,
-                                  uint32_t block, uint32_t epoch, int fences,
+                                  uint32_t block, uint32_t epoch, int fences, int resume,
                                   unsigned long long *computed)
 {
     uint64_t nb = ps_nblocks(n, block);
     if (nb > 0x7fffffffull)
         return gpm_set_error("ps: %llu blocks exceed the grid: pass a larger --block",
                              (unsigned long long)nb);
-    ps_scan_kernel<<<(unsigned)nb, block / PS_ITEMS>>>(in, out, done, n, epoch, fences, computed);
+    ps_scan_kernel<<<(unsigned)nb, block / PS_ITEMS>>>(in, out, done, n, epoch, fences, resume, computed);
     return wl_dev_sync("block scan kernel");
 }
 

@@ -113,7 +113,7 @@ static void scale_sizes(void)
         CHECK_EQ_INT(parse(5, av, &o), 0);
         wl_resolve_params(&WORKLOAD, &o, p);
         CHECK_EQ_INT(p[0], n[s]);
-        CHECK_EQ_INT(p[1], 1024);
+        CHECK_EQ_INT(p[1], 4096);
         CHECK(strcmp(wl_scale_name(o.scale), scales[s]) == 0);
     }
     {
@@ -122,7 +122,7 @@ static void scale_sizes(void)
         char *av[] = {"ps", "--mode", "gpm", "--scale", "tiny", "--n", "4M"};
         CHECK_EQ_INT(parse(7, av, &o), 0);
         wl_resolve_params(&WORKLOAD, &o, p);
-        CHECK(o.custom && p[0] == (4ll << 20) && p[1] == 1024);
+        CHECK(o.custom && p[0] == (4ll << 20) && p[1] == 4096);
     }
 }
 
@@ -171,7 +171,7 @@ static void rows_and_exit_status(void)
     CHECK_EQ_INT(run_main(ok, ARGC(ok)), 0);
     CHECK_EQ_INT(count_lines(rows, "workload\top\tmode"), 1); /* header once */
     CHECK_EQ_INT(count_lines(rows, "\tps\trun\tcpu\ttiny\t4194304\t0\t2\t"), 2);
-    CHECK_EQ_INT(count_lines(rows, "\tok\tn=1048576,block=1024,seed=1,cpu_threads=0"), 2);
+    CHECK_EQ_INT(count_lines(rows, "\tok\tn=1048576,block=4096,seed=1,cpu_threads=0"), 2);
     CHECK_EQ_INT(run_main(bad, ARGC(bad)), 2);
     snprintf(path, sizeof path, "%s/ps-tiny.pm", dir);
     CHECK(access(path, F_OK) != 0); /* scratch removed after a verified run */
@@ -204,10 +204,10 @@ static void pm_file_rules(void)
     f = fopen(path, "w");
     CHECK(f);
     fputs("not a PS file", f);
-    CHECK(ftruncate(fileno(f), (off_t)ps_file_bytes(16 << 16, 1024)) == 0);
+    CHECK(ftruncate(fileno(f), (off_t)ps_file_bytes(16 << 16, 4096)) == 0);
     fclose(f);
     CHECK_EQ_INT(run_main(rec, ARGC(rec)), 1);
-    CHECK(stat(path, &st) == 0 && (size_t)st.st_size == ps_file_bytes(16 << 16, 1024));
+    CHECK(stat(path, &st) == 0 && (size_t)st.st_size == ps_file_bytes(16 << 16, 4096));
     f = fopen(path, "r");
     CHECK(f);
     {
@@ -225,7 +225,7 @@ static void pm_file_rules(void)
 static void fresh_run_ignores_stale_markers(void)
 {
     char *run[] = {"ps", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--reps", "1"};
-    const uint64_t n = 16 << 16, nb = ps_nblocks(n, 1024);
+    const uint64_t n = 16 << 16, nb = ps_nblocks(n, 4096);
     char path[4200];
     uint32_t *done = malloc(nb * 4);
     FILE *f;
@@ -235,7 +235,7 @@ static void fresh_run_ignores_stale_markers(void)
     snprintf(path, sizeof path, "%s/ps-tiny.pm", dir);
     f = fopen(path, "w");
     CHECK(f);
-    CHECK(ftruncate(fileno(f), (off_t)ps_file_bytes(n, 1024)) == 0);
+    CHECK(ftruncate(fileno(f), (off_t)ps_file_bytes(n, 4096)) == 0);
     CHECK(fseek(f, (long)ps_done_off(n), SEEK_SET) == 0 && fwrite(done, 4, nb, f) == nb);
     fclose(f);
     CHECK_EQ_INT(run_main(run, ARGC(run)), 0);
