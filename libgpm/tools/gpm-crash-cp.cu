@@ -17,8 +17,6 @@
  *   gpm-crash-cp --recover --file NAME
  */
 #include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +27,7 @@
 
 #include "gpm/cap.h"
 #include "gpm/cp.h"
+#include "gpm/crash.h"
 
 #define NBUF 3
 
@@ -96,17 +95,6 @@ typedef struct watchdog {
     uint64_t min_us, max_us, seed;
 } watchdog;
 
-static void *watchdog_main(void *arg)
-{
-    watchdog *w = (watchdog *)arg;
-    uint64_t x = w->seed * 6364136223846793005ull + 1442695040888963407ull;
-    x ^= x >> 29;
-    uint64_t us = w->min_us + (w->max_us > w->min_us ? x % (w->max_us - w->min_us) : 0);
-    usleep((useconds_t)us);
-    kill(getpid(), SIGKILL);
-    return NULL;
-}
-
 static int parse_mode(const char *s, gpmcp_mode *m)
 {
     static const char *names[] = {"gpm", "gpm-ndp", "gpm-eadr", "cap-mm", "cap-eadr"};
@@ -133,7 +121,6 @@ static int run(const char *name, uint64_t size, gpmcp_mode mode, watchdog *wd, u
     uint32_t *dev[NBUF];
     char ppath[4200];
     gpm_flusher *fl = NULL;
-    pthread_t th;
 
     split(size, bytes, group);
     alloc_buffers(bytes, dev);
@@ -156,8 +143,8 @@ static int run(const char *name, uint64_t size, gpmcp_mode mode, watchdog *wd, u
     }
     gpmcp_how how = {mode, fl};
 
-    if (wd && pthread_create(&th, NULL, watchdog_main, wd) != 0)
-        die("cannot start the watchdog");
+    if (wd && gpm_crash_arm_us(gpm_crash_pick_us(wd->seed, wd->min_us, wd->max_us)) != 0)
+        die_gpm("watchdog");
     for (uint64_t i = 1; iters == 0 || i <= iters; i++) {
         for (int b = 0; b < NBUF; b++)
             update_kernel<<<1024, 256>>>(dev[b], bytes[b] / 4, i, (uint32_t)b);

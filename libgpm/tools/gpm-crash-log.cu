@@ -17,19 +17,16 @@
  *   gpm-crash-log --recover --file NAME
  * Files: NAME.data and NAME.log under GPM_PM_DIR. Exit: 0 ok, 1 failure or
  * verification mismatch, 2 usage. */
-#include <errno.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cuda_runtime.h>
 
+#include "gpm/crash.h"
 #include "gpm/gpm.cuh"
 #include "gpm/log.cuh"
 #include "gpm/log.h"
@@ -128,18 +125,7 @@ static void cuda_check(cudaError_t e, const char *what)
 }
 
 static long kill_min = 1000, kill_max = 200000;
-static unsigned seed = 1;
-
-static void *watchdog(void *arg)
-{
-    long us = kill_min + (long)(rand_r(&seed) % (unsigned)(kill_max - kill_min + 1));
-    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
-    (void)arg;
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-    kill(getpid(), SIGKILL);
-    return NULL;
-}
+static uint64_t seed = 1;
 
 static void names(const char *file, char *data, char *logf, size_t len)
 {
@@ -156,7 +142,6 @@ static int run(const char *file, int hcl, uint32_t n, uint32_t parts, long max_t
     uint32_t *data, *data_dev;
     uint32_t blocks = (n / 2 + THREADS - 1) / THREADS;
     int *bad;
-    pthread_t wd;
     int rc;
 
     names(file, dname, lname, sizeof dname);
@@ -190,8 +175,9 @@ static int run(const char *file, int hcl, uint32_t n, uint32_t parts, long max_t
     cuda_check(cudaMalloc((void **)&bad, sizeof *bad), "cudaMalloc");
     cuda_check(cudaMemset(bad, 0, sizeof *bad), "cudaMemset");
 
-    if (max_tx < 0 && pthread_create(&wd, NULL, watchdog, NULL) != 0)
-        die("cannot start the watchdog thread");
+    if (max_tx < 0 &&
+        gpm_crash_arm_us(gpm_crash_pick_us(seed, (uint64_t)kill_min, (uint64_t)kill_max)) != 0)
+        die(gpm_last_error());
     for (uint64_t t = 0; max_tx < 0 || t < (uint64_t)max_tx; t++) {
         int b = 0;
         if (gpm_persist_begin() != 0)
@@ -313,7 +299,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--partitions"))
             parts = (uint32_t)strtoul(v, NULL, 10);
         else if (!strcmp(a, "--seed"))
-            seed = (unsigned)strtoul(v, NULL, 10);
+            seed = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--max-tx"))
             max_tx = strtol(v, NULL, 10);
         else if (!strcmp(a, "--kill-after-us")) {

@@ -93,8 +93,11 @@ static int arm_crash(struct wl_ctx *c)
     if (c->opt.crash_after < 0)
         return 0;
     if (wl_crash_arm(c->opt.crash_random ? wl_crash_pick(c->expected_s, c->opt.seed)
-                                         : c->opt.crash_after) != 0)
-        return gpm_set_error("--crash-after: cannot start the watchdog thread");
+                                         : c->opt.crash_after) != 0) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", gpm_last_error());
+        return gpm_set_error("--crash-after: %s", why);
+    }
     return 0;
 }
 
