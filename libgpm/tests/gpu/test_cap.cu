@@ -10,24 +10,10 @@
 #include <cuda_runtime.h>
 
 #include "gpm/cap.h"
-#include "gpm/check.h"
+#include "gpm/check_gpu.h"
 #include "gpm/gpm.h"
 
 #define MIB ((size_t)1 << 20)
-
-static int gpu_count(void)
-{
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess)
-        return 0;
-    return n;
-}
-
-#define NEED_GPU()                                                                     \
-    do {                                                                               \
-        if (gpu_count() == 0)                                                          \
-            SKIP("no CUDA GPU visible");                                               \
-    } while (0)
 
 __host__ __device__ static uint8_t pat8(size_t i, unsigned seed)
 {

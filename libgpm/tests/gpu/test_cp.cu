@@ -9,7 +9,7 @@
 #include <cuda_runtime.h>
 
 #include "gpm/cap.h"
-#include "gpm/check.h"
+#include "gpm/check_gpu.h"
 #include "gpm/cp.h"
 #include "gpm/cp_layout.h"
 
@@ -25,12 +25,6 @@ __global__ void fill_kernel(uint32_t *p, uint64_t words, uint32_t tag)
     for (uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; j < words;
          j += (uint64_t)gridDim.x * blockDim.x)
         p[j] = val(tag, j);
-}
-
-static int have_gpu(void)
-{
-    int n = 0;
-    return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
 
 static void fresh(const char *name)
@@ -64,8 +58,7 @@ static void every_mode_checkpoints_and_restores(void)
                                        GPMCP_CAP_EADR};
     const uint64_t sz[2] = {(8u << 20) + 4, 12345 * 4};
     uint32_t *d[2];
-    if (!have_gpu())
-        SKIP("no CUDA GPU");
+    NEED_GPU();
     fresh("gcp-modes");
     gpmcp *cp = gpmcp_create("gcp-modes", sz[0] + sz[1], 4, 1);
     CHECKF(cp != NULL, "%s", gpm_last_error());
@@ -126,8 +119,7 @@ static void every_mode_checkpoints_and_restores(void)
 static void host_memory_is_refused(void)
 {
     static uint32_t host_buf[256];
-    if (!have_gpu())
-        SKIP("no CUDA GPU");
+    NEED_GPU();
     fresh("gcp-host");
     gpmcp *cp = gpmcp_create("gcp-host", 4096, 1, 1);
     CHECKF(cp != NULL, "%s", gpm_last_error());
@@ -142,8 +134,7 @@ static void large_checkpoint_bandwidth(void)
     const uint64_t sz = 256ull << 20;
     uint32_t *d;
     struct timespec t0, t1, t2;
-    if (!have_gpu())
-        SKIP("no CUDA GPU");
+    NEED_GPU();
     fresh("gcp-big");
     gpmcp *cp = gpmcp_create("gcp-big", sz, 1, 1);
     CHECKF(cp != NULL, "%s", gpm_last_error());

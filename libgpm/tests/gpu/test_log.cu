@@ -7,7 +7,7 @@
 
 #include <cuda_runtime.h>
 
-#include "gpm/check.h"
+#include "gpm/check_gpu.h"
 #include "gpm/log.cuh"
 #include "gpm/log.h"
 
@@ -16,12 +16,6 @@ typedef struct entry {
     uint32_t k;
     uint32_t check;
 } entry;
-
-static int have_gpu(void)
-{
-    int n = 0;
-    return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
 
 static __global__ void hcl_insert3(gpmlog_dev log, int *bad)
 {
@@ -89,8 +83,7 @@ static void hcl_insert_read_remove_reopen(void)
 {
     gpmlog log;
     int *bad;
-    if (!have_gpu())
-        SKIP("no CUDA GPU");
+    NEED_GPU();
     CHECKF(gpmlog_create_hcl(&log, "gl-hcl", 64 * 1024, BLOCKS, THREADS, 0) == 0, "%s",
            gpm_last_error());
     bad = dev_counter();
@@ -150,8 +143,7 @@ static void hcl_full_slot_is_refused(void)
 {
     gpmlog log;
     int *bad;
-    if (!have_gpu())
-        SKIP("no CUDA GPU");
+    NEED_GPU();
     /* 24 bytes per thread: two 12-byte entries fit, the third does not. */
     CHECK(gpmlog_create_hcl(&log, "gl-full", 24 * 32, 1, 32, 0) == 0);
     CHECK_EQ_INT(log.g.slot_bytes, 24);
@@ -171,8 +163,7 @@ static void conv_concurrent_appends_are_whole(void)
     gpmlog log;
     int *bad;
     uint8_t *seen;
-    if (!have_gpu())
-        SKIP("no CUDA GPU");
+    NEED_GPU();
     CHECKF(gpmlog_create_conv(&log, "gl-conv", PARTS * 16 * 1024, PARTS, 0) == 0, "%s",
            gpm_last_error());
     bad = dev_counter();
