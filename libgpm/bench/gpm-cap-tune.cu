@@ -39,11 +39,7 @@
 
 GPM_HD uint64_t tune_pattern(uint64_t i, uint64_t seed)
 {
-    uint64_t x = i + seed * 0x9E3779B97F4A7C15ull;
-    x ^= x >> 31;
-    x *= 0xBF58476D1CE4E5B9ull;
-    x ^= x >> 29;
-    return x;
+    return gpm_mix64(i + seed * 0x9E3779B97F4A7C15ull);
 }
 
 __global__ void fill_kernel(uint64_t *p, size_t words, uint64_t seed)

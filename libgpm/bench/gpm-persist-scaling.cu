@@ -39,13 +39,7 @@
  * left from any other repetition never equals the expected one. */
 GPM_HD uint64_t ps_pattern(uint64_t i, uint64_t seed)
 {
-    uint64_t x = i + seed * 0xD1B54A32D192ED03ull;
-    x ^= x >> 30;
-    x *= 0xBF58476D1CE4E5B9ull;
-    x ^= x >> 27;
-    x *= 0x94D049BB133111EBull;
-    x ^= x >> 31;
-    return x;
+    return gpm_mix64(i + seed * 0xD1B54A32D192ED03ull);
 }
 
 enum layout { LAYOUT_WARP, LAYOUT_GRID };

@@ -10,14 +10,12 @@
 
 #include "gpm/crash.h"
 #include "gpm/gpm.h"
+#include "gpm/hd.h"
 
 uint64_t gpm_crash_pick_us(uint64_t seed, uint64_t min_us, uint64_t max_us)
 {
-    /* splitmix64: well spread even for seeds 1, 2, 3, ... */
-    uint64_t x = seed + 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    x ^= x >> 31;
+    /* Mixed, so that seeds 1, 2, 3, ... spread over the window. */
+    uint64_t x = gpm_mix64(seed + 0x9e3779b97f4a7c15ull);
     return max_us > min_us ? min_us + x % (max_us - min_us + 1) : min_us;
 }
 

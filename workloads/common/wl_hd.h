@@ -7,13 +7,10 @@
 
 #include "gpm/hd.h"
 
-/* splitmix64's finaliser: every input bit affects every output bit. */
+/* Input I of the stream SEED. */
 GPM_HD uint32_t wl_hash32(uint64_t seed, uint64_t i)
 {
-    uint64_t z = seed * 0x9e3779b97f4a7c15ull + i + 0x632be59bd9b4e019ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return (uint32_t)((z ^ (z >> 31)) >> 16);
+    return (uint32_t)(gpm_mix64(seed * 0x9e3779b97f4a7c15ull + i + 0x632be59bd9b4e019ull) >> 16);
 }
 
 /* A float in [0, 1) with 24 random bits: exact on both sides. */

@@ -10,4 +10,15 @@
 #define GPM_HD static inline
 #endif
 
+#include <stdint.h>
+
+/* splitmix64's finaliser: every input bit affects every output bit. The
+ * one hash behind test patterns, generated inputs and random choices. */
+GPM_HD uint64_t gpm_mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
 #endif
