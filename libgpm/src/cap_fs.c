@@ -11,6 +11,7 @@
 #include <cuda_runtime_api.h>
 
 #include "gpm/cap.h"
+#include "file_check.h"
 
 static int free_staging(gpm_cap_file *cf)
 {
@@ -87,13 +88,8 @@ static int open_file(gpm_cap_file *cf, size_t size, int flags, int *created)
     int err;
     *created = 0;
     if (stat(cf->path, &st) == 0) {
-        if (!S_ISREG(st.st_mode))
-            return gpm_set_error("%s: not a regular file: choose another CAP-fs file name",
-                                 cf->path);
-        if (size != 0 && (size_t)st.st_size != size)
-            return gpm_set_error("%s: has %lld bytes, expected %zu: remove the file to "
-                                 "recreate it, or run with the size it was made with",
-                                 cf->path, (long long)st.st_size, size);
+        if (gpm_check_existing(cf->path, &st, size) != 0)
+            return -1;
         cf->fd = open(cf->path, O_WRONLY | O_CLOEXEC);
         if (cf->fd < 0)
             return gpm_set_error("%s: cannot open for writing (%s): check its permissions",

@@ -15,6 +15,7 @@
 #include <linux/magic.h>
 
 #include "gpm/gpm.h"
+#include "file_check.h"
 
 const char *gpm_backend_name(gpm_backend b)
 {
@@ -133,13 +134,8 @@ int gpm_map(gpm_region *r, const char *path, size_t size, int flags)
         return -1;
 
     if (stat(r->path, &st) == 0) {
-        if (!S_ISREG(st.st_mode))
-            return gpm_set_error("%s: not a regular file: choose another PM file name",
-                                 r->path);
-        if (size != 0 && (size_t)st.st_size != size)
-            return gpm_set_error("%s: has %lld bytes, expected %zu: remove the file to "
-                                 "recreate it, or run with the size it was made with",
-                                 r->path, (long long)st.st_size, size);
+        if (gpm_check_existing(r->path, &st, size) != 0)
+            return -1;
         if (st.st_size == 0)
             return gpm_set_error("%s: is empty (0 bytes), so it holds no PM data: remove it "
                                  "or choose another file name", r->path);
