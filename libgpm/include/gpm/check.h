@@ -7,6 +7,7 @@
 #ifndef GPM_CHECK_H
 #define GPM_CHECK_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -88,6 +89,17 @@ static char check_skip_why[256];
     } while (0)
 
 #define CHECK_EXIT() return check_any_failed ? 1 : 0
+
+/* A fixed-seed xorshift stream for fuzz-style tests: every run corrupts
+ * the same bytes, so a failure can be replayed. */
+static uint64_t check_rand_state = 0x2545f4914f6cdd1dull;
+static inline uint64_t check_rand(void)
+{
+    check_rand_state ^= check_rand_state << 13;
+    check_rand_state ^= check_rand_state >> 7;
+    check_rand_state ^= check_rand_state << 17;
+    return check_rand_state;
+}
 
 #include <fcntl.h>
 #include <stdlib.h>

@@ -17,14 +17,6 @@
 
 #define HO GPM_HOST_ONLY
 
-static uint64_t rnd_state = 0x2545f4914f6cdd1dull;
-static uint64_t rnd(void)
-{
-    rnd_state ^= rnd_state << 13;
-    rnd_state ^= rnd_state >> 7;
-    rnd_state ^= rnd_state << 17;
-    return rnd_state;
-}
 
 static void fill(void *p, size_t n, uint32_t tag)
 {
@@ -289,9 +281,9 @@ static void fuzzed_headers_are_refused(void)
     CHECK(pread(fd, &good, sizeof good, 0) == sizeof good);
     for (int i = 0; i < 3000; i++) {
         gpmcp_header bad = good;
-        int n = 1 + (int)(rnd() % 6);
+        int n = 1 + (int)(check_rand() % 6);
         for (int j = 0; j < n; j++)
-            ((uint8_t *)&bad)[rnd() % sizeof bad] ^= (uint8_t)(1 + rnd() % 255);
+            ((uint8_t *)&bad)[check_rand() % sizeof bad] ^= (uint8_t)(1 + check_rand() % 255);
         /* Sometimes a forged checksum over the damage: the geometry checks
          * must still catch it, unless it describes this very file. */
         int forged = i % 7 == 0;
@@ -345,10 +337,10 @@ static void fuzzed_group_tables_are_refused(void)
     memcpy(saved_e, e, sizeof saved_e);
     for (int i = 0; i < 2000; i++) {
         /* Bytes 8..47 of the entry (its layout fields and seal), or a row. */
-        if (rnd() % 2)
-            g[8 + rnd() % 40] ^= (uint8_t)(1 + rnd() % 255);
+        if (check_rand() % 2)
+            g[8 + check_rand() % 40] ^= (uint8_t)(1 + check_rand() % 255);
         else
-            e[rnd() % 32] ^= (uint8_t)(1 + rnd() % 255);
+            e[check_rand() % 32] ^= (uint8_t)(1 + check_rand() % 255);
         CHECKF(gpmcp_restore(cp, 1) == -1, "damage %d accepted", i);
         CHECK_MSG(gpm_last_error(), "corrupt");
         CHECK(gpmcp_checkpoint(cp, 1) == -1);
@@ -443,7 +435,7 @@ static void sigkill_during_checkpoints_recovers(void)
                     _exit(4);
             }
         }
-        struct timespec ts = {0, (long)(20000000 + rnd() % 60000000)};
+        struct timespec ts = {0, (long)(20000000 + check_rand() % 60000000)};
         nanosleep(&ts, NULL);
         kill(pid, SIGKILL);
         int st;

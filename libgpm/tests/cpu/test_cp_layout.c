@@ -7,21 +7,13 @@
 #include "gpm/check.h"
 #include "gpm/cp_layout.h"
 
-static uint64_t rnd_state = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void)
-{
-    rnd_state ^= rnd_state << 13;
-    rnd_state ^= rnd_state >> 7;
-    rnd_state ^= rnd_state << 17;
-    return rnd_state;
-}
 
 static void geometry_is_aligned_and_ordered(void)
 {
     gpmcp_header h;
     for (int i = 0; i < 2000; i++) {
-        uint64_t cap = 1 + rnd() % (1ull << 32);
-        uint32_t el = 1 + (uint32_t)(rnd() % 300), gr = 1 + (uint32_t)(rnd() % 300);
+        uint64_t cap = 1 + check_rand() % (1ull << 32);
+        uint32_t el = 1 + (uint32_t)(check_rand() % 300), gr = 1 + (uint32_t)(check_rand() % 300);
         CHECK(gpmcp_geometry(&h, cap, el, gr) == 0);
         CHECK(h.group_off % GPMCP_ALIGN == 0);
         CHECK(h.data_off % GPMCP_ALIGN == 0);
@@ -107,16 +99,16 @@ static void layouts_fit_and_do_not_overlap(void)
     static gpmcp_elem es[G][E];
     for (int trial = 0; trial < 500; trial++) {
         gpmcp_header h;
-        uint64_t cap = 1 + rnd() % 100000, used = 0, base;
+        uint64_t cap = 1 + check_rand() % 100000, used = 0, base;
         CHECK(gpmcp_geometry(&h, cap, E, G) == 0);
         base = h.data_off;
         memset(gs, 0, sizeof gs);
         for (uint32_t g = 0; g < G; g++) {
             uint64_t sizes[E];
-            uint32_t n = 1 + (uint32_t)(rnd() % E);
+            uint32_t n = 1 + (uint32_t)(check_rand() % E);
             uint64_t want = 0;
             for (uint32_t k = 0; k < n; k++) {
-                sizes[k] = 1 + rnd() % (cap / n + 1);
+                sizes[k] = 1 + check_rand() % (cap / n + 1);
                 want += sizes[k];
             }
             if (used + want > cap)
