@@ -67,8 +67,8 @@ def main():
     conv_rows = [r for r in run if r.get("op") == "conv"]
     params = (conv_rows or run)[0].get("params", "?")
     comments = [
-        "Figure 11b: undo-log insert latency from %d rows of %s/%s (git_rev %s, host %s)"
-        % (len(run), results_dir, fname, key[0], key[1]),
+        "Figure 11b: undo-log insert latency from %d rows of %s (git_rev %s, host %s)"
+        % (len(run), R.shown_path(results_dir, fname), key[0], key[1]),
         "platform: gpu %s, pm_backend %s, persist_domain %s, ddio %s"
         % (first.get("gpu", "?"), first.get("pm_backend", "?"),
            first.get("persist_domain", "?"), first.get("ddio", "?")),

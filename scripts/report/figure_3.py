@@ -101,8 +101,8 @@ def main():
     else:
         verdict = "met" if share >= CRITERION else "NOT met"
     comments = [
-        "Figure 3: persistence scaling from %s rows of %s/%s (git_rev %s, host %s)"
-        % ("%d" % len(run), results_dir, fname, key[0], key[1]),
+        "Figure 3: persistence scaling from %s rows of %s (git_rev %s, host %s)"
+        % ("%d" % len(run), R.shown_path(results_dir, fname), key[0], key[1]),
         "platform: gpu %s, pm_backend %s, persist_domain %s, ddio %s"
         % (first.get("gpu", "?"), first.get("pm_backend", "?"),
            first.get("persist_domain", "?"), first.get("ddio", "?")),

@@ -35,6 +35,14 @@ def newest_run(all_rows, results_dir):
     return newest, key, [r for r in in_file if (r.get("git_rev"), r.get("host")) == key]
 
 
+def shown_path(results_dir, fname):
+    """RESULTS_DIR/FNAME as a report shows it: relative to the repository
+    when inside it, so a report does not depend on where it was made."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = os.path.abspath(os.path.join(results_dir, fname))
+    return os.path.relpath(path, root) if path.startswith(root + os.sep) else path
+
+
 def number(row, col):
     """COL of ROW as a float; a clear error naming the file otherwise."""
     try:
