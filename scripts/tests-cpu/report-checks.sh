@@ -1,8 +1,25 @@
-# Sourced by the sweep-report tests (not a test itself): the checks they
-# make alike. The caller sets tmp (a scratch directory) and out (the report).
+# Sourced by the sweep-report tests (not a test itself): the setup and the
+# checks they make alike. The caller sets root (the repository or bundle);
+# build_report sets tmp (a scratch directory) and out (the report).
 
 ok() { echo "ok - $1"; }
 notok() { echo "not ok - $1: $2"; }
+
+# build_report TARGET CASE: TARGET's report from its fixture rows
+# (fixtures/TARGET/rows.tsv) into $out; the whole test stops if it fails.
+build_report() {
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/$1-report.XXXXXX") || exit 1
+    trap 'rm -rf "$tmp"' EXIT
+    mkdir -p "$tmp/results"
+    cp "$root/scripts/tests-cpu/fixtures/$1/rows.tsv" "$tmp/results/$1.tsv"
+    out="$tmp/$1.tsv"
+    if python3 "$root/scripts/report/$1.py" "$tmp/results" "$out" 2>"$tmp/err"; then
+        ok "$2"
+    else
+        notok "$2" "$(cat "$tmp/err")"
+        exit 1
+    fi
+}
 
 # summary NAME PATTERN: a comment line of the report matches PATTERN.
 summary() {

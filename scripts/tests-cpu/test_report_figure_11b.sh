@@ -6,21 +6,8 @@
 # rows.
 set -u
 root=${GPM_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-fixture="$root/scripts/tests-cpu/fixtures/figure_11b/rows.tsv"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fig11b-report.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/results" "$tmp/empty"
-cp "$fixture" "$tmp/results/figure_11b.tsv"
-out="$tmp/figure_11b.tsv"
-
 . "$root/scripts/tests-cpu/report-checks.sh"
-
-if python3 "$root/scripts/report/figure_11b.py" "$tmp/results" "$out" 2>"$tmp/err"; then
-    ok fig11b_report_builds
-else
-    notok fig11b_report_builds "$(cat "$tmp/err")"
-    exit 1
-fi
+build_report figure_11b fig11b_report_builds
 
 # field THREADS COLUMN: a value of the report table by name.
 field() {

@@ -5,21 +5,8 @@
 # summary beside the paper, a PNG drawn, and a clear error without rows.
 set -u
 root=${GPM_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-fixture="$root/scripts/tests-cpu/fixtures/figure_3/rows.tsv"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fig3-report.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/results" "$tmp/empty"
-cp "$fixture" "$tmp/results/figure_3.tsv"
-out="$tmp/figure_3.tsv"
-
 . "$root/scripts/tests-cpu/report-checks.sh"
-
-if python3 "$root/scripts/report/figure_3.py" "$tmp/results" "$out" 2>"$tmp/err"; then
-    ok report_builds
-else
-    notok report_builds "$(cat "$tmp/err")"
-    exit 1
-fi
+build_report figure_3 report_builds
 
 # field SERIES THREADS COLUMN: a value of the report table by name.
 field() {
