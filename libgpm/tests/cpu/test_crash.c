@@ -38,9 +38,34 @@ static void armed_watchdog_kills_with_sigkill(void)
     CHECKF(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "child status %d", status);
 }
 
+/* A run that returns before the deadline disarms the watchdog and is never
+ * killed afterwards (during its verification, say). */
+static void disarmed_watchdog_never_fires(void)
+{
+    int status = 0;
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        if (gpm_crash_disarm() != 0 || gpm_crash_arm_us(100000) != 0)
+            _exit(3);
+        if (gpm_crash_arm_us(100000) == 0)
+            _exit(4); /* one watchdog per process */
+        usleep(10000);
+        if (gpm_crash_disarm() != 1)
+            _exit(5);
+        usleep(300000); /* well past the old deadline */
+        if (gpm_crash_arm_us(1000000) != 0 || gpm_crash_disarm() != 1)
+            _exit(6); /* re-armable after a disarm */
+        _exit(0);
+    }
+    CHECK(waitpid(pid, &status, 0) == pid);
+    CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+}
+
 int main(void)
 {
     RUN(picks_stay_in_range_and_repeat);
     RUN(armed_watchdog_kills_with_sigkill);
+    RUN(disarmed_watchdog_never_fires);
     CHECK_EXIT();
 }
