@@ -77,6 +77,80 @@ void gpm_result_tsv_row(FILE *out, const gpm_platform *p, const gpm_result *res)
     fputc('\n', out);
 }
 
+/* The schema's header line, as gpm_result_tsv_header writes it (malloc'd). */
+static char *schema_header(void)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem)
+        return NULL;
+    gpm_result_tsv_header(mem);
+    if (fclose(mem) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* 0 if FD's file is empty or starts with the schema header, else -1 with
+ * the message set. Rows are never appended to a file of another kind. */
+static int check_header(int fd, const char *path, off_t size)
+{
+    char *want = schema_header(), *got = NULL;
+    size_t n;
+    ssize_t r;
+    int rc = 0;
+    if (size == 0) {
+        free(want);
+        return 0;
+    }
+    if (!want)
+        return gpm_set_error("%s: out of memory", path);
+    n = strlen(want);
+    got = malloc(n);
+    if (!got) {
+        free(want);
+        return gpm_set_error("%s: out of memory", path);
+    }
+    r = pread(fd, got, n, 0);
+    if (r != (ssize_t)n || memcmp(got, want, n) != 0)
+        rc = gpm_set_error("%s: is not a result file of this schema (its first line is not "
+                           "the result header): pass a new file, or one these programs wrote",
+                           path);
+    free(got);
+    free(want);
+    return rc;
+}
+
+int gpm_result_check_out(const char *path)
+{
+    struct stat st;
+    int fd, rc;
+    if (!path || !*path)
+        return gpm_set_error("empty results file name: pass a file name");
+    if (stat(path, &st) != 0) {
+        char dir[4096];
+        const char *slash = strrchr(path, '/');
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+                 slash ? path : ".");
+        if (access(dir, W_OK) != 0)
+            return gpm_set_error("%s: cannot create the results file: directory %s does not "
+                                 "exist or is not writable; create it or pass another path",
+                                 path, dir);
+        return 0;
+    }
+    if (!S_ISREG(st.st_mode))
+        return gpm_set_error("%s: is not a regular file: pass a results file name", path);
+    fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
+    if (fd < 0)
+        return gpm_set_error("%s: cannot open the results file for appending (%s): check its "
+                             "permissions", path, strerror(errno));
+    rc = check_header(fd, path, st.st_size);
+    close(fd);
+    return rc;
+}
+
 static int write_all(int fd, const char *buf, size_t len)
 {
     while (len > 0) {
@@ -99,7 +173,7 @@ int gpm_result_append(const char *path, const gpm_platform *p, const gpm_result 
     FILE *mem;
     int fd, rc = 0;
 
-    fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0)
         return gpm_set_error("%s: cannot open results file (%s): check that its directory "
                              "exists and is writable", path, strerror(errno));
@@ -110,6 +184,8 @@ int gpm_result_append(const char *path, const gpm_platform *p, const gpm_result 
     mem = open_memstream(&text, &len);
     if (!mem || fstat(fd, &st) != 0) {
         rc = gpm_set_error("%s: cannot prepare a result row (%s)", path, strerror(errno));
+    } else if (check_header(fd, path, st.st_size) != 0) {
+        rc = -1;
     } else {
         if (st.st_size == 0)
             gpm_result_tsv_header(mem);

@@ -52,6 +52,15 @@ int gpm_resolve_path(const char *path, char *out, size_t out_len);
  * backend requires (cache-line flush + drain, or msync). */
 int gpm_region_persist(const gpm_region *r, const void *addr, size_t len);
 
+/* Takes an exclusive lock on the existing file PATH for as long as *FD
+ * stays open (gpm_unlock_file closes it). A file locked by another process,
+ * or through another descriptor of this one, is refused with one line that
+ * names the holder's pid and command. The lock is advisory (flock): every
+ * program of the suite takes it before writing a PM object; the kernel drops
+ * it when the holder exits or is killed. */
+int gpm_lock_file(const char *path, int *fd);
+void gpm_unlock_file(int fd);
+
 /* Brackets a region in which GPU writes to PM must become durable. On an
  * Intel Xeon root port with GPM_DDIO=control (and root), DDIO is switched
  * off for the GPU's port and back on; everywhere else these are no-ops whose

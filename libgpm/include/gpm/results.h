@@ -35,8 +35,15 @@ double gpm_median(const double *v, int n);
 void gpm_result_set_times(gpm_result *res, const double *t, int n);
 
 /* Appends one row to PATH, writing the header first if the file is new or
- * empty. Throughput is bytes_persisted / median_s in GB/s (1e9). */
+ * empty; a non-empty file whose first line is not the schema's header is
+ * refused and left as it is. Throughput is bytes_persisted / median_s in
+ * GB/s (1e9). */
 int gpm_result_append(const char *path, const gpm_platform *p, const gpm_result *res);
+
+/* Checks, before any work is done, that rows can later be appended to
+ * PATH: an existing file must be a results file of this schema (or empty)
+ * and writable; a new one must have a writable directory. Creates nothing. */
+int gpm_result_check_out(const char *path);
 
 void gpm_result_tsv_header(FILE *out);
 void gpm_result_tsv_row(FILE *out, const gpm_platform *p, const gpm_result *res);

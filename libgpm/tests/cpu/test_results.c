@@ -188,6 +188,42 @@ static void unwritable_path_is_named(void)
     CHECK_MSG(gpm_last_error(), "/nonexistent-gpm-dir/r.tsv");
 }
 
+/* Checked before a run does any work, so a bad --out never costs a
+ * measurement; a file of another kind is refused and left untouched. */
+static void out_file_checked_before_work(void)
+{
+    char path[4096], good[4096];
+    gpm_platform p;
+    gpm_result r = sample();
+    size_t len;
+    unsigned char *back;
+    FILE *f;
+    memset(&p, 0, sizeof p);
+    CHECK_EQ_INT(gpm_result_check_out("/nonexistent-gpm-dir/x.tsv"), -1);
+    CHECK_MSG(gpm_last_error(), "directory /nonexistent-gpm-dir does not exist");
+    results_path(path, sizeof path, "results-foreign.tsv");
+    f = fopen(path, "w");
+    CHECK(f);
+    fputs("name\tvalue\nalpha\t1\n", f);
+    fclose(f);
+    CHECK_EQ_INT(gpm_result_check_out(path), -1);
+    CHECK_MSG(gpm_last_error(), "is not a result file of this schema");
+    CHECK_EQ_INT(gpm_result_append(path, &p, &r), -1);
+    back = check_read_file(path, &len);
+    CHECK(back && len == 19 && memcmp(back, "name\tvalue\nalpha\t1\n", 19) == 0);
+    free(back);
+    unlink(path);
+    results_path(good, sizeof good, "results-good.tsv");
+    unlink(good);
+    CHECK_EQ_INT(gpm_result_check_out(good), 0); /* new: fine, and not created */
+    CHECK(access(good, F_OK) != 0);
+    CHECK_EQ_INT(gpm_result_append(good, &p, &r), 0);
+    CHECK_EQ_INT(gpm_result_check_out(good), 0);
+    CHECK_EQ_INT(gpm_result_check_out(gpm_pm_dir()), -1);
+    CHECK_MSG(gpm_last_error(), "is not a regular file");
+    unlink(good);
+}
+
 int main(void)
 {
     RUN(median_of_odd_even_and_unsorted);
@@ -196,5 +232,6 @@ int main(void)
     RUN(empty_existing_file_gets_a_header);
     RUN(missing_values_leave_empty_fields);
     RUN(unwritable_path_is_named);
+    RUN(out_file_checked_before_work);
     CHECK_EXIT();
 }
