@@ -13,9 +13,9 @@
  * word of the destination afterwards (outside the timed region), so stale
  * data cannot pass. Timing: a monotonic clock around the one call.
  *
- *   gpm-cap-tune [--size BYTES] [--reps N] [--threads 1,2,...] [--chunks-mib 4,16,...]
- *                [--out RESULTS.tsv]
- * PM files are made (and removed) under GPM_PM_DIR. */
+ * Options: gpm-cap-tune --help. PM files are made (and removed) under
+ * GPM_PM_DIR. */
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +26,7 @@
 
 #include <cuda_runtime.h>
 
+#include "gpm/args.h"
 #include "gpm/cap.h"
 #include "gpm/copy.h"
 #include "gpm/gpm.h"
@@ -64,27 +65,75 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static int parse_list(const char *s, int *out, int max)
-{
-    int n = 0;
-    char *end;
-    while (*s && n < max) {
-        long v = strtol(s, &end, 10);
-        if (end == s || v <= 0)
-            return -1;
-        out[n++] = (int)v;
-        s = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',')
-            return -1;
-    }
-    return n;
-}
+#define PROG "gpm-cap-tune"
 
-static int usage(void)
+static const char usage_text[] =
+    "usage: gpm-cap-tune [options]\n"
+    "  --size BYTES        bytes per copy, a multiple of 8 (K/M/G suffixes; default 1G)\n"
+    "  --reps N            timed repetitions after one warm-up, 1..100 (default 5)\n"
+    "  --threads LIST      CAP-mm flush threads, e.g. 1,2,4 (default 1,2,4,8,16,32)\n"
+    "  --chunks-mib LIST   CAP-fs staging chunks in MiB (default 4,16,64,256)\n"
+    "  --out FILE          append result rows (TSV) to FILE\n"
+    "  --help              this text\n"
+    "PM files are made (and removed) under GPM_PM_DIR. Needs a GPU.\n";
+
+/* 0 parsed, -1 with the message set, 1 --help printed. */
+static int parse(int argc, char **argv, options *o)
 {
-    fprintf(stderr, "usage: gpm-cap-tune [--size BYTES] [--reps N] [--threads LIST] "
-                    "[--chunks-mib LIST] [--out RESULTS.tsv]\n");
-    return 2;
+    static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
+                                         {"size", required_argument, NULL, 's'},
+                                         {"reps", required_argument, NULL, 'r'},
+                                         {"threads", required_argument, NULL, 't'},
+                                         {"chunks-mib", required_argument, NULL, 'c'},
+                                         {"out", required_argument, NULL, 'o'},
+                                         {0, 0, 0, 0}};
+    static const int threads_default[] = {1, 2, 4, 8, 16, 32};
+    static const int chunks_default[] = {4, 16, 64, 256};
+    long long size;
+    int c;
+    memset(o, 0, sizeof *o);
+    o->size = (size_t)1 << 30;
+    o->reps = 5;
+    o->nthreads = (int)(sizeof threads_default / sizeof *threads_default);
+    memcpy(o->threads, threads_default, sizeof threads_default);
+    o->nchunks = (int)(sizeof chunks_default / sizeof *chunks_default);
+    memcpy(o->chunks, chunks_default, sizeof chunks_default);
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            fputs(usage_text, stdout);
+            return 1;
+        case 's':
+            if (gpm_arg_ll("--size", optarg, 8, 1ll << 40, &size) != 0)
+                return -1;
+            if (size % 8)
+                return gpm_set_error("--size: %s is not a multiple of 8 bytes: pass e.g. %lld",
+                                     optarg, size & ~7ll);
+            o->size = (size_t)size;
+            break;
+        case 'r':
+            if (gpm_arg_int("--reps", optarg, 1, MAX_REPS, &o->reps) != 0)
+                return -1;
+            break;
+        case 't':
+            if (gpm_arg_int_list("--threads", optarg, 1, GPM_FLUSHER_MAX_THREADS, o->threads,
+                                 MAX_LIST, &o->nthreads) != 0)
+                return -1;
+            break;
+        case 'c':
+            if (gpm_arg_int_list("--chunks-mib", optarg, 1, 1 << 16, o->chunks, MAX_LIST,
+                                 &o->nchunks) != 0)
+                return -1;
+            break;
+        case 'o':
+            o->out = optarg;
+            break;
+        default:
+            return gpm_args_bad_flag(PROG, c, argv);
+        }
+    }
+    return gpm_args_no_positional(PROG, argc, argv);
 }
 
 static int fill(uint64_t *d, size_t size, uint64_t seed)
@@ -326,38 +375,11 @@ int main(int argc, char **argv)
 {
     options o;
     gpm_platform plat;
-    memset(&o, 0, sizeof o);
-    o.size = (size_t)1 << 30;
-    o.reps = 5;
-    o.nthreads = parse_list("1,2,4,8,16,32", o.threads, MAX_LIST);
-    o.nchunks = parse_list("4,16,64,256", o.chunks, MAX_LIST);
-    for (int i = 1; i < argc; i++) {
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!v)
-            return usage();
-        if (!strcmp(argv[i], "--size"))
-            o.size = strtoull(v, NULL, 0);
-        else if (!strcmp(argv[i], "--reps"))
-            o.reps = atoi(v);
-        else if (!strcmp(argv[i], "--threads"))
-            o.nthreads = parse_list(v, o.threads, MAX_LIST);
-        else if (!strcmp(argv[i], "--chunks-mib"))
-            o.nchunks = parse_list(v, o.chunks, MAX_LIST);
-        else if (!strcmp(argv[i], "--out"))
-            o.out = v;
-        else
-            return usage();
-        i++;
-    }
-    o.size &= ~(size_t)7;
-    if (o.size == 0 || o.reps < 1 || o.reps > MAX_REPS || o.nthreads < 1 || o.nchunks < 1) {
-        fprintf(stderr, "gpm-cap-tune: --size must be at least 8, --reps 1..%d, and the lists "
-                        "comma-separated positive numbers\n", MAX_REPS);
-        return 2;
-    }
-    int ngpu = 0;
-    if (cudaGetDeviceCount(&ngpu) != cudaSuccess || ngpu == 0) {
-        fprintf(stderr, "gpm-cap-tune: no CUDA GPU visible: run it on a machine with one\n");
+    int rc = parse(argc, argv, &o);
+    if (rc != 0)
+        return rc > 0 ? 0 : gpm_args_fail(PROG);
+    if (gpm_gpu_check() != 0) {
+        fprintf(stderr, PROG ": %s: run it on a machine with one\n", gpm_last_error());
         return 1;
     }
     gpm_platform_collect(&plat);

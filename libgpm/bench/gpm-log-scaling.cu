@@ -6,13 +6,17 @@
  * inserts one ENTRY-byte entry (store the entry, persist, bump and persist
  * its tail):
  *   hcl   each thread in its own slot, from (block, warp, lane), no lock;
- *   conv  thread g appends to partition g % PARTITIONS under its lock.
+ *   conv  thread g appends to partition g % P under its lock, once for
+ *         every partition count P of --partitions up to N (more partitions
+ *         than threads would leave some empty: those are skipped, and the
+ *         output says so), so that the report can hold HCL against
+ *         conventional logging at its best partition count, not at one
+ *         arbitrary count.
  * Latency = the kernel, timed with CUDA events; the log is emptied (outside
  * the timing) before each repetition, and after each the CPU checks that
  * every thread's entry of that repetition is in the log exactly once.
- *
- *   gpm-log-scaling [--threads 32,128,...] [--reps R] [--entry-bytes B]
- *                   [--partitions P] [--block T] [--scale S] [--out TSV] */
+ * Options: gpm-log-scaling --help. */
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +25,7 @@
 
 #include <cuda_runtime.h>
 
+#include "gpm/args.h"
 #include "gpm/gpm.cuh"
 #include "gpm/log.cuh"
 #include "gpm/log.h"
@@ -33,7 +38,8 @@
 
 typedef struct options {
     int threads[MAX_LIST], nthreads;
-    int reps, entry, parts, block;
+    int parts[MAX_LIST], nparts; /* conventional logging's partition counts */
+    int reps, entry, block;
     const char *scale, *out;
 } options;
 
@@ -96,7 +102,9 @@ static int cuda_ok(cudaError_t e, const char *what)
     return 0;
 }
 
-static int run_point(const options *o, const gpm_platform *plat, int hcl, int n)
+/* One (variant, thread count) point; PARTS is the conventional log's
+ * partition count (ignored for HCL). 0 ok, 1 unverified, -1 error. */
+static int run_point(const options *o, const gpm_platform *plat, int hcl, int n, int parts)
 {
     char name[256], params[256];
     gpmlog log;
@@ -106,14 +114,15 @@ static int run_point(const options *o, const gpm_platform *plat, int hcl, int n)
     cudaEvent_t ev[2];
     int *bad = NULL;
 
-    snprintf(name, sizeof name, "log-scaling-%d-%s-%d", (int)getpid(), hcl ? "hcl" : "conv", n);
+    snprintf(name, sizeof name, "log-scaling-%d-%s-%d-%d", (int)getpid(), hcl ? "hcl" : "conv",
+             n, hcl ? 0 : parts);
     if (hcl)
         rc = gpmlog_create_hcl(&log, name, (size_t)blocks * gpmlog_warps_per_block(tpb) * 32 * per,
                                blocks, tpb, 0);
     else
         rc = gpmlog_create_conv(&log, name,
-                                (size_t)o->parts * (((size_t)n / o->parts + 1) * per + 128),
-                                o->parts, 0);
+                                (size_t)parts * (((size_t)n / parts + 1) * per + 128),
+                                parts, 0);
     if (rc != 0)
         return -1;
     rc = cuda_ok(cudaMalloc((void **)&bad, sizeof *bad), "cudaMalloc");
@@ -141,7 +150,7 @@ static int run_point(const options *o, const gpm_platform *plat, int hcl, int n)
         }
         cudaEventRecord(ev[0]);
         insert_one<<<blocks, tpb>>>(gpmlog_device(&log), (uint32_t)n, (uint32_t)o->entry,
-                                    (uint32_t)o->parts, (uint32_t)(rep + 1), bad);
+                                    (uint32_t)parts, (uint32_t)(rep + 1), bad);
         cudaEventRecord(ev[1]);
         rc = cuda_ok(cudaEventSynchronize(ev[1]), "insert kernel");
         if (rc == 0)
@@ -171,7 +180,7 @@ static int run_point(const options *o, const gpm_platform *plat, int hcl, int n)
     gpm_result res;
     memset(&res, 0, sizeof res);
     snprintf(params, sizeof params, "entry_bytes=%d,partitions=%d,block=%d,blocks=%d",
-             o->entry, hcl ? 0 : o->parts, tpb, blocks);
+             o->entry, hcl ? 0 : parts, tpb, blocks);
     res.workload = "log-scaling";
     res.op = hcl ? "hcl" : "conv";
     res.mode = "gpm";
@@ -182,106 +191,160 @@ static int run_point(const options *o, const gpm_platform *plat, int hcl, int n)
     res.bytes_persisted = (double)n * per;
     res.verified = all_ok ? "ok" : "fail";
     res.params = params;
-    printf("%-5s %8d %5d %12.3f %12.3f  %s\n", res.op, n, o->reps, res.median_s * 1e6,
-           res.min_s * 1e6, res.verified);
+    printf("%-5s %8d %10d %5d %12.3f %12.3f  %s\n", res.op, n, hcl ? 0 : parts, o->reps,
+           res.median_s * 1e6, res.min_s * 1e6, res.verified);
     fflush(stdout);
     if (o->out && gpm_result_append(o->out, plat, &res) != 0)
         return -1;
     return all_ok ? 0 : 1;
 }
 
-static int parse_list(const char *s, int *v, int max)
-{
-    int n = 0;
-    char *end;
-    while (*s && n < max) {
-        long x = strtol(s, &end, 10);
-        if (end == s || x <= 0)
-            return -1;
-        v[n++] = (int)x;
-        s = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',')
-            return -1;
-    }
-    return *s ? -1 : n;
-}
+#define PROG "gpm-log-scaling"
 
+static const char usage_text[] =
+    "usage: gpm-log-scaling [options]\n"
+    "  --threads LIST      concurrent logging threads (default by --scale: tiny 32..2048,\n"
+    "                      small 32..131072, paper 32..524288, x4 apart)\n"
+    "  --partitions LIST   conventional logging's partition counts, each run at every\n"
+    "                      thread count it does not exceed (default 1,4,16,...,65536:\n"
+    "                      the powers of 4)\n"
+    "  --reps N            timed repetitions after one warm-up, 1..64 (default 5)\n"
+    "  --entry-bytes B     bytes per log entry, a multiple of 4 in 8..256 (default 16)\n"
+    "  --block T           threads per block, a multiple of 32 in 32..1024 (default 256)\n"
+    "  --scale NAME        tiny|small|paper|custom: recorded in the rows, and picks the\n"
+    "                      default --threads (custom: as small; default small)\n"
+    "  --out FILE          append result rows (TSV) to FILE\n"
+    "  --help              this text\n"
+    "PM files are made (and removed) under GPM_PM_DIR. Needs a GPU.\n";
+
+/* 0 parsed, -1 with the message set, 1 --help printed. */
 static int parse(int argc, char **argv, options *o)
 {
+    static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
+                                         {"threads", required_argument, NULL, 't'},
+                                         {"partitions", required_argument, NULL, 'p'},
+                                         {"reps", required_argument, NULL, 'r'},
+                                         {"entry-bytes", required_argument, NULL, 'e'},
+                                         {"block", required_argument, NULL, 'b'},
+                                         {"scale", required_argument, NULL, 's'},
+                                         {"out", required_argument, NULL, 'o'},
+                                         {0, 0, 0, 0}};
+    static const char *const scales[] = {"tiny", "small", "paper", "custom", NULL};
     const char *list = NULL;
+    int c, k;
     memset(o, 0, sizeof *o);
     o->reps = 5;
     o->entry = 16;
-    o->parts = 64;
     o->block = 256;
     o->scale = "small";
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!v)
-            return gpm_set_error("%s: needs a value (see the usage in the source header)", a);
-        i++;
-        if (!strcmp(a, "--threads"))
-            list = v;
-        else if (!strcmp(a, "--reps"))
-            o->reps = atoi(v);
-        else if (!strcmp(a, "--entry-bytes"))
-            o->entry = atoi(v);
-        else if (!strcmp(a, "--partitions"))
-            o->parts = atoi(v);
-        else if (!strcmp(a, "--block"))
-            o->block = atoi(v);
-        else if (!strcmp(a, "--scale"))
-            o->scale = v;
-        else if (!strcmp(a, "--out"))
-            o->out = v;
-        else
-            return gpm_set_error("unknown option %s: use --threads, --reps, --entry-bytes, "
-                                 "--partitions, --block, --scale, --out", a);
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            fputs(usage_text, stdout);
+            return 1;
+        case 't':
+            list = optarg;
+            break;
+        case 'p':
+            if (gpm_arg_int_list("--partitions", optarg, 1, 1 << 24, o->parts, MAX_LIST,
+                                 &o->nparts) != 0)
+                return -1;
+            break;
+        case 'r':
+            if (gpm_arg_int("--reps", optarg, 1, MAX_REPS, &o->reps) != 0)
+                return -1;
+            break;
+        case 'e':
+            if (gpm_arg_int("--entry-bytes", optarg, 8, MAX_ENTRY, &o->entry) != 0)
+                return -1;
+            if (o->entry % 4)
+                return gpm_set_error("--entry-bytes: %d is not a multiple of 4: pass e.g. %d",
+                                     o->entry, o->entry / 4 * 4);
+            break;
+        case 'b':
+            if (gpm_arg_int("--block", optarg, 32, 1024, &o->block) != 0)
+                return -1;
+            if (o->block % 32)
+                return gpm_set_error("--block: %d is not a multiple of 32 (a warp): pass e.g. "
+                                     "%d", o->block, (o->block / 32 + 1) * 32);
+            break;
+        case 's':
+            if (gpm_arg_choice("--scale", optarg, scales, &k) != 0)
+                return -1;
+            o->scale = scales[k];
+            break;
+        case 'o':
+            o->out = optarg;
+            break;
+        default:
+            return gpm_args_bad_flag(PROG, c, argv);
+        }
     }
+    if (gpm_args_no_positional(PROG, argc, argv) != 0)
+        return -1;
     if (!list)
         list = !strcmp(o->scale, "tiny")    ? "32,128,512,2048"
                : !strcmp(o->scale, "paper") ? "32,128,512,2048,8192,32768,131072,524288"
                                             : "32,128,512,2048,8192,32768,131072";
-    o->nthreads = parse_list(list, o->threads, MAX_LIST);
-    if (o->nthreads <= 0)
-        return gpm_set_error("--threads %s: give positive counts separated by commas", list);
-    if (o->reps < 1 || o->reps > MAX_REPS)
-        return gpm_set_error("--reps %d: use 1..%d", o->reps, MAX_REPS);
-    if (o->entry < 8 || o->entry > MAX_ENTRY || o->entry % 4)
-        return gpm_set_error("--entry-bytes %d: use a multiple of 4 in 8..%d", o->entry,
-                             MAX_ENTRY);
-    if (o->parts < 1)
-        return gpm_set_error("--partitions %d: use at least 1", o->parts);
-    if (o->block < 32 || o->block > 1024 || o->block % 32)
-        return gpm_set_error("--block %d: use a multiple of 32 in 32..1024", o->block);
+    if (gpm_arg_int_list("--threads", list, 1, 1 << 26, o->threads, MAX_LIST, &o->nthreads) != 0)
+        return -1;
+    if (o->nparts == 0 &&
+        gpm_arg_int_list("--partitions", "1,4,16,64,256,1024,4096,16384,65536", 1, 1 << 24,
+                         o->parts, MAX_LIST, &o->nparts) != 0)
+        return -1;
     return 0;
+}
+
+/* The thread count N: HCL once, then conventional logging at every
+ * partition count up to N; the counts left out are named. */
+static int run_threads(const options *o, const gpm_platform *plat, int n)
+{
+    char skipped[MAX_LIST * 12] = ""; /* room for every count, comma-separated */
+    size_t len = 0;
+    int rc = run_point(o, plat, 1, n, 0), r;
+    for (int j = 0; j < o->nparts && rc >= 0; j++) {
+        if (o->parts[j] > n) {
+            len += (size_t)snprintf(skipped + len, sizeof skipped - len, "%s%d", len ? "," : "",
+                                    o->parts[j]);
+            continue;
+        }
+        r = run_point(o, plat, 0, n, o->parts[j]);
+        if (r != 0)
+            rc = r < 0 ? -1 : 1;
+    }
+    if (len && rc >= 0)
+        printf("# conv at %d threads: partitions %s skipped (more partitions than threads)\n",
+               n, skipped);
+    return rc;
 }
 
 int main(int argc, char **argv)
 {
     options o;
     gpm_platform plat;
-    int rc = 0;
-    if (parse(argc, argv, &o) != 0) {
-        fprintf(stderr, "gpm-log-scaling: %s\n", gpm_last_error());
-        return 2;
+    int rc = parse(argc, argv, &o);
+    if (rc != 0)
+        return rc > 0 ? 0 : gpm_args_fail(PROG);
+    if (gpm_gpu_check() != 0) {
+        fprintf(stderr, PROG ": %s: run it on a machine with one\n", gpm_last_error());
+        return 1;
     }
     gpm_platform_collect(&plat);
-    printf("# log-scaling: %d-byte entries, conv with %d partitions, block %d, PM in %s\n",
-           o.entry, o.parts, o.block, gpm_pm_dir());
-    printf("%-5s %8s %5s %12s %12s  %s\n", "op", "threads", "reps", "median_us", "min_us",
-           "verified");
-    for (int i = 0; i < o.nthreads && rc >= 0; i++)
-        for (int hcl = 1; hcl >= 0 && rc >= 0; hcl--) {
-            int r = run_point(&o, &plat, hcl, o.threads[i]);
-            if (r != 0)
-                rc = r < 0 ? -1 : 1;
-        }
+    printf("# log-scaling: %d-byte entries, block %d, PM in %s\n", o.entry, o.block,
+           gpm_pm_dir());
+    printf("%-5s %8s %10s %5s %12s %12s  %s\n", "op", "threads", "partitions", "reps",
+           "median_us", "min_us", "verified");
+    for (int i = 0; i < o.nthreads && rc >= 0; i++) {
+        int r = run_threads(&o, &plat, o.threads[i]);
+        if (r != 0)
+            rc = r < 0 ? -1 : 1;
+    }
     if (rc < 0) {
-        fprintf(stderr, "gpm-log-scaling: %s\n", gpm_last_error());
+        fprintf(stderr, PROG ": %s\n", gpm_last_error());
         return 1;
     }
     if (rc > 0)
-        fprintf(stderr, "gpm-log-scaling: verification failed (see verified=fail)\n");
+        fprintf(stderr, PROG ": verification failed (see verified=fail)\n");
     return rc;
 }

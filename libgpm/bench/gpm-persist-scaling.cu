@@ -16,6 +16,7 @@
  * Timing: CUDA events around the kernel (gpm), a monotonic clock around
  * copy + flush (cap-mm); data generation and the check are outside. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 
 #include <cuda_runtime.h>
 
+#include "gpm/args.h"
 #include "gpm/cap.h"
 #include "gpm/gpm.cuh"
 #include "gpm/gpm.h"
@@ -325,75 +327,86 @@ static int run_gpm(const options *o, const gpm_platform *plat, const gpm_region 
 
 /* ---- command line ---- */
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: gpm-persist-scaling [options]\n"
-            "  --size BYTES        bytes to write and persist (K/M/G suffixes; default 1G)\n"
-            "  --file NAME         PM file (relative names under GPM_PM_DIR; default "
-            "persist-scaling.pm)\n"
-            "  --keep              leave the PM file this run created in place at exit\n"
-            "  --overwrite         reuse an existing PM file of that size (its data is lost;\n"
-            "                      the file itself is kept)\n"
-            "  --cpu-threads LIST  CAP-mm flush threads (default 1,2,4,8,16,32)\n"
-            "  --gpu-threads LIST  GPM threads, multiples of 32 (default 32,64,...,1048576)\n"
-            "  --variants LIST     of cap-mm,gpm,gpm-nopersist (default all)\n"
-            "  --reps N            timed repetitions after one warm-up (default 5)\n"
-            "  --budget SECONDS    fewer repetitions where one takes longer (default 60, 0: "
-            "none)\n"
-            "  --block N           GPU threads per block (default 512)\n"
-            "  --layout grid|warp  grid: the grid strides over the file (default); warp: "
-            "each warp owns a contiguous run\n"
-            "  --scale NAME        recorded in the rows (default custom)\n"
-            "  --out FILE          append result rows (TSV) to FILE\n");
-}
+#define PROG "gpm-persist-scaling"
 
-static int parse_size(const char *s, size_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s)
-        return -1;
-    switch (*end) {
-    case 'K': case 'k': v <<= 10; end++; break;
-    case 'M': case 'm': v <<= 20; end++; break;
-    case 'G': case 'g': v <<= 30; end++; break;
-    default: break;
-    }
-    if (*end == 'i' && end[1] == 'B')
-        end += 2;
-    if (*end)
-        return -1;
-    *out = (size_t)v;
-    return 0;
-}
+static const char usage_text[] =
+    "usage: gpm-persist-scaling [options]\n"
+    "  --size BYTES        bytes to write and persist, a multiple of 256 (K/M/G suffixes;\n"
+    "                      default 1G)\n"
+    "  --file NAME         PM file (relative names under GPM_PM_DIR; default "
+    "persist-scaling.pm)\n"
+    "  --keep              leave the PM file this run created in place at exit\n"
+    "  --overwrite         reuse an existing PM file of that size (its data is lost;\n"
+    "                      the file itself is kept)\n"
+    "  --cpu-threads LIST  CAP-mm flush threads (default 1,2,4,8,16,32)\n"
+    "  --gpu-threads LIST  GPM threads, multiples of 32 and of --block above it\n"
+    "                      (default 32,64,...,1048576)\n"
+    "  --variants LIST     of cap-mm,gpm,gpm-nopersist (default all)\n"
+    "  --reps N            timed repetitions after one warm-up, 1..64 (default 5)\n"
+    "  --budget SECONDS    fewer repetitions where one takes longer (default 60, 0: "
+    "none)\n"
+    "  --block N           GPU threads per block, a multiple of 32 up to 1024 (default 512)\n"
+    "  --layout grid|warp  grid: the grid strides over the file (default); warp: "
+    "each warp owns a contiguous run\n"
+    "  --scale NAME        recorded in the rows: tiny|small|paper|custom (default custom)\n"
+    "  --out FILE          append result rows (TSV) to FILE\n"
+    "  --help              this text\n";
 
-static int parse_list(const char *flag, const char *s, int *v, int *n)
+/* --variants: a comma list of the three names, each at most once. */
+static int parse_variants(const char *v, options *o)
 {
-    *n = 0;
+    static const char *const names[] = {"cap-mm", "gpm", "gpm-nopersist", NULL};
+    const char *s = v;
+    o->run_cap = o->run_gpm = o->run_ceiling = 0;
+    if (!*v)
+        return gpm_set_error("--variants: needs a value: pass a comma list of "
+                             "cap-mm,gpm,gpm-nopersist");
     while (*s) {
-        char *end;
-        long x = strtol(s, &end, 10);
-        if (end == s || x <= 0 || x > (1L << 30) || (*end && *end != ','))
-            return gpm_set_error("%s: \"%s\" is not a comma-separated list of positive "
-                                 "integers", flag, s);
-        if (*n == MAX_LIST)
-            return gpm_set_error("%s: at most %d values", flag, MAX_LIST);
-        v[(*n)++] = (int)x;
-        s = *end ? end + 1 : end;
+        char item[32];
+        size_t len = strcspn(s, ",");
+        int k;
+        if (len == 0 || len >= sizeof item)
+            return gpm_set_error("--variants: '%s' is not a comma list: pass e.g. cap-mm,gpm",
+                                 v);
+        memcpy(item, s, len);
+        item[len] = '\0';
+        if (gpm_arg_choice("--variants", item, names, &k) != 0)
+            return -1;
+        *(k == 0 ? &o->run_cap : k == 1 ? &o->run_gpm : &o->run_ceiling) = 1;
+        s += len;
+        if (*s == ',' && *++s == '\0')
+            return gpm_set_error("--variants: '%s' ends with a comma: pass e.g. cap-mm,gpm", v);
     }
-    if (*n == 0)
-        return gpm_set_error("%s: empty list", flag);
     return 0;
 }
 
+/* 0 parsed, -1 with the message set, 1 --help printed. */
 static int parse(int argc, char **argv, options *o)
 {
+    enum { O_KEEP = 256, O_OVERWRITE, O_CPU, O_GPU, O_VARIANTS, O_BUDGET, O_LAYOUT };
+    static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
+                                         {"size", required_argument, NULL, 's'},
+                                         {"file", required_argument, NULL, 'f'},
+                                         {"keep", no_argument, NULL, O_KEEP},
+                                         {"overwrite", no_argument, NULL, O_OVERWRITE},
+                                         {"cpu-threads", required_argument, NULL, O_CPU},
+                                         {"gpu-threads", required_argument, NULL, O_GPU},
+                                         {"variants", required_argument, NULL, O_VARIANTS},
+                                         {"reps", required_argument, NULL, 'r'},
+                                         {"budget", required_argument, NULL, O_BUDGET},
+                                         {"block", required_argument, NULL, 'b'},
+                                         {"layout", required_argument, NULL, O_LAYOUT},
+                                         {"scale", required_argument, NULL, 'S'},
+                                         {"out", required_argument, NULL, 'o'},
+                                         {0, 0, 0, 0}};
+    static const char *const layouts[] = {"warp", "grid", NULL};
+    static const char *const scales[] = {"tiny", "small", "paper", "custom", NULL};
     static const int cpu_default[] = {1, 2, 4, 8, 16, 32};
     static const int gpu_default[] = {32,    64,    128,    256,    512,    1024,
                                       2048,  4096,  8192,   16384,  32768,  65536,
                                       131072, 262144, 524288, 1048576};
+    long long size;
+    int c, k;
     memset(o, 0, sizeof *o);
     o->size = (size_t)1 << 30;
     o->file = "persist-scaling.pm";
@@ -408,81 +421,87 @@ static int parse(int argc, char **argv, options *o)
     o->ngpu = (int)(sizeof gpu_default / sizeof *gpu_default);
     memcpy(o->gpu, gpu_default, sizeof gpu_default);
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int takes = 1;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            exit(0);
-        } else if (!strcmp(a, "--keep")) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            fputs(usage_text, stdout);
+            return 1;
+        case 's':
+            if (gpm_arg_ll("--size", optarg, 256, 1ll << 40, &size) != 0)
+                return -1;
+            if (size % 256)
+                return gpm_set_error("--size: %s is not a multiple of 256 bytes: pass e.g. "
+                                     "64M or 1G", optarg);
+            o->size = (size_t)size;
+            break;
+        case 'f':
+            o->file = optarg;
+            break;
+        case O_KEEP:
             o->keep = 1;
-            takes = 0;
-        } else if (!strcmp(a, "--overwrite")) {
+            break;
+        case O_OVERWRITE:
             o->overwrite = 1;
-            takes = 0;
-        } else if (!v) {
-            return gpm_set_error("%s: needs a value (see --help)", a);
-        } else if (!strcmp(a, "--size")) {
-            if (parse_size(v, &o->size) != 0 || o->size < 256 || o->size % 256)
-                return gpm_set_error("--size %s: give a multiple of 256 bytes, e.g. 64M or 1G",
-                                     v);
-        } else if (!strcmp(a, "--file")) {
-            o->file = v;
-        } else if (!strcmp(a, "--out")) {
-            o->out = v;
-        } else if (!strcmp(a, "--scale")) {
-            o->scale = v;
-        } else if (!strcmp(a, "--cpu-threads")) {
-            if (parse_list(a, v, o->cpu, &o->ncpu) != 0)
+            break;
+        case O_CPU:
+            if (gpm_arg_int_list("--cpu-threads", optarg, 1, GPM_FLUSHER_MAX_THREADS, o->cpu,
+                                 MAX_LIST, &o->ncpu) != 0)
                 return -1;
-        } else if (!strcmp(a, "--gpu-threads")) {
-            if (parse_list(a, v, o->gpu, &o->ngpu) != 0)
+            break;
+        case O_GPU:
+            if (gpm_arg_int_list("--gpu-threads", optarg, 32, 1 << 30, o->gpu, MAX_LIST,
+                                 &o->ngpu) != 0)
                 return -1;
-        } else if (!strcmp(a, "--variants")) {
-            o->run_cap = strstr(v, "cap-mm") != NULL;
-            o->run_ceiling = strstr(v, "gpm-nopersist") != NULL;
-            /* "gpm" alone, not as the prefix of gpm-nopersist */
-            o->run_gpm = 0;
-            for (const char *s = v; (s = strstr(s, "gpm")) != NULL; s += 3)
-                if (s[3] == ',' || s[3] == '\0')
-                    o->run_gpm = 1;
-            if (!o->run_cap && !o->run_gpm && !o->run_ceiling)
-                return gpm_set_error("--variants %s: name cap-mm, gpm and/or gpm-nopersist",
-                                     v);
-        } else if (!strcmp(a, "--reps")) {
-            o->reps = atoi(v);
-            if (o->reps < 1 || o->reps > 64)
-                return gpm_set_error("--reps %s: give 1..64", v);
-        } else if (!strcmp(a, "--budget")) {
-            o->budget_s = atof(v);
-            if (o->budget_s < 0)
-                return gpm_set_error("--budget %s: give seconds >= 0", v);
-        } else if (!strcmp(a, "--block")) {
-            o->block = atoi(v);
-            if (o->block < 32 || o->block > 1024 || o->block % 32)
-                return gpm_set_error("--block %s: give a multiple of 32 up to 1024", v);
-        } else if (!strcmp(a, "--layout")) {
-            if (!strcmp(v, "warp"))
-                o->layout = LAYOUT_WARP;
-            else if (!strcmp(v, "grid"))
-                o->layout = LAYOUT_GRID;
-            else
-                return gpm_set_error("--layout %s: give warp or grid", v);
-        } else {
-            return gpm_set_error("%s: unknown option (see --help)", a);
+            break;
+        case O_VARIANTS:
+            if (parse_variants(optarg, o) != 0)
+                return -1;
+            break;
+        case 'r':
+            if (gpm_arg_int("--reps", optarg, 1, 64, &o->reps) != 0)
+                return -1;
+            break;
+        case O_BUDGET:
+            if (gpm_arg_double("--budget", optarg, 0, 1e6, &o->budget_s) != 0)
+                return -1;
+            break;
+        case 'b':
+            if (gpm_arg_int("--block", optarg, 32, 1024, &o->block) != 0)
+                return -1;
+            if (o->block % 32)
+                return gpm_set_error("--block: %d is not a multiple of 32 (a warp): pass e.g. "
+                                     "%d", o->block, (o->block / 32 + 1) * 32);
+            break;
+        case O_LAYOUT:
+            if (gpm_arg_choice("--layout", optarg, layouts, &k) != 0)
+                return -1;
+            o->layout = k == 0 ? LAYOUT_WARP : LAYOUT_GRID;
+            break;
+        case 'S':
+            if (gpm_arg_choice("--scale", optarg, scales, &k) != 0)
+                return -1;
+            o->scale = scales[k];
+            break;
+        case 'o':
+            o->out = optarg;
+            break;
+        default:
+            return gpm_args_bad_flag(PROG, c, argv);
         }
-        i += takes;
     }
-    for (int k = 0; k < o->ncpu; k++)
-        if (o->cpu[k] > GPM_FLUSHER_MAX_THREADS)
-            return gpm_set_error("--cpu-threads: %d is more than the flusher's %d threads",
-                                 o->cpu[k], GPM_FLUSHER_MAX_THREADS);
-    for (int k = 0; k < o->ngpu; k++) {
-        int t = o->gpu[k], b = t < o->block ? t : o->block;
-        if (t % 32 || t % b)
-            return gpm_set_error("--gpu-threads: %d must be a multiple of 32 and of the "
-                                 "block size (%d)", t, b);
+    if (gpm_args_no_positional(PROG, argc, argv) != 0)
+        return -1;
+    /* Checked after every flag: --block may come after --gpu-threads. */
+    for (int j = 0; j < o->ngpu; j++) {
+        int t = o->gpu[j];
+        if (t % 32)
+            return gpm_set_error("--gpu-threads: %d is not a multiple of 32 (a warp): pass e.g. "
+                                 "%d", t, (t / 32 + 1) * 32);
+        if (t > o->block && t % o->block)
+            return gpm_set_error("--gpu-threads: %d is not a multiple of --block %d: pass a "
+                                 "multiple of %d above it, or change --block", t, o->block,
+                                 o->block);
     }
     return 0;
 }
@@ -493,9 +512,12 @@ int main(int argc, char **argv)
     gpm_platform plat;
     gpm_region r;
 
-    if (parse(argc, argv, &o) != 0) {
-        fprintf(stderr, "gpm-persist-scaling: %s\n", gpm_last_error());
-        return 2;
+    int prc = parse(argc, argv, &o);
+    if (prc != 0)
+        return prc > 0 ? 0 : gpm_args_fail(PROG);
+    if (gpm_gpu_check() != 0) {
+        fprintf(stderr, PROG ": %s: run it on a machine with one\n", gpm_last_error());
+        return 1;
     }
     if (gpm_map(&r, o.file, o.size, GPM_CREATE) != 0) {
         fprintf(stderr, "gpm-persist-scaling: %s\n", gpm_last_error());

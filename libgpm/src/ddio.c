@@ -6,6 +6,7 @@
  * GPM_DDIO=control, as root, on a port whose id is in a table of ports
  * documented to have perfctrlsts_0 at 0x180. Everything else is a no-op
  * whose reason gpm_ddio_status() gives. */
+#include <errno.h> /* program_invocation_short_name */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +20,7 @@
 
 #include "gpm/ddio.h"
 #include "gpm/gpm.h"
+#include "gpm/platform.h"
 
 /* ---- pure logic ---------------------------------------------------------- */
 
@@ -325,36 +327,70 @@ static void restore_at_exit(void)
     pthread_mutex_unlock(&ctl_lock);
 }
 
+int gpm_ddio_parse_env(const char *value, int *control)
+{
+    *control = 0;
+    if (!value || !*value)
+        return 0;
+    if (strcmp(value, "control") == 0) {
+        *control = 1;
+        return 0;
+    }
+    /* Short enough for the platform report's ddio field. */
+    return gpm_set_error("GPM_DDIO=%.24s is not accepted: set GPM_DDIO=control (as root) or "
+                         "unset it", value);
+}
+
+static char env_error[256]; /* GPM_DDIO's refusal, when its value is not accepted */
+
+/* Why control, though asked for, is impossible: kept in the status and said
+ * once on stderr, since results measured with DDIO on differ. */
+static void refuse_control(const char *why)
+{
+    snprintf(ddio_status, sizeof ddio_status, "uncontrolled: %s", why);
+    fprintf(stderr, "%s: warning: GPM_DDIO=control, but DDIO is left as it is: %s\n",
+            program_invocation_short_name, why);
+}
+
 static void decide(void)
 {
-    const char *env = getenv("GPM_DDIO");
     char bus_id[32];
-    int dev;
+    int dev, control;
     cudaError_t e;
     gpm_ddio_port port;
 
-    if (!env || strcmp(env, "control") != 0) {
+    if (gpm_ddio_parse_env(getenv("GPM_DDIO"), &control) != 0) {
+        snprintf(env_error, sizeof env_error, "%s", gpm_last_error());
+        snprintf(ddio_status, sizeof ddio_status, "uncontrolled: %s", env_error);
+        return;
+    }
+    if (!control) {
         snprintf(ddio_status, sizeof ddio_status, "uncontrolled: GPM_DDIO not set to control");
         return;
     }
     if (geteuid() != 0) {
-        snprintf(ddio_status, sizeof ddio_status,
-                 "uncontrolled: not root (GPM_DDIO=control needs root to write the root port)");
+        refuse_control("not root (GPM_DDIO=control needs root to write the root port)");
+        return;
+    }
+    if (gpm_gpu_check() != 0) {
+        refuse_control(gpm_last_error());
         return;
     }
     if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
         (e = cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, dev)) != cudaSuccess) {
-        snprintf(ddio_status, sizeof ddio_status, "uncontrolled: no CUDA device (%s)",
+        char why[160];
+        snprintf(why, sizeof why, "no PCI bus id for the CUDA device (%s)",
                  cudaGetErrorString(e));
         cudaGetLastError(); /* the failed query is not the caller's error */
+        refuse_control(why);
         return;
     }
     if (discover(bus_id, NULL, &port, &ctl_pci, &ctl_port) != 0) {
-        snprintf(ddio_status, sizeof ddio_status, "uncontrolled: %s", gpm_last_error());
+        refuse_control(gpm_last_error());
         return;
     }
     if (!port.found || !port.controllable) {
-        snprintf(ddio_status, sizeof ddio_status, "uncontrolled: %s", port.why);
+        refuse_control(port.why);
         return;
     }
     snprintf(ctl_name, sizeof ctl_name, "%04x:%02x:%02x.%x", (unsigned)port.domain,
@@ -373,6 +409,8 @@ int gpm_persist_begin(void)
 {
     int rc = 0;
     pthread_once(&decide_once, decide);
+    if (env_error[0])
+        return gpm_set_error("%s", env_error);
     pthread_mutex_lock(&ctl_lock);
     if (ctl_depth == 0 && ctl_port) {
         uint32_t off;
@@ -400,6 +438,8 @@ int gpm_persist_end(void)
 {
     int rc = 0;
     pthread_once(&decide_once, decide);
+    if (env_error[0])
+        return gpm_set_error("%s", env_error);
     pthread_mutex_lock(&ctl_lock);
     if (ctl_depth == 0) {
         rc = gpm_set_error("gpm_persist_end without a matching gpm_persist_begin");

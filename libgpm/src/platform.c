@@ -84,12 +84,22 @@ static void collect_link(gpm_platform *p)
         set(p->pcie, sizeof p->pcie, "unknown: speed %.12s x%s", speed, width);
 }
 
+int gpm_gpu_check(void)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    cudaGetLastError(); /* a failed query is not the caller's error */
+    if (e == cudaSuccess && n > 0)
+        return 0;
+    return gpm_set_error("no NVIDIA driver or GPU visible (CUDA: %s)",
+                         cudaGetErrorString(e != cudaSuccess ? e : cudaErrorNoDevice));
+}
+
 static void collect_gpu(gpm_platform *p)
 {
-    int n = 0, dev = 0, v = 0;
+    int dev = 0, v = 0;
     struct cudaDeviceProp prop;
     char bus[32];
-    cudaError_t e;
 
     if (cudaDriverGetVersion(&v) == cudaSuccess && v > 0)
         cuda_version(p->driver, sizeof p->driver, v);
@@ -100,14 +110,11 @@ static void collect_gpu(gpm_platform *p)
     else
         set(p->cuda, sizeof p->cuda, "none");
 
-    e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess || n == 0) {
-        const char *why = e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device";
-        set(p->gpu, sizeof p->gpu, "none (%s)", why);
+    if (gpm_gpu_check() != 0) {
+        set(p->gpu, sizeof p->gpu, "none (%s)", gpm_last_error());
         set(p->gpu_cc, sizeof p->gpu_cc, "none");
         set(p->gpu_pci, sizeof p->gpu_pci, "none");
         set(p->pcie, sizeof p->pcie, "unknown: no GPU");
-        cudaGetLastError(); /* the failed query is not the caller's error */
         return;
     }
     if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&prop, dev) != cudaSuccess) {

@@ -1,24 +1,28 @@
 /* gpm-info: prints the platform report that every result row carries, as
  * "key<TAB>value" lines after a "key<TAB>value" header. Works without a GPU.
- *
- *   gpm-info                      the report
- *   gpm-info --ddio-port [--dump FILE] [--gpu BUS_ID]
- *                                 the root port above the GPU and whether
- *                                 libgpm could control its DDIO (reads only) */
+ * Exit status: 0 done, 1 error (or no GPU for --check-gpu), 2 usage. */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <cuda_runtime_api.h>
 
+#include "gpm/args.h"
 #include "gpm/ddio.h"
 #include "gpm/gpm.h"
 #include "gpm/platform.h"
 
-static int usage(void)
-{
-    fprintf(stderr, "usage: gpm-info [--ddio-port [--dump LSPCI_XXXX_FILE] [--gpu BUS_ID]]\n");
-    return 2;
-}
+#define PROG "gpm-info"
+
+static const char usage_text[] =
+    "usage: gpm-info                 the platform report (key<TAB>value lines)\n"
+    "       gpm-info --check-gpu     exit 0 silently when a CUDA GPU is visible, else say\n"
+    "                                why on one stderr line and exit 1\n"
+    "       gpm-info --ddio-port [--dump LSPCI_XXXX_FILE] [--gpu BUS_ID]\n"
+    "                                the root port above the GPU and whether libgpm could\n"
+    "                                control its DDIO (reads only; --dump: an `lspci -xxxx`\n"
+    "                                dump instead of this system, --gpu: the GPU's bus id)\n"
+    "       gpm-info --help\n";
 
 static int print_port(const char *dump, const char *gpu)
 {
@@ -26,15 +30,19 @@ static int print_port(const char *dump, const char *gpu)
     int dev;
     gpm_ddio_port port;
     if (!gpu) {
+        if (gpm_gpu_check() != 0) {
+            fprintf(stderr, PROG ": %s: pass --gpu BUS_ID\n", gpm_last_error());
+            return 1;
+        }
         if (cudaGetDevice(&dev) != cudaSuccess ||
             cudaDeviceGetPCIBusId(bus, sizeof bus, dev) != cudaSuccess) {
-            fprintf(stderr, "gpm-info: no CUDA device: pass --gpu BUS_ID\n");
+            fprintf(stderr, PROG ": the CUDA device has no PCI bus id: pass --gpu BUS_ID\n");
             return 1;
         }
         gpu = bus;
     }
     if (gpm_ddio_find_port(gpu, dump, &port) != 0) {
-        fprintf(stderr, "gpm-info: %s\n", gpm_last_error());
+        fprintf(stderr, PROG ": %s\n", gpm_last_error());
         return 1;
     }
     printf("key\tvalue\n");
@@ -51,23 +59,59 @@ static int print_port(const char *dump, const char *gpu)
 
 int main(int argc, char **argv)
 {
+    enum { OPT_DDIO_PORT = 256, OPT_DUMP, OPT_GPU, OPT_CHECK_GPU };
+    static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
+                                         {"ddio-port", no_argument, NULL, OPT_DDIO_PORT},
+                                         {"dump", required_argument, NULL, OPT_DUMP},
+                                         {"gpu", required_argument, NULL, OPT_GPU},
+                                         {"check-gpu", no_argument, NULL, OPT_CHECK_GPU},
+                                         {0, 0, 0, 0}};
     const char *dump = NULL, *gpu = NULL;
-    int ddio_port = 0;
+    int ddio_port = 0, check_gpu = 0, c;
     gpm_platform p;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--ddio-port") == 0)
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            fputs(usage_text, stdout);
+            return 0;
+        case OPT_DDIO_PORT:
             ddio_port = 1;
-        else if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc)
-            dump = argv[++i];
-        else if (strcmp(argv[i], "--gpu") == 0 && i + 1 < argc)
-            gpu = argv[++i];
-        else
-            return usage();
+            break;
+        case OPT_DUMP:
+            dump = optarg;
+            break;
+        case OPT_GPU:
+            gpu = optarg;
+            break;
+        case OPT_CHECK_GPU:
+            check_gpu = 1;
+            break;
+        default:
+            gpm_args_bad_flag(PROG, c, argv);
+            return gpm_args_fail(PROG);
+        }
+    }
+    if (gpm_args_no_positional(PROG, argc, argv) != 0)
+        return gpm_args_fail(PROG);
+    if ((dump || gpu) && !ddio_port) {
+        gpm_set_error("%s: only goes with --ddio-port: add it, or drop %s", dump ? "--dump" : "--gpu",
+                      dump ? "--dump" : "--gpu");
+        return gpm_args_fail(PROG);
+    }
+    if (check_gpu && ddio_port) {
+        gpm_set_error("--check-gpu: takes no other flag: run --ddio-port separately");
+        return gpm_args_fail(PROG);
+    }
+    if (check_gpu) {
+        if (gpm_gpu_check() == 0)
+            return 0;
+        fprintf(stderr, PROG ": %s\n", gpm_last_error());
+        return 1;
     }
     if (ddio_port)
         return print_port(dump, gpu);
-    if (dump || gpu)
-        return usage();
     gpm_platform_collect(&p);
     printf("key\tvalue\n");
     gpm_platform_print(&p, stdout);

@@ -1,67 +1,111 @@
 /* gpm-row: appends one result row (the suite's one schema, platform columns
  * first) for scripts that count rather than time, such as crash campaigns,
  * so their rows carry the same provenance as every benchmark's.
- *
- *   gpm-row FILE KEY=VALUE...
- * KEYs: workload op mode scale size_bytes threads reps median_s min_s max_s
- * bytes_persisted verified params (workload and op are required). */
+ * Exit status: 0 appended, 1 error, 2 usage (nothing written). */
+#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "gpm/args.h"
 #include "gpm/gpm.h"
 #include "gpm/platform.h"
 #include "gpm/results.h"
 
-static int bad(const char *arg)
-{
-    fprintf(stderr, "gpm-row: %s: expected KEY=VALUE with KEY one of workload op mode scale "
-                    "size_bytes threads reps median_s min_s max_s bytes_persisted verified "
-                    "params\n", arg);
-    return 2;
-}
+#define PROG "gpm-row"
 
-static int number(const char *v, double *out)
+static const char usage_text[] =
+    "usage: gpm-row FILE KEY=VALUE...\n"
+    "  appends one row, platform columns first, to the TSV FILE (header written once)\n"
+    "  KEYs: workload op (both required) mode scale verified params (text);\n"
+    "        size_bytes threads reps (integers >= 0);\n"
+    "        median_s min_s max_s bytes_persisted (numbers >= 0)\n"
+    "  a FILE starting with '-' is refused: name it ./-name\n";
+
+/* KEY=VALUE into R; 0, or -1 with the message naming the key. */
+static int set_key(gpm_result *r, const char *arg)
 {
-    char *end;
-    *out = strtod(v, &end);
-    return *v != '\0' && *end == '\0';
+    const char *eq = strchr(arg, '='), *v;
+    char k[32];
+    long long n;
+    double x;
+    if (!eq || eq == arg || eq - arg >= (long)sizeof k)
+        return gpm_set_error("%s: expected KEY=VALUE with KEY one of workload op mode scale "
+                             "size_bytes threads reps median_s min_s max_s bytes_persisted "
+                             "verified params", arg);
+    snprintf(k, sizeof k, "%.*s", (int)(eq - arg), arg);
+    v = eq + 1;
+    if (!strcmp(k, "workload")) r->workload = v;
+    else if (!strcmp(k, "op")) r->op = v;
+    else if (!strcmp(k, "mode")) r->mode = v;
+    else if (!strcmp(k, "scale")) r->scale = v;
+    else if (!strcmp(k, "verified")) r->verified = v;
+    else if (!strcmp(k, "params")) r->params = v;
+    else if (!strcmp(k, "size_bytes") || !strcmp(k, "threads") || !strcmp(k, "reps")) {
+        long long max = k[0] == 's' ? LLONG_MAX : INT_MAX;
+        if (gpm_arg_ll(k, v, 0, max, &n) != 0)
+            return -1;
+        if (k[0] == 's') r->size_bytes = (size_t)n;
+        else if (k[0] == 't') r->threads = (int)n;
+        else r->reps = (int)n;
+    } else if (!strcmp(k, "median_s") || !strcmp(k, "min_s") || !strcmp(k, "max_s") ||
+               !strcmp(k, "bytes_persisted")) {
+        if (gpm_arg_double(k, v, 0, 1e300, &x) != 0)
+            return -1;
+        if (!strcmp(k, "median_s")) r->median_s = x;
+        else if (!strcmp(k, "min_s")) r->min_s = x;
+        else if (!strcmp(k, "max_s")) r->max_s = x;
+        else r->bytes_persisted = x;
+    } else
+        return gpm_set_error("%s: unknown KEY %s: use one of workload op mode scale size_bytes "
+                             "threads reps median_s min_s max_s bytes_persisted verified params",
+                             arg, k);
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
+    static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
     gpm_result r = {.mode = "", .scale = "", .verified = "n/a", .params = ""};
     gpm_platform p;
-    if (argc < 2)
-        return bad("(nothing)");
-    for (int i = 2; i < argc; i++) {
-        const char *eq = strchr(argv[i], '='), *v = eq ? eq + 1 : NULL;
-        char k[32];
-        double x = 0;
-        if (!eq || eq - argv[i] >= (long)sizeof k)
-            return bad(argv[i]);
-        snprintf(k, sizeof k, "%.*s", (int)(eq - argv[i]), argv[i]);
-        if (!strcmp(k, "workload")) r.workload = v;
-        else if (!strcmp(k, "op")) r.op = v;
-        else if (!strcmp(k, "mode")) r.mode = v;
-        else if (!strcmp(k, "scale")) r.scale = v;
-        else if (!strcmp(k, "verified")) r.verified = v;
-        else if (!strcmp(k, "params")) r.params = v;
-        else if (!number(v, &x)) return bad(argv[i]);
-        else if (!strcmp(k, "size_bytes")) r.size_bytes = (size_t)x;
-        else if (!strcmp(k, "threads")) r.threads = (int)x;
-        else if (!strcmp(k, "reps")) r.reps = (int)x;
-        else if (!strcmp(k, "median_s")) r.median_s = x;
-        else if (!strcmp(k, "min_s")) r.min_s = x;
-        else if (!strcmp(k, "max_s")) r.max_s = x;
-        else if (!strcmp(k, "bytes_persisted")) r.bytes_persisted = x;
-        else return bad(argv[i]);
+    const char *file;
+    int c;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(usage_text, stdout);
+            return 0;
+        }
+        gpm_args_bad_flag(PROG, c, argv);
+        return gpm_args_fail(PROG);
     }
-    if (!r.workload || !r.op)
-        return bad("workload= and op= are required");
+    if (optind >= argc) {
+        gpm_set_error("no FILE given: gpm-row FILE KEY=VALUE... (see " PROG " --help)");
+        return gpm_args_fail(PROG);
+    }
+    file = argv[optind];
+    /* A flag that slipped through (after --) or a forgotten FILE would
+     * otherwise become the name of a new file. */
+    if (file[0] == '-') {
+        gpm_set_error("FILE '%s' starts with '-': name it ./%s if it is really a file", file,
+                      file);
+        return gpm_args_fail(PROG);
+    }
+    if (strchr(file, '=')) {
+        gpm_set_error("FILE '%s' looks like KEY=VALUE: give the rows file first", file);
+        return gpm_args_fail(PROG);
+    }
+    for (int i = optind + 1; i < argc; i++)
+        if (set_key(&r, argv[i]) != 0)
+            return gpm_args_fail(PROG);
+    if (!r.workload || !r.op) {
+        gpm_set_error("workload= and op= are required: add them (see " PROG " --help)");
+        return gpm_args_fail(PROG);
+    }
     gpm_platform_collect(&p);
-    if (gpm_result_append(argv[1], &p, &r) != 0) {
-        fprintf(stderr, "gpm-row: %s\n", gpm_last_error());
+    if (gpm_result_append(file, &p, &r) != 0) {
+        fprintf(stderr, PROG ": %s\n", gpm_last_error());
         return 1;
     }
     return 0;

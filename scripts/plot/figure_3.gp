@@ -12,15 +12,24 @@ set datafile separator "\t"
 set datafile columnheaders
 set datafile missing "nan"
 
-# The paper's two numbers travel in rows of series paper-* (column 5).
-stats in using (strcol(1) eq "paper-cap-mm-plateau" ? $5 : NaN) nooutput prefix "PP"
-paper_plateau = PP_max
-stats in using (strcol(1) eq "paper-gpm-best" ? $5 : NaN) nooutput prefix "PG"
-paper_gpm = PG_max
-stats in using (strcol(1) eq "gpm-nopersist" ? $5 : (strcol(1) eq "gpm" ? $5 : NaN)) nooutput prefix "GG"
-stats in using (strcol(1) eq "cap-mm" ? $5 : NaN) nooutput prefix "CC"
-
 is(s) = (strcol(1) eq s)
+# Per series: how many rows have a speedup (column 5), and the largest. A
+# series without one is left out (gnuplot would warn about it, or stop).
+# The paper's two numbers travel in rows of series paper-*.
+stats in using (is("cap-mm") && valid(5) ? 1 : 0) nooutput prefix "NC"
+stats in using (is("cap-mm") && valid(5) ? $5 : 0) nooutput prefix "CC"
+stats in using (is("gpm") && valid(5) ? 1 : 0) nooutput prefix "NG"
+stats in using (is("gpm-nopersist") && valid(5) ? 1 : 0) nooutput prefix "NN"
+stats in using ((is("gpm") || is("gpm-nopersist")) && valid(5) ? $5 : 0) nooutput prefix "GG"
+stats in using (is("paper-cap-mm-plateau") && valid(5) ? $5 : 0) nooutput prefix "PP"
+stats in using (is("paper-gpm-best") && valid(5) ? $5 : 0) nooutput prefix "PG"
+paper_plateau = PP_max
+paper_gpm = PG_max
+
+# plot_or_note(CMD): CMD's series after its leading ", ", or a note when
+# there is none.
+plot_or_note(cmd) = strlen(cmd) > 0 ? "plot " . cmd[3:] : "set label 1 'no measured speedup in the report' at graph 0.5, 0.5 center; plot [1:2] [0:1] 1/0 notitle; unset label 1"
+
 set grid ytics lc rgb "#dddddd"
 set key bottom right
 set ylabel "speedup over 1-thread CAP-mm"
@@ -29,18 +38,24 @@ set multiplot layout 1,2 title "Persistence scaling (Figure 3): 8-byte writes pe
 
 set title "(a) CAP-mm: cudaMemcpy + CPU threads flushing"
 set xlabel "CPU threads"
-set yrange [0:(CC_max > paper_plateau ? CC_max : paper_plateau) * 1.3]
+top = CC_max > paper_plateau ? CC_max : paper_plateau
+set yrange [0:(top > 0 ? top : 1) * 1.3]
 set format x "%g"
-plot in using (is("cap-mm") ? $2 : NaN):5 with linespoints lw 2 pt 7 lc rgb "#1f77b4" title "CAP-mm (measured)", \
-     paper_plateau with lines dt 2 lw 2 lc rgb "#7f7f7f" title sprintf("paper plateau %.2fx", paper_plateau)
+cmd = ""
+if (NC_sum > 0) cmd = cmd . ", in using (is('cap-mm') ? $2 : NaN):5 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'CAP-mm (measured)'"
+if (paper_plateau > 0) cmd = cmd . sprintf(", %g with lines dt 2 lw 2 lc rgb '#7f7f7f' title 'paper plateau %.2fx'", paper_plateau, paper_plateau)
+eval plot_or_note(cmd)
 
 set title "(b) GPM: GPU threads, persist after every store"
 set xlabel "GPU threads"
-set yrange [0:(GG_max > paper_gpm ? GG_max : paper_gpm) * 1.15]
+top = GG_max > paper_gpm ? GG_max : paper_gpm
+set yrange [0:(top > 0 ? top : 1) * 1.15]
 set format x "2^{%L}"
-plot in using (is("gpm") ? $2 : NaN):5 with linespoints lw 2 pt 7 lc rgb "#d62728" title "GPM (measured)", \
-     in using (is("gpm-nopersist") ? $2 : NaN):5 with linespoints lw 2 pt 6 dt 3 lc rgb "#2ca02c" title "no persist: link ceiling (measured)", \
-     CC_max with lines dt 4 lw 1 lc rgb "#1f77b4" title sprintf("CAP-mm best (measured) %.2fx", CC_max), \
-     paper_gpm with lines dt 2 lw 2 lc rgb "#7f7f7f" title sprintf("paper GPM best %.0fx", paper_gpm)
+cmd = ""
+if (NG_sum > 0) cmd = cmd . ", in using (is('gpm') ? $2 : NaN):5 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'GPM (measured)'"
+if (NN_sum > 0) cmd = cmd . ", in using (is('gpm-nopersist') ? $2 : NaN):5 with linespoints lw 2 pt 6 dt 3 lc rgb '#2ca02c' title 'no persist: link ceiling (measured)'"
+if (NC_sum > 0) cmd = cmd . sprintf(", %g with lines dt 4 lw 1 lc rgb '#1f77b4' title 'CAP-mm best (measured) %.2fx'", CC_max, CC_max)
+if (paper_gpm > 0) cmd = cmd . sprintf(", %g with lines dt 2 lw 2 lc rgb '#7f7f7f' title 'paper GPM best %.0fx'", paper_gpm, paper_gpm)
+eval plot_or_note(cmd)
 
 unset multiplot

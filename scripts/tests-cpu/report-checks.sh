@@ -27,7 +27,8 @@ summary() {
 }
 
 # plot_drawn NAME GP: gnuplot draws the report with GP into a PNG of more
-# than 10 kB (a plot, not an empty canvas).
+# than 10 kB (a plot, not an empty canvas), and says nothing on stderr (no
+# warning, such as one for a series without a single number).
 plot_drawn() {
     if ! command -v gnuplot >/dev/null 2>&1; then
         echo "skip - $1: gnuplot not installed"
@@ -36,10 +37,10 @@ plot_drawn() {
     gnuplot -e "in='$out'; out='$tmp/$1.png'" "$2" 2>"$tmp/err"
     magic=$(head -c 8 "$tmp/$1.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')
     size=$(wc -c <"$tmp/$1.png" 2>/dev/null || echo 0)
-    if [ "$magic" = 89504e470d0a1a0a ] && [ "$size" -gt 10000 ]; then
+    if [ "$magic" = 89504e470d0a1a0a ] && [ "$size" -gt 10000 ] && [ ! -s "$tmp/err" ]; then
         ok "$1"
     else
-        notok "$1" "no PNG ($size bytes): $(cat "$tmp/err")"
+        notok "$1" "PNG of $size bytes, stderr: $(cat "$tmp/err")"
     fi
 }
 

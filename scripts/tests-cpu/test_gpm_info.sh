@@ -1,7 +1,8 @@
 #!/bin/sh
 # gpm-info on this machine: exits 0 (GPU or not), prints the header and
 # every platform key once, and names the PM backend of GPM_PM_DIR the way
-# the file system holding it says.
+# the file system holding it says; without a GPU, --check-gpu and the gpu
+# field say so in the same words.
 set -u
 bin=${GPM_BIN:-build/bin}/gpm-info
 root=${GPM_ROOT:-.}
@@ -60,4 +61,25 @@ if "$bin" --ddio-port --dump "$dump" --gpu 0000:99:00.0 >"$out" 2>&1; then
     bad gpm_info_ddio_port_absent_gpu "exited 0 for a GPU not in the dump"
 elif grep -q "0000:99:00.0 not found" "$out"; then ok gpm_info_ddio_port_absent_gpu
 else bad gpm_info_ddio_port_absent_gpu "message: $(head -c 300 "$out")"; fi
+# GPU presence: --check-gpu is silent with a GPU; without one (CUDA reports
+# no device, or, with the toolkit but no driver, an insufficient driver) it
+# says so on one stderr line and exits 1, and the report's gpu field agrees.
+err=$(mktemp)
+"$bin" --check-gpu >"$out" 2>"$err"
+rc=$?
+if [ "$rc" -eq 0 ]; then
+    if [ -s "$out" ] || [ -s "$err" ]; then bad gpm_info_check_gpu "GPU visible, but it printed: $(cat "$out" "$err")"
+    else echo "skip - gpm_info_check_gpu_without_gpu: a GPU is visible (--check-gpu exits 0 silently)"; fi
+elif [ "$rc" -eq 1 ] && [ ! -s "$out" ] && [ "$(wc -l <"$err")" -eq 1 ] &&
+     grep -q "no NVIDIA driver or GPU visible (CUDA: " "$err"; then
+    ok gpm_info_check_gpu_without_gpu
+    "$bin" >"$out" 2>/dev/null
+    case "$(val gpu)" in
+    "none (no NVIDIA driver or GPU visible (CUDA: "*) ok gpm_info_gpu_field_says_no_gpu ;;
+    *) bad gpm_info_gpu_field_says_no_gpu "gpu is '$(val gpu)'" ;;
+    esac
+else
+    bad gpm_info_check_gpu_without_gpu "exit $rc, stdout '$(cat "$out")', stderr '$(cat "$err")'"
+fi
+rm -f "$err"
 exit $fail

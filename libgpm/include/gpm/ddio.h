@@ -5,7 +5,14 @@
  * switch is bit 7 (Use_Allocating_Flow_Wr) of the root port's perfctrlsts_0
  * register at config offset 0x180. libgpm touches it only when the user opts
  * in with GPM_DDIO=control, runs as root, and the port is positively
- * identified; otherwise persist_begin/end are no-ops and the reason is kept. */
+ * identified; otherwise persist_begin/end are no-ops and the reason is kept.
+ *
+ * GPM_DDIO takes two values: unset or empty (the default: DDIO is left
+ * alone) and "control". Any other value is refused: gpm_persist_begin/end
+ * fail naming it, and gpm_ddio_status() says so. "control" where control is
+ * impossible (not root, no GPU, a port not positively identified) proceeds
+ * without control and prints one warning line to stderr, once per process,
+ * saying why. */
 #ifndef GPM_DDIO_H
 #define GPM_DDIO_H
 
@@ -63,8 +70,14 @@ void gpm_ddio_classify(gpm_ddio_port *port, int pcie_type, int perfctrl_readable
 /* Parses "0000:17:00.0" or "17:00.0" (any hex case); 0 or -1. */
 int gpm_ddio_parse_bus_id(const char *id, int *domain, int *bus, int *dev, int *func);
 
+/* Reads a value of GPM_DDIO (NULL: unset): 0 with *CONTROL 1 for "control"
+ * and 0 for unset or empty; -1 for anything else, with a message naming
+ * GPM_DDIO, the value and the accepted ones in gpm_last_error(). */
+int gpm_ddio_parse_env(const char *value, int *control);
+
 /* "controlled (...)" or "uncontrolled: <reason>" for the platform report;
- * decided once, on first use, for the current CUDA device. */
+ * decided once per process, on first use (of this or of
+ * gpm_persist_begin/end), from GPM_DDIO and the current CUDA device. */
 const char *gpm_ddio_status(void);
 
 #ifdef __cplusplus

@@ -64,7 +64,8 @@ void gpm_unlock_file(int fd);
 /* Brackets a region in which GPU writes to PM must become durable. On an
  * Intel Xeon root port with GPM_DDIO=control (and root), DDIO is switched
  * off for the GPU's port and back on; everywhere else these are no-ops whose
- * reason gpm_ddio_status() reports. */
+ * reason gpm_ddio_status() reports (gpm/ddio.h). A GPM_DDIO value other
+ * than unset, empty or "control" makes both fail, naming it. */
 int gpm_persist_begin(void);
 int gpm_persist_end(void);
 

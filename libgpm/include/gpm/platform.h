@@ -30,7 +30,16 @@ typedef struct gpm_platform {
     char git_rev[48];                  /* revision the binary was built from */
 } gpm_platform;
 
-/* Collects everything; fields that cannot be read say why in their value. */
+/* 0 if the CUDA runtime sees a GPU (a driver that answers and at least one
+ * device); else -1 with gpm_last_error() "no NVIDIA driver or GPU visible
+ * (CUDA: <CUDA's error string>)". A machine with the toolkit but no driver
+ * (CUDA: "driver version is insufficient") reads the same way. Creates no
+ * CUDA context (cheap enough for every program to call up front; a device
+ * that is visible but busy still counts). Thread-compatible. */
+int gpm_gpu_check(void);
+
+/* Collects everything; fields that cannot be read say why in their value
+ * (gpu: "none (<gpm_gpu_check's message>)" without a GPU). */
 void gpm_platform_collect(gpm_platform *p);
 
 /* One "key<TAB>value" line per field. */

@@ -1,6 +1,7 @@
 /* DDIO discovery against recorded and constructed `lspci -xxxx` dumps
  * (libpci's dump access method), the pure steps of discovery, and the
- * no-op persist brackets. Never writes a PCI register. */
+ * no-op persist brackets, and what GPM_DDIO's values do in a fresh process.
+ * Never writes a PCI register. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,11 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cuda_runtime_api.h>
-
 #include "gpm/check.h"
 #include "gpm/ddio.h"
 #include "gpm/gpm.h"
+#include "gpm/platform.h"
 
 /* Fixtures live under $GPM_ROOT (set by scripts/run-tests.sh), else the
  * current directory is taken to be the repository root. */
@@ -251,33 +251,162 @@ static void uncontrolled_brackets_nest_and_balance(void)
     CHECK(gpm_persist_begin() == 0 && gpm_persist_end() == 0);
 }
 
-/* GPM_DDIO=control in a child process, only where it cannot reach a port:
- * without root, or as root on a machine without a CUDA device. */
-static void control_request_explains_refusal(void)
+static void env_values_accepted_and_refused(void)
 {
-    int n = 0, fd[2], status;
-    char buf[400] = "";
-    int no_gpu = cudaGetDeviceCount(&n) != cudaSuccess || n == 0;
-    if (geteuid() == 0 && !no_gpu)
-        SKIP("root with a GPU: GPM_DDIO=control could switch a real port");
-    CHECK(pipe(fd) == 0);
-    pid_t pid = fork();
-    CHECK(pid >= 0);
-    if (pid == 0) {
-        close(fd[0]);
-        setenv("GPM_DDIO", "control", 1);
-        const char *s = gpm_ddio_status();
-        ssize_t w = write(fd[1], s, strlen(s));
-        int ok = w > 0 && gpm_persist_begin() == 0 && gpm_persist_end() == 0;
-        _exit(ok ? 0 : 1);
+    static const char *const bad[] = {"contrl", "Control", "on", "1", "control ", "off"};
+    int control = -1;
+    CHECK(gpm_ddio_parse_env(NULL, &control) == 0 && control == 0);
+    CHECK(gpm_ddio_parse_env("", &control) == 0 && control == 0);
+    CHECK(gpm_ddio_parse_env("control", &control) == 0 && control == 1);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char want[64];
+        CHECKF(gpm_ddio_parse_env(bad[i], &control) == -1, "'%s' accepted", bad[i]);
+        snprintf(want, sizeof want, "GPM_DDIO=%s is not accepted", bad[i]);
+        CHECK_MSG(gpm_last_error(), want);
+        CHECK_MSG(gpm_last_error(), "set GPM_DDIO=control");
+        CHECK_MSG(gpm_last_error(), "or unset it");
     }
-    close(fd[1]);
-    ssize_t got = read(fd[0], buf, sizeof buf - 1);
-    close(fd[0]);
-    CHECK(waitpid(pid, &status, 0) == pid);
-    CHECK(got > 0);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    CHECK_MSG(buf, geteuid() != 0 ? "uncontrolled: not root" : "uncontrolled: no CUDA device");
+}
+
+/* What a fresh process says with GPM_DDIO=VALUE (NULL: unset), as nobody
+ * when DROP_ROOT: DDIO's decision is made once per process, so each case
+ * needs its own. */
+typedef struct child_view {
+    int begin, end, again; /* gpm_persist_begin, _end, then a second pair */
+    char begin_error[400];
+    char status[400];      /* gpm_ddio_status(), asked twice */
+    char err[1024];        /* everything written to stderr */
+} child_view;
+
+static size_t read_all(int fd, void *buf, size_t len)
+{
+    size_t got = 0;
+    ssize_t n;
+    while (got < len && (n = read(fd, (char *)buf + got, len - got)) > 0)
+        got += (size_t)n;
+    return got;
+}
+
+static void child_body(const char *value, int drop_root, int out)
+{
+    child_view c;
+    memset(&c, 0, sizeof c);
+    if (value)
+        setenv("GPM_DDIO", value, 1);
+    else
+        unsetenv("GPM_DDIO");
+    /* nobody: a user that cannot write PCI configuration space */
+    if (drop_root && geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+        _exit(3);
+    snprintf(c.status, sizeof c.status, "%s", gpm_ddio_status());
+    gpm_ddio_status();
+    c.begin = gpm_persist_begin();
+    snprintf(c.begin_error, sizeof c.begin_error, "%s", c.begin ? gpm_last_error() : "");
+    c.end = gpm_persist_end();
+    c.again = gpm_persist_begin() == 0 && gpm_persist_end() == 0 ? 0 : -1;
+    _exit(write(out, &c, sizeof c) == (ssize_t)sizeof c ? 0 : 4);
+}
+
+static int in_child(const char *value, int drop_root, child_view *v)
+{
+    int out[2], err[2], status;
+    pid_t pid;
+    memset(v, 0, sizeof *v);
+    if (pipe(out) != 0)
+        return -1;
+    if (pipe(err) != 0) {
+        close(out[0]);
+        close(out[1]);
+        return -1;
+    }
+    fflush(stdout);
+    pid = fork();
+    if (pid == 0) {
+        close(out[0]);
+        close(err[0]);
+        dup2(err[1], 2);
+        child_body(value, drop_root, out[1]);
+    }
+    close(out[1]);
+    close(err[1]);
+    size_t got = pid > 0 ? read_all(out[0], v, sizeof *v) : 0;
+    size_t n = pid > 0 ? read_all(err[0], v->err, sizeof v->err - 1) : 0;
+    v->err[n] = '\0';
+    close(out[0]);
+    close(err[0]);
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+        return -1;
+    if (WEXITSTATUS(status) == 3)
+        return -2; /* could not drop root */
+    return WEXITSTATUS(status) == 0 && got == sizeof *v ? 0 : -1;
+}
+
+static int lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* Unset or empty: DDIO left alone, silently. */
+static void default_is_silent(void)
+{
+    child_view v;
+    CHECK(in_child(NULL, 0, &v) == 0);
+    CHECK_MSG(v.status, "uncontrolled: GPM_DDIO not set to control");
+    CHECK(v.begin == 0 && v.end == 0 && v.again == 0);
+    CHECKF(v.err[0] == '\0', "stderr: %s", v.err);
+    CHECK(in_child("", 0, &v) == 0);
+    CHECK_MSG(v.status, "uncontrolled: GPM_DDIO not set to control");
+    CHECK(v.begin == 0 && v.end == 0);
+    CHECKF(v.err[0] == '\0', "stderr: %s", v.err);
+}
+
+/* A misspelled value is an error of the first persist bracket, naming the
+ * variable, the value and the accepted ones; the report says so too. */
+static void unknown_value_is_refused(void)
+{
+    child_view v;
+    CHECK(in_child("contrl", 0, &v) == 0);
+    CHECK(v.begin == -1 && v.end == -1 && v.again == -1);
+    CHECK_MSG(v.begin_error, "GPM_DDIO=contrl is not accepted: set GPM_DDIO=control");
+    CHECK_MSG(v.begin_error, "unset it");
+    CHECK(strchr(v.begin_error, '\n') == NULL);
+    CHECK_MSG(v.status, "uncontrolled: GPM_DDIO=contrl is not accepted");
+    CHECKF(v.err[0] == '\0', "the library printed: %s", v.err); /* the program says it */
+}
+
+/* GPM_DDIO=control without root: no control, one warning line saying why,
+ * however often the status and the brackets are used. */
+static void control_without_root_warns_once(void)
+{
+    child_view v;
+    int rc = in_child("control", 1, &v);
+    if (rc == -2)
+        SKIP("root that cannot become nobody (setuid refused)");
+    CHECK(rc == 0);
+    CHECK_MSG(v.status, "uncontrolled: not root");
+    CHECK(v.begin == 0 && v.end == 0 && v.again == 0);
+    CHECKF(lines(v.err) == 1, "stderr has %d lines: %s", lines(v.err), v.err);
+    CHECK_MSG(v.err, "warning: GPM_DDIO=control, but DDIO is left as it is: not root");
+}
+
+/* As root without a GPU (this machine, when so): no port to find, the same
+ * single warning with CUDA's reason. */
+static void control_without_gpu_warns_once(void)
+{
+    child_view v;
+    if (geteuid() != 0)
+        SKIP("not root: the not-root case covers this process");
+    if (gpm_gpu_check() == 0)
+        SKIP("root with a GPU: GPM_DDIO=control could switch a real port");
+    CHECK(in_child("control", 0, &v) == 0);
+    CHECK_MSG(v.status, "uncontrolled: no NVIDIA driver or GPU visible");
+    CHECK(v.begin == 0 && v.end == 0 && v.again == 0);
+    CHECKF(lines(v.err) == 1, "stderr has %d lines: %s", lines(v.err), v.err);
+    CHECK_MSG(v.err, "GPM_DDIO=control, but DDIO is left as it is: no NVIDIA driver or GPU "
+                     "visible (CUDA: ");
 }
 
 int main(void)
@@ -296,7 +425,11 @@ int main(void)
     RUN(classify_needs_all_three_facts);
     RUN(known_port_table);
     RUN(bus_id_parsing);
-    RUN(control_request_explains_refusal);
+    RUN(env_values_accepted_and_refused);
+    RUN(default_is_silent);
+    RUN(unknown_value_is_refused);
+    RUN(control_without_root_warns_once);
+    RUN(control_without_gpu_warns_once);
     RUN(uncontrolled_brackets_nest_and_balance);
     CHECK_EXIT();
 }

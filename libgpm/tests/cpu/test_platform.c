@@ -48,7 +48,8 @@ static void gpu_fields_match_cuda(void)
     snprintf(want, sizeof want, "%d.%d", v / 1000, (v % 1000) / 10);
     CHECK(strcmp(plat.cuda, want) == 0);
     if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
-        CHECK(strncmp(plat.gpu, "none (", 6) == 0);
+        CHECKF(strncmp(plat.gpu, "none (no NVIDIA driver or GPU visible (CUDA: ", 45) == 0, "%s",
+               plat.gpu);
         CHECK(strcmp(plat.gpu_cc, "none") == 0);
         CHECK(strcmp(plat.gpu_pci, "none") == 0);
         CHECK(strcmp(plat.pcie, "unknown: no GPU") == 0);
@@ -65,6 +66,25 @@ static void gpu_fields_match_cuda(void)
     CHECK(strcmp(plat.driver, "none") != 0);
     CHECKF(strncmp(plat.pcie, "gen", 3) == 0 || strncmp(plat.pcie, "unknown: ", 9) == 0, "%s",
            plat.pcie);
+}
+
+/* gpm_gpu_check agrees with CUDA, and without a GPU says so in one line
+ * whatever CUDA's reason (on a machine with the toolkit but no driver, CUDA
+ * says the driver is insufficient). */
+static void gpu_check_agrees_with_cuda(void)
+{
+    int n = 0;
+    int visible = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+    cudaGetLastError();
+    gpm_set_error("before");
+    if (visible) {
+        CHECK_EQ_INT(gpm_gpu_check(), 0);
+        CHECK(strcmp(gpm_last_error(), "before") == 0);
+        return;
+    }
+    CHECK_EQ_INT(gpm_gpu_check(), -1);
+    CHECK(strncmp(gpm_last_error(), "no NVIDIA driver or GPU visible (CUDA: ", 39) == 0);
+    CHECK(strchr(gpm_last_error(), '\n') == NULL);
 }
 
 static void pm_backend_matches_file_system(void)
@@ -177,6 +197,7 @@ int main(void)
     gpm_platform_collect(&plat);
     RUN(every_field_is_filled_without_tabs);
     RUN(gpu_fields_match_cuda);
+    RUN(gpu_check_agrees_with_cuda);
     RUN(pm_backend_matches_file_system);
     RUN(unusable_pm_dir_is_explained);
     RUN(tsv_header_values_and_print_agree);
