@@ -387,7 +387,7 @@ static int lay_out_group(gpmcp *cp, uint32_t gi)
     return gpm_region_persist(&cp->r, &g->layout_sum, sizeof g->layout_sum);
 }
 
-static int upload_xfers(gpmcp *cp, uint32_t gi, gpmcp_xfer **dev_list)
+static int upload_xfers(gpmcp *cp, uint32_t gi, gpmcp_xfer **dev_list, void *stream)
 {
     gpmcp_xfer list[GPMCP_MAX_ELEMENTS];
     const gpmcp_group *g = group_entry(cp, gi);
@@ -401,8 +401,10 @@ static int upload_xfers(gpmcp *cp, uint32_t gi, gpmcp_xfer **dev_list)
         list[k].pm_off = gpmcp_elem_file_off(g, &e[k], 0);
         list[k].bytes = e[k].size;
     }
-    cudaError_t err = cudaMemcpy(*dev_list, list, g->nelem * sizeof *list,
-                                 cudaMemcpyHostToDevice);
+    /* From pageable memory: returns once LIST has been staged, and the
+     * kernel queued after it on the same stream sees the copy. */
+    cudaError_t err = cudaMemcpyAsync(*dev_list, list, g->nelem * sizeof *list,
+                                      cudaMemcpyHostToDevice, (cudaStream_t)stream);
     if (err != cudaSuccess)
         return gpm_set_error("%s: cannot upload the checkpoint copy list (%s)", cp->r.path,
                              cudaGetErrorString(err));
@@ -444,10 +446,10 @@ static int write_working_copy(gpmcp *cp, uint32_t gi, uint32_t w, const gpmcp_ho
             return gpm_region_persist(&cp->r, copy, g->copy_bytes);
     } else if (kernel) {
         gpmcp_xfer *list;
-        if (upload_xfers(cp, gi, &list) != 0)
+        if (upload_xfers(cp, gi, &list, how->stream) != 0)
             return -1;
         if (gpmcp_copy_kernel(cp->r.dev, list, g->nelem, (uint64_t)w * g->copy_bytes,
-                              g->data_bytes, fenced) != 0) {
+                              g->data_bytes, fenced, how->stream) != 0) {
             char why[512];
             snprintf(why, sizeof why, "%s", gpm_last_error());
             return gpm_set_error("%s: checkpoint of group %" PRIu32 ": %s", cp->r.path, gi,
@@ -456,21 +458,28 @@ static int write_working_copy(gpmcp *cp, uint32_t gi, uint32_t w, const gpmcp_ho
         if (fenced)
             return 0;
     } else {
-        for (uint32_t k = 0; k < g->nelem; k++) {
-            cudaError_t err = cudaMemcpy(copy + e[k].offset, r[k].addr, e[k].size,
-                                         cudaMemcpyDeviceToHost);
-            if (err != cudaSuccess)
-                return gpm_set_error("%s: checkpoint of group %" PRIu32 ": cudaMemcpy of "
-                                     "element %" PRIu32 " failed (%s)", cp->r.path, gi, k,
-                                     cudaGetErrorString(err));
-        }
+        cudaStream_t st = how->stream ? (cudaStream_t)how->stream : cudaStreamLegacy;
+        cudaError_t err = cudaSuccess, serr;
+        uint32_t k = 0;
+        for (; k < g->nelem && err == cudaSuccess; k++)
+            err = cudaMemcpyAsync(copy + e[k].offset, r[k].addr, e[k].size,
+                                  cudaMemcpyDeviceToHost, st);
+        /* Also after a failure: never return with a DMA still writing. */
+        serr = cudaStreamSynchronize(st);
+        if (err != cudaSuccess)
+            return gpm_set_error("%s: checkpoint of group %" PRIu32 ": cudaMemcpy of "
+                                 "element %" PRIu32 " failed (%s)", cp->r.path, gi, k - 1,
+                                 cudaGetErrorString(err));
+        if (serr != cudaSuccess)
+            return gpm_set_error("%s: checkpoint of group %" PRIu32 ": copy failed (%s)",
+                                 cp->r.path, gi, cudaGetErrorString(serr));
     }
     return cpu_persist(cp, how, copy, g->copy_bytes, how->mode == GPMCP_CAP_EADR);
 }
 
 int gpmcp_checkpoint_how(gpmcp *cp, int group, const gpmcp_how *how)
 {
-    static const gpmcp_how gpm_default = {GPMCP_GPM, NULL};
+    static const gpmcp_how gpm_default = {GPMCP_GPM, NULL, NULL};
     gpmcp_group *g;
     gpmcp_group_state s;
     uint64_t flip;
@@ -520,13 +529,15 @@ int gpmcp_checkpoint(gpmcp *cp, int group)
     return gpmcp_checkpoint_how(cp, group, NULL);
 }
 
-int gpmcp_restore(gpmcp *cp, int group)
+int gpmcp_restore_on(gpmcp *cp, int group, void *stream)
 {
+    cudaStream_t st = stream ? (cudaStream_t)stream : cudaStreamLegacy;
     const gpmcp_group *g;
     const gpmcp_elem *e;
     const cp_reg *r;
     gpmcp_group_state s;
-    uint32_t c;
+    cudaError_t err = cudaSuccess, serr;
+    uint32_t c, k = 0;
 
     if (check_group(cp, group) != 0)
         return -1;
@@ -542,18 +553,27 @@ int gpmcp_restore(gpmcp *cp, int group)
     e = group_elems(cp, (uint32_t)group);
     r = group_regs(cp, (uint32_t)group);
     c = gpmcp_flip_copy(load_flip(g));
-    for (uint32_t k = 0; k < g->nelem; k++) {
-        const uint8_t *src = pm(cp) + gpmcp_elem_file_off(g, &e[k], c);
-        if (cp->host_only) {
-            memcpy(r[k].addr, src, e[k].size);
-            continue;
-        }
-        cudaError_t err = cudaMemcpy(r[k].addr, src, e[k].size, cudaMemcpyHostToDevice);
-        if (err != cudaSuccess)
-            return gpm_set_error("%s: restore of group %d: cudaMemcpy of element %" PRIu32
-                                 " failed (%s)", cp->r.path, group, k, cudaGetErrorString(err));
+    if (cp->host_only) {
+        for (k = 0; k < g->nelem; k++)
+            memcpy(r[k].addr, pm(cp) + gpmcp_elem_file_off(g, &e[k], c), e[k].size);
+        return 0;
     }
+    for (; k < g->nelem && err == cudaSuccess; k++)
+        err = cudaMemcpyAsync(r[k].addr, pm(cp) + gpmcp_elem_file_off(g, &e[k], c), e[k].size,
+                              cudaMemcpyHostToDevice, st);
+    serr = cudaStreamSynchronize(st);
+    if (err != cudaSuccess)
+        return gpm_set_error("%s: restore of group %d: cudaMemcpy of element %" PRIu32
+                             " failed (%s)", cp->r.path, group, k - 1, cudaGetErrorString(err));
+    if (serr != cudaSuccess)
+        return gpm_set_error("%s: restore of group %d: copy failed (%s)", cp->r.path, group,
+                             cudaGetErrorString(serr));
     return 0;
+}
+
+int gpmcp_restore(gpmcp *cp, int group)
+{
+    return gpmcp_restore_on(cp, group, NULL);
 }
 
 long long gpmcp_seq(const gpmcp *cp, int group)

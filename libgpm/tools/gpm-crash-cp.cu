@@ -141,7 +141,7 @@ static int run(const char *name, uint64_t size, gpmcp_mode mode, watchdog *wd, u
         if (!fl)
             die_gpm("flusher");
     }
-    gpmcp_how how = {mode, fl};
+    gpmcp_how how = {mode, fl, NULL};
 
     if (wd && gpm_crash_arm_us(gpm_crash_pick_us(wd->seed, wd->min_us, wd->max_us)) != 0)
         die_gpm("watchdog");

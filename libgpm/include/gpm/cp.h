@@ -13,6 +13,8 @@
  * checkpoint; a later checkpoint or restore whose registrations differ in
  * count or sizes is an error.
  *
+ * A handle is not thread-safe: one host thread at a time per handle.
+ *
  * Every function returns 0 / -1 (NULL for create and open) and leaves a
  * one-line message in gpm_last_error(). */
 #ifndef GPM_CP_H
@@ -52,6 +54,11 @@ int gpmcp_register(gpmcp *cp, void *addr, size_t size, int group);
 int gpmcp_checkpoint(gpmcp *cp, int group);
 /* Copies GROUP's consistent copy back into its registered buffers. */
 int gpmcp_restore(gpmcp *cp, int group);
+/* The same on STREAM (a cudaStream_t passed as void *; NULL: the legacy
+ * default stream, as gpmcp_restore): the copies follow the work queued
+ * there and the call returns once they are done, having waited for that
+ * stream only. */
+int gpmcp_restore_on(gpmcp *cp, int group, void *stream);
 
 /* How the working copy reaches PM; the flip that follows is the same. */
 typedef enum gpmcp_mode {
@@ -67,6 +74,12 @@ typedef struct gpmcp_how {
     /* CPU flushing threads for GPM_NDP, CAP_MM and CAP_EADR; NULL: the
      * calling thread flushes (gpm_region_persist). */
     gpm_flusher *flusher;
+    /* cudaStream_t of the kernels that produce the buffers: the copy
+     * kernel or the cudaMemcpy's follow the work queued there, and the
+     * checkpoint waits for that stream only. NULL: the legacy default
+     * stream (and, for the copy kernel, the whole device, as before).
+     * Zero-initialise the struct so that older callers get NULL. */
+    void *stream;
 } gpmcp_how;
 
 /* gpmcp_checkpoint with a choice of how (NULL: GPMCP_GPM). */
@@ -95,9 +108,11 @@ typedef struct gpmcp_xfer {
 /* Copies N elements (XFERS in device memory) from their buffers into the
  * copy that starts COPY_SHIFT bytes after copy 0 of the mapping at PM_DEV,
  * with every SM; FENCED: each thread persists its stores before exiting.
- * Synchronous. TOTAL: the bytes of all elements, to size the grid. */
+ * Launched on STREAM (cudaStream_t; NULL: the legacy default stream) and
+ * synchronous: waits for STREAM, or for the whole device when NULL. TOTAL:
+ * the bytes of all elements, to size the grid. */
 int gpmcp_copy_kernel(void *pm_dev, const gpmcp_xfer *xfers, uint32_t n, uint64_t copy_shift,
-                      uint64_t total, int fenced);
+                      uint64_t total, int fenced, void *stream);
 
 #ifdef __cplusplus
 }

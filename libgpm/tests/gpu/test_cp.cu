@@ -1,5 +1,6 @@
 /* Checkpointing on a GPU: every mode's copy into PM, restore back into
- * device memory, the bytes on PM, and GPU-side errors. */
+ * device memory, the bytes on PM, and GPU-side errors; checkpoints and
+ * restores on a caller's stream. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,7 +76,7 @@ static void every_mode_checkpoints_and_restores(void)
     uint32_t tag = 7;
     for (int round = 0; round < 2; round++)
         for (int m = 0; m < 5; m++) {
-            gpmcp_how how = {modes[m], round ? fl : NULL};
+            gpmcp_how how = {modes[m], round ? fl : NULL, NULL};
             tag++;
             for (int b = 0; b < 2; b++)
                 fill_kernel<<<256, 256>>>(d[b], sz[b] / 4, tag + (uint32_t)b);
@@ -114,6 +115,71 @@ static void every_mode_checkpoints_and_restores(void)
     gpm_flusher_destroy(fl);
     cudaFree(d[0]);
     cudaFree(d[1]);
+}
+
+/* Spins about SPIN cycles per block, then fills: a producer still running
+ * on the stream when the checkpoint is called. */
+__global__ void slow_fill(uint32_t *p, uint64_t words, uint32_t tag, long long spin)
+{
+    if (threadIdx.x == 0) {
+        long long t0 = clock64();
+        while (clock64() - t0 < spin) {
+        }
+    }
+    __syncthreads();
+    for (uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; j < words;
+         j += (uint64_t)gridDim.x * blockDim.x)
+        p[j] = val(tag, j);
+}
+
+/* On a non-blocking stream, which the legacy default stream does not
+ * order: the checkpoint must follow the producer queued there, and the
+ * restore must follow a clearing queued there. */
+static void checkpoint_and_restore_follow_the_callers_stream(void)
+{
+    static const gpmcp_mode modes[] = {GPMCP_GPM, GPMCP_GPM_NDP, GPMCP_GPM_EADR, GPMCP_CAP_MM,
+                                       GPMCP_CAP_EADR};
+    const uint64_t sz[2] = {(6u << 20) + 12, 4444 * 4};
+    uint32_t *d[2];
+    cudaStream_t st;
+    NEED_GPU();
+    CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) == cudaSuccess);
+    fresh("gcp-stream");
+    gpmcp *cp = gpmcp_create("gcp-stream", sz[0] + sz[1], 2, 1);
+    CHECKF(cp != NULL, "%s", gpm_last_error());
+    gpm_flusher *fl = gpm_flusher_create(4);
+    CHECK(fl != NULL);
+    for (int b = 0; b < 2; b++) {
+        CHECK(cudaMalloc((void **)&d[b], sz[b]) == cudaSuccess);
+        CHECK(gpmcp_register(cp, d[b], sz[b], 0) == 0);
+    }
+    const gpm_region *r = gpmcp_region(cp);
+    const gpmcp_header *h = (const gpmcp_header *)r->host;
+    const gpmcp_group *g = gpmcp_group_at(r->host, h, 0);
+    const gpmcp_elem *e = gpmcp_elems_of(r->host, h, 0);
+    for (int m = 0; m < 5; m++) {
+        gpmcp_how how = {modes[m], fl, st};
+        uint32_t tag = 300 + (uint32_t)m;
+        for (int b = 0; b < 2; b++)
+            slow_fill<<<128, 256, 0, st>>>(d[b], sz[b] / 4, tag + 10 * (uint32_t)b, 20000000);
+        CHECKF(gpmcp_checkpoint_how(cp, 0, &how) == 0, "mode %d: %s", m, gpm_last_error());
+        uint32_t c = gpmcp_flip_copy(g->flip);
+        for (int b = 0; b < 2; b++)
+            CHECKF(pm_holds((const uint8_t *)r->host + gpmcp_elem_file_off(g, &e[b], c), sz[b],
+                            tag + 10 * (uint32_t)b),
+                   "mode %d buffer %d on PM", m, b);
+        for (int b = 0; b < 2; b++)
+            slow_fill<<<128, 256, 0, st>>>(d[b], sz[b] / 4, 999, 20000000);
+        CHECKF(gpmcp_restore_on(cp, 0, st) == 0, "%s", gpm_last_error());
+        for (int b = 0; b < 2; b++)
+            CHECKF(dev_holds(d[b], sz[b], tag + 10 * (uint32_t)b), "mode %d buffer %d restored",
+                   m, b);
+    }
+    gpmcp_close(cp);
+    gpm_flusher_destroy(fl);
+    cudaFree(d[0]);
+    cudaFree(d[1]);
+    cudaStreamDestroy(st);
 }
 
 static void host_memory_is_refused(void)
@@ -158,6 +224,7 @@ static void large_checkpoint_bandwidth(void)
     printf("# 256 MiB: checkpoint %.3f ms (%.1f GB/s), restore %.3f ms (%.1f GB/s)\n", c * 1e3,
            sz / c / 1e9, rs * 1e3, sz / rs / 1e9);
     gpmcp_close(cp);
+
     cudaFree(d);
     fresh("gcp-big");
 }
@@ -165,6 +232,7 @@ static void large_checkpoint_bandwidth(void)
 int main(void)
 {
     RUN(every_mode_checkpoints_and_restores);
+    RUN(checkpoint_and_restore_follow_the_callers_stream);
     RUN(host_memory_is_refused);
     RUN(large_checkpoint_bandwidth);
     CHECK_EXIT();
