@@ -13,6 +13,10 @@
  * checkpoint; a later checkpoint or restore whose registrations differ in
  * count or sizes is an error.
  *
+ * One file format serves every way of writing it: the CAP-fs way
+ * (GPMCP_FILE_IO, GPMCP_CAP_FS) writes the same copies and flip word
+ * through pwrite + fsync instead of a GPU mapping.
+ *
  * A handle is not thread-safe: one host thread at a time per handle.
  *
  * Every function returns 0 / -1 (NULL for create and open) and leaves a
@@ -39,13 +43,29 @@ typedef struct gpmcp gpmcp;
 gpmcp *gpmcp_create(const char *path, size_t size, int elements, int groups);
 /* Opens an existing checkpoint file, validating its header without writing. */
 gpmcp *gpmcp_open(const char *path);
-/* The same with gpm_map flags: GPM_HOST_ONLY maps without CUDA, for CPU
- * tools and tests; registered addresses are then host pointers and copies
- * are made by the CPU (the flip protocol is unchanged). */
+/* The same with flags: gpm_map's, and GPMCP_FILE_IO below.
+ * GPM_HOST_ONLY maps without CUDA, for CPU tools and tests; registered
+ * addresses are then host pointers and copies are made by the CPU (the
+ * flip protocol is unchanged). */
 gpmcp *gpmcp_create_flags(const char *path, size_t size, int elements, int groups, int flags);
 gpmcp *gpmcp_open_flags(const char *path, int flags);
 /* Unmaps; the file stays. Safe on NULL. */
 void gpmcp_close(gpmcp *cp);
+
+enum gpmcp_flags {
+    /* The CAP-fs way: the file is mapped host-only (read for its metadata,
+     * written through the mapping only for the one-time layout), never
+     * registered with CUDA, so opening a multi-GiB file costs no
+     * cudaHostRegister. Checkpoints must use GPMCP_CAP_FS:
+     * the working copy goes device -> pinned staging -> pwrite, one fsync,
+     * then the flip word by pwrite + fsync. Restores pread the consistent
+     * copy through pinned staging and copy it to the device. The staging
+     * is allocated here, outside any timed region. Registered buffers are
+     * device memory (checked), or host memory with GPM_HOST_ONLY too
+     * (then no GPU is needed: CPU tools and tests). A bit distinct from
+     * every gpm_map flag. */
+    GPMCP_FILE_IO = 1 << 8
+};
 
 /* Adds ADDR (device memory, SIZE bytes) as the next element of GROUP. */
 int gpmcp_register(gpmcp *cp, void *addr, size_t size, int group);
@@ -66,7 +86,9 @@ typedef enum gpmcp_mode {
     GPMCP_GPM_NDP,    /* GPU kernel copy without fences; the CPU flushes the copy */
     GPMCP_GPM_EADR,   /* GPU kernel copy with fences, DDIO left alone */
     GPMCP_CAP_MM,     /* cudaMemcpy of each buffer into PM; the CPU flushes the copy */
-    GPMCP_CAP_EADR    /* cudaMemcpy of each buffer into PM; a store fence only */
+    GPMCP_CAP_EADR,   /* cudaMemcpy of each buffer into PM; a store fence only */
+    GPMCP_CAP_FS      /* pinned staging, pwrite, one fsync; flip by pwrite + fsync.
+                       * Only, and always, on files opened with GPMCP_FILE_IO */
 } gpmcp_mode;
 
 typedef struct gpmcp_how {
@@ -75,10 +97,10 @@ typedef struct gpmcp_how {
      * calling thread flushes (gpm_region_persist). */
     gpm_flusher *flusher;
     /* cudaStream_t of the kernels that produce the buffers: the copy
-     * kernel or the cudaMemcpy's follow the work queued there, and the
-     * checkpoint waits for that stream only. NULL: the legacy default
-     * stream (and, for the copy kernel, the whole device, as before).
-     * Zero-initialise the struct so that older callers get NULL. */
+     * kernel, the cudaMemcpy's or the CAP-fs staging follow the work queued
+     * there, and the checkpoint waits for that stream only. NULL: the
+     * legacy default stream (and, for the copy kernel, the whole device, as
+     * before). Zero-initialise the struct so that older callers get NULL. */
     void *stream;
 } gpmcp_how;
 
