@@ -375,6 +375,7 @@ static int lay_out_group(gpmcp *cp, uint32_t gi)
         gpm_region_persist(&cp->r, g, sizeof *g) != 0)
         return -1;
     __atomic_store_n(&g->layout_sum, gpmcp_layout_sum(g, e), __ATOMIC_RELEASE);
+    cp->xfers_stale[gi] = 1; /* the offsets the device list holds have moved */
     return gpm_region_persist(&cp->r, &g->layout_sum, sizeof g->layout_sum);
 }
 
@@ -597,6 +598,39 @@ int gpmcp_restore_on(gpmcp *cp, int group, void *stream)
 int gpmcp_restore(gpmcp *cp, int group)
 {
     return gpmcp_restore_on(cp, group, NULL);
+}
+
+int gpmcp_reset(gpmcp *cp)
+{
+    gpmcp_group *table;
+    size_t table_bytes, elem_bytes;
+    if (!cp)
+        return gpm_set_error("checkpoint handle is NULL: create or open one first");
+    table = cp_group(cp, 0);
+    table_bytes = (size_t)cp->h.groups * GPMCP_GROUP_BYTES;
+    elem_bytes = (size_t)(cp->h.data_off - cp->h.elem_off);
+    /* Through the mapping, also for GPMCP_FILE_IO: one-time metadata, like
+     * the layout (see cp_fs.c on mixing the mapping with pwrite).
+     * 1. No checkpoint: a crash from here on finds none to restore. */
+    for (uint32_t gi = 0; gi < cp->h.groups; gi++)
+        __atomic_store_n(&table[gi].flip, 0, __ATOMIC_RELEASE);
+    if (gpm_region_persist(&cp->r, table, table_bytes) != 0)
+        return -1;
+    /* 2. No layout: only once no flip word is left, since a checkpoint
+     * without its seal reads as corrupt. */
+    for (uint32_t gi = 0; gi < cp->h.groups; gi++)
+        __atomic_store_n(&table[gi].layout_sum, 0, __ATOMIC_RELEASE);
+    if (gpm_region_persist(&cp->r, table, table_bytes) != 0)
+        return -1;
+    /* 3. The tables as a new file has them. */
+    memset(table, 0, table_bytes);
+    memset(cp_elems(cp, 0), 0, elem_bytes);
+    if (gpm_region_persist(&cp->r, table, table_bytes) != 0 ||
+        gpm_region_persist(&cp->r, cp_elems(cp, 0), elem_bytes) != 0)
+        return -1;
+    /* Copies will be laid out anew: the device lists must follow. */
+    memset(cp->xfers_stale, 1, cp->h.groups);
+    return 0;
 }
 
 long long gpmcp_seq(const gpmcp *cp, int group)

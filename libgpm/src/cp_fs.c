@@ -7,14 +7,14 @@
  * staging and copies it to the device.
  *
  * The file is also mapped (host-only) for its metadata: reads of the
- * header and tables, and the one-time layout, written through the mapping
- * and made durable with gpm_region_persist. Mixing the two is coherent: a
- * MAP_SHARED mapping and pread/pwrite of one file use the same pages
- * (Linux's unified page cache, or the PM itself on DAX), so each sees the
- * other's writes at once, and msync/flushes and fsync make those same
- * pages durable. Each write through the mapping is durable before the
- * pwrites that depend on it, and each pwrite is fsynced before the call
- * returns, so the two paths never race on a byte. */
+ * header and tables, and the one-time layout and gpmcp_reset, written
+ * through the mapping and made durable with gpm_region_persist. Mixing the
+ * two is coherent: a MAP_SHARED mapping and pread/pwrite of one file use
+ * the same pages (Linux's unified page cache, or the PM itself on DAX), so
+ * each sees the other's writes at once, and msync/flushes and fsync make
+ * those same pages durable. Each write through the mapping is durable
+ * before the pwrites that depend on it, and each pwrite is fsynced before
+ * the call returns, so the two paths never race on a byte. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>

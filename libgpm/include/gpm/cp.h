@@ -54,9 +54,9 @@ void gpmcp_close(gpmcp *cp);
 
 enum gpmcp_flags {
     /* The CAP-fs way: the file is mapped host-only (read for its metadata,
-     * written through the mapping only for the one-time layout), never
-     * registered with CUDA, so opening a multi-GiB file costs no
-     * cudaHostRegister. Checkpoints must use GPMCP_CAP_FS:
+     * written through the mapping only for the one-time layout and by
+     * gpmcp_reset), never registered with CUDA, so opening a multi-GiB
+     * file costs no cudaHostRegister. Checkpoints must use GPMCP_CAP_FS:
      * the working copy goes device -> pinned staging -> pwrite, one fsync,
      * then the flip word by pwrite + fsync. Restores pread the consistent
      * copy through pinned staging and copy it to the device. The staging
@@ -79,6 +79,16 @@ int gpmcp_restore(gpmcp *cp, int group);
  * there and the call returns once they are done, having waited for that
  * stream only. */
 int gpmcp_restore_on(gpmcp *cp, int group, void *stream);
+
+/* Empties every group, so that a fresh run never inherits an earlier run's
+ * checkpoint or layout: gpmcp_seq is then 0 for every group and the next
+ * checkpoint lays its group out anew (any sizes). Crash-safe: every
+ * group's flip word is zeroed durably first, then every seal, then the
+ * tables; a crash on the way leaves groups empty or without a checkpoint,
+ * never a corrupt one. The header is kept and the file is not resized.
+ * This handle's registrations are kept. Works on every kind of handle
+ * (through the mapping: it is one-time metadata, like the layout). */
+int gpmcp_reset(gpmcp *cp);
 
 /* How the working copy reaches PM; the flip that follows is the same. */
 typedef enum gpmcp_mode {

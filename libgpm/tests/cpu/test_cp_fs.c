@@ -1,6 +1,6 @@
 /* The CAP-fs way of checkpointing without a GPU (GPMCP_FILE_IO with
  * GPM_HOST_ONLY buffers: pwrite + fsync, pread; the file format, flip
- * protocol and checks are the production ones).
+ * protocol and checks are the production ones), and gpmcp_reset.
  *
  * This program defines fsync, pmem_persist and pmem_msync, so libgpm's
  * calls land here first: they are counted, and a child process can be
@@ -348,6 +348,8 @@ static void mismatches_are_refused_and_file_unchanged(void)
     CHECK(file_hash(path) == before);
     gpmcp_close(cp);
     CHECK(gpmcp_restore_on(NULL, 0, NULL) == -1);
+    CHECK(gpmcp_reset(NULL) == -1);
+    CHECK_MSG(gpm_last_error(), "NULL");
 }
 
 /* Device buffers need the pinned staging, hence a GPU: without one the
@@ -367,6 +369,126 @@ static void device_file_io_without_gpu_leaves_no_file(void)
     CHECK(access(path, F_OK) != 0);
 }
 
+static uint32_t reset_x[1000], reset_y[300];
+
+/* Checkpoints both groups of NAME as a run would (0, or -1). */
+static int checkpoint_both(const char *name, int flags, uint32_t tag)
+{
+    gpmcp *cp = gpmcp_open_flags(name, flags);
+    const gpmcp_how *how = (flags & GPMCP_FILE_IO) ? &CAP_FS : NULL;
+    int rc = cp && gpmcp_register(cp, reset_x, sizeof reset_x, 0) == 0 &&
+                     gpmcp_register(cp, reset_y, sizeof reset_y, 1) == 0
+                 ? 0
+                 : -1;
+    fill(reset_x, sizeof reset_x, tag), fill(reset_y, sizeof reset_y, tag + 1);
+    if (rc == 0 && (gpmcp_checkpoint_how(cp, 0, how) != 0 || gpmcp_checkpoint_how(cp, 1, how) != 0))
+        rc = -1;
+    gpmcp_close(cp);
+    return rc;
+}
+
+static void reset_child(void)
+{
+    gpmcp *cp = gpmcp_open_flags("cpfs-reset", FIO);
+    if (!cp || gpmcp_reset(cp) != 0)
+        _exit(2);
+    gpmcp_close(cp);
+}
+
+/* After a reset nothing of the earlier run is visible: no checkpoint, no
+ * layout (other sizes are accepted), the header and size kept. */
+static void reset_leaves_no_checkpoint_or_layout(void)
+{
+    char path[4096], out[4096];
+    gpmcp_header h0, h1;
+    struct stat st0, st1;
+    static uint32_t other[2000];
+    const int kinds[] = {FIO, HO};
+    for (int kind = 0; kind < 2; kind++) {
+        fresh("cpfs-reset", path);
+        gpmcp *cp = gpmcp_create_flags("cpfs-reset", sizeof other + sizeof reset_y, 2, 2,
+                                       kinds[kind]);
+        CHECKF(cp != NULL, "%s", gpm_last_error());
+        gpmcp_close(cp);
+        CHECKF(checkpoint_both("cpfs-reset", kinds[kind], 7) == 0, "%s", gpm_last_error());
+        CHECK(checkpoint_both("cpfs-reset", kinds[kind], 9) == 0);
+        int fd = open(path, O_RDONLY);
+        CHECK(fd >= 0 && pread(fd, &h0, sizeof h0, 0) == sizeof h0);
+        close(fd);
+        CHECK(stat(path, &st0) == 0);
+
+        cp = gpmcp_open_flags("cpfs-reset", kinds[kind]);
+        CHECK(cp != NULL);
+        CHECK(gpmcp_register(cp, reset_x, sizeof reset_x, 0) == 0);
+        CHECK_EQ_INT(gpmcp_seq(cp, 0), 2);
+        CHECKF(gpmcp_reset(cp) == 0, "%s", gpm_last_error());
+        CHECK_EQ_INT(gpmcp_seq(cp, 0), 0);
+        CHECK_EQ_INT(gpmcp_seq(cp, 1), 0);
+        CHECK(gpmcp_restore(cp, 0) == -1);
+        CHECK_MSG(gpm_last_error(), "no completed checkpoint");
+        /* The handle keeps its registration and checkpoints afresh. */
+        fill(reset_x, sizeof reset_x, 11);
+        CHECK(gpmcp_checkpoint_how(cp, 0, (kinds[kind] & GPMCP_FILE_IO) ? &CAP_FS : NULL) == 0);
+        CHECK_EQ_INT(gpmcp_seq(cp, 0), 1);
+        CHECK(gpmcp_reset(cp) == 0);
+        gpmcp_close(cp);
+
+        FILE *m = fmemopen(out, sizeof out, "w");
+        CHECK(m != NULL);
+        CHECK(gpmcp_inspect(m, path) == 0);
+        fclose(m);
+        CHECK_MSG(out, "group 0: empty");
+        CHECK_MSG(out, "group 1: empty");
+        fd = open(path, O_RDONLY);
+        CHECK(fd >= 0 && pread(fd, &h1, sizeof h1, 0) == sizeof h1);
+        close(fd);
+        CHECK(memcmp(&h0, &h1, sizeof h0) == 0);
+        CHECK(stat(path, &st1) == 0 && st1.st_size == st0.st_size);
+
+        /* A new run with other sizes: group 0 is laid out anew. */
+        cp = gpmcp_open_flags("cpfs-reset", kinds[kind]);
+        CHECK(cp != NULL);
+        CHECK(gpmcp_register(cp, other, sizeof other, 0) == 0);
+        fill(other, sizeof other, 5);
+        CHECK(gpmcp_checkpoint_how(cp, 0, (kinds[kind] & GPMCP_FILE_IO) ? &CAP_FS : NULL) == 0);
+        memset(other, 0, sizeof other);
+        CHECK(gpmcp_restore(cp, 0) == 0);
+        CHECK(holds(other, sizeof other, 5));
+        gpmcp_close(cp);
+    }
+}
+
+/* Killed after each durable step of a reset (flip words, seals, tables):
+ * every group reads as having no checkpoint, none as corrupt, and a reset
+ * run again finishes the job. */
+static void reset_killed_midway_leaves_no_checkpoint_and_nothing_corrupt(void)
+{
+    char path[4096];
+    for (long step = 1; step <= 3; step++) {
+        fresh("cpfs-reset", path);
+        gpmcp *cp = gpmcp_create_flags("cpfs-reset", sizeof reset_x + sizeof reset_y, 2, 2,
+                                       FIO);
+        CHECKF(cp != NULL, "%s", gpm_last_error());
+        gpmcp_close(cp);
+        CHECKF(checkpoint_both("cpfs-reset", FIO, 3) == 0, "%s", gpm_last_error());
+        CHECK(checkpoint_both("cpfs-reset", FIO, 4) == 0);
+        CHECKF(killed_in(reset_child, 0, step), "step %ld", step);
+        cp = gpmcp_open_flags("cpfs-reset", FIO);
+        CHECKF(cp != NULL, "%s", gpm_last_error());
+        CHECK(gpmcp_register(cp, reset_x, sizeof reset_x, 0) == 0);
+        CHECKF(gpmcp_seq(cp, 0) == 0 && gpmcp_seq(cp, 1) == 0, "step %ld: %s", step,
+               gpm_last_error());
+        CHECK(gpmcp_restore(cp, 0) == -1);
+        CHECK_MSG(gpm_last_error(), "no completed checkpoint");
+        CHECK(gpmcp_reset(cp) == 0);
+        fill(reset_x, sizeof reset_x, 12);
+        CHECK(gpmcp_checkpoint_how(cp, 0, &CAP_FS) == 0);
+        memset(reset_x, 0, sizeof reset_x);
+        CHECK(gpmcp_restore(cp, 0) == 0 && holds(reset_x, sizeof reset_x, 12));
+        gpmcp_close(cp);
+    }
+}
+
 int main(void)
 {
     RUN(round_trip_through_pwrite_and_pread);
@@ -374,5 +496,7 @@ int main(void)
     RUN(sigkill_during_cap_fs_checkpoints_recovers);
     RUN(mismatches_are_refused_and_file_unchanged);
     RUN(device_file_io_without_gpu_leaves_no_file);
+    RUN(reset_leaves_no_checkpoint_or_layout);
+    RUN(reset_killed_midway_leaves_no_checkpoint_and_nothing_corrupt);
     CHECK_EXIT();
 }

@@ -258,6 +258,9 @@ static void file_io_checkpoints_and_restores_device_buffers(void)
     CHECK(gpmcp_seq(cp, 0) == 4);
     CHECK(gpmcp_restore(cp, 0) == 0);
     CHECK(dev_holds(d[0], sz[0], 7) && dev_holds(d[1], sz[1], 8));
+    CHECK(gpmcp_reset(cp) == 0);
+    CHECK(gpmcp_seq(cp, 0) == 0);
+    CHECK(gpmcp_restore(cp, 0) == -1);
     gpmcp_close(cp);
     cudaFree(d[0]);
     cudaFree(d[1]);
