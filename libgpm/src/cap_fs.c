@@ -1,6 +1,7 @@
 /* CAP-fs: the GPU's results go through the file system. Device data is
  * staged through two pinned buffers so that the DMA of chunk i+1 overlaps
- * the pwrite() of chunk i; the range is made durable with one fsync(). */
+ * the pwrite() of chunk i; a list of ranges is one sequence of chunks, made
+ * durable with one fsync(). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -31,6 +32,9 @@ static void release(gpm_cap_file *cf)
             cudaEventDestroy((cudaEvent_t)cf->event[i]);
         cf->event[i] = NULL;
     }
+    if (cf->after)
+        cudaEventDestroy((cudaEvent_t)cf->after);
+    cf->after = NULL;
     if (cf->stream)
         cudaStreamDestroy((cudaStream_t)cf->stream);
     cf->stream = NULL;
@@ -74,6 +78,8 @@ static int open_cuda(gpm_cap_file *cf)
     cudaError_t e = cudaStreamCreateWithFlags((cudaStream_t *)&cf->stream, cudaStreamDefault);
     for (int i = 0; e == cudaSuccess && i < 2; i++)
         e = cudaEventCreateWithFlags((cudaEvent_t *)&cf->event[i], cudaEventDisableTiming);
+    if (e == cudaSuccess)
+        e = cudaEventCreateWithFlags((cudaEvent_t *)&cf->after, cudaEventDisableTiming);
     if (e != cudaSuccess)
         return gpm_set_error("%s: CAP-fs needs a CUDA GPU for its staging (%s): check that "
                              "one is visible, or open with GPM_HOST_ONLY for host data",
@@ -143,11 +149,18 @@ void gpm_cap_file_close(gpm_cap_file *cf)
     release(cf);
 }
 
-static int check_range(const gpm_cap_file *cf, off_t offset, size_t len)
+static int check_open(const gpm_cap_file *cf)
 {
     if (cf->path[0] == '\0' || cf->fd < 0)
         return gpm_set_error("CAP-fs write to a file that is not open: call "
                              "gpm_cap_file_open first");
+    return 0;
+}
+
+static int check_range(const gpm_cap_file *cf, off_t offset, size_t len)
+{
+    if (check_open(cf) != 0)
+        return -1;
     if (offset < 0 || (size_t)offset > cf->size || len > cf->size - (size_t)offset)
         return gpm_set_error("%s: CAP-fs write of %zu bytes at offset %lld runs past the "
                              "%zu-byte file: open a larger file or write less",
@@ -155,6 +168,25 @@ static int check_range(const gpm_cap_file *cf, off_t offset, size_t len)
     return 0;
 }
 
+/* Every range is checked before anything is written. */
+static int check_ranges(const gpm_cap_file *cf, const gpm_range *v, int n)
+{
+    if (check_open(cf) != 0)
+        return -1;
+    if (n < 0 || (n > 0 && !v))
+        return gpm_set_error("%s: CAP-fs write of %d ranges at %p: pass a list of N >= 0 "
+                             "ranges", cf->path, n, (const void *)v);
+    for (int i = 0; i < n; i++) {
+        if (v[i].off > cf->size || v[i].len > cf->size - v[i].off)
+            return gpm_set_error("%s: CAP-fs write of %zu bytes at offset %zu (range %d of %d) "
+                                 "runs past the %zu-byte file: open a larger file or write "
+                                 "less", cf->path, v[i].len, v[i].off, i, n, cf->size);
+        if (v[i].len > 0 && !v[i].src)
+            return gpm_set_error("%s: CAP-fs range %d of %d has no source: pass the buffer to "
+                                 "write from", cf->path, i, n);
+    }
+    return 0;
+}
 static int write_all(const gpm_cap_file *cf, const char *buf, size_t len, off_t offset)
 {
     while (len > 0) {
@@ -181,64 +213,131 @@ static int sync_file(const gpm_cap_file *cf)
     return 0;
 }
 
-int gpm_cap_fs_host(gpm_cap_file *cf, off_t offset, const void *src, size_t len)
+int gpm_cap_fs_host_ranges(gpm_cap_file *cf, const gpm_range *v, int n)
 {
-    if (check_range(cf, offset, len) != 0)
+    if (check_ranges(cf, v, n) != 0)
         return -1;
-    if (write_all(cf, src, len, offset) != 0)
-        return -1;
+    for (int i = 0; i < n; i++)
+        if (write_all(cf, v[i].src, v[i].len, (off_t)v[i].off) != 0)
+            return -1;
     return sync_file(cf);
 }
 
-/* Starts the DMA of chunk I into staging buffer I % 2. */
-static int stage_chunk(gpm_cap_file *cf, const char *src, size_t len, size_t i)
+int gpm_cap_fs_host(gpm_cap_file *cf, off_t offset, const void *src, size_t len)
 {
-    size_t at = i * cf->chunk, n = len - at < cf->chunk ? len - at : cf->chunk;
-    int b = (int)(i % 2);
-    cudaError_t e = cudaMemcpyAsync(cf->stage[b], src + at, n, cudaMemcpyDefault,
-                                    (cudaStream_t)cf->stream);
+    gpm_range one;
+    if (check_range(cf, offset, len) != 0)
+        return -1;
+    one.off = (size_t)offset;
+    one.len = len;
+    one.src = src;
+    return gpm_cap_fs_host_ranges(cf, &one, 1);
+}
+
+/* The chunks of a list of ranges, in order: chunk N of range RANGE starts
+ * AT bytes into it. Empty ranges have none. */
+struct chunk {
+    int range;
+    size_t at, n;
+};
+
+/* Advances *C to the next chunk; 0 when there is none. Start: range -1. */
+static int next_chunk(const gpm_cap_file *cf, const gpm_range *v, int nr, struct chunk *c)
+{
+    size_t at = c->range < 0 ? 0 : c->at + c->n;
+    int i = c->range < 0 ? 0 : c->range;
+    while (i < nr && at >= v[i].len) {
+        i++;
+        at = 0;
+    }
+    if (i >= nr)
+        return 0;
+    c->range = i;
+    c->at = at;
+    c->n = v[i].len - at < cf->chunk ? v[i].len - at : cf->chunk;
+    return 1;
+}
+
+/* Starts the DMA of chunk C into staging buffer B. */
+static int stage_chunk(gpm_cap_file *cf, const gpm_range *v, const struct chunk *c, int b)
+{
+    cudaError_t e = cudaMemcpyAsync(cf->stage[b], (const char *)v[c->range].src + c->at, c->n,
+                                    cudaMemcpyDefault, (cudaStream_t)cf->stream);
     if (e == cudaSuccess)
         e = cudaEventRecord((cudaEvent_t)cf->event[b], (cudaStream_t)cf->stream);
     if (e != cudaSuccess)
         return gpm_set_error("%s: CAP-fs copy of %zu bytes from the GPU failed: %s", cf->path,
-                             n, cudaGetErrorString(e));
+                             c->n, cudaGetErrorString(e));
     return 0;
 }
 
-int gpm_cap_fs(gpm_cap_file *cf, off_t offset, const void *dev_src, size_t len)
+/* The staging stream waits for the work queued on STREAM. The legacy
+ * default stream (NULL) needs no event: the staging stream is a blocking
+ * one, which follows it by itself. */
+static int wait_for_caller(gpm_cap_file *cf, void *stream)
 {
-    const char *src = dev_src;
-    size_t nchunks;
-    int rc = 0;
-    if (check_range(cf, offset, len) != 0)
+    cudaError_t e;
+    if (!stream)
+        return 0;
+    e = cudaEventRecord((cudaEvent_t)cf->after, (cudaStream_t)stream);
+    if (e == cudaSuccess)
+        e = cudaStreamWaitEvent((cudaStream_t)cf->stream, (cudaEvent_t)cf->after, 0);
+    if (e != cudaSuccess)
+        return gpm_set_error("%s: CAP-fs cannot wait for the caller's stream (%s): pass a "
+                             "stream of the current device, or NULL", cf->path,
+                             cudaGetErrorString(e));
+    return 0;
+}
+
+int gpm_cap_fs_ranges(gpm_cap_file *cf, const gpm_range *v, int n, void *stream)
+{
+    struct chunk cur = {-1, 0, 0}, next;
+    int have, b = 0, rc = 0;
+    if (check_ranges(cf, v, n) != 0)
         return -1;
     if (!cf->stream || !cf->stage[0])
         return gpm_set_error("%s: CAP-fs file has no staging (opened with GPM_HOST_ONLY): "
                              "reopen it without that flag", cf->path);
-    if (len == 0)
-        return sync_file(cf);
-    nchunks = (len + cf->chunk - 1) / cf->chunk;
-    if (stage_chunk(cf, src, len, 0) != 0)
+    if (wait_for_caller(cf, stream) != 0)
         return -1;
-    for (size_t i = 0; i < nchunks && rc == 0; i++) {
-        size_t at = i * cf->chunk, n = len - at < cf->chunk ? len - at : cf->chunk;
+    have = next_chunk(cf, v, n, &cur);
+    if (have && stage_chunk(cf, v, &cur, b) != 0)
+        rc = -1;
+    while (have && rc == 0) {
         cudaError_t e;
-        /* Buffer (i+1) % 2 held chunk i-1, whose pwrite has returned. */
-        if (i + 1 < nchunks && stage_chunk(cf, src, len, i + 1) != 0) {
+        int have_next;
+        next = cur;
+        have_next = next_chunk(cf, v, n, &next);
+        /* Buffer 1 - b held the previous chunk, whose pwrite has returned. */
+        if (have_next && stage_chunk(cf, v, &next, 1 - b) != 0) {
             rc = -1;
             break;
         }
-        e = cudaEventSynchronize((cudaEvent_t)cf->event[i % 2]);
+        e = cudaEventSynchronize((cudaEvent_t)cf->event[b]);
         if (e != cudaSuccess) {
             rc = gpm_set_error("%s: CAP-fs copy from the GPU failed: %s", cf->path,
                                cudaGetErrorString(e));
             break;
         }
-        rc = write_all(cf, cf->stage[i % 2], n, offset + (off_t)at);
+        rc = write_all(cf, cf->stage[b], cur.n, (off_t)(v[cur.range].off + cur.at));
+        cur = next;
+        have = have_next;
+        b = 1 - b;
     }
     /* Never return with a DMA still writing into staging. */
     cudaStreamSynchronize((cudaStream_t)cf->stream);
     if (rc != 0)
         return -1;
     return sync_file(cf);
+}
+
+int gpm_cap_fs(gpm_cap_file *cf, off_t offset, const void *dev_src, size_t len)
+{
+    gpm_range one;
+    if (check_range(cf, offset, len) != 0)
+        return -1;
+    one.off = (size_t)offset;
+    one.len = len;
+    one.src = dev_src;
+    return gpm_cap_fs_ranges(cf, &one, 1, NULL);
 }

@@ -32,28 +32,42 @@ extern "C" int gpm_copy_grid(size_t bytes, int block)
     return (int)(want < full ? want : full);
 }
 
-static int finish(const char *what)
+/* Waits for the launch on STREAM: the stream alone, or, for the legacy
+ * default stream (NULL), the whole device, as gpm_memcpy always has. */
+static int finish(const char *what, cudaStream_t stream)
 {
     cudaError_t e = cudaGetLastError();
     if (e == cudaSuccess)
-        e = cudaDeviceSynchronize();
+        e = stream ? cudaStreamSynchronize(stream) : cudaDeviceSynchronize();
     if (e != cudaSuccess)
         return gpm_set_error("%s failed: %s", what, cudaGetErrorString(e));
     return 0;
 }
 
-extern "C" int gpm_memcpy(void *dst_pm, const void *src, size_t n)
+extern "C" int gpm_memcpy_on(void *dst_pm, const void *src, size_t n, void *stream)
 {
+    cudaStream_t s = (cudaStream_t)stream;
     if (n == 0)
         return 0;
-    copy_kernel<<<gpm_copy_grid(n, 256), 256>>>(dst_pm, src, n);
-    return finish("gpm_memcpy");
+    copy_kernel<<<gpm_copy_grid(n, 256), 256, 0, s>>>(dst_pm, src, n);
+    return finish("gpm_memcpy", s);
+}
+
+extern "C" int gpm_memset_on(void *dst_pm, uint8_t byte, size_t n, void *stream)
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    if (n == 0)
+        return 0;
+    fill_kernel<<<gpm_copy_grid(n, 256), 256, 0, s>>>(dst_pm, byte, n);
+    return finish("gpm_memset", s);
+}
+
+extern "C" int gpm_memcpy(void *dst_pm, const void *src, size_t n)
+{
+    return gpm_memcpy_on(dst_pm, src, n, NULL);
 }
 
 extern "C" int gpm_memset(void *dst_pm, uint8_t byte, size_t n)
 {
-    if (n == 0)
-        return 0;
-    fill_kernel<<<gpm_copy_grid(n, 256), 256>>>(dst_pm, byte, n);
-    return finish("gpm_memset");
+    return gpm_memset_on(dst_pm, byte, n, NULL);
 }

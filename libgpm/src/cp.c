@@ -10,37 +10,9 @@
 
 #include <cuda_runtime_api.h>
 
-#include "gpm/cap.h"
-#include "gpm/cp.h"
-#include "gpm/cp_layout.h"
-#include "gpm/gpm.h"
-
-typedef struct cp_reg {
-    void *addr;
-    uint64_t size;
-} cp_reg;
-
-struct gpmcp {
-    gpm_region r;
-    gpmcp_header h;        /* validated copy: geometry is never re-read from PM */
-    int host_only;         /* copies by the CPU (GPM_HOST_ONLY mapping) */
-    cp_reg *regs;          /* groups x elements, in registration order */
-    uint32_t *nreg;        /* registrations per group */
-    gpmcp_xfer *dev_xfers; /* device copy of each group's transfer list */
-    uint8_t *xfers_stale;  /* per group: dev_xfers must be re-uploaded */
-};
+#include "cp_internal.h"
 
 static uint8_t *pm(const gpmcp *cp) { return (uint8_t *)cp->r.host; }
-
-static gpmcp_group *group_entry(const gpmcp *cp, uint32_t g)
-{
-    return gpmcp_group_at(cp->r.host, &cp->h, g);
-}
-
-static gpmcp_elem *group_elems(const gpmcp *cp, uint32_t g)
-{
-    return gpmcp_elems_of(cp->r.host, &cp->h, g);
-}
 
 static uint64_t load_flip(const gpmcp_group *g)
 {
@@ -53,6 +25,8 @@ static void cp_free(gpmcp *cp)
         return;
     if (cp->dev_xfers)
         cudaFree(cp->dev_xfers);
+    if (cp->file_io)
+        cpfs_close(cp);
     gpm_unmap(&cp->r);
     free(cp->regs);
     free(cp->nreg);
@@ -69,6 +43,9 @@ static int alloc_state(gpmcp *cp)
     if (!cp->regs || !cp->nreg || !cp->xfers_stale)
         return gpm_set_error("%s: out of memory for %zu checkpoint registrations", cp->r.path,
                              slots);
+    /* The CAP-fs way copies with pwrite, never with the kernel. */
+    if (cp->file_io)
+        return cpfs_open(cp);
     if (!cp->host_only) {
         cudaError_t e = cudaMalloc((void **)&cp->dev_xfers, slots * sizeof(gpmcp_xfer));
         if (e != cudaSuccess) {
@@ -116,6 +93,27 @@ static int validate_header(const gpm_region *r, gpmcp_header *out)
     return gpm_set_error("%s: %s: %s", r->path, gpmcp_header_fault_str(f), fault_fix(f));
 }
 
+/* A handle with nothing open yet, its kind taken from FLAGS. */
+static gpmcp *new_handle(int flags)
+{
+    gpmcp *cp = calloc(1, sizeof *cp);
+    if (!cp)
+        return NULL;
+    cp->host_only = (flags & GPM_HOST_ONLY) != 0;
+    cp->file_io = (flags & GPMCP_FILE_IO) != 0;
+    cp->rfd = -1;
+    cp->cf.fd = -1;
+    return cp;
+}
+
+/* gpm_map's flags for FLAGS: the CAP-fs way never registers the mapping. */
+static int map_flags(int flags)
+{
+    if (flags & GPMCP_FILE_IO)
+        return (flags & ~GPMCP_FILE_IO) | GPM_HOST_ONLY;
+    return flags;
+}
+
 gpmcp *gpmcp_create_flags(const char *path, size_t size, int elements, int groups, int flags)
 {
     gpmcp_header h;
@@ -143,12 +141,12 @@ gpmcp *gpmcp_create_flags(const char *path, size_t size, int elements, int group
     }
     gpmcp_geometry(&h, size, (uint32_t)elements, (uint32_t)groups);
 
-    cp = calloc(1, sizeof *cp);
+    cp = new_handle(flags);
     if (!cp) {
         gpm_set_error("%s: out of memory", full);
         return NULL;
     }
-    if (gpm_map(&cp->r, full, h.file_bytes, flags | GPM_CREATE) != 0) {
+    if (gpm_map(&cp->r, full, h.file_bytes, map_flags(flags) | GPM_CREATE) != 0) {
         free(cp);
         return NULL;
     }
@@ -161,7 +159,6 @@ gpmcp *gpmcp_create_flags(const char *path, size_t size, int elements, int group
         return NULL;
     }
     cp->h = h;
-    cp->host_only = (flags & GPM_HOST_ONLY) != 0;
     if (alloc_state(cp) != 0) {
         cp_free(cp);
         unlink(full);
@@ -191,16 +188,15 @@ gpmcp *gpmcp_create(const char *path, size_t size, int elements, int groups)
 
 gpmcp *gpmcp_open_flags(const char *path, int flags)
 {
-    gpmcp *cp = calloc(1, sizeof *cp);
+    gpmcp *cp = new_handle(flags);
     if (!cp) {
         gpm_set_error("%s: out of memory", path ? path : "(null)");
         return NULL;
     }
-    if (gpm_map(&cp->r, path, 0, flags & ~GPM_CREATE) != 0) {
+    if (gpm_map(&cp->r, path, 0, map_flags(flags) & ~GPM_CREATE) != 0) {
         free(cp);
         return NULL;
     }
-    cp->host_only = (flags & GPM_HOST_ONLY) != 0;
     if (validate_header(&cp->r, &cp->h) != 0 || alloc_state(cp) != 0) {
         cp_free(cp);
         return NULL;
@@ -236,15 +232,15 @@ static int check_group(const gpmcp *cp, int group)
 /* A group's state, including that its copies overlap no other group's. */
 static gpmcp_group_state group_state(const gpmcp *cp, uint32_t gi)
 {
-    const gpmcp_group *g = group_entry(cp, gi);
-    gpmcp_group_state s = gpmcp_group_check(&cp->h, g, group_elems(cp, gi), gi);
+    const gpmcp_group *g = cp_group(cp, gi);
+    gpmcp_group_state s = gpmcp_group_check(&cp->h, g, cp_elems(cp, gi), gi);
     if (s != GPMCP_GROUP_LAID_OUT && s != GPMCP_GROUP_CHECKPOINTED)
         return s;
     for (uint32_t j = 0; j < cp->h.groups; j++) {
-        const gpmcp_group *o = group_entry(cp, j);
+        const gpmcp_group *o = cp_group(cp, j);
         if (j == gi || o->layout_sum == 0)
             continue;
-        gpmcp_group_state so = gpmcp_group_check(&cp->h, o, group_elems(cp, j), j);
+        gpmcp_group_state so = gpmcp_group_check(&cp->h, o, cp_elems(cp, j), j);
         if ((so == GPMCP_GROUP_LAID_OUT || so == GPMCP_GROUP_CHECKPOINTED) &&
             gpmcp_groups_overlap(g, o))
             return GPMCP_GROUP_CORRUPT;
@@ -292,8 +288,8 @@ int gpmcp_register(gpmcp *cp, void *addr, size_t size, int group)
     if (s == GPMCP_GROUP_CORRUPT)
         return corrupt_group(cp, (uint32_t)group);
     if (s != GPMCP_GROUP_EMPTY) {
-        const gpmcp_group *g = group_entry(cp, (uint32_t)group);
-        const gpmcp_elem *e = group_elems(cp, (uint32_t)group);
+        const gpmcp_group *g = cp_group(cp, (uint32_t)group);
+        const gpmcp_elem *e = cp_elems(cp, (uint32_t)group);
         if (k >= g->nelem)
             return gpm_set_error("%s: group %d recorded %" PRIu32 " buffers, this is "
                                  "registration %" PRIu32 ": register the same buffers in the "
@@ -312,17 +308,12 @@ int gpmcp_register(gpmcp *cp, void *addr, size_t size, int group)
     return 0;
 }
 
-static const cp_reg *group_regs(const gpmcp *cp, uint32_t g)
-{
-    return cp->regs + (size_t)g * cp->h.elements;
-}
-
 /* The registrations must be exactly what the file recorded. */
 static int match_layout(const gpmcp *cp, uint32_t gi, const char *what)
 {
-    const gpmcp_group *g = group_entry(cp, gi);
-    const gpmcp_elem *e = group_elems(cp, gi);
-    const cp_reg *r = group_regs(cp, gi);
+    const gpmcp_group *g = cp_group(cp, gi);
+    const gpmcp_elem *e = cp_elems(cp, gi);
+    const cp_reg *r = cp_regs(cp, gi);
     if (cp->nreg[gi] != g->nelem)
         return gpm_set_error("%s: cannot %s group %" PRIu32 ": %" PRIu32 " buffers are "
                              "registered, the checkpoint recorded %" PRIu32 ": register the "
@@ -341,14 +332,14 @@ static int match_layout(const gpmcp *cp, uint32_t gi, const char *what)
  * group's copies. The seal is written only once the rest is durable. */
 static int lay_out_group(gpmcp *cp, uint32_t gi)
 {
-    gpmcp_group *g = group_entry(cp, gi);
-    gpmcp_elem *e = group_elems(cp, gi);
-    const cp_reg *r = group_regs(cp, gi);
+    gpmcp_group *g = cp_group(cp, gi);
+    gpmcp_elem *e = cp_elems(cp, gi);
+    const cp_reg *r = cp_regs(cp, gi);
     uint64_t sizes[GPMCP_MAX_ELEMENTS];
     uint64_t base = cp->h.data_off, used = 0, need = 0, both;
 
     for (uint32_t j = 0; j < cp->h.groups; j++) {
-        const gpmcp_group *o = group_entry(cp, j);
+        const gpmcp_group *o = cp_group(cp, j);
         gpmcp_group_state s;
         if (j == gi)
             continue;
@@ -384,15 +375,16 @@ static int lay_out_group(gpmcp *cp, uint32_t gi)
         gpm_region_persist(&cp->r, g, sizeof *g) != 0)
         return -1;
     __atomic_store_n(&g->layout_sum, gpmcp_layout_sum(g, e), __ATOMIC_RELEASE);
+    cp->xfers_stale[gi] = 1; /* the offsets the device list holds have moved */
     return gpm_region_persist(&cp->r, &g->layout_sum, sizeof g->layout_sum);
 }
 
-static int upload_xfers(gpmcp *cp, uint32_t gi, gpmcp_xfer **dev_list)
+static int upload_xfers(gpmcp *cp, uint32_t gi, gpmcp_xfer **dev_list, void *stream)
 {
     gpmcp_xfer list[GPMCP_MAX_ELEMENTS];
-    const gpmcp_group *g = group_entry(cp, gi);
-    const gpmcp_elem *e = group_elems(cp, gi);
-    const cp_reg *r = group_regs(cp, gi);
+    const gpmcp_group *g = cp_group(cp, gi);
+    const gpmcp_elem *e = cp_elems(cp, gi);
+    const cp_reg *r = cp_regs(cp, gi);
     *dev_list = cp->dev_xfers + (size_t)gi * cp->h.elements;
     if (!cp->xfers_stale[gi])
         return 0;
@@ -401,8 +393,10 @@ static int upload_xfers(gpmcp *cp, uint32_t gi, gpmcp_xfer **dev_list)
         list[k].pm_off = gpmcp_elem_file_off(g, &e[k], 0);
         list[k].bytes = e[k].size;
     }
-    cudaError_t err = cudaMemcpy(*dev_list, list, g->nelem * sizeof *list,
-                                 cudaMemcpyHostToDevice);
+    /* From pageable memory: returns once LIST has been staged, and the
+     * kernel queued after it on the same stream sees the copy. */
+    cudaError_t err = cudaMemcpyAsync(*dev_list, list, g->nelem * sizeof *list,
+                                      cudaMemcpyHostToDevice, (cudaStream_t)stream);
     if (err != cudaSuccess)
         return gpm_set_error("%s: cannot upload the checkpoint copy list (%s)", cp->r.path,
                              cudaGetErrorString(err));
@@ -427,9 +421,9 @@ static int cpu_persist(const gpmcp *cp, const gpmcp_how *how, void *addr, size_t
 /* Brings the working copy W of group GI to PM, the way HOW says. */
 static int write_working_copy(gpmcp *cp, uint32_t gi, uint32_t w, const gpmcp_how *how)
 {
-    const gpmcp_group *g = group_entry(cp, gi);
-    const gpmcp_elem *e = group_elems(cp, gi);
-    const cp_reg *r = group_regs(cp, gi);
+    const gpmcp_group *g = cp_group(cp, gi);
+    const gpmcp_elem *e = cp_elems(cp, gi);
+    const cp_reg *r = cp_regs(cp, gi);
     uint8_t *copy = pm(cp) + g->base + (uint64_t)w * g->copy_bytes;
     int kernel = how->mode == GPMCP_GPM || how->mode == GPMCP_GPM_NDP ||
                  how->mode == GPMCP_GPM_EADR;
@@ -444,10 +438,10 @@ static int write_working_copy(gpmcp *cp, uint32_t gi, uint32_t w, const gpmcp_ho
             return gpm_region_persist(&cp->r, copy, g->copy_bytes);
     } else if (kernel) {
         gpmcp_xfer *list;
-        if (upload_xfers(cp, gi, &list) != 0)
+        if (upload_xfers(cp, gi, &list, how->stream) != 0)
             return -1;
         if (gpmcp_copy_kernel(cp->r.dev, list, g->nelem, (uint64_t)w * g->copy_bytes,
-                              g->data_bytes, fenced) != 0) {
+                              g->data_bytes, fenced, how->stream) != 0) {
             char why[512];
             snprintf(why, sizeof why, "%s", gpm_last_error());
             return gpm_set_error("%s: checkpoint of group %" PRIu32 ": %s", cp->r.path, gi,
@@ -456,21 +450,58 @@ static int write_working_copy(gpmcp *cp, uint32_t gi, uint32_t w, const gpmcp_ho
         if (fenced)
             return 0;
     } else {
-        for (uint32_t k = 0; k < g->nelem; k++) {
-            cudaError_t err = cudaMemcpy(copy + e[k].offset, r[k].addr, e[k].size,
-                                         cudaMemcpyDeviceToHost);
-            if (err != cudaSuccess)
-                return gpm_set_error("%s: checkpoint of group %" PRIu32 ": cudaMemcpy of "
-                                     "element %" PRIu32 " failed (%s)", cp->r.path, gi, k,
-                                     cudaGetErrorString(err));
-        }
+        cudaStream_t st = how->stream ? (cudaStream_t)how->stream : cudaStreamLegacy;
+        cudaError_t err = cudaSuccess, serr;
+        uint32_t k = 0;
+        for (; k < g->nelem && err == cudaSuccess; k++)
+            err = cudaMemcpyAsync(copy + e[k].offset, r[k].addr, e[k].size,
+                                  cudaMemcpyDeviceToHost, st);
+        /* Also after a failure: never return with a DMA still writing. */
+        serr = cudaStreamSynchronize(st);
+        if (err != cudaSuccess)
+            return gpm_set_error("%s: checkpoint of group %" PRIu32 ": cudaMemcpy of "
+                                 "element %" PRIu32 " failed (%s)", cp->r.path, gi, k - 1,
+                                 cudaGetErrorString(err));
+        if (serr != cudaSuccess)
+            return gpm_set_error("%s: checkpoint of group %" PRIu32 ": copy failed (%s)",
+                                 cp->r.path, gi, cudaGetErrorString(serr));
     }
     return cpu_persist(cp, how, copy, g->copy_bytes, how->mode == GPMCP_CAP_EADR);
 }
 
+/* The CAP-fs way and the handle's kind go together: a mapping that is not
+ * registered cannot take the GPU's copies, and CAP-fs needs the file open
+ * for pwrite with its staging. Checked before anything is written. */
+static int check_mode(const gpmcp *cp, gpmcp_mode mode)
+{
+    if ((int)mode < GPMCP_GPM || mode > GPMCP_CAP_FS)
+        return gpm_set_error("%s: unknown checkpoint mode %d", cp->r.path, (int)mode);
+    if (mode == GPMCP_CAP_FS && !cp->file_io)
+        return gpm_set_error("%s: a CAP-fs checkpoint needs the file opened with "
+                             "GPMCP_FILE_IO: open it with that flag, or use another mode",
+                             cp->r.path);
+    if (mode != GPMCP_CAP_FS && cp->file_io)
+        return gpm_set_error("%s: the file was opened with GPMCP_FILE_IO, so checkpoints "
+                             "go through pwrite: use GPMCP_CAP_FS, or open it without the "
+                             "flag for mode %d", cp->r.path, (int)mode);
+    return 0;
+}
+
+/* Makes the working copy W the consistent one with sequence SEQ: one
+ * atomic 8-byte store, persisted. */
+static int flip_to(gpmcp *cp, uint32_t gi, uint64_t seq, uint32_t w)
+{
+    gpmcp_group *g = cp_group(cp, gi);
+    uint64_t word = gpmcp_flip_word(seq, w);
+    if (cp->file_io)
+        return cpfs_flip(cp, gi, word);
+    __atomic_store_n(&g->flip, word, __ATOMIC_RELEASE);
+    return gpm_region_persist(&cp->r, &g->flip, sizeof g->flip);
+}
+
 int gpmcp_checkpoint_how(gpmcp *cp, int group, const gpmcp_how *how)
 {
-    static const gpmcp_how gpm_default = {GPMCP_GPM, NULL};
+    static const gpmcp_how gpm_default = {GPMCP_GPM, NULL, NULL};
     gpmcp_group *g;
     gpmcp_group_state s;
     uint64_t flip;
@@ -481,8 +512,8 @@ int gpmcp_checkpoint_how(gpmcp *cp, int group, const gpmcp_how *how)
         return -1;
     if (!how)
         how = &gpm_default;
-    if ((int)how->mode < GPMCP_GPM || how->mode > GPMCP_CAP_EADR)
-        return gpm_set_error("%s: unknown checkpoint mode %d", cp->r.path, (int)how->mode);
+    if (check_mode(cp, how->mode) != 0)
+        return -1;
     if (cp->nreg[group] == 0)
         return gpm_set_error("%s: group %d has no registered buffers: call gpmcp_register "
                              "before gpmcp_checkpoint", cp->r.path, group);
@@ -496,20 +527,20 @@ int gpmcp_checkpoint_how(gpmcp *cp, int group, const gpmcp_how *how)
         return -1;
     }
 
-    g = group_entry(cp, (uint32_t)group);
+    g = cp_group(cp, (uint32_t)group);
     flip = load_flip(g);
     w = gpmcp_working_copy(flip);
     /* Only GPM relies on the GPU's own persists reaching PM (DDIO off). */
     bracket = how->mode == GPMCP_GPM;
     if (bracket && gpm_persist_begin() != 0)
         return -1;
-    rc = write_working_copy(cp, (uint32_t)group, w, how);
-    if (rc == 0) {
-        /* The working copy is durable: make it the consistent one. */
-        __atomic_store_n(&g->flip, gpmcp_flip_word(gpmcp_flip_seq(flip) + 1, w),
-                         __ATOMIC_RELEASE);
-        rc = gpm_region_persist(&cp->r, &g->flip, sizeof g->flip);
-    }
+    if (cp->file_io)
+        rc = cpfs_write_copy(cp, (uint32_t)group, w, how->stream);
+    else
+        rc = write_working_copy(cp, (uint32_t)group, w, how);
+    /* The working copy is durable: make it the consistent one. */
+    if (rc == 0)
+        rc = flip_to(cp, (uint32_t)group, gpmcp_flip_seq(flip) + 1, w);
     if (bracket && gpm_persist_end() != 0)
         rc = -1;
     return rc;
@@ -520,13 +551,15 @@ int gpmcp_checkpoint(gpmcp *cp, int group)
     return gpmcp_checkpoint_how(cp, group, NULL);
 }
 
-int gpmcp_restore(gpmcp *cp, int group)
+int gpmcp_restore_on(gpmcp *cp, int group, void *stream)
 {
+    cudaStream_t st = stream ? (cudaStream_t)stream : cudaStreamLegacy;
     const gpmcp_group *g;
     const gpmcp_elem *e;
     const cp_reg *r;
     gpmcp_group_state s;
-    uint32_t c;
+    cudaError_t err = cudaSuccess, serr;
+    uint32_t c, k = 0;
 
     if (check_group(cp, group) != 0)
         return -1;
@@ -538,21 +571,65 @@ int gpmcp_restore(gpmcp *cp, int group)
                              "(start from the beginning)", cp->r.path, group);
     if (match_layout(cp, (uint32_t)group, "restore") != 0)
         return -1;
-    g = group_entry(cp, (uint32_t)group);
-    e = group_elems(cp, (uint32_t)group);
-    r = group_regs(cp, (uint32_t)group);
+    g = cp_group(cp, (uint32_t)group);
+    e = cp_elems(cp, (uint32_t)group);
+    r = cp_regs(cp, (uint32_t)group);
     c = gpmcp_flip_copy(load_flip(g));
-    for (uint32_t k = 0; k < g->nelem; k++) {
-        const uint8_t *src = pm(cp) + gpmcp_elem_file_off(g, &e[k], c);
-        if (cp->host_only) {
-            memcpy(r[k].addr, src, e[k].size);
-            continue;
-        }
-        cudaError_t err = cudaMemcpy(r[k].addr, src, e[k].size, cudaMemcpyHostToDevice);
-        if (err != cudaSuccess)
-            return gpm_set_error("%s: restore of group %d: cudaMemcpy of element %" PRIu32
-                                 " failed (%s)", cp->r.path, group, k, cudaGetErrorString(err));
+    if (cp->file_io)
+        return cpfs_restore(cp, (uint32_t)group, c, stream);
+    if (cp->host_only) {
+        for (k = 0; k < g->nelem; k++)
+            memcpy(r[k].addr, pm(cp) + gpmcp_elem_file_off(g, &e[k], c), e[k].size);
+        return 0;
     }
+    for (; k < g->nelem && err == cudaSuccess; k++)
+        err = cudaMemcpyAsync(r[k].addr, pm(cp) + gpmcp_elem_file_off(g, &e[k], c), e[k].size,
+                              cudaMemcpyHostToDevice, st);
+    serr = cudaStreamSynchronize(st);
+    if (err != cudaSuccess)
+        return gpm_set_error("%s: restore of group %d: cudaMemcpy of element %" PRIu32
+                             " failed (%s)", cp->r.path, group, k - 1, cudaGetErrorString(err));
+    if (serr != cudaSuccess)
+        return gpm_set_error("%s: restore of group %d: copy failed (%s)", cp->r.path, group,
+                             cudaGetErrorString(serr));
+    return 0;
+}
+
+int gpmcp_restore(gpmcp *cp, int group)
+{
+    return gpmcp_restore_on(cp, group, NULL);
+}
+
+int gpmcp_reset(gpmcp *cp)
+{
+    gpmcp_group *table;
+    size_t table_bytes, elem_bytes;
+    if (!cp)
+        return gpm_set_error("checkpoint handle is NULL: create or open one first");
+    table = cp_group(cp, 0);
+    table_bytes = (size_t)cp->h.groups * GPMCP_GROUP_BYTES;
+    elem_bytes = (size_t)(cp->h.data_off - cp->h.elem_off);
+    /* Through the mapping, also for GPMCP_FILE_IO: one-time metadata, like
+     * the layout (see cp_fs.c on mixing the mapping with pwrite).
+     * 1. No checkpoint: a crash from here on finds none to restore. */
+    for (uint32_t gi = 0; gi < cp->h.groups; gi++)
+        __atomic_store_n(&table[gi].flip, 0, __ATOMIC_RELEASE);
+    if (gpm_region_persist(&cp->r, table, table_bytes) != 0)
+        return -1;
+    /* 2. No layout: only once no flip word is left, since a checkpoint
+     * without its seal reads as corrupt. */
+    for (uint32_t gi = 0; gi < cp->h.groups; gi++)
+        __atomic_store_n(&table[gi].layout_sum, 0, __ATOMIC_RELEASE);
+    if (gpm_region_persist(&cp->r, table, table_bytes) != 0)
+        return -1;
+    /* 3. The tables as a new file has them. */
+    memset(table, 0, table_bytes);
+    memset(cp_elems(cp, 0), 0, elem_bytes);
+    if (gpm_region_persist(&cp->r, table, table_bytes) != 0 ||
+        gpm_region_persist(&cp->r, cp_elems(cp, 0), elem_bytes) != 0)
+        return -1;
+    /* Copies will be laid out anew: the device lists must follow. */
+    memset(cp->xfers_stale, 1, cp->h.groups);
     return 0;
 }
 
@@ -562,7 +639,7 @@ long long gpmcp_seq(const gpmcp *cp, int group)
         return -1;
     switch (group_state(cp, (uint32_t)group)) {
     case GPMCP_GROUP_CHECKPOINTED:
-        return (long long)gpmcp_flip_seq(load_flip(group_entry(cp, (uint32_t)group)));
+        return (long long)gpmcp_flip_seq(load_flip(cp_group(cp, (uint32_t)group)));
     case GPMCP_GROUP_CORRUPT: return corrupt_group(cp, (uint32_t)group);
     default: return 0;
     }
@@ -570,8 +647,8 @@ long long gpmcp_seq(const gpmcp *cp, int group)
 
 static void inspect_group(FILE *out, const gpmcp *cp, uint32_t gi)
 {
-    const gpmcp_group *g = group_entry(cp, gi);
-    const gpmcp_elem *e = group_elems(cp, gi);
+    const gpmcp_group *g = cp_group(cp, gi);
+    const gpmcp_elem *e = cp_elems(cp, gi);
     uint64_t flip = load_flip(g);
     switch (group_state(cp, gi)) {
     case GPMCP_GROUP_EMPTY:

@@ -1,9 +1,10 @@
-/* A pool of CPU threads that make a range of a PM mapping durable: the CAP
+/* A pool of CPU threads that make ranges of a PM mapping durable: the CAP
  * baselines' persistence step, shared so that it is tuned once.
  *
- * The threads are created once; a persist wakes them, each flushes one
- * contiguous, cache-line-aligned slice, and the caller (which flushes slice
- * 0 itself, saving one hand-off) waits for all of them. */
+ * The threads are created once; a persist wakes them, each flushes its
+ * share of the ranges' cache lines (gpm_flush_runs_slice) and drains once,
+ * and the caller (which flushes slice 0 itself, saving one hand-off) waits
+ * for all of them. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -18,8 +19,9 @@
 
 struct flush_job {
     const gpm_region *r;
-    uintptr_t addr;
-    size_t len;
+    const gpm_flush_run *runs;
+    int nruns;
+    uint64_t lines;
     int nslices;
 };
 
@@ -83,28 +85,34 @@ void gpm_flush_slice(uintptr_t addr, size_t len, int nslices, int idx, uintptr_t
     *n = (size_t)(b1 - b0);
 }
 
-/* Flushes one slice and waits for its write-backs: a store fence orders
- * only the flushes of the core that issues it, so each thread fences its
- * own before reporting done. An ordinary file needs msync instead. */
-static int flush_slice(const gpm_region *r, uintptr_t start, size_t n)
+/* One piece of a slice: written back now, waited for at the slice's end.
+ * An ordinary file needs msync instead, which waits by itself. */
+static int flush_piece(void *arg, uintptr_t start, size_t n)
 {
-    if (n == 0)
-        return 0;
+    const gpm_region *r = arg;
     if (r->backend == GPM_BACKEND_FILE)
         return gpm_region_persist(r, (const void *)start, n);
     pmem_flush((const void *)start, n);
-    pmem_drain();
     return 0;
+}
+
+/* Flushes slice IDX of the job and waits for its write-backs: a store
+ * fence orders only the flushes of the core that issues it, so each thread
+ * fences its own, once, before reporting done. */
+static int flush_slice(const struct flush_job *job, int idx)
+{
+    int rc = gpm_flush_runs_slice(job->runs, job->nruns, job->lines, job->nslices, idx,
+                                  flush_piece, (void *)job->r);
+    if (job->r->backend != GPM_BACKEND_FILE)
+        pmem_drain();
+    return rc;
 }
 
 static void do_slice(gpm_flusher *f, const struct flush_job *job, int idx)
 {
-    uintptr_t start;
-    size_t n;
     if (idx >= job->nslices)
         return;
-    gpm_flush_slice(job->addr, job->len, job->nslices, idx, &start, &n);
-    if (flush_slice(job->r, start, n) != 0) {
+    if (flush_slice(job, idx) != 0) {
         pthread_mutex_lock(&f->mu);
         if (!f->failed) {
             f->failed = 1;
@@ -218,46 +226,85 @@ int gpm_flusher_threads(const gpm_flusher *f)
 int gpm_flusher_persist(gpm_flusher *f, const gpm_region *r, const void *addr, size_t len,
                         int fence_only)
 {
-    struct flush_job job;
     const uintptr_t a = (uintptr_t)addr, base = r ? (uintptr_t)r->host : 0;
+    gpm_range one;
     if (!f || !r || !r->host)
         return gpm_set_error("gpm_flusher_persist: needs a flusher and a mapped region");
     if (a < base || a - base > r->size || len > r->size - (a - base))
         return gpm_set_error("%s: persist of %zu bytes at offset %lld is outside the %zu-byte "
-                             "mapping", r->path, len, (long long)(a - base), r->size);
-    if (fence_only) {
-        /* eADR: the caches are in the persistence domain, only order. */
-        pmem_drain();
-        return 0;
-    }
-    if (len == 0)
-        return 0;
+                             "mapping: persist only bytes of the mapping", r->path, len,
+                             (long long)(a - base), r->size);
+    one.off = (size_t)(a - base);
+    one.len = len;
+    one.src = NULL;
+    return gpm_flusher_persist_ranges(f, r, &one, 1, fence_only);
+}
 
-    job.r = r;
-    job.addr = a;
-    job.len = len;
-    job.nslices = gpm_flush_threads_for(len, f->nthreads);
-    if (job.nslices == 1)
-        return flush_slice(r, a, len);
+/* Hands the job to the workers, flushes slice 0 here, waits for them. */
+static int run_job(gpm_flusher *f, const struct flush_job *job)
+{
+    if (job->nslices == 1)
+        return flush_slice(job, 0);
 
     pthread_mutex_lock(&f->mu);
-    f->job = job;
+    f->job = *job;
     f->failed = 0;
     f->remaining = f->started;
     f->gen++;
     pthread_cond_broadcast(&f->go);
     pthread_mutex_unlock(&f->mu);
 
-    do_slice(f, &job, 0);
+    do_slice(f, job, 0);
 
     pthread_mutex_lock(&f->mu);
     while (f->remaining > 0)
         pthread_cond_wait(&f->done, &f->mu);
     pthread_mutex_unlock(&f->mu);
+    /* Every thread fenced its own flushes before reporting done, and the
+     * caller its slice's: the mutex hand-off orders those fences before
+     * whatever the caller does next, so no further drain is needed. */
     if (f->failed)
         return gpm_set_error("%s", f->error);
-    /* Every thread fenced its own flushes; this orders them with what the
-     * caller does next. */
-    pmem_drain();
     return 0;
+}
+
+/* Runs of up to this many ranges are built on the stack. */
+#define RUNS_ON_STACK 16
+
+int gpm_flusher_persist_ranges(gpm_flusher *f, const gpm_region *r, const gpm_range *v, int n,
+                               int fence_only)
+{
+    gpm_flush_run stack_runs[RUNS_ON_STACK], *runs = stack_runs;
+    struct flush_job job;
+    size_t bytes = 0;
+    int rc;
+    if (!f || !r || !r->host)
+        return gpm_set_error("gpm_flusher_persist_ranges: needs a flusher and a mapped region");
+    if (n < 0 || (n > 0 && !v))
+        return gpm_set_error("%s: persist of %d ranges at %p: pass a list of N >= 0 ranges",
+                             r->path, n, (const void *)v);
+    for (int i = 0; i < n; i++)
+        if (v[i].off > r->size || v[i].len > r->size - v[i].off)
+            return gpm_set_error("%s: persist range %d of %d (%zu bytes at offset %zu) is "
+                                 "outside the %zu-byte mapping: persist only bytes of the "
+                                 "mapping", r->path, i, n, v[i].len, v[i].off, r->size);
+    if (n == 0)
+        return 0;
+    if (fence_only) {
+        /* eADR: the caches are in the persistence domain, only order. */
+        pmem_drain();
+        return 0;
+    }
+    if (n > RUNS_ON_STACK && !(runs = malloc((size_t)n * sizeof *runs)))
+        return gpm_set_error("%s: out of memory for a persist of %d ranges", r->path, n);
+    job.r = r;
+    job.runs = runs;
+    job.nruns = gpm_flush_runs((uintptr_t)r->host, v, n, runs, &job.lines);
+    for (int i = 0; i < job.nruns; i++)
+        bytes += (size_t)(runs[i].hi - runs[i].lo);
+    job.nslices = gpm_flush_threads_for(bytes, f->nthreads);
+    rc = job.nruns == 0 ? 0 : run_job(f, &job);
+    if (runs != stack_runs)
+        free(runs);
+    return rc;
 }

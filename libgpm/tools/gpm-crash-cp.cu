@@ -4,19 +4,25 @@
  * loop (iteration i gives every buffer the contents f(i)) and both groups
  * are checkpointed after every update; after each checkpoint returns, its
  * iteration is written to NAME.progress. A watchdog thread SIGKILLs the
- * process at a random moment while kernels and checkpoints run.
+ * process at a random moment while kernels and checkpoints run. In mode
+ * cap-fs the file is opened with GPMCP_FILE_IO and checkpointed the CAP-fs
+ * way (pwrite + fsync into the same file format).
  *
- * --recover: reopens the checkpoint, registers the same buffers, restores
- * each group and checks that it holds exactly f(k), k being the group's
- * recorded sequence number, and that k is the last reported checkpoint or
- * the one in flight when the process died (which may have flipped before
- * its report). Exit 0: recovered; 1: not.
+ * --recover: reopens the checkpoint (in mode cap-fs with GPMCP_FILE_IO, so
+ * the restore preads), registers the same buffers, restores each group and
+ * checks that it holds exactly f(k), k being the group's recorded sequence
+ * number, and that k is the last reported checkpoint or the one in flight
+ * when the process died (which may have flipped before its report). Exit 0:
+ * recovered; 1: not; 2: bad usage or setup.
  *
  *   gpm-crash-cp --file NAME [--size BYTES] [--mode gpm|gpm-ndp|gpm-eadr|
- *                cap-mm|cap-eadr] [--kill-after-us MIN:MAX] [--seed S] [--iters N]
+ *                cap-mm|cap-eadr|cap-fs] [--kill-after-us MIN:MAX] [--seed S]
+ *                [--iters N]
  *   gpm-crash-cp --recover --file NAME
  */
 #include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +31,7 @@
 
 #include <cuda_runtime.h>
 
+#include "gpm/args.h"
 #include "gpm/cap.h"
 #include "gpm/cp.h"
 #include "gpm/crash.h"
@@ -49,8 +56,15 @@ __global__ void update_kernel(uint32_t *buf, uint64_t words, uint64_t iter, uint
 }
 
 /* NAME.progress: the run's size, then per group the last iteration whose
- * checkpoint returned. Plain pwrites: the page cache outlives SIGKILL. */
-enum { P_SIZE, P_DONE0, P_DONE1, P_WORDS };
+ * checkpoint returned, then the mode (its index in MODE_NAMES). Plain
+ * pwrites: the page cache outlives SIGKILL. */
+enum { P_SIZE, P_DONE0, P_DONE1, P_MODE, P_WORDS };
+
+static const char *const MODE_NAMES[] = {"gpm",      "gpm-ndp",  "gpm-eadr", "cap-mm",
+                                         "cap-eadr", "cap-fs",   NULL};
+static const gpmcp_mode MODES[] = {GPMCP_GPM,    GPMCP_GPM_NDP,  GPMCP_GPM_EADR,
+                                   GPMCP_CAP_MM, GPMCP_CAP_EADR, GPMCP_CAP_FS};
+#define NMODES ((int)(sizeof MODES / sizeof *MODES))
 
 static void die(const char *what)
 {
@@ -95,17 +109,10 @@ typedef struct watchdog {
     uint64_t min_us, max_us, seed;
 } watchdog;
 
-static int parse_mode(const char *s, gpmcp_mode *m)
+/* The way a mode opens its file: CAP-fs by pwrite, the others mapped. */
+static int open_flags(int mode)
 {
-    static const char *names[] = {"gpm", "gpm-ndp", "gpm-eadr", "cap-mm", "cap-eadr"};
-    static const gpmcp_mode modes[] = {GPMCP_GPM, GPMCP_GPM_NDP, GPMCP_GPM_EADR, GPMCP_CAP_MM,
-                                       GPMCP_CAP_EADR};
-    for (int i = 0; i < 5; i++)
-        if (!strcmp(s, names[i])) {
-            *m = modes[i];
-            return 0;
-        }
-    return -1;
+    return MODES[mode] == GPMCP_CAP_FS ? GPMCP_FILE_IO : 0;
 }
 
 static void alloc_buffers(const uint64_t bytes[NBUF], uint32_t *dev[NBUF])
@@ -114,9 +121,9 @@ static void alloc_buffers(const uint64_t bytes[NBUF], uint32_t *dev[NBUF])
         check_cuda(cudaMalloc((void **)&dev[b], bytes[b]), "cudaMalloc");
 }
 
-static int run(const char *name, uint64_t size, gpmcp_mode mode, watchdog *wd, uint64_t iters)
+static int run(const char *name, uint64_t size, int mode, watchdog *wd, uint64_t iters)
 {
-    uint64_t bytes[NBUF], prog[P_WORDS] = {size, 0, 0};
+    uint64_t bytes[NBUF], prog[P_WORDS] = {size, 0, 0, (uint64_t)mode};
     int group[NBUF];
     uint32_t *dev[NBUF];
     char ppath[4200];
@@ -124,7 +131,8 @@ static int run(const char *name, uint64_t size, gpmcp_mode mode, watchdog *wd, u
 
     split(size, bytes, group);
     alloc_buffers(bytes, dev);
-    gpmcp *cp = gpmcp_create(name, bytes[0] + bytes[1] + bytes[2], 2, 2);
+    gpmcp *cp = gpmcp_create_flags(name, bytes[0] + bytes[1] + bytes[2], 2, 2,
+                                   open_flags(mode));
     if (!cp)
         die_gpm("create");
     /* Only once the checkpoint file is new and ours: an existing trial's
@@ -136,12 +144,13 @@ static int run(const char *name, uint64_t size, gpmcp_mode mode, watchdog *wd, u
     for (int b = 0; b < NBUF; b++)
         if (gpmcp_register(cp, dev[b], bytes[b], group[b]) != 0)
             die_gpm("register");
-    if (mode == GPMCP_GPM_NDP || mode == GPMCP_CAP_MM || mode == GPMCP_CAP_EADR) {
+    if (MODES[mode] == GPMCP_GPM_NDP || MODES[mode] == GPMCP_CAP_MM ||
+        MODES[mode] == GPMCP_CAP_EADR) {
         fl = gpm_flusher_create(8);
         if (!fl)
             die_gpm("flusher");
     }
-    gpmcp_how how = {mode, fl};
+    gpmcp_how how = {MODES[mode], fl, NULL};
 
     if (wd && gpm_crash_arm_us(gpm_crash_pick_us(wd->seed, wd->min_us, wd->max_us)) != 0)
         die_gpm("watchdog");
@@ -166,7 +175,7 @@ static int run(const char *name, uint64_t size, gpmcp_mode mode, watchdog *wd, u
 
 static int recover(const char *name)
 {
-    uint64_t prog[P_WORDS] = {0, 0, 0}, bytes[NBUF];
+    uint64_t prog[P_WORDS] = {0, 0, 0, 0}, bytes[NBUF];
     int group[NBUF], ok = 1;
     uint32_t *dev[NBUF];
     char ppath[4200];
@@ -176,9 +185,11 @@ static int recover(const char *name)
     if (pfd < 0 || pread(pfd, prog, sizeof prog, 0) != (ssize_t)sizeof prog)
         die("cannot read the progress file: was the run started?");
     close(pfd);
+    if (prog[P_MODE] >= (uint64_t)NMODES)
+        die("the progress file names no known mode: was it written by this program?");
     split(prog[P_SIZE], bytes, group);
 
-    gpmcp *cp = gpmcp_open(name);
+    gpmcp *cp = gpmcp_open_flags(name, open_flags((int)prog[P_MODE]));
     if (!cp) {
         /* Killed before the file was complete: acceptable only if no
          * checkpoint had been reported. */
@@ -240,58 +251,87 @@ static int recover(const char *name)
     return ok ? 0 : 1;
 }
 
-static void usage(void)
+static const char USAGE[] =
+    "usage: gpm-crash-cp --file NAME [--size BYTES] [--mode gpm|gpm-ndp|gpm-eadr|cap-mm|\n"
+    "                    cap-eadr|cap-fs] [--kill-after-us MIN:MAX] [--seed S] [--iters N]\n"
+    "       gpm-crash-cp --recover --file NAME\n"
+    "Checkpoints two groups of device buffers in a loop until a watchdog SIGKILLs the\n"
+    "process (or N iterations end); --recover then checks what the file restores.\n"
+    "  --file NAME            checkpoint file (relative names go under GPM_PM_DIR)\n"
+    "  --size BYTES           bytes of all buffers, K/M/G allowed (default 48M)\n"
+    "  --mode M               how checkpoints are written (default gpm)\n"
+    "  --kill-after-us MIN:MAX  SIGKILL after a random time in [MIN, MAX] microseconds\n"
+    "                         (default 1000:200000; armed unless --iters ends the run)\n"
+    "  --seed S               seed of the kill time (default 1)\n"
+    "  --iters N              stop after N iterations (default 0: until killed)\n"
+    "  --recover              check the file left by a run\n"
+    "  --help                 this text\n";
+
+/* MIN:MAX microseconds, MIN <= MAX. */
+static int parse_window(const char *val, watchdog *wd)
 {
-    fprintf(stderr,
-            "usage: gpm-crash-cp --file NAME [--size BYTES] [--mode gpm|gpm-ndp|gpm-eadr|"
-            "cap-mm|cap-eadr]\n"
-            "                    [--kill-after-us MIN:MAX] [--seed S] [--iters N]\n"
-            "       gpm-crash-cp --recover --file NAME\n");
-    exit(2);
+    const char *flag = "--kill-after-us", *colon = strchr(val, ':');
+    char lo[64];
+    long long a, b;
+    if (!colon || (size_t)(colon - val) >= sizeof lo)
+        return gpm_set_error("%s: expects MIN:MAX microseconds, got '%s': pass e.g. "
+                             "1000:200000", flag, val);
+    memcpy(lo, val, (size_t)(colon - val));
+    lo[colon - val] = '\0';
+    if (gpm_arg_ll(flag, lo, 0, LLONG_MAX, &a) != 0 ||
+        gpm_arg_ll(flag, colon + 1, 0, LLONG_MAX, &b) != 0)
+        return -1;
+    if (b < a)
+        return gpm_set_error("%s: MAX %lld is below MIN %lld: pass MIN:MAX with MIN <= MAX",
+                             flag, b, a);
+    wd->min_us = (uint64_t)a;
+    wd->max_us = (uint64_t)b;
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
-    const char *name = NULL;
-    uint64_t size = 48ull << 20, iters = 0;
-    int do_recover = 0, have_kill = 0;
-    gpmcp_mode mode = GPMCP_GPM;
+    static const struct option opts[] = {
+        {"file", required_argument, NULL, 'f'},  {"size", required_argument, NULL, 's'},
+        {"mode", required_argument, NULL, 'm'},  {"kill-after-us", required_argument, NULL, 'k'},
+        {"seed", required_argument, NULL, 'S'},  {"iters", required_argument, NULL, 'i'},
+        {"recover", no_argument, NULL, 'r'},     {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    const char *prog = "gpm-crash-cp", *name = NULL;
+    long long size = 48ll << 20, seed = 1, iters = 0;
+    int do_recover = 0, have_kill = 0, mode = 0, c;
     watchdog wd = {1000, 200000, 1};
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--recover")) {
-            do_recover = 1;
-            continue;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        int rc = 0;
+        switch (c) {
+        case 'f': name = optarg; break;
+        case 's': rc = gpm_arg_ll("--size", optarg, 4096, 1ll << 40, &size); break;
+        case 'm': rc = gpm_arg_choice("--mode", optarg, MODE_NAMES, &mode); break;
+        case 'k':
+            rc = parse_window(optarg, &wd);
+            have_kill = 1;
+            break;
+        case 'S': rc = gpm_arg_ll("--seed", optarg, 0, LLONG_MAX, &seed); break;
+        case 'i': rc = gpm_arg_ll("--iters", optarg, 0, LLONG_MAX, &iters); break;
+        case 'r': do_recover = 1; break;
+        case 'h': fputs(USAGE, stdout); return 0;
+        default: rc = gpm_args_bad_flag(prog, c, argv);
         }
-        if (!v)
-            usage();
-        i++;
-        if (!strcmp(a, "--file"))
-            name = v;
-        else if (!strcmp(a, "--size"))
-            size = strtoull(v, NULL, 0);
-        else if (!strcmp(a, "--seed"))
-            wd.seed = strtoull(v, NULL, 0);
-        else if (!strcmp(a, "--iters"))
-            iters = strtoull(v, NULL, 0);
-        else if (!strcmp(a, "--mode")) {
-            if (parse_mode(v, &mode) != 0)
-                usage();
-        } else if (!strcmp(a, "--kill-after-us")) {
-            unsigned long long lo, hi;
-            if (sscanf(v, "%llu:%llu", &lo, &hi) != 2 || hi < lo)
-                usage();
-            wd.min_us = lo, wd.max_us = hi, have_kill = 1;
-        } else
-            usage();
+        if (rc != 0)
+            return gpm_args_fail(prog);
     }
-    if (!name)
-        usage();
+    if (gpm_args_no_positional(prog, argc, argv) != 0)
+        return gpm_args_fail(prog);
+    if (!name || !*name) {
+        gpm_set_error("--file: missing: pass the checkpoint file's name (see %s --help)", prog);
+        return gpm_args_fail(prog);
+    }
+    wd.seed = (uint64_t)seed;
     if (do_recover)
         return recover(name);
-    if (size < 4096)
-        die("--size must be at least 4096 bytes");
     /* Without --iters the loop only ends by the watchdog's SIGKILL. */
-    return run(name, size, mode, (have_kill || iters == 0) ? &wd : NULL, iters);
+    return run(name, (uint64_t)size, mode, (have_kill || iters == 0) ? &wd : NULL,
+               (uint64_t)iters);
 }

@@ -3,7 +3,8 @@
 # checkpoints two groups in a loop until its watchdog SIGKILLs it at a random
 # moment; a recovery run must then restore, for each group, exactly one of
 # its last two checkpoints, whole. Trials rotate over the checkpoint modes
-# (gpm, gpm-ndp, gpm-eadr, cap-mm, cap-eadr).
+# (gpm, gpm-ndp, gpm-eadr, cap-mm, cap-eadr, and cap-fs: the same file
+# format written with pwrite + fsync, restored with pread).
 # Environment: GPM_BIN, GPM_PM_DIR (from run-tests.sh); TRIALS (default 50),
 # KILL_AFTER_US (default 1000:200000), CP_SIZE (bytes, default 50331648),
 # RESULTS_DIR (optional: counts are appended as result rows to
@@ -14,7 +15,7 @@ dir=${GPM_PM_DIR:?GPM_PM_DIR not set}
 trials=${TRIALS:-50}
 window=${KILL_AFTER_US:-1000:200000}
 size=${CP_SIZE:-50331648}
-modes="gpm gpm-ndp gpm-eadr cap-mm cap-eadr"
+modes="gpm gpm-ndp gpm-eadr cap-mm cap-eadr cap-fs"
 
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
     echo "skip - crash_cp: no CUDA GPU"

@@ -185,7 +185,7 @@ static const gpmcp_mode how_of[WL_NMODES] = {
 int wl_cp_checkpoint(struct wl_ctx *c)
 {
     struct wl_cp *k = c->cp;
-    gpmcp_how how;
+    gpmcp_how how = {0}; /* every field the harness does not set (the stream) is NULL */
     if (k->cf_open)
         return fscp_checkpoint(c, k);
     how.mode = how_of[c->opt.mode];

@@ -47,11 +47,66 @@ gpm_flusher *gpm_flusher_create(int nthreads);
 void gpm_flusher_destroy(gpm_flusher *f);
 int gpm_flusher_threads(const gpm_flusher *f);
 
+/* One range of a vectored commit. OFF: byte offset in the region or file;
+ * SRC: for the CAP copies, the device (or any CUDA-accessible; host memory
+ * for gpm_cap_fs_host_ranges) source of the LEN bytes; ignored by pure
+ * flushes. */
+typedef struct gpm_range {
+    size_t off;
+    size_t len;
+    const void *src;
+} gpm_range;
+
+/* A pool runs one persist at a time (it has one job slot): calls on the
+ * same pool from several host threads must be serialised by the caller;
+ * separate pools may run at once. */
+
 /* Flushes [addr, addr+len) of region R with the pool's threads, each a
  * contiguous slice aligned to cache lines, then drains. FENCE_ONLY (eADR):
- * no flushes, one store fence. */
+ * no flushes, one store fence. The one-range case of
+ * gpm_flusher_persist_ranges. */
 int gpm_flusher_persist(gpm_flusher *f, const gpm_region *r, const void *addr,
                         size_t len, int fence_only);
+
+/* Flushes the N ranges V of region R (offsets into r->host) in one pass:
+ * the pool's threads share the total bytes, split across range boundaries
+ * on cache lines (gpm_flush_runs_slice), so that no line is flushed twice
+ * and each participating thread drains once. FENCE_ONLY (eADR): one store
+ * fence, no flushes. N == 0 is a no-op. A range past r->size is an error
+ * (one line naming it; nothing is flushed). */
+int gpm_flusher_persist_ranges(gpm_flusher *f, const gpm_region *r, const gpm_range *v, int n,
+                               int fence_only);
+
+/* The slicing of a vectored flush, pure so that it can be tested.
+ *
+ * A run is a piece of address space [lo, hi) that shares no cache line with
+ * any other run; LINE0 counts the cache lines of the runs before it. */
+typedef struct gpm_flush_run {
+    uintptr_t lo, hi;
+    uint64_t line0;
+} gpm_flush_run;
+
+/* Builds the runs of N ranges at offsets from BASE (the region's first
+ * byte): empty ranges dropped, sorted by address, and ranges that overlap
+ * or share a cache line merged (a line is flushed whole, so merging adds no
+ * flush). RUNS has room for N. Returns the number of runs; *LINES gets the
+ * cache lines they span in all. The ranges must not wrap the address
+ * space (callers check them against the region first). */
+int gpm_flush_runs(uintptr_t base, const gpm_range *v, int n, gpm_flush_run *runs,
+                   uint64_t *lines);
+
+/* Called for each piece of a slice: LEN > 0 bytes at START, inside one run.
+ * A non-zero return stops the slice and is returned. */
+typedef int (*gpm_flush_piece_fn)(void *arg, uintptr_t start, size_t len);
+
+/* Slice IDX of NSLICES of NRUNS runs spanning LINES cache lines in all: the
+ * lines floor(LINES*IDX/NSLICES) up to floor(LINES*(IDX+1)/NSLICES) in run
+ * order, handed to FN one piece (the part in one run, clamped to its bytes)
+ * at a time, in address order. The slices share no cache line and cover
+ * every byte of every run exactly once; for one run they are those of
+ * gpm_flush_slice. Returns 0, or the first non-zero FN returned. */
+int gpm_flush_runs_slice(const gpm_flush_run *runs, int nruns, uint64_t lines, int nslices,
+                         int idx, gpm_flush_piece_fn fn, void *arg);
 
 /* How many of NTHREADS threads share a flush of LEN bytes (1 for tiny ranges). */
 int gpm_flush_threads_for(size_t len, int nthreads);
@@ -63,9 +118,20 @@ void gpm_flush_slice(uintptr_t addr, size_t len, int nslices, int idx, uintptr_t
                      size_t *n);
 
 /* CAP-mm: copies LEN bytes from device memory DEV_SRC into region R at
- * OFFSET, then persists them with F (fence only when FENCE_ONLY). */
+ * OFFSET, then persists them with F (fence only when FENCE_ONLY). The
+ * one-range case of gpm_cap_mm_ranges, on the legacy default stream. */
 int gpm_cap_mm(gpm_flusher *f, const gpm_region *r, size_t offset,
                const void *dev_src, size_t len, int fence_only);
+
+/* CAP-mm for a list: each range's SRC is copied into r->host + OFF
+ * (cudaMemcpyAsync on STREAM, a cudaStream_t passed as void *; NULL: the
+ * legacy default stream, so the copies follow the kernels queued there),
+ * the stream is synchronised once, then one gpm_flusher_persist_ranges
+ * pass makes every range durable. R must be registered with CUDA (mapped
+ * without GPM_HOST_ONLY). Every range is checked before anything is
+ * copied. N == 0 is a no-op. */
+int gpm_cap_mm_ranges(gpm_flusher *f, const gpm_region *r, const gpm_range *v, int n,
+                      int fence_only, void *stream);
 
 /* CAP-fs: a file opened for positional writes plus pinned staging. */
 /* Measured on an H200 host (tmpfs, 1 GiB, 5 and 11 repetitions): 16 MiB
@@ -82,6 +148,7 @@ typedef struct gpm_cap_file {
     void *event[2];        /* cudaEvent_t, opaque to C callers */
     void *stream;          /* cudaStream_t */
     char path[4096];
+    void *after;           /* cudaEvent_t: the caller's stream, waited for before staging */
 } gpm_cap_file;
 
 /* Opens (GPM_CREATE: creates 0600) the file at PATH, resolved like gpm_map,
@@ -97,10 +164,23 @@ void gpm_cap_file_close(gpm_cap_file *cf);
 
 /* Copies LEN bytes of device memory to the file at OFFSET and fsyncs. The
  * copy first waits for the work queued on the default stream (the kernels
- * that produce DEV_SRC). */
+ * that produce DEV_SRC). The one-range case of gpm_cap_fs_ranges. */
 int gpm_cap_fs(gpm_cap_file *cf, off_t offset, const void *dev_src, size_t len);
 /* The same from host memory (the CPU half, usable without a GPU). */
 int gpm_cap_fs_host(gpm_cap_file *cf, off_t offset, const void *src, size_t len);
+
+/* CAP-fs for a list: every range's SRC (device memory) is staged through
+ * the pinned double buffers and pwritten at its OFF, chunks of consecutive
+ * ranges overlapping as within one; then ONE fsync. The staging first waits
+ * for the work queued on STREAM (a cudaStream_t passed as void *: an event
+ * recorded there is waited for; NULL: the legacy default stream, which the
+ * blocking staging stream follows by itself). Every range is checked
+ * before anything is written. N == 0 writes nothing and still fsyncs, like
+ * gpm_cap_fs of 0 bytes. Needs the staging (opened without GPM_HOST_ONLY). */
+int gpm_cap_fs_ranges(gpm_cap_file *cf, const gpm_range *v, int n, void *stream);
+/* The same from host memory: pwrite of each range, then one fsync. Usable
+ * without a GPU (files opened with GPM_HOST_ONLY too). */
+int gpm_cap_fs_host_ranges(gpm_cap_file *cf, const gpm_range *v, int n);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,12 @@
  * checkpoint; a later checkpoint or restore whose registrations differ in
  * count or sizes is an error.
  *
+ * One file format serves every way of writing it: the CAP-fs way
+ * (GPMCP_FILE_IO, GPMCP_CAP_FS) writes the same copies and flip word
+ * through pwrite + fsync instead of a GPU mapping.
+ *
+ * A handle is not thread-safe: one host thread at a time per handle.
+ *
  * Every function returns 0 / -1 (NULL for create and open) and leaves a
  * one-line message in gpm_last_error(). */
 #ifndef GPM_CP_H
@@ -37,13 +43,29 @@ typedef struct gpmcp gpmcp;
 gpmcp *gpmcp_create(const char *path, size_t size, int elements, int groups);
 /* Opens an existing checkpoint file, validating its header without writing. */
 gpmcp *gpmcp_open(const char *path);
-/* The same with gpm_map flags: GPM_HOST_ONLY maps without CUDA, for CPU
- * tools and tests; registered addresses are then host pointers and copies
- * are made by the CPU (the flip protocol is unchanged). */
+/* The same with flags: gpm_map's, and GPMCP_FILE_IO below.
+ * GPM_HOST_ONLY maps without CUDA, for CPU tools and tests; registered
+ * addresses are then host pointers and copies are made by the CPU (the
+ * flip protocol is unchanged). */
 gpmcp *gpmcp_create_flags(const char *path, size_t size, int elements, int groups, int flags);
 gpmcp *gpmcp_open_flags(const char *path, int flags);
 /* Unmaps; the file stays. Safe on NULL. */
 void gpmcp_close(gpmcp *cp);
+
+enum gpmcp_flags {
+    /* The CAP-fs way: the file is mapped host-only (read for its metadata,
+     * written through the mapping only for the one-time layout and by
+     * gpmcp_reset), never registered with CUDA, so opening a multi-GiB
+     * file costs no cudaHostRegister. Checkpoints must use GPMCP_CAP_FS:
+     * the working copy goes device -> pinned staging -> pwrite, one fsync,
+     * then the flip word by pwrite + fsync. Restores pread the consistent
+     * copy through pinned staging and copy it to the device. The staging
+     * is allocated here, outside any timed region. Registered buffers are
+     * device memory (checked), or host memory with GPM_HOST_ONLY too
+     * (then no GPU is needed: CPU tools and tests). A bit distinct from
+     * every gpm_map flag. */
+    GPMCP_FILE_IO = 1 << 8
+};
 
 /* Adds ADDR (device memory, SIZE bytes) as the next element of GROUP. */
 int gpmcp_register(gpmcp *cp, void *addr, size_t size, int group);
@@ -52,6 +74,21 @@ int gpmcp_register(gpmcp *cp, void *addr, size_t size, int group);
 int gpmcp_checkpoint(gpmcp *cp, int group);
 /* Copies GROUP's consistent copy back into its registered buffers. */
 int gpmcp_restore(gpmcp *cp, int group);
+/* The same on STREAM (a cudaStream_t passed as void *; NULL: the legacy
+ * default stream, as gpmcp_restore): the copies follow the work queued
+ * there and the call returns once they are done, having waited for that
+ * stream only. */
+int gpmcp_restore_on(gpmcp *cp, int group, void *stream);
+
+/* Empties every group, so that a fresh run never inherits an earlier run's
+ * checkpoint or layout: gpmcp_seq is then 0 for every group and the next
+ * checkpoint lays its group out anew (any sizes). Crash-safe: every
+ * group's flip word is zeroed durably first, then every seal, then the
+ * tables; a crash on the way leaves groups empty or without a checkpoint,
+ * never a corrupt one. The header is kept and the file is not resized.
+ * This handle's registrations are kept. Works on every kind of handle
+ * (through the mapping: it is one-time metadata, like the layout). */
+int gpmcp_reset(gpmcp *cp);
 
 /* How the working copy reaches PM; the flip that follows is the same. */
 typedef enum gpmcp_mode {
@@ -59,7 +96,9 @@ typedef enum gpmcp_mode {
     GPMCP_GPM_NDP,    /* GPU kernel copy without fences; the CPU flushes the copy */
     GPMCP_GPM_EADR,   /* GPU kernel copy with fences, DDIO left alone */
     GPMCP_CAP_MM,     /* cudaMemcpy of each buffer into PM; the CPU flushes the copy */
-    GPMCP_CAP_EADR    /* cudaMemcpy of each buffer into PM; a store fence only */
+    GPMCP_CAP_EADR,   /* cudaMemcpy of each buffer into PM; a store fence only */
+    GPMCP_CAP_FS      /* pinned staging, pwrite, one fsync; flip by pwrite + fsync.
+                       * Only, and always, on files opened with GPMCP_FILE_IO */
 } gpmcp_mode;
 
 typedef struct gpmcp_how {
@@ -67,6 +106,12 @@ typedef struct gpmcp_how {
     /* CPU flushing threads for GPM_NDP, CAP_MM and CAP_EADR; NULL: the
      * calling thread flushes (gpm_region_persist). */
     gpm_flusher *flusher;
+    /* cudaStream_t of the kernels that produce the buffers: the copy
+     * kernel, the cudaMemcpy's or the CAP-fs staging follow the work queued
+     * there, and the checkpoint waits for that stream only. NULL: the
+     * legacy default stream (and, for the copy kernel, the whole device, as
+     * before). Zero-initialise the struct so that older callers get NULL. */
+    void *stream;
 } gpmcp_how;
 
 /* gpmcp_checkpoint with a choice of how (NULL: GPMCP_GPM). */
@@ -95,9 +140,11 @@ typedef struct gpmcp_xfer {
 /* Copies N elements (XFERS in device memory) from their buffers into the
  * copy that starts COPY_SHIFT bytes after copy 0 of the mapping at PM_DEV,
  * with every SM; FENCED: each thread persists its stores before exiting.
- * Synchronous. TOTAL: the bytes of all elements, to size the grid. */
+ * Launched on STREAM (cudaStream_t; NULL: the legacy default stream) and
+ * synchronous: waits for STREAM, or for the whole device when NULL. TOTAL:
+ * the bytes of all elements, to size the grid. */
 int gpmcp_copy_kernel(void *pm_dev, const gpmcp_xfer *xfers, uint32_t n, uint64_t copy_shift,
-                      uint64_t total, int fenced);
+                      uint64_t total, int fenced, void *stream);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,8 @@
 /* The device API end to end: kernels store to a mapped PM file with
  * gpm_store_* and gpm_persist inside gpm_persist_begin/end, and
- * gpm_memcpy/gpm_memset fill it; every byte is then checked in the file
- * itself, read with read() after the mapping is gone. */
+ * gpm_memcpy/gpm_memset (and their _on forms on a stream) fill it; every
+ * byte is then checked in the file itself, read with read() after the
+ * mapping is gone. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -150,9 +151,60 @@ static void memcpy_and_memset_reach_the_file(void)
     free(f);
 }
 
+/* Spins about SPIN cycles per block, then writes the pattern: a producer
+ * still running on the stream when the copy is issued. */
+__global__ void slow_pattern(uint8_t *p, size_t n, long long spin)
+{
+    if (threadIdx.x == 0) {
+        long long t0 = clock64();
+        while (clock64() - t0 < spin) {
+        }
+    }
+    __syncthreads();
+    for (size_t i = gpm_grid_rank(); i < n; i += gpm_grid_threads())
+        p[i] = pat8(i);
+}
+
+/* On a non-blocking stream the copy must follow the producer queued there
+ * (the legacy default stream would not order them), and the bytes are in
+ * the file when the calls return. */
+static void memcpy_on_and_memset_on_follow_their_stream(void)
+{
+    const size_t size = 16 * MIB, n1 = 6 * MIB + 5, off2 = 9 * MIB + 1, n2 = 2 * MIB + 3;
+    gpm_region r;
+    uint8_t *src;
+    cudaStream_t st;
+    NEED_GPU();
+    CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) == cudaSuccess);
+    CHECKF(gpm_map(&r, "dev-copy-on", size, GPM_CREATE) == 0, "%s", gpm_last_error());
+    CHECK(cudaMalloc(&src, n1) == cudaSuccess);
+    CHECK(cudaMemset(src, 0, n1) == cudaSuccess);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(gpm_persist_begin() == 0);
+    slow_pattern<<<264, 256, 0, st>>>(src, n1, 50000000);
+    CHECKF(gpm_memcpy_on(r.dev, src, n1, st) == 0, "%s", gpm_last_error());
+    CHECKF(gpm_memset_on((uint8_t *)r.dev + off2, 0x5e, n2, st) == 0, "%s", gpm_last_error());
+    CHECK(gpm_memset_on(r.dev, 1, 0, st) == 0);
+    CHECK(gpm_persist_end() == 0);
+    cudaFree(src);
+    char path[4096];
+    snprintf(path, sizeof path, "%s", r.path);
+    gpm_unmap(&r);
+    cudaStreamDestroy(st);
+    size_t f_len = 0;
+    uint8_t *f = check_read_file(path, &f_len);
+    CHECK(f != NULL && f_len == size);
+    for (size_t i = 0; i < size; i++) {
+        uint8_t want = i < n1 ? pat8(i) : i >= off2 && i < off2 + n2 ? 0x5e : 0;
+        CHECKF(f[i] == want, "byte %zu is %#x, expected %#x", i, f[i], want);
+    }
+    free(f);
+}
+
 int main(void)
 {
     RUN(stores_and_persist_reach_the_file);
     RUN(memcpy_and_memset_reach_the_file);
+    RUN(memcpy_on_and_memset_on_follow_their_stream);
     CHECK_EXIT();
 }
