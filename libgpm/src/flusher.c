@@ -16,10 +16,13 @@
 
 #include "gpm/cap.h"
 
+/* One range, or (EXT non-NULL) N_EXT extents whose lengths add up to LEN. */
 struct flush_job {
     const gpm_region *r;
     uintptr_t addr;
     size_t len;
+    const gpm_extent *ext;
+    size_t n_ext;
     int nslices;
 };
 
@@ -97,14 +100,66 @@ static int flush_slice(const gpm_region *r, uintptr_t start, size_t n)
     return 0;
 }
 
+void gpm_flush_extents_slice(size_t total, int nslices, int idx, size_t *lo, size_t *hi)
+{
+    const size_t lines = (total + GPM_CACHE_LINE - 1) / GPM_CACHE_LINE;
+    const size_t ns = nslices < 1 ? 1 : (size_t)nslices;
+    size_t a, b;
+    if (idx < 0 || (size_t)idx >= ns) {
+        *lo = *hi = total;
+        return;
+    }
+    a = (lines / ns) * (size_t)idx + (lines % ns) * (size_t)idx / ns;
+    b = (lines / ns) * (size_t)(idx + 1) + (lines % ns) * (size_t)(idx + 1) / ns;
+    a *= GPM_CACHE_LINE;
+    b *= GPM_CACHE_LINE;
+    *lo = a < total ? a : total;
+    *hi = b < total ? b : total;
+}
+
+/* Flushes bytes [lo, hi) of the concatenation of the extents, then waits
+ * for them once (msync per piece on an ordinary file). */
+static int flush_extents_part(const gpm_region *r, const gpm_extent *ext, size_t n, size_t lo,
+                              size_t hi)
+{
+    size_t pos = 0;
+    for (size_t i = 0; i < n && pos < hi; pos += ext[i].len, i++) {
+        const char *p = (const char *)ext[i].addr;
+        size_t a, b;
+        if (lo >= pos + ext[i].len)
+            continue;
+        a = lo > pos ? lo - pos : 0;
+        b = hi - pos < ext[i].len ? hi - pos : ext[i].len;
+        if (a >= b)
+            continue;
+        if (r->backend == GPM_BACKEND_FILE) {
+            if (gpm_region_persist(r, p + a, b - a) != 0)
+                return -1;
+        } else {
+            pmem_flush(p + a, b - a);
+        }
+    }
+    if (r->backend != GPM_BACKEND_FILE)
+        pmem_drain();
+    return 0;
+}
+
 static void do_slice(gpm_flusher *f, const struct flush_job *job, int idx)
 {
-    uintptr_t start;
-    size_t n;
+    int rc;
     if (idx >= job->nslices)
         return;
-    gpm_flush_slice(job->addr, job->len, job->nslices, idx, &start, &n);
-    if (flush_slice(job->r, start, n) != 0) {
+    if (job->ext) {
+        size_t lo, hi;
+        gpm_flush_extents_slice(job->len, job->nslices, idx, &lo, &hi);
+        rc = lo < hi ? flush_extents_part(job->r, job->ext, job->n_ext, lo, hi) : 0;
+    } else {
+        uintptr_t start;
+        size_t n;
+        gpm_flush_slice(job->addr, job->len, job->nslices, idx, &start, &n);
+        rc = flush_slice(job->r, start, n);
+    }
+    if (rc != 0) {
         pthread_mutex_lock(&f->mu);
         if (!f->failed) {
             f->failed = 1;
@@ -215,6 +270,31 @@ int gpm_flusher_threads(const gpm_flusher *f)
     return f ? f->nthreads : 0;
 }
 
+/* Hands JOB to the pool (the caller takes slice 0) and waits for it. */
+static int run_job(gpm_flusher *f, const struct flush_job *job)
+{
+    pthread_mutex_lock(&f->mu);
+    f->job = *job;
+    f->failed = 0;
+    f->remaining = f->started;
+    f->gen++;
+    pthread_cond_broadcast(&f->go);
+    pthread_mutex_unlock(&f->mu);
+
+    do_slice(f, job, 0);
+
+    pthread_mutex_lock(&f->mu);
+    while (f->remaining > 0)
+        pthread_cond_wait(&f->done, &f->mu);
+    pthread_mutex_unlock(&f->mu);
+    if (f->failed)
+        return gpm_set_error("%s", f->error);
+    /* Every thread fenced its own flushes; this orders them with what the
+     * caller does next. */
+    pmem_drain();
+    return 0;
+}
+
 int gpm_flusher_persist(gpm_flusher *f, const gpm_region *r, const void *addr, size_t len,
                         int fence_only)
 {
@@ -233,31 +313,41 @@ int gpm_flusher_persist(gpm_flusher *f, const gpm_region *r, const void *addr, s
     if (len == 0)
         return 0;
 
+    memset(&job, 0, sizeof job);
     job.r = r;
     job.addr = a;
     job.len = len;
     job.nslices = gpm_flush_threads_for(len, f->nthreads);
     if (job.nslices == 1)
         return flush_slice(r, a, len);
+    return run_job(f, &job);
+}
 
-    pthread_mutex_lock(&f->mu);
-    f->job = job;
-    f->failed = 0;
-    f->remaining = f->started;
-    f->gen++;
-    pthread_cond_broadcast(&f->go);
-    pthread_mutex_unlock(&f->mu);
-
-    do_slice(f, &job, 0);
-
-    pthread_mutex_lock(&f->mu);
-    while (f->remaining > 0)
-        pthread_cond_wait(&f->done, &f->mu);
-    pthread_mutex_unlock(&f->mu);
-    if (f->failed)
-        return gpm_set_error("%s", f->error);
-    /* Every thread fenced its own flushes; this orders them with what the
-     * caller does next. */
-    pmem_drain();
-    return 0;
+int gpm_flusher_persist_extents(gpm_flusher *f, const gpm_region *r, const gpm_extent *ext,
+                                size_t n)
+{
+    struct flush_job job;
+    const uintptr_t base = r ? (uintptr_t)r->host : 0;
+    size_t total = 0;
+    if (!r || !r->host || (n && !ext))
+        return gpm_set_error("gpm_flusher_persist_extents: needs a mapped region and extents");
+    for (size_t i = 0; i < n; i++) {
+        uintptr_t a = (uintptr_t)ext[i].addr;
+        if (a < base || a - base > r->size || ext[i].len > r->size - (a - base))
+            return gpm_set_error("%s: extent %zu (%zu bytes at offset %lld) is outside the "
+                                 "%zu-byte mapping", r->path, i, ext[i].len,
+                                 (long long)(a - base), r->size);
+        total += ext[i].len;
+    }
+    if (total == 0)
+        return 0;
+    memset(&job, 0, sizeof job);
+    job.r = r;
+    job.len = total;
+    job.ext = ext;
+    job.n_ext = n;
+    job.nslices = f ? gpm_flush_threads_for(total, f->nthreads) : 1;
+    if (job.nslices == 1)
+        return flush_extents_part(r, ext, n, 0, total);
+    return run_job(f, &job);
 }

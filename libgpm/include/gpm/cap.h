@@ -53,6 +53,26 @@ int gpm_flusher_threads(const gpm_flusher *f);
 int gpm_flusher_persist(gpm_flusher *f, const gpm_region *r, const void *addr,
                         size_t len, int fence_only);
 
+/* A piece of a mapping to make durable. */
+typedef struct gpm_extent {
+    const void *addr;
+    size_t len;
+} gpm_extent;
+
+/* Flushes the N extents of region R (data scattered over many ranges, such
+ * as the used parts of a log's slots) and drains once per thread, instead
+ * of once per extent. The threads share the extents' total bytes evenly
+ * (F NULL: the calling thread flushes them all). Extents must not overlap;
+ * if each starts on a cache line and spans whole lines, no line is flushed
+ * by two threads. Not for eADR: there a single store fence is enough. Like
+ * gpm_flusher_persist, one caller at a time per flusher. */
+int gpm_flusher_persist_extents(gpm_flusher *f, const gpm_region *r, const gpm_extent *ext,
+                                size_t n);
+/* The share of slice IDX of NSLICES of extents totalling TOTAL bytes:
+ * bytes [*LO, *HI) of their concatenation, cut on multiples of
+ * GPM_CACHE_LINE; the slices tile [0, TOTAL). */
+void gpm_flush_extents_slice(size_t total, int nslices, int idx, size_t *lo, size_t *hi);
+
 /* How many of NTHREADS threads share a flush of LEN bytes (1 for tiny ranges). */
 int gpm_flush_threads_for(size_t len, int nthreads);
 /* Slice IDX of NSLICES of the range [addr, addr+len): a contiguous piece

@@ -193,6 +193,11 @@ static void persist_on_ordinary_file(void)
     CHECK(f != NULL);
     fill(r.host, r.size, 3);
     int rc = gpm_flusher_persist(f, &r, (char *)r.host + 100, r.size - 100, 0);
+    if (rc == 0) {
+        gpm_extent ext[3] = {{r.host, 100}, {(char *)r.host + 8192, 3 << 20},
+                             {(char *)r.host + r.size - 5, 5}};
+        rc = gpm_flusher_persist_extents(f, &r, ext, 3);
+    }
     gpm_flusher_destroy(f);
     gpm_unmap(&r);
     CHECKF(rc == 0, "%s", gpm_last_error());
@@ -232,6 +237,65 @@ static void range_outside_the_mapping_is_refused(void)
     gpm_flusher_destroy(f);
 }
 
+/* Extents: the slices of their concatenation tile it, cut on lines, each
+ * within one line of a fair share. */
+static void extent_slices_tile_the_total(void)
+{
+    const size_t totals[] = {0, 1, 63, 64, 65, 4096, 100003, ((size_t)1 << 30) + 5};
+    for (size_t t = 0; t < sizeof totals / sizeof *totals; t++)
+        for (int ns = 1; ns <= GPM_FLUSHER_MAX_THREADS; ns++) {
+            size_t at = 0, lines = (totals[t] + 63) / 64;
+            for (int i = 0; i < ns; i++) {
+                size_t lo, hi;
+                gpm_flush_extents_slice(totals[t], ns, i, &lo, &hi);
+                CHECKF(lo == at && hi >= lo && hi <= totals[t],
+                       "total %zu, slice %d of %d: [%zu, %zu) after %zu", totals[t], i, ns, lo,
+                       hi, at);
+                CHECKF(lo % 64 == 0 && (hi % 64 == 0 || hi == totals[t]),
+                       "total %zu, slice %d of %d: cut off a line", totals[t], i, ns);
+                CHECKF(hi - lo <= (lines / (size_t)ns + 1) * 64,
+                       "total %zu, slice %d of %d: %zu bytes", totals[t], i, ns, hi - lo);
+                at = hi;
+            }
+            CHECK_EQ_INT(at, totals[t]);
+        }
+}
+
+/* Scattered extents (a log's used slots), with a pool of each size and
+ * with none: every byte stays as written, and extents outside the mapping
+ * are refused before anything is flushed. */
+static void extents_persist_with_and_without_a_pool(void)
+{
+    enum { N = 300 };
+    const int counts[] = {0, 1, 2, 5, 8};
+    gpm_extent ext[N];
+    gpm_region r;
+    CHECKF(gpm_map(&r, "flush-ext", 32 << 20, GPM_CREATE | GPM_HOST_ONLY) == 0, "%s",
+           gpm_last_error());
+    for (int i = 0; i < N; i++) {
+        /* 128-byte aligned pieces of up to 256 KiB, with gaps between */
+        ext[i].addr = (char *)r.host + (size_t)i * (96 << 10) + 128 * (size_t)(i % 5);
+        ext[i].len = (size_t)(i * 7919 % (64 << 10)) + (i % 3 ? 1 : 0);
+    }
+    for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
+        gpm_flusher *f = counts[c] ? gpm_flusher_create(counts[c]) : NULL;
+        CHECK(counts[c] == 0 || f != NULL);
+        fill(r.host, r.size, (unsigned)c + 40);
+        CHECKF(gpm_flusher_persist_extents(f, &r, ext, N) == 0, "%s", gpm_last_error());
+        CHECK_EQ_INT(gpm_flusher_persist_extents(f, &r, ext, 0), 0);
+        CHECK(same(r.host, r.size, (unsigned)c + 40));
+        gpm_flusher_destroy(f);
+    }
+    {
+        gpm_extent out[2] = {{r.host, 64}, {(char *)r.host + r.size - 64, 128}};
+        CHECK(gpm_flusher_persist_extents(NULL, &r, out, 2) == -1);
+        CHECK_MSG(gpm_last_error(), "flush-ext");
+        CHECK_MSG(gpm_last_error(), "extent 1");
+        CHECK_MSG(gpm_last_error(), "outside");
+    }
+    gpm_unmap(&r);
+}
+
 int main(void)
 {
     RUN(slicing_covers_every_byte_once);
@@ -244,5 +308,7 @@ int main(void)
     RUN(persist_on_ordinary_file);
     RUN(fence_only_needs_no_flushes);
     RUN(range_outside_the_mapping_is_refused);
+    RUN(extent_slices_tile_the_total);
+    RUN(extents_persist_with_and_without_a_pool);
     CHECK_EXIT();
 }
