@@ -174,7 +174,15 @@ gpmlog_dev gpmlog_device(const gpmlog *log)
     d.pm = (uint8_t *)log->region.dev;
     d.tails = log->tails_dev;
     d.locks = log->locks_dev;
+    d.fenced = 1;
     d.g = log->g;
+    return d;
+}
+
+gpmlog_dev gpmlog_device_unfenced(const gpmlog *log)
+{
+    gpmlog_dev d = gpmlog_device(log);
+    d.fenced = 0;
     return d;
 }
 
