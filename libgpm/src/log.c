@@ -89,6 +89,7 @@ static int create_log(gpmlog *log, const char *path, uint32_t kind, size_t size,
     }
     log->hdr = h;
     log->g = gpmlog_geom_of(&h);
+    log->tx_clean = 1; /* empty, and its transaction word is zero */
     if (!(flags & GPM_HOST_ONLY) && attach_device(log) != 0) {
         gpmlog_close(log);
         unlink(full); /* made by this call, holds nothing yet */

@@ -45,6 +45,8 @@ typedef struct gpmlog {
     gpmlog_geom g;
     uint32_t *tails_dev;  /* NULL with GPM_HOST_ONLY */
     int *locks_dev;
+    int tx_clean;         /* no stale entries can be in the log: it was created, reset,
+                             recovered or committed since it was opened (gpm/tx.h) */
 } gpmlog;
 
 int gpmlog_create_conv(gpmlog *log, const char *path, size_t size, int n_partitions, int flags);
@@ -68,9 +70,11 @@ gpmlog_dev gpmlog_device(const gpmlog *log);
  *   3. update kernel, unfenced: stores the new values;
  *   4. the CPU flushes the updated ranges (gpm_flusher_persist).
  *
- * The log is durable before any data is touched: before the flush, a tail
- * may reach PM ahead of its entry (a cache line written back early), so
- * recovery must not trust the log of a crash before step 2 ends. */
+ * The log is durable before any data is touched. A transaction (gpm/tx.h)
+ * begins between 2 and 3: before the flush, a tail may reach PM ahead of
+ * its entry (a cache line written back early), and recovery must not
+ * trust such a log; it then finds the transaction inactive and only
+ * truncates. */
 gpmlog_dev gpmlog_device_unfenced(const gpmlog *log);
 
 /* Makes durable, from the CPU, every entry that the tails cover and the

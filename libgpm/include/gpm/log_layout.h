@@ -2,7 +2,9 @@
  * gpm-inspect and the CPU tests (GPM_HD: written once, compiled twice).
  *
  * A log file is:
- *   [0, 4096)              header (gpmlog_header, then zeros)
+ *   [0, 4096)              header page: gpmlog_header in [0, 64), the
+ *                          transaction word (gpm/tx.h) at GPMLOG_TX_OFF,
+ *                          zeros elsewhere
  *   [tails_off, data_off)  one uint32 tail per slot: bytes in use in that slot
  *   [data_off, file_size)  n_slots slots of slot_bytes each
  *
@@ -50,6 +52,13 @@ typedef struct gpmlog_header {
 } gpmlog_header;
 
 #define GPMLOG_CHECKED_BYTES 56u
+
+/* The transaction word: 8 bytes in the header page that the header check
+ * does not cover, because they change with every commit. A line of their
+ * own, so rewriting them never rewrites the header's line. Files written
+ * before transactions existed hold zeros there: none committed, none
+ * active. */
+#define GPMLOG_TX_OFF 128u
 
 /* Why a header was rejected (0: valid). */
 enum gpmlog_check {
