@@ -278,8 +278,8 @@ int gpm_flusher_persist_ranges(gpm_flusher *f, const gpm_region *r, const gpm_ra
     struct flush_job job;
     size_t bytes = 0;
     int rc;
-    if (!f || !r || !r->host)
-        return gpm_set_error("gpm_flusher_persist_ranges: needs a flusher and a mapped region");
+    if (!r || !r->host)
+        return gpm_set_error("gpm_flusher_persist_ranges: needs a mapped region");
     if (n < 0 || (n > 0 && !v))
         return gpm_set_error("%s: persist of %d ranges at %p: pass a list of N >= 0 ranges",
                              r->path, n, (const void *)v);
@@ -302,7 +302,7 @@ int gpm_flusher_persist_ranges(gpm_flusher *f, const gpm_region *r, const gpm_ra
     job.nruns = gpm_flush_runs((uintptr_t)r->host, v, n, runs, &job.lines);
     for (int i = 0; i < job.nruns; i++)
         bytes += (size_t)(runs[i].hi - runs[i].lo);
-    job.nslices = gpm_flush_threads_for(bytes, f->nthreads);
+    job.nslices = f ? gpm_flush_threads_for(bytes, f->nthreads) : 1;
     rc = job.nruns == 0 ? 0 : run_job(f, &job);
     if (runs != stack_runs)
         free(runs);

@@ -89,6 +89,7 @@ static int create_log(gpmlog *log, const char *path, uint32_t kind, size_t size,
     }
     log->hdr = h;
     log->g = gpmlog_geom_of(&h);
+    log->tx_clean = 1; /* empty, and its transaction word is zero */
     if (!(flags & GPM_HOST_ONLY) && attach_device(log) != 0) {
         gpmlog_close(log);
         unlink(full); /* made by this call, holds nothing yet */
@@ -174,7 +175,15 @@ gpmlog_dev gpmlog_device(const gpmlog *log)
     d.pm = (uint8_t *)log->region.dev;
     d.tails = log->tails_dev;
     d.locks = log->locks_dev;
+    d.fenced = 1;
     d.g = log->g;
+    return d;
+}
+
+gpmlog_dev gpmlog_device_unfenced(const gpmlog *log)
+{
+    gpmlog_dev d = gpmlog_device(log);
+    d.fenced = 0;
     return d;
 }
 

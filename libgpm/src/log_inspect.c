@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "gpm/log.h"
+#include "gpm/tx.h"
 
 /* Reads the first bytes of PATH without mapping it: 1 if they are not a
  * log's magic (or the file is shorter than a header), 0 if they are. */
@@ -17,6 +18,46 @@ static int looks_like_log(const char *full)
     n = fread(&magic, 1, sizeof magic, f);
     fclose(f);
     return n == sizeof magic && magic == GPMLOG_MAGIC ? 0 : 1;
+}
+
+/* The transaction word (gpm/tx.h), and what gpmtx_recover would do: when a
+ * transaction is active, the undo records are checked as recovery would
+ * check them (their target is unknown here, so only against themselves). */
+static void describe_tx(FILE *out, const gpmlog *log, uint64_t total)
+{
+    const uint8_t *base = (const uint8_t *)log->region.host;
+    uint64_t w, records = 0;
+    memcpy(&w, base + GPMLOG_TX_OFF, sizeof w);
+    fprintf(out, "tx_committed\t%llu\n", (unsigned long long)gpmtx_word_committed(w));
+    if (!gpmtx_word_active(w)) {
+        fprintf(out, "tx_active\tno\n");
+        fprintf(out, "recovery\t%s\n",
+                total ? "gpmtx_recover would truncate the log (no transaction active: entries "
+                        "of a committed transaction, or of a log used without transactions)"
+                      : "nothing to undo (log empty)");
+        return;
+    }
+    fprintf(out, "tx_active\tyes (transaction %llu)\n",
+            (unsigned long long)gpmtx_word_committed(w) + 1);
+    for (uint32_t s = 0; s < log->g.n_slots; s++) {
+        uint32_t t = gpmlog_tail(log, s);
+        while (t > 0) {
+            gpmtx_rec r;
+            int e = gpmtx_rec_parse(&log->g, base, s, t, UINT64_MAX, &r);
+            if (e != GPMTX_REC_OK) {
+                fprintf(out, "tx_records\t%llu sound, then slot %u refused at byte %u "
+                             "(%s): gpmtx_recover would stop and write nothing\n",
+                        (unsigned long long)records, s, t, gpmtx_rec_str(e));
+                return;
+            }
+            records++;
+            t = r.start;
+        }
+    }
+    fprintf(out, "tx_records\t%llu undo records, all sound\n", (unsigned long long)records);
+    fprintf(out, "recovery\t%s\n",
+            total ? "gpmtx_recover would undo the logged entries (newest first per slot)"
+                  : "nothing to undo (log empty); gpmtx_recover would mark it inactive");
 }
 
 int gpmlog_inspect(FILE *out, const char *path)
@@ -79,8 +120,7 @@ int gpmlog_inspect(FILE *out, const char *path)
     }
     if (nonempty > shown)
         fprintf(out, "tail\t... %u more nonempty slots\n", nonempty - shown);
-    fprintf(out, "recovery\t%s\n", total ? "would undo the logged entries (newest first per slot)"
-                                         : "nothing to undo (log empty)");
+    describe_tx(out, &log, total);
     gpmlog_close(&log);
     return 0;
 }

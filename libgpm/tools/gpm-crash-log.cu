@@ -1,53 +1,55 @@
-/* gpm-crash-log: crash trials for undo logging.
+/* gpm-crash-log: crash trials for undo logging and transactions (gpm/tx.h).
  *
- * Run mode: a loop of transactions over a PM-resident array. Transaction t
- * logs the old value of each element it will change (HCL or conventional
- * log), updates the element in place and persists it; the host then commits
- * (committed = t+1, persisted) and empties the log. A watchdog thread sends
- * SIGKILL to the process at a random moment.
+ * Run mode: a loop of transactions over a PM-resident array of N uint32,
+ * the target region of an HCL or conventional undo log. Transaction t
+ * gives element i the value value_at(i, t + 1); each thread changes two
+ * elements, logging each old value (gpmtx_log_undo) before storing the
+ * new one. A watchdog thread SIGKILLs the process at a random moment.
+ *   default (mode gpm): gpmtx_begin; one kernel logs fenced, stores and
+ *     persists each element; gpmtx_commit.
+ *   --ndp (mode gpm-ndp): a kernel logs unfenced; gpmlog_flush;
+ *     gpmtx_begin; a kernel stores the new values unfenced; the CPU flushes
+ *     the array; gpmtx_commit.
+ *   --cpu: the same steps on the CPU (gpmtx_host_log_undo), for machines
+ *     without a GPU.
  *
- * --recover: reopens the array and the log, undoes every logged entry of
- * the interrupted transaction (entries are tagged with their transaction,
- * so those of a committed one whose log was not yet emptied are ignored),
- * and checks that the array equals exactly the state after `committed`
- * transactions, which is a pure function of the element and the count.
+ * --recover: reopens the array and the log, runs gpmtx_recover, and checks
+ * that the array equals exactly the state after `committed` transactions
+ * (the log's transaction word), a pure function of the element and the
+ * count, and that the log is left empty and inactive.
  *
- *   gpm-crash-log --log hcl|conv --file NAME [--elements N] [--partitions P]
- *                 [--kill-after-us MIN:MAX] [--seed S] [--max-tx T]
- *   gpm-crash-log --recover --file NAME
- * Files: NAME.data and NAME.log under GPM_PM_DIR. Exit: 0 ok, 1 failure or
- * verification mismatch, 2 usage. */
+ *   gpm-crash-log --log hcl|conv --file NAME [--ndp] [--cpu] [--elements N]
+ *                 [--partitions P] [--kill-after-us MIN:MAX] [--seed S] [--max-tx T]
+ *   gpm-crash-log --recover --file NAME [--cpu]
+ * Files: NAME.data (the array) and NAME.log under GPM_PM_DIR. Exit: 0 ok,
+ * 1 failure or verification mismatch, 2 usage. */
+#include <getopt.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cuda_runtime.h>
 
+#include "gpm/args.h"
+#include "gpm/cap.h"
 #include "gpm/crash.h"
 #include "gpm/gpm.cuh"
-#include "gpm/log.cuh"
 #include "gpm/log.h"
+#include "gpm/tx.cuh"
+#include "gpm/tx.h"
 
-#define DATA_MAGIC 0x415441444b435247ULL /* "GRCKDATA" */
+#define PROG "gpm-crash-log"
 #define THREADS 256
+#define RECORD 20u /* gpmtx_record_bytes(4): one element's undo record */
 
-typedef struct data_hdr {
-    uint64_t magic;
-    uint64_t committed;   /* transactions committed; the commit point */
-    uint32_t n;           /* elements */
-    uint32_t kind;        /* GPMLOG_HCL | GPMLOG_CONV */
-    uint32_t partitions;  /* conventional log partitions */
-    uint32_t pad[25];     /* to 128 bytes: the array starts on a line */
-} data_hdr;
-
-typedef struct undo_entry {
-    uint32_t idx;
-    uint32_t tx;
-    uint32_t old;
-} undo_entry;
+typedef struct options {
+    const char *file;
+    int hcl, ndp, cpu, recover;
+    uint32_t n, parts;
+    long long kill_min, kill_max, seed, max_tx; /* max_tx -1: until killed */
+} options;
 
 /* The value of element I after T transactions. */
 __host__ __device__ static inline uint32_t value_at(uint32_t i, uint64_t t)
@@ -61,71 +63,72 @@ __host__ __device__ static inline uint32_t value_at(uint32_t i, uint64_t t)
     return h;
 }
 
-/* Thread g changes elements g and g + n/2: two entries per thread, undone
- * newest first. */
-static __global__ void transaction(gpmlog_dev log, uint32_t *data, uint32_t n, uint64_t tx,
-                                   uint32_t parts, int *bad)
+/* Thread g owns elements g and g + n/2 (two records per slot, undone
+ * newest first); a conventional log gets partition g % parts. */
+__host__ __device__ static inline int slot_arg(uint32_t g, uint32_t parts, int hcl)
+{
+    return hcl ? -1 : (int)(g % parts);
+}
+
+/* Mode gpm: log fenced, then store and persist, element by element. */
+static __global__ void tx_fenced(gpmlog_dev log, uint32_t *data, uint32_t n, uint64_t t,
+                                 uint32_t parts, int *bad)
 {
     uint32_t g = blockIdx.x * blockDim.x + threadIdx.x, half = n / 2;
-    int slot = log.g.kind == GPMLOG_HCL ? -1 : (int)(g % parts);
     if (g >= half)
         return;
     for (uint32_t j = 0; j < 2; j++) {
-        uint32_t i = g + j * half;
-        undo_entry e = {i, (uint32_t)tx, data[i]};
-        if (gpmlog_insert(log, &e, sizeof e, slot) != 0) {
+        uint32_t i = g + j * half, old = data[i];
+        if (gpmtx_log_undo(log, slot_arg(g, parts, log.g.kind == GPMLOG_HCL),
+                           (uint64_t)i * 4u, &old, 4) != 0) {
             atomicAdd(bad, 1);
             return; /* never update what was not logged */
         }
-        gpm_store_u32(data + i, value_at(i, tx + 1));
+        gpm_store_u32(data + i, value_at(i, t + 1));
         gpm_persist();
     }
 }
 
-/* One thread per slot (HCL: the log's own grid; conventional: one per
- * partition). */
-static __global__ void undo(gpmlog_dev log, uint32_t *data, uint32_t n, uint64_t committed,
-                            int *undone, int *bad)
+/* Mode gpm-ndp, step 1: log only, unfenced. */
+static __global__ void tx_log_unfenced(gpmlog_dev log, const uint32_t *data, uint32_t n,
+                                       uint32_t parts, int *bad)
 {
-    int slot = -1;
-    undo_entry e;
-    if (log.g.kind == GPMLOG_CONV) {
-        uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
-        if (g >= log.g.n_slots)
+    uint32_t g = blockIdx.x * blockDim.x + threadIdx.x, half = n / 2;
+    if (g >= half)
+        return;
+    for (uint32_t j = 0; j < 2; j++) {
+        uint32_t i = g + j * half, old = data[i];
+        if (gpmtx_log_undo(log, slot_arg(g, parts, log.g.kind == GPMLOG_HCL),
+                           (uint64_t)i * 4u, &old, 4) != 0) {
+            atomicAdd(bad, 1);
             return;
-        slot = (int)g;
-    }
-    while (gpmlog_read(log, &e, sizeof e, slot) == 0) {
-        if (e.tx == (uint32_t)committed) {
-            if (e.idx >= n) {
-                atomicAdd(bad, 1);
-                return;
-            }
-            gpm_store_u32(data + e.idx, e.old);
-            gpm_persist();
-            atomicAdd(undone, 1);
         }
-        /* Removed only after the undo is durable: a crash here re-runs it. */
-        gpmlog_remove(log, sizeof e, slot);
     }
+}
+
+/* Mode gpm-ndp, step 3: the new values, unfenced (the CPU flushes). */
+static __global__ void tx_update_unfenced(uint32_t *data, uint32_t n, uint64_t t)
+{
+    uint32_t g = blockIdx.x * blockDim.x + threadIdx.x, half = n / 2;
+    if (g >= half)
+        return;
+    for (uint32_t j = 0; j < 2; j++)
+        gpm_store_u32(data + g + j * half, value_at(g + j * half, t + 1));
 }
 
 static void die(const char *what)
 {
-    fprintf(stderr, "gpm-crash-log: %s\n", what);
+    fprintf(stderr, PROG ": %s\n", what);
     exit(1);
 }
 
 static void cuda_check(cudaError_t e, const char *what)
 {
     if (e != cudaSuccess) {
-        fprintf(stderr, "gpm-crash-log: %s: %s\n", what, cudaGetErrorString(e));
+        fprintf(stderr, PROG ": %s: %s\n", what, cudaGetErrorString(e));
         exit(1);
     }
 }
-
-static long kill_min = 1000, kill_max = 200000;
-static uint64_t seed = 1;
 
 static void names(const char *file, char *data, char *logf, size_t len)
 {
@@ -133,131 +136,173 @@ static void names(const char *file, char *data, char *logf, size_t len)
     snprintf(logf, len, "%s.log", file);
 }
 
-static int run(const char *file, int hcl, uint32_t n, uint32_t parts, long max_tx)
+/* The slot of thread G as the kernels' -1 resolves it (HCL), or its
+ * partition: the CPU variant logs exactly where the GPU would. */
+static uint32_t host_slot(const gpmlog *log, uint32_t g, uint32_t parts)
 {
-    char dname[4096], lname[4096];
-    gpm_region r;
-    gpmlog log;
-    data_hdr *h;
-    uint32_t *data, *data_dev;
-    uint32_t blocks = (n / 2 + THREADS - 1) / THREADS;
-    int *bad;
-    int rc;
+    if (log->g.kind != GPMLOG_HCL)
+        return g % parts;
+    return gpmlog_hcl_slot(&log->g, g / THREADS, g % THREADS / GPMLOG_WARP, g % GPMLOG_WARP);
+}
 
-    names(file, dname, lname, sizeof dname);
-    if (gpm_map(&r, dname, sizeof(data_hdr) + (size_t)n * 4, GPM_CREATE) != 0)
+/* The CPU variant of one transaction: the same order as the kernels. */
+static void cpu_transaction(const options *o, gpmlog *log, gpm_region *r, uint64_t t)
+{
+    uint32_t *data = (uint32_t *)r->host, half = o->n / 2;
+    if (!o->ndp && gpmtx_begin(log) != 0)
         die(gpm_last_error());
-    if (!r.created)
-        die("data file exists: remove NAME.data and NAME.log for a new trial, or --recover");
-    if (hcl)
-        rc = gpmlog_create_hcl(&log, lname, (size_t)blocks * 256 * 2 * sizeof(undo_entry) + 4096,
-                               (int)blocks, THREADS, 0);
-    else
-        rc = gpmlog_create_conv(&log, lname,
-                                (size_t)parts * ((size_t)(n / parts + 1) * 16 + 128), (int)parts,
-                                0);
-    if (rc != 0)
-        die(gpm_last_error());
-    h = (data_hdr *)r.host;
-    data = (uint32_t *)(h + 1);
-    data_dev = (uint32_t *)((data_hdr *)r.dev + 1);
-    for (uint32_t i = 0; i < n; i++)
-        data[i] = value_at(i, 0);
-    h->committed = 0;
-    h->n = n;
-    h->kind = hcl ? GPMLOG_HCL : GPMLOG_CONV;
-    h->partitions = parts;
-    if (gpm_region_persist(&r, r.host, r.size) != 0)
-        die(gpm_last_error());
-    h->magic = DATA_MAGIC; /* last: a half-made file is never recovered */
-    if (gpm_region_persist(&r, h, sizeof *h) != 0)
-        die(gpm_last_error());
-    cuda_check(cudaMalloc((void **)&bad, sizeof *bad), "cudaMalloc");
-    cuda_check(cudaMemset(bad, 0, sizeof *bad), "cudaMemset");
-
-    if (max_tx < 0 &&
-        gpm_crash_arm_us(gpm_crash_pick_us(seed, (uint64_t)kill_min, (uint64_t)kill_max)) != 0)
-        die(gpm_last_error());
-    for (uint64_t t = 0; max_tx < 0 || t < (uint64_t)max_tx; t++) {
-        int b = 0;
-        if (gpm_persist_begin() != 0)
+    for (uint32_t g = 0; g < half; g++)
+        for (uint32_t j = 0; j < 2; j++) {
+            uint32_t i = g + j * half;
+            if (gpmtx_host_log_undo(log, host_slot(log, g, o->parts), (uint64_t)i * 4u,
+                                    &data[i], 4) != 0)
+                die(gpm_last_error());
+            if (!o->ndp) {
+                data[i] = value_at(i, t + 1);
+                if (gpm_region_persist(r, &data[i], 4) != 0)
+                    die(gpm_last_error());
+            }
+        }
+    if (o->ndp) {
+        if (gpmlog_flush(log, NULL) != 0 || gpmtx_begin(log) != 0)
             die(gpm_last_error());
-        transaction<<<blocks, THREADS>>>(gpmlog_device(&log), data_dev, n, t, parts, bad);
+        for (uint32_t i = 0; i < o->n; i++)
+            data[i] = value_at(i, t + 1);
+        if (gpm_region_persist(r, r->host, r->size) != 0)
+            die(gpm_last_error());
+    }
+    if (gpmtx_commit(log) != 0)
+        die(gpm_last_error());
+}
+
+static void gpu_transaction(const options *o, gpmlog *log, gpm_region *r, gpm_flusher *fl,
+                            int *bad, uint64_t t)
+{
+    uint32_t blocks = (o->n / 2 + THREADS - 1) / THREADS, *data_dev = (uint32_t *)r->dev;
+    int b = 0;
+    if (!o->ndp) {
+        if (gpmtx_begin(log) != 0 || gpm_persist_begin() != 0)
+            die(gpm_last_error());
+        tx_fenced<<<blocks, THREADS>>>(gpmlog_device(log), data_dev, o->n, t, o->parts, bad);
         cuda_check(cudaDeviceSynchronize(), "transaction kernel");
         if (gpm_persist_end() != 0)
             die(gpm_last_error());
-        cuda_check(cudaMemcpy(&b, bad, sizeof b, cudaMemcpyDeviceToHost), "cudaMemcpy");
-        if (b)
-            die("log full in a transaction: the log was sized too small");
-        h->committed = t + 1; /* the commit point */
-        if (gpm_region_persist(&r, &h->committed, sizeof h->committed) != 0)
+    } else {
+        tx_log_unfenced<<<blocks, THREADS>>>(gpmlog_device_unfenced(log), data_dev, o->n,
+                                             o->parts, bad);
+        cuda_check(cudaDeviceSynchronize(), "logging kernel");
+    }
+    cuda_check(cudaMemcpy(&b, bad, sizeof b, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    if (b)
+        die("log full in a transaction: the log was sized too small");
+    if (o->ndp) {
+        /* The log is durable before any element changes. */
+        if (gpmlog_flush(log, fl) != 0 || gpmtx_begin(log) != 0)
             die(gpm_last_error());
-        if (gpmlog_reset(&log) != 0)
+        tx_update_unfenced<<<blocks, THREADS>>>(data_dev, o->n, t);
+        cuda_check(cudaDeviceSynchronize(), "update kernel");
+        if (gpm_flusher_persist(fl, r, r->host, r->size, 0) != 0)
             die(gpm_last_error());
     }
-    printf("completed %ld transactions without a kill\n", max_tx);
+    if (gpmtx_commit(log) != 0)
+        die(gpm_last_error());
+}
+
+static int run(const options *o)
+{
+    char dname[4096], lname[4096];
+    int flags = o->cpu ? GPM_HOST_ONLY : 0;
+    uint32_t half = o->n / 2, blocks = (half + THREADS - 1) / THREADS;
+    gpm_flusher *fl = NULL;
+    gpm_region r;
+    gpmlog log;
+    uint32_t *data;
+    int *bad = NULL, rc;
+
+    names(o->file, dname, lname, sizeof dname);
+    if (gpm_map(&r, dname, (size_t)o->n * 4, GPM_CREATE | flags) != 0)
+        die(gpm_last_error());
+    if (!r.created)
+        die("data file exists: remove NAME.data and NAME.log for a new trial, or --recover");
+    data = (uint32_t *)r.host;
+    for (uint32_t i = 0; i < o->n; i++)
+        data[i] = value_at(i, 0);
+    if (gpm_region_persist(&r, r.host, r.size) != 0)
+        die(gpm_last_error());
+    /* The log last: a trial killed before it exists is not recoverable,
+     * and says so. Two records per thread, plus room to spare. */
+    if (o->hcl)
+        rc = gpmlog_create_hcl(&log, lname, (size_t)blocks * THREADS * (2 * RECORD + 8),
+                               (int)blocks, THREADS, flags);
+    else
+        rc = gpmlog_create_conv(&log, lname,
+                                (size_t)o->parts * ((size_t)(half / o->parts + 1) * 2 * RECORD +
+                                                    GPMLOG_LINE),
+                                (int)o->parts, flags);
+    if (rc != 0)
+        die(gpm_last_error());
+    if (!o->cpu) {
+        cuda_check(cudaMalloc((void **)&bad, sizeof *bad), "cudaMalloc");
+        cuda_check(cudaMemset(bad, 0, sizeof *bad), "cudaMemset");
+        if (o->ndp && !(fl = gpm_flusher_create(gpm_flusher_default_threads())))
+            die(gpm_last_error());
+    }
+
+    if (o->max_tx < 0 && gpm_crash_arm_us(gpm_crash_pick_us(
+                             (uint64_t)o->seed, (uint64_t)o->kill_min, (uint64_t)o->kill_max)) != 0)
+        die(gpm_last_error());
+    for (uint64_t t = 0; o->max_tx < 0 || t < (uint64_t)o->max_tx; t++) {
+        if (o->cpu)
+            cpu_transaction(o, &log, &r, t);
+        else
+            gpu_transaction(o, &log, &r, fl, bad, t);
+    }
+    printf("completed %lld transactions without a kill\n", o->max_tx);
+    gpm_flusher_destroy(fl);
+    if (bad)
+        cudaFree(bad);
     gpmlog_close(&log);
     gpm_unmap(&r);
     return 0;
 }
 
-static int recover(const char *file)
+static int recover(const options *o)
 {
     char dname[4096], lname[4096];
+    int flags = o->cpu ? GPM_HOST_ONLY : 0;
     gpm_region r;
     gpmlog log;
-    data_hdr *h;
-    uint32_t *data, n, wrong = 0, first = 0;
-    int *dev, counts[2] = {0, 0};
-    uint32_t grid, block;
+    gpmtx_stats st;
+    uint32_t *data, n, wrong = 0, first = 0, left = 0;
 
-    names(file, dname, lname, sizeof dname);
-    if (gpm_map(&r, dname, 0, 0) != 0)
+    names(o->file, dname, lname, sizeof dname);
+    if (gpm_map(&r, dname, 0, flags) != 0)
         die(gpm_last_error());
-    h = (data_hdr *)r.host;
-    if (r.size < sizeof *h || h->magic != DATA_MAGIC ||
-        r.size != sizeof *h + (size_t)h->n * 4)
-        die("data file is not a complete crash-trial array (killed during setup?)");
-    if (gpmlog_open(&log, lname, 0) != 0)
+    if (r.size < 8 || r.size % 4 != 0 || r.size / 4 > UINT32_MAX)
+        die("NAME.data is not a crash-trial array (its size is not a whole number of elements)");
+    if (gpmlog_open(&log, lname, flags) != 0)
         die(gpm_last_error());
-    if (log.g.kind != h->kind)
-        die("the log's kind differs from the one the data file records: NAME.log belongs to "
-            "another trial");
-    n = h->n;
-    data = (uint32_t *)(h + 1);
-    cuda_check(cudaMalloc((void **)&dev, sizeof counts), "cudaMalloc");
-    cuda_check(cudaMemset(dev, 0, sizeof counts), "cudaMemset");
-    if (log.g.kind == GPMLOG_HCL) {
-        grid = log.g.blocks;
-        block = log.g.threads;
-    } else {
-        block = 128;
-        grid = (log.g.n_slots + block - 1) / block;
-    }
-    if (gpm_persist_begin() != 0)
+    if (gpmtx_recover(&log, &r, &st) != 0)
         die(gpm_last_error());
-    undo<<<grid, block>>>(gpmlog_device(&log), (uint32_t *)((data_hdr *)r.dev + 1), n,
-                          h->committed, dev, dev + 1);
-    cuda_check(cudaDeviceSynchronize(), "undo kernel");
-    if (gpm_persist_end() != 0)
-        die(gpm_last_error());
-    cuda_check(cudaMemcpy(counts, dev, sizeof counts, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    n = (uint32_t)(r.size / 4);
+    data = (uint32_t *)r.host;
     for (uint32_t s = 0; s < log.g.n_slots; s++)
-        if (gpmlog_tail(&log, s) != 0)
-            die("log not empty after undo");
+        left += gpmlog_tail(&log, s) != 0;
     for (uint32_t i = 0; i < n; i++)
-        if (data[i] != value_at(i, h->committed)) {
+        if (data[i] != value_at(i, st.committed)) {
             if (!wrong)
                 first = i;
             wrong++;
         }
-    printf("kind %s committed %llu undone %d elements %u wrong %u bad_entries %d\n",
-           log.g.kind == GPMLOG_HCL ? "hcl" : "conv", (unsigned long long)h->committed,
-           counts[0], n, wrong, counts[1]);
-    if (wrong || counts[1]) {
-        fprintf(stderr, "gpm-crash-log: NOT recovered: %u elements differ from the state after "
-                        "%llu transactions (first: element %u)\n", wrong,
-                (unsigned long long)h->committed, first);
+    printf("kind %s committed %llu active %d undone %llu dropped %llu elements %u wrong %u "
+           "on %s\n", log.g.kind == GPMLOG_HCL ? "hcl" : "conv",
+           (unsigned long long)st.committed, st.was_active, (unsigned long long)st.undone,
+           (unsigned long long)st.dropped_bytes, n, wrong, st.on_gpu ? "gpu" : "cpu");
+    if (wrong || left || gpmtx_active(&log)) {
+        fprintf(stderr, PROG ": NOT recovered: %u elements differ from the state after %llu "
+                        "transactions (first: element %u); %u slots not empty; transaction "
+                        "%s\n", wrong, (unsigned long long)st.committed, first, left,
+                gpmtx_active(&log) ? "still active" : "inactive");
         return 1;
     }
     printf("recovered\n");
@@ -266,52 +311,128 @@ static int recover(const char *file)
     return 0;
 }
 
-static void usage(void)
+static const char usage_text[] =
+    "usage: " PROG " --log hcl|conv --file NAME [--ndp] [--cpu] [--elements N]\n"
+    "                     [--partitions P] [--kill-after-us MIN:MAX] [--seed S] [--max-tx T]\n"
+    "       " PROG " --recover --file NAME [--cpu]\n"
+    "Runs transactions on an array under an undo log until a watchdog SIGKILLs the\n"
+    "process; --recover undoes the interrupted one and verifies the array.\n"
+    "  --log hcl|conv         log kind (default hcl)\n"
+    "  --file NAME            files NAME.data and NAME.log (relative: under GPM_PM_DIR)\n"
+    "  --ndp                  mode gpm-ndp: unfenced log and updates, CPU flushes\n"
+    "  --cpu                  run (or recover) on the CPU, without a GPU\n"
+    "  --elements N           array elements, even, 2 to 256M (default 65536)\n"
+    "  --partitions P         conventional log partitions, 1 to 65536 (default 64)\n"
+    "  --kill-after-us MIN:MAX  SIGKILL after a delay in this window (default 1000:200000)\n"
+    "  --seed S               picks the delay (default 1)\n"
+    "  --max-tx T             run T transactions and exit, no kill\n"
+    "Exit: 0 ok, 1 failure or mismatch, 2 usage.\n";
+
+/* "MIN:MAX", both checked. */
+static int parse_window(const char *v, options *o)
 {
-    fprintf(stderr,
-            "usage: gpm-crash-log --log hcl|conv --file NAME [--elements N] [--partitions P]\n"
-            "                     [--kill-after-us MIN:MAX] [--seed S] [--max-tx T]\n"
-            "       gpm-crash-log --recover --file NAME\n");
-    exit(2);
+    char lo[64];
+    const char *colon = v ? strchr(v, ':') : NULL;
+    if (!colon || (size_t)(colon - v) >= sizeof lo)
+        return gpm_set_error("--kill-after-us: expects MIN:MAX in microseconds, got '%s'",
+                             v ? v : "");
+    memcpy(lo, v, (size_t)(colon - v));
+    lo[colon - v] = '\0';
+    if (gpm_arg_ll("--kill-after-us", lo, 0, 3600000000ll, &o->kill_min) != 0 ||
+        gpm_arg_ll("--kill-after-us", colon + 1, 0, 3600000000ll, &o->kill_max) != 0)
+        return -1;
+    if (o->kill_max < o->kill_min)
+        return gpm_set_error("--kill-after-us: MAX %lld is below MIN %lld: pass MIN:MAX",
+                             o->kill_max, o->kill_min);
+    return 0;
+}
+
+static int parse(int argc, char **argv, options *o)
+{
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'},      {"log", required_argument, NULL, 'l'},
+        {"file", required_argument, NULL, 'f'}, {"ndp", no_argument, NULL, 'N'},
+        {"cpu", no_argument, NULL, 'C'},        {"recover", no_argument, NULL, 'R'},
+        {"elements", required_argument, NULL, 'n'},
+        {"partitions", required_argument, NULL, 'p'},
+        {"kill-after-us", required_argument, NULL, 'k'},
+        {"seed", required_argument, NULL, 's'}, {"max-tx", required_argument, NULL, 'm'},
+        {0, 0, 0, 0}};
+    static const char *const kinds[] = {"hcl", "conv", NULL};
+    const char *run_only = NULL;
+    long long v;
+    int c, k;
+    memset(o, 0, sizeof *o);
+    o->hcl = 1;
+    o->n = 65536;
+    o->parts = 64;
+    o->kill_min = 1000;
+    o->kill_max = 200000;
+    o->seed = 1;
+    o->max_tx = -1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            fputs(usage_text, stdout);
+            exit(0);
+        case 'f': o->file = optarg; break;
+        case 'C': o->cpu = 1; break;
+        case 'R': o->recover = 1; break;
+        case 'l':
+            if (gpm_arg_choice("--log", optarg, kinds, &k) != 0)
+                return -1;
+            o->hcl = k == 0;
+            run_only = "--log";
+            break;
+        case 'N': o->ndp = 1; run_only = "--ndp"; break;
+        case 'n':
+            if (gpm_arg_ll("--elements", optarg, 2, 1ll << 28, &v) != 0)
+                return -1;
+            if (v % 2)
+                return gpm_set_error("--elements: %lld is odd: pass an even count", v);
+            o->n = (uint32_t)v;
+            run_only = "--elements";
+            break;
+        case 'p':
+            if (gpm_arg_ll("--partitions", optarg, 1, 65536, &v) != 0)
+                return -1;
+            o->parts = (uint32_t)v;
+            run_only = "--partitions";
+            break;
+        case 'k':
+            if (parse_window(optarg, o) != 0)
+                return -1;
+            run_only = "--kill-after-us";
+            break;
+        case 's':
+            if (gpm_arg_ll("--seed", optarg, 0, LLONG_MAX, &o->seed) != 0)
+                return -1;
+            run_only = "--seed";
+            break;
+        case 'm':
+            if (gpm_arg_ll("--max-tx", optarg, 0, LLONG_MAX, &o->max_tx) != 0)
+                return -1;
+            run_only = "--max-tx";
+            break;
+        default:
+            return gpm_args_bad_flag(PROG, c, argv);
+        }
+    }
+    if (gpm_args_no_positional(PROG, argc, argv) != 0)
+        return -1;
+    if (!o->file)
+        return gpm_set_error("--file: missing: pass --file NAME (see " PROG " --help)");
+    if (o->recover && run_only)
+        return gpm_set_error("%s: not used by --recover, which reads everything from the "
+                             "files: pass only --file (and --cpu)", run_only);
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
-    const char *file = NULL, *kind = "hcl";
-    uint32_t n = 65536, parts = 64;
-    long max_tx = -1;
-    int do_recover = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--recover")) {
-            do_recover = 1;
-            continue;
-        }
-        if (!v)
-            usage();
-        i++;
-        if (!strcmp(a, "--log"))
-            kind = v;
-        else if (!strcmp(a, "--file"))
-            file = v;
-        else if (!strcmp(a, "--elements"))
-            n = (uint32_t)strtoul(v, NULL, 10);
-        else if (!strcmp(a, "--partitions"))
-            parts = (uint32_t)strtoul(v, NULL, 10);
-        else if (!strcmp(a, "--seed"))
-            seed = strtoull(v, NULL, 10);
-        else if (!strcmp(a, "--max-tx"))
-            max_tx = strtol(v, NULL, 10);
-        else if (!strcmp(a, "--kill-after-us")) {
-            if (sscanf(v, "%ld:%ld", &kill_min, &kill_max) != 2 || kill_min < 0 ||
-                kill_max < kill_min)
-                usage();
-        } else
-            usage();
-    }
-    if (!file || (strcmp(kind, "hcl") && strcmp(kind, "conv")) || n < 2 || n % 2 || parts == 0)
-        usage();
-    if (do_recover)
-        return recover(file);
-    return run(file, !strcmp(kind, "hcl"), n, parts, max_tx);
+    options o;
+    if (parse(argc, argv, &o) != 0)
+        return gpm_args_fail(PROG);
+    return o.recover ? recover(&o) : run(&o);
 }

@@ -1,9 +1,13 @@
 #!/bin/sh
-# Crash trials for undo logging: gpm-crash-log runs transactions until its
-# watchdog SIGKILLs it at a random moment, then a recovery run must bring the
-# array back to exactly the state before the interrupted transaction.
+# Crash trials for undo logging and transactions (gpm/tx.h): gpm-crash-log
+# runs transactions until its watchdog SIGKILLs it at a random moment, then
+# a recovery run must bring the array back to exactly the state after the
+# transactions the log's word counts as committed. Each log kind runs in
+# mode gpm (fenced logging) and gpm-ndp (unfenced logging and updates, the
+# CPU flushing).
 # Environment: GPM_BIN, GPM_PM_DIR (from run-tests.sh); TRIALS (HCL trials,
-# default 50), CONV_TRIALS (default TRIALS), KILL_AFTER_US (default
+# default 50), CONV_TRIALS (default TRIALS), NDP_TRIALS (trials of each
+# kind in mode gpm-ndp, default TRIALS), KILL_AFTER_US (default
 # 2000:150000), ELEMENTS (default 65536), RESULTS_DIR (optional: counts are
 # appended as result rows to RESULTS_DIR/crash-log.tsv).
 set -u
@@ -11,6 +15,7 @@ bin=${GPM_BIN:?GPM_BIN not set}
 dir=${GPM_PM_DIR:?GPM_PM_DIR not set}
 trials=${TRIALS:-50}
 conv_trials=${CONV_TRIALS:-$trials}
+ndp_trials=${NDP_TRIALS:-$trials}
 window=${KILL_AFTER_US:-2000:150000}
 elements=${ELEMENTS:-65536}
 
@@ -20,41 +25,46 @@ if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; t
 fi
 
 status=0
-for kind in hcl conv; do
+for case in hcl conv hcl-ndp conv-ndp; do
+    kind=${case%-ndp}
+    mode=gpm ndp=
     n=$trials
     [ "$kind" = conv ] && n=$conv_trials
+    if [ "$case" != "$kind" ]; then
+        mode=gpm-ndp ndp=--ndp n=$ndp_trials
+    fi
     killed=0 recovered=0 unrecovered=0 midtx=0 i=0
     while [ "$i" -lt "$n" ]; do
         i=$((i + 1))
-        f=$dir/crash-$kind-$i
+        f=$dir/crash-$case-$i
         rm -f "$f.data" "$f.log"
-        timeout 120 "$bin/gpm-crash-log" --log "$kind" --file "$f" --elements "$elements" \
+        timeout 120 "$bin/gpm-crash-log" --log "$kind" $ndp --file "$f" --elements "$elements" \
             --kill-after-us "$window" --seed "$((i * 7919 + 17))" >"$f.run" 2>&1
         rc=$?
         [ "$rc" -eq 137 ] && killed=$((killed + 1))
         if timeout 120 "$bin/gpm-crash-log" --recover --file "$f" >"$f.rec" 2>&1; then
             recovered=$((recovered + 1))
-            # a trial killed inside a transaction has entries to undo
+            # a trial killed inside a transaction has records to undo
             undone=$(sed -n 's/.* undone \([0-9]*\) .*/\1/p' "$f.rec")
             [ "${undone:-0}" -gt 0 ] && midtx=$((midtx + 1))
         else
             unrecovered=$((unrecovered + 1))
-            echo "# $kind trial $i (run exit $rc):"
+            echo "# $case trial $i (run exit $rc):"
             sed 's/^/#   /' "$f.run" "$f.rec"
         fi
         rm -f "$f.data" "$f.log" "$f.run" "$f.rec"
     done
     summary="trials $n, killed $killed, recovered $recovered, unrecovered $unrecovered, killed mid-transaction $midtx"
     if [ "$unrecovered" -eq 0 ] && [ "$killed" -eq "$n" ] && [ "$n" -gt 0 ]; then
-        echo "ok - crash_log_$kind: $summary"
+        echo "ok - crash_log_$(echo "$case" | tr - _): $summary"
     else
-        echo "not ok - crash_log_$kind: $summary"
+        echo "not ok - crash_log_$(echo "$case" | tr - _): $summary"
         status=1
     fi
     if [ -n "${RESULTS_DIR:-}" ]; then
         verdict=ok
         [ "$unrecovered" -eq 0 ] || verdict=fail
-        "$bin/gpm-row" "$RESULTS_DIR/crash-log.tsv" workload=crash-log op="$kind" mode=gpm \
+        "$bin/gpm-row" "$RESULTS_DIR/crash-log.tsv" workload=crash-log op="$kind" mode="$mode" \
             scale=custom size_bytes="$((elements * 4))" reps="$n" verified="$verdict" \
             params="trials=$n,killed=$killed,recovered=$recovered,unrecovered=$unrecovered,mid_transaction=$midtx,kill_after_us=${window%%:*}-${window##*:},elements=$elements"
     fi

@@ -71,7 +71,8 @@ int gpm_flusher_persist(gpm_flusher *f, const gpm_region *r, const void *addr,
 /* Flushes the N ranges V of region R (offsets into r->host) in one pass:
  * the pool's threads share the total bytes, split across range boundaries
  * on cache lines (gpm_flush_runs_slice), so that no line is flushed twice
- * and each participating thread drains once. FENCE_ONLY (eADR): one store
+ * and each participating thread drains once (F NULL: the calling thread
+ * flushes them all, with one drain). FENCE_ONLY (eADR): one store
  * fence, no flushes. N == 0 is a no-op. A range past r->size is an error
  * (one line naming it; nothing is flushed). */
 int gpm_flusher_persist_ranges(gpm_flusher *f, const gpm_region *r, const gpm_range *v, int n,

@@ -15,7 +15,11 @@
  *
  * Insert order, the whole failure-atomicity argument: the entry's chunks are
  * stored and persisted, then the tail is bumped and persisted. Recovery
- * counts only what the tail covers, so a torn entry is never seen. */
+ * counts only what the tail covers, so a torn entry is never seen.
+ *
+ * A handle from gpmlog_device_unfenced() stores in the same order but
+ * persists nothing: the CPU makes the log durable afterwards with
+ * gpmlog_flush() (see gpm/log.h for the protocol). */
 #ifndef GPM_LOG_CUH
 #define GPM_LOG_CUH
 
@@ -62,6 +66,24 @@ __device__ __forceinline__ uint32_t *gpmlog_pm_word(const gpmlog_dev *log, uint3
     return (uint32_t *)(log->pm + off);
 }
 
+/* Persists the calling thread's prior stores, if the handle is fenced. */
+__device__ __forceinline__ void gpmlog_fence(const gpmlog_dev *log)
+{
+    if (log->fenced)
+        gpm_persist();
+}
+
+/* Moves the tail of a slot the caller owns: PM (persisted if fenced), then
+ * the device copy. */
+__device__ __forceinline__ int gpmlog_set_tail_owned(const gpmlog_dev *log, uint32_t s,
+                                                     uint32_t t)
+{
+    gpm_store_u32(gpmlog_pm_tail(log, s), t);
+    gpmlog_fence(log);
+    gpm_store_u32(log->tails + s, t);
+    return 0;
+}
+
 /* The slot body of an insert, with the slot already owned by the caller. */
 __device__ __forceinline__ int gpmlog_append_owned(const gpmlog_dev *log, uint32_t s,
                                                    const void *src, uint32_t size)
@@ -74,20 +96,8 @@ __device__ __forceinline__ int gpmlog_append_owned(const gpmlog_dev *log, uint32
      * theirs: HCL places them in one 128-byte line. */
     for (uint32_t k = 0; k < n / 4u; k++)
         gpm_store_u32(gpmlog_pm_word(log, s, t + 4u * k), gpmlog_chunk_of(src, size, k));
-    gpm_persist();
-    gpm_store_u32(gpmlog_pm_tail(log, s), t + n);
-    gpm_persist();
-    gpm_store_u32(log->tails + s, t + n);
-    return 0;
-}
-
-__device__ __forceinline__ int gpmlog_set_tail_owned(const gpmlog_dev *log, uint32_t s,
-                                                     uint32_t t)
-{
-    gpm_store_u32(gpmlog_pm_tail(log, s), t);
-    gpm_persist();
-    gpm_store_u32(log->tails + s, t);
-    return 0;
+    gpmlog_fence(log);
+    return gpmlog_set_tail_owned(log, s, t + n);
 }
 
 /* Waiting for a partition lock: exponential backoff (sm_70+), so that

@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "gpm/cap.h"
 #include "gpm/gpm.h"
 #include "gpm/log_layout.h"
 
@@ -33,6 +34,8 @@ typedef struct gpmlog_dev {
     uint8_t *pm;       /* device pointer to the start of the log file */
     uint32_t *tails;   /* device-memory copy of the tails (PM holds the truth) */
     int *locks;        /* one spin lock per conventional partition, device memory */
+    int fenced;        /* 1: each operation persists (gpm_persist); 0: plain stores that
+                          the CPU makes durable afterwards (gpmlog_flush) */
     gpmlog_geom g;
 } gpmlog_dev;
 
@@ -42,6 +45,8 @@ typedef struct gpmlog {
     gpmlog_geom g;
     uint32_t *tails_dev;  /* NULL with GPM_HOST_ONLY */
     int *locks_dev;
+    int tx_clean;         /* no stale entries can be in the log: it was created, reset,
+                             recovered or committed since it was opened (gpm/tx.h) */
 } gpmlog;
 
 int gpmlog_create_conv(gpmlog *log, const char *path, size_t size, int n_partitions, int flags);
@@ -51,8 +56,34 @@ int gpmlog_open(gpmlog *log, const char *path, int flags);
 /* Unmaps and frees; the file stays. Safe on a zeroed or closed log. */
 void gpmlog_close(gpmlog *log);
 
-/* The handle kernels take. */
+/* The handle kernels take: every insert, remove and clear persists its
+ * entry and its tail before returning (modes gpm and gpm-eadr). */
 gpmlog_dev gpmlog_device(const gpmlog *log);
+
+/* The same log without fences (mode gpm-ndp: DDIO stays on and the CPU
+ * makes kernel stores durable): operations store entries and tails on PM
+ * and keep the device copy of the tails in step, but persist nothing. An
+ * undo log written this way protects data only once the CPU has flushed it:
+ *
+ *   1. logging kernel, unfenced: logs the old values, touches no data;
+ *   2. gpmlog_flush(log, f): every logged entry and tail is durable;
+ *   3. update kernel, unfenced: stores the new values;
+ *   4. the CPU flushes the updated ranges (gpm_flusher_persist).
+ *
+ * The log is durable before any data is touched. A transaction (gpm/tx.h)
+ * begins between 2 and 3: before the flush, a tail may reach PM ahead of
+ * its entry (a cache line written back early), and recovery must not
+ * trust such a log; it then finds the transaction inactive and only
+ * truncates. */
+gpmlog_dev gpmlog_device_unfenced(const gpmlog *log);
+
+/* Makes durable, from the CPU, every entry that the tails cover and the
+ * tails themselves, with one drain per flushing thread (F: a pool of CPU
+ * threads; NULL: the calling thread alone). Call after the kernels that
+ * wrote LOG unfenced have finished (cudaDeviceSynchronize) and with none
+ * running. Fails, flushing nothing, if a tail is not one the log could
+ * hold. */
+int gpmlog_flush(gpmlog *log, gpm_flusher *f);
 
 /* Empties every slot: zeroes and persists all tails on PM (the entries stay
  * but no longer count), and the device copy. Call with no kernel using LOG. */

@@ -2,7 +2,9 @@
  * gpm-inspect and the CPU tests (GPM_HD: written once, compiled twice).
  *
  * A log file is:
- *   [0, 4096)              header (gpmlog_header, then zeros)
+ *   [0, 4096)              header page: gpmlog_header in [0, 64), the
+ *                          transaction word (gpm/tx.h) at GPMLOG_TX_OFF,
+ *                          zeros elsewhere
  *   [tails_off, data_off)  one uint32 tail per slot: bytes in use in that slot
  *   [data_off, file_size)  n_slots slots of slot_bytes each
  *
@@ -50,6 +52,13 @@ typedef struct gpmlog_header {
 } gpmlog_header;
 
 #define GPMLOG_CHECKED_BYTES 56u
+
+/* The transaction word: 8 bytes in the header page that the header check
+ * does not cover, because they change with every commit. A line of their
+ * own, so rewriting them never rewrites the header's line. Files written
+ * before transactions existed hold zeros there: none committed, none
+ * active. */
+#define GPMLOG_TX_OFF 128u
 
 /* Why a header was rejected (0: valid). */
 enum gpmlog_check {
@@ -229,6 +238,35 @@ GPM_HD uint64_t gpmlog_tail_off(const gpmlog_geom *g, uint32_t slot)
 GPM_HD int gpmlog_tail_valid(const gpmlog_geom *g, uint32_t tail)
 {
     return tail <= g->slot_bytes && tail % 4u == 0;
+}
+
+/* What the CPU flushes for an unfenced log: groups of slots whose used
+ * bytes are one contiguous piece of the file. HCL: a warp, whose 32 lanes
+ * stripe their chunks across shared 128-byte lines, so the used part is a
+ * prefix of the warp's 32 * slot_bytes region, as long as its fullest
+ * lane's entries. Conventional: a partition. */
+GPM_HD uint32_t gpmlog_n_groups(const gpmlog_geom *g)
+{
+    return g->kind == GPMLOG_HCL ? g->n_slots / GPMLOG_WARP : g->n_slots;
+}
+
+/* Sets *OFF to where group I starts in the file and returns how many bytes
+ * from there hold every entry its TAILS cover (0: none), rounded up to
+ * whole 128-byte lines, which never leaves the group's region. TAILS are
+ * the log's tails, already checked with gpmlog_tail_valid. */
+GPM_HD uint64_t gpmlog_group_extent(const gpmlog_geom *g, const uint32_t *tails, uint32_t i,
+                                    uint64_t *off)
+{
+    uint32_t max = 0;
+    if (g->kind != GPMLOG_HCL) {
+        *off = gpmlog_conv_off(g, i, 0);
+        return gpmlog_round_up(tails[i], GPMLOG_LINE);
+    }
+    for (uint32_t l = 0; l < GPMLOG_WARP; l++)
+        if (tails[i * GPMLOG_WARP + l] > max)
+            max = tails[i * GPMLOG_WARP + l];
+    *off = gpmlog_hcl_chunk_off(g, i * GPMLOG_WARP, 0);
+    return (uint64_t)(max / 4u) * GPMLOG_LINE;
 }
 
 /* Copies the SIZE-byte entry that starts at byte POS of SLOT out of the log

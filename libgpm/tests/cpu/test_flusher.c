@@ -193,6 +193,10 @@ static void persist_on_ordinary_file(void)
     CHECK(f != NULL);
     fill(r.host, r.size, 3);
     int rc = gpm_flusher_persist(f, &r, (char *)r.host + 100, r.size - 100, 0);
+    if (rc == 0) {
+        gpm_range v[3] = {{0, 100, NULL}, {8192, 3 << 20, NULL}, {r.size - 5, 5, NULL}};
+        rc = gpm_flusher_persist_ranges(f, &r, v, 3, 0);
+    }
     gpm_flusher_destroy(f);
     gpm_unmap(&r);
     CHECKF(rc == 0, "%s", gpm_last_error());
@@ -232,6 +236,42 @@ static void range_outside_the_mapping_is_refused(void)
     gpm_flusher_destroy(f);
 }
 
+/* Scattered ranges (a log's used slots), with a pool of each size and
+ * with none: every byte stays as written, and ranges outside the mapping
+ * are refused before anything is flushed. */
+static void ranges_persist_with_and_without_a_pool(void)
+{
+    enum { N = 300 };
+    const int counts[] = {0, 1, 2, 5, 8};
+    gpm_range ext[N];
+    gpm_region r;
+    CHECKF(gpm_map(&r, "flush-ext", 32 << 20, GPM_CREATE | GPM_HOST_ONLY) == 0, "%s",
+           gpm_last_error());
+    for (int i = 0; i < N; i++) {
+        /* 128-byte aligned pieces of up to 256 KiB, with gaps between */
+        ext[i].off = (size_t)i * (96 << 10) + 128 * (size_t)(i % 5);
+        ext[i].len = (size_t)(i * 7919 % (64 << 10)) + (i % 3 ? 1 : 0);
+        ext[i].src = NULL;
+    }
+    for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
+        gpm_flusher *f = counts[c] ? gpm_flusher_create(counts[c]) : NULL;
+        CHECK(counts[c] == 0 || f != NULL);
+        fill(r.host, r.size, (unsigned)c + 40);
+        CHECKF(gpm_flusher_persist_ranges(f, &r, ext, N, 0) == 0, "%s", gpm_last_error());
+        CHECK_EQ_INT(gpm_flusher_persist_ranges(f, &r, ext, 0, 0), 0);
+        CHECK(same(r.host, r.size, (unsigned)c + 40));
+        gpm_flusher_destroy(f);
+    }
+    {
+        gpm_range out[2] = {{0, 64, NULL}, {r.size - 64, 128, NULL}};
+        CHECK(gpm_flusher_persist_ranges(NULL, &r, out, 2, 0) == -1);
+        CHECK_MSG(gpm_last_error(), "flush-ext");
+        CHECK_MSG(gpm_last_error(), "range 1 of 2");
+        CHECK_MSG(gpm_last_error(), "outside");
+    }
+    gpm_unmap(&r);
+}
+
 int main(void)
 {
     RUN(slicing_covers_every_byte_once);
@@ -244,5 +284,6 @@ int main(void)
     RUN(persist_on_ordinary_file);
     RUN(fence_only_needs_no_flushes);
     RUN(range_outside_the_mapping_is_refused);
+    RUN(ranges_persist_with_and_without_a_pool);
     CHECK_EXIT();
 }

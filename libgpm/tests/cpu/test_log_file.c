@@ -10,6 +10,7 @@
 
 #include "gpm/check.h"
 #include "gpm/log.h"
+#include "gpm/tx.h"
 
 /* The whole file NAME (resolved under GPM_PM_DIR); *N its size. */
 static uint8_t *slurp(const char *name, size_t *n)
@@ -211,14 +212,16 @@ static void impossible_tail_is_rejected(void)
     expect_rejected("log-tail", "tail of slot 17");
 }
 
-/* Random damage to the header, many times: never a crash, never a write;
- * either a clear rejection or (damage outside the checked bytes) a log that
- * still opens with its geometry intact. */
+/* Random damage to the header page, many times: never a crash, never a
+ * write; either a clear rejection or (damage outside the checked bytes and
+ * the checksum: the reserved word, the transaction word, the zeros) a log
+ * that still opens with its geometry intact and reads its transaction word
+ * from exactly GPMLOG_TX_OFF. */
 static void fuzzed_headers_are_rejected_cleanly(void)
 {
     size_t n;
     uint8_t *orig, *b;
-    int rejected = 0, opened = 0;
+    int rejected = 0, opened = 0, word_hit = 0;
     make_log("log-fuzz");
     orig = slurp("log-fuzz", &n);
     CHECK(orig);
@@ -226,21 +229,32 @@ static void fuzzed_headers_are_rejected_cleanly(void)
     srand(12345);
     for (int trial = 0; trial < 2000; trial++) {
         gpmlog log;
-        int flips = 1 + rand() % 4;
+        int flips = 1 + rand() % 4, checked = 0, word = 0;
         memcpy(b, orig, n);
         for (int f = 0; f < flips; f++) {
-            int pos = rand() % (trial % 2 ? 64 : 4096);
+            /* odd trials: the header; even ones: the page, every third
+             * flip on the transaction word */
+            const int tx = (int)GPMLOG_TX_OFF;
+            int pos = trial % 2 ? rand() % 64 : f % 3 == 2 ? tx + rand() % 8 : rand() % 4096;
             b[pos] ^= (uint8_t)(1 + rand() % 255);
+            checked |= pos < 60;
+            word |= pos >= tx && pos < tx + 8;
         }
         spit("log-fuzz-t", b, n);
         if (gpmlog_open(&log, "log-fuzz-t", GPM_HOST_ONLY) == 0) {
+            uint64_t w;
             opened++;
+            word_hit += word;
             CHECK(memcmp(&log.hdr, orig, GPMLOG_CHECKED_BYTES) == 0);
             CHECK_EQ_INT(log.g.n_slots, 128);
+            memcpy(&w, b + GPMLOG_TX_OFF, 8);
+            CHECK(gpmtx_committed(&log) == w >> 1 && gpmtx_active(&log) == (int)(w & 1));
             gpmlog_close(&log);
         } else {
             const char *m = gpm_last_error();
             rejected++;
+            CHECKF(checked, "trial %d: damage outside the checked header was rejected: %s",
+                   trial, m);
             CHECKF(strstr(m, "log-fuzz-t") && (strstr(m, "corrupt") || strstr(m, "not a libgpm") ||
                                                strstr(m, "version") || strstr(m, "size")),
                    "trial %d: unclear message \"%s\"", trial, m);
@@ -255,7 +269,8 @@ static void fuzzed_headers_are_rejected_cleanly(void)
     }
     free(b);
     free(orig);
-    CHECKF(rejected > 900 && opened > 0, "rejected %d, opened %d", rejected, opened);
+    CHECKF(rejected > 900 && opened > 0 && word_hit > 100, "rejected %d, opened %d (%d with "
+           "a damaged transaction word)", rejected, opened, word_hit);
 }
 
 static void missing_file_is_named(void)

@@ -6,6 +6,7 @@
 
 #include "gpm/check.h"
 #include "gpm/log.h"
+#include "gpm/tx.h"
 
 static char out[16384];
 
@@ -39,7 +40,37 @@ static void hcl_log_is_described(void)
     CHECK_MSG(out, "nonempty_slots\t2 of 192");
     CHECK_MSG(out, "tail_bytes_total\t12");
     CHECK_MSG(out, "slot 163 (block 2 warp 1 lane 3)\t8 bytes");
-    CHECK_MSG(out, "would undo");
+    CHECK_MSG(out, "tx_committed\t0\n");
+    CHECK_MSG(out, "tx_active\tno\n");
+    CHECK_MSG(out, "would truncate");
+}
+
+/* The transaction word, and what recovery would find in the records of
+ * an active transaction. */
+static void transaction_word_is_described(void)
+{
+    gpmlog log;
+    uint32_t v = 7;
+    CHECK(gpmlog_create_hcl(&log, "li-tx", 64 * 1024, 2, 64, GPM_HOST_ONLY) == 0);
+    for (int t = 0; t < 3; t++)
+        CHECK(gpmtx_begin(&log) == 0 && gpmtx_commit(&log) == 0);
+    CHECK(gpmtx_begin(&log) == 0);
+    CHECK(gpmtx_host_log_undo(&log, 4, 0, &v, 4) == 0);
+    CHECK(gpmtx_host_log_undo(&log, 4, 8, &v, 2) == 0);
+    CHECK(gpmtx_host_log_undo(&log, 100, 16, &v, 1) == 0);
+    gpmlog_close(&log);
+    CHECK_EQ_INT(inspect("li-tx"), 0);
+    CHECK_MSG(out, "tx_committed\t3\n");
+    CHECK_MSG(out, "tx_active\tyes (transaction 4)");
+    CHECK_MSG(out, "tx_records\t3 undo records, all sound");
+    CHECK_MSG(out, "gpmtx_recover would undo");
+    /* a damaged record: inspect says recovery would stop */
+    CHECK(gpmlog_open(&log, "li-tx", GPM_HOST_ONLY) == 0);
+    ((unsigned char *)log.region.host)[gpmlog_hcl_chunk_off(&log.g, 100, 0)] ^= 0x10;
+    gpmlog_close(&log);
+    CHECK_EQ_INT(inspect("li-tx"), 0);
+    CHECK_MSG(out, "tx_records\t2 sound, then slot 100 refused at byte 20");
+    CHECK_MSG(out, "would stop and write nothing");
 }
 
 static void conv_log_is_described(void)
@@ -98,6 +129,7 @@ static void program_exit_codes(void)
 int main(void)
 {
     RUN(hcl_log_is_described);
+    RUN(transaction_word_is_described);
     RUN(conv_log_is_described);
     RUN(other_files_are_not_logs);
     RUN(corrupt_log_is_an_error);

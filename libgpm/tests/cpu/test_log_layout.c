@@ -156,6 +156,58 @@ static void tails_beyond_the_slot_are_untrusted(void)
     CHECK(!gpmlog_tail_valid(&g, 6));
 }
 
+/* What gpmlog_flush flushes: for random tails, every chunk a tail covers
+ * lies in its group's extent, the extent never leaves the group's region,
+ * and it ends with the line of the group's last used chunk. */
+static void group_extents_cover_exactly_the_used_lines(void)
+{
+    uint32_t kinds[2] = {GPMLOG_HCL, GPMLOG_CONV};
+    for (int ki = 0; ki < 2; ki++) {
+        gpmlog_header h;
+        gpmlog_geom g;
+        uint32_t *tails;
+        CHECK(gpmlog_header_init(&h, kinds[ki], 256 * 1024, 7, 3, 40) == 0);
+        g = gpmlog_geom_of(&h);
+        tails = calloc(g.n_slots, sizeof *tails);
+        CHECK(tails);
+        for (int round = 0; round < 50; round++) {
+            for (uint32_t s = 0; s < g.n_slots; s++)
+                tails[s] = check_rand() % 3 == 0
+                               ? 0
+                               : (uint32_t)(check_rand() % (g.slot_bytes / 4 + 1)) * 4;
+            CHECK_EQ_INT(gpmlog_n_groups(&g), ki == 0 ? g.n_slots / 32 : 7);
+            for (uint32_t i = 0; i < gpmlog_n_groups(&g); i++) {
+                uint64_t off, len = gpmlog_group_extent(&g, tails, i, &off), last = 0;
+                uint32_t first = ki == 0 ? i * 32 : i, n = ki == 0 ? 32 : 1, used = 0;
+                uint64_t region = ki == 0 ? 32ull * g.slot_bytes : g.slot_bytes;
+                CHECK(off == g.data_off + i * region && off % GPMLOG_LINE == 0);
+                CHECK(len % GPMLOG_LINE == 0 && len <= region);
+                for (uint32_t s = first; s < first + n; s++)
+                    for (uint32_t c = 0; c < tails[s] / 4; c++) {
+                        uint64_t at = ki == 0 ? gpmlog_hcl_chunk_off(&g, s, c)
+                                              : gpmlog_conv_off(&g, s, 4 * c);
+                        if (at < off || at + 4 > off + len) {
+                            free(tails);
+                            CHECKF(0, "kind %u slot %u chunk %u at %llu outside [%llu, +%llu)",
+                                   kinds[ki], s, c, (unsigned long long)at,
+                                   (unsigned long long)off, (unsigned long long)len);
+                        }
+                        if (at + 4 > last)
+                            last = at + 4;
+                        used = 1;
+                    }
+                if (used ? (last <= off + len - GPMLOG_LINE) : len != 0) {
+                    free(tails);
+                    CHECKF(0, "kind %u group %u: %llu bytes flushed, last used byte at +%llu",
+                           kinds[ki], i, (unsigned long long)len,
+                           (unsigned long long)(last - off));
+                }
+            }
+        }
+        free(tails);
+    }
+}
+
 int main(void)
 {
     RUN(header_fields_sit_at_fixed_offsets);
@@ -167,5 +219,6 @@ int main(void)
     RUN(striped_entries_round_trip);
     RUN(chunk_of_pads_with_zeros);
     RUN(tails_beyond_the_slot_are_untrusted);
+    RUN(group_extents_cover_exactly_the_used_lines);
     CHECK_EXIT();
 }

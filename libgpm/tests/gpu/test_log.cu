@@ -188,10 +188,85 @@ static void conv_concurrent_appends_are_whole(void)
     gpmlog_close(&log);
 }
 
+static __global__ void hcl_read_first(gpmlog_dev log, int *bad)
+{
+    uint32_t who = blockIdx.x * blockDim.x + threadIdx.x;
+    entry e;
+    if (gpmlog_read(log, &e, sizeof e, -1) != 0 || e.who != who || e.k != 0)
+        atomicAdd(bad, 1);
+}
+
+/* Mode gpm-ndp: the same operations unfenced, made durable by the CPU;
+ * the device copy of the tails stays in step with PM throughout. */
+static void unfenced_log_flushed_by_the_cpu(void)
+{
+    gpmlog log;
+    int *bad;
+    NEED_GPU();
+    CHECKF(gpmlog_create_hcl(&log, "gl-ndp", 64 * 1024, BLOCKS, THREADS, 0) == 0, "%s",
+           gpm_last_error());
+    bad = dev_counter();
+    hcl_insert3<<<BLOCKS, THREADS>>>(gpmlog_device_unfenced(&log), bad);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK_EQ_INT(take_counter(bad), 0);
+    CHECKF(gpmlog_flush(&log, NULL) == 0, "%s", gpm_last_error());
+    for (uint32_t b = 0; b < BLOCKS; b++)
+        for (uint32_t t = 0; t < THREADS; t++) {
+            uint32_t s = gpmlog_hcl_slot(&log.g, b, t / 32, t % 32);
+            entry e;
+            CHECK_EQ_INT(gpmlog_tail(&log, s), 36);
+            gpmlog_copy_out(&log.g, (const uint8_t *)log.region.host, s, 24, &e, sizeof e);
+            CHECK(e.who == b * THREADS + t && e.k == 2 && e.check == e.who * 7u + 2);
+        }
+    bad = dev_counter();
+    hcl_read_remove<<<BLOCKS, THREADS>>>(gpmlog_device_unfenced(&log), bad);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK_EQ_INT(take_counter(bad), 0);
+    CHECK(gpmlog_flush(&log, NULL) == 0);
+    CHECK_EQ_INT(gpmlog_tail(&log, gpmlog_hcl_slot(&log.g, 1, 0, 7)), 12);
+    bad = dev_counter();
+    hcl_read_first<<<BLOCKS, THREADS>>>(gpmlog_device(&log), bad);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK_EQ_INT(take_counter(bad), 0);
+    bad = dev_counter();
+    clear_own<<<BLOCKS, THREADS>>>(gpmlog_device_unfenced(&log), bad);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK_EQ_INT(take_counter(bad), 0);
+    CHECK(gpmlog_flush(&log, NULL) == 0);
+    gpmlog_close(&log);
+    CHECK(gpmlog_open(&log, "gl-ndp", 0) == 0);
+    for (uint32_t s = 0; s < log.g.n_slots; s++)
+        CHECK_EQ_INT(gpmlog_tail(&log, s), 0);
+    gpmlog_close(&log);
+}
+
+static void conv_unfenced_appends_flushed_with_a_pool(void)
+{
+    enum { PARTS = 8, B = 32, T = 128 };
+    gpmlog log;
+    gpm_flusher *f;
+    int *bad;
+    NEED_GPU();
+    CHECK(gpmlog_create_conv(&log, "gl-conv-ndp", PARTS * 16 * 1024, PARTS, 0) == 0);
+    f = gpm_flusher_create(4);
+    CHECK(f);
+    bad = dev_counter();
+    conv_insert<<<B, T>>>(gpmlog_device_unfenced(&log), PARTS, bad);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK_EQ_INT(take_counter(bad), 0);
+    CHECKF(gpmlog_flush(&log, f) == 0, "%s", gpm_last_error());
+    gpm_flusher_destroy(f);
+    for (uint32_t p = 0; p < PARTS; p++)
+        CHECK_EQ_INT(gpmlog_tail(&log, p), B * T / PARTS * 8);
+    gpmlog_close(&log);
+}
+
 int main(void)
 {
     RUN(hcl_insert_read_remove_reopen);
     RUN(hcl_full_slot_is_refused);
     RUN(conv_concurrent_appends_are_whole);
+    RUN(unfenced_log_flushed_by_the_cpu);
+    RUN(conv_unfenced_appends_flushed_with_a_pool);
     CHECK_EXIT();
 }
