@@ -5,8 +5,10 @@
 #   libgpm/bench/NAME.{c,cu}             -> build/bin/NAME
 #   libgpm/tests/{cpu,gpu}/test_*.{c,cu} -> build/tests/{cpu,gpu}/test_*
 #   workloads/common/*.{c,cu}            -> build/libharness.a (its main() runs the workload)
+#   workloads/common/tests/cpu/test_*    -> build/tests/cpu/common_test_* (with a fake workload)
 #   workloads/W/*.{c,cu}                 -> build/bin/W
 #   workloads/W/tests/{cpu,gpu}/test_*   -> build/tests/{cpu,gpu}/W_test_*
+#   workloads/W/workload.mk (optional)   -> W_LDLIBS: extra libraries W links (cuDNN, ...)
 
 CUDA_HOME ?= /usr/local/cuda
 NVCC      ?= $(CUDA_HOME)/bin/nvcc
@@ -111,14 +113,26 @@ endef
 $(foreach s,$(CPU_TEST_SRCS),$(eval $(call test_rule,$(s),cpu)))
 $(foreach s,$(GPU_TEST_SRCS),$(eval $(call test_rule,$(s),gpu)))
 
-# Workloads: their objects + the harness (which holds main) + libgpm. A
-# workload's tests link the same objects with their own main instead.
+# Workloads: their objects + the harness (which holds main) + libgpm, and
+# the libraries their workload.mk names. A workload's tests link the same
+# objects with their own main instead.
+-include $(wildcard workloads/*/workload.mk)
+wl_link = @mkdir -p $(@D); echo "LINK $@"; $(NVCC) $(GENCODE) $(LDFLAGS) -o $@ $(1) $(2) $(LDLIBS)
 define workload_rule
 $(1)_OBJS := $(call objs,$(call srcs,workloads/$(1)))
 $(B)/bin/$(1): $$($(1)_OBJS) $(HARNESS) $(LIBGPM)
-	$$(call link,$$^)
+	$$(call wl_link,$$^,$$($(1)_LDLIBS))
 endef
 $(foreach w,$(WL_DIRS),$(eval $(call workload_rule,$(w))))
+
+# The harness's own tests: each brings a fake workload and its main.
+COMMON_TEST_SRCS := $(call srcs,workloads/common/tests/cpu)
+define common_test_rule
+$(B)/tests/cpu/common_$(call progname,$(1)): $(call objs,$(1)) $(HARNESS) $(LIBGPM)
+	$$(call link,$$^)
+endef
+$(foreach s,$(COMMON_TEST_SRCS),$(eval $(call common_test_rule,$(s))))
+CPU_TESTS += $(foreach s,$(COMMON_TEST_SRCS),$(B)/tests/cpu/common_$(call progname,$(s)))
 
 # workloads/W/tests/KIND/test_x.c -> build/tests/KIND/W_test_x
 WL_TEST_SRCS := $(foreach w,$(WL_DIRS),$(call srcs,workloads/$(w)/tests/cpu) $(call srcs,workloads/$(w)/tests/gpu))
@@ -127,7 +141,7 @@ kind_of  = $(word 4,$(subst /, ,$(1)))
 wl_test  = $(B)/tests/$(call kind_of,$(1))/$(call wl_of,$(1))_$(call progname,$(1))
 define wl_test_rule
 $(call wl_test,$(1)): $(call objs,$(1)) $$($(call wl_of,$(1))_OBJS) $(HARNESS) $(LIBGPM)
-	$$(call link,$$^)
+	$$(call wl_link,$$^,$$($(call wl_of,$(1))_LDLIBS))
 endef
 $(foreach s,$(WL_TEST_SRCS),$(eval $(call wl_test_rule,$(s))))
 CPU_TESTS += $(foreach s,$(WL_TEST_SRCS),$(if $(filter cpu,$(call kind_of,$(s))),$(call wl_test,$(s))))

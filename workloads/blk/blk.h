@@ -16,25 +16,31 @@
 extern "C" {
 #endif
 
+enum { BLK_PRICES }; /* the one PM object: a checkpoint of the accumulators */
+
 struct blk_state {
     uint64_t n, iters, every;
     float *d_s, *d_x, *d_t;       /* inputs */
     float *d_call, *d_put;        /* accumulators (checkpointed) */
     blk_meta *d_meta;             /* checkpointed with them */
     blk_meta meta;                /* host copy */
+    unsigned long long *d_bad;    /* the GPU check's first wrong option */
     uint64_t checkpoints;         /* taken by the last run */
 };
 
 int blk_gpu_generate(float *s, float *x, float *t, uint64_t n, uint64_t seed);
 int blk_gpu_price(const float *s, const float *x, const float *t, float *call, float *put,
                   uint64_t n, uint64_t iter);
+/* The reference check on the GPU: 0 ok, 1 wrong (message set), -1 error.
+ * BAD is device scratch for one index. */
+int blk_gpu_check(const float *call, const float *put, uint64_t n, uint64_t seed,
+                  uint64_t iters, unsigned long long *bad);
 
-/* One Black-Scholes call and put price in double precision. */
-void blk_ref_price(double S, double X, double T, double r, double v, double *call, double *put);
-/* Double-precision reference of option I over ITERS iterations. */
-void blk_ref_option(uint64_t seed, uint64_t i, uint64_t iters, double *call, double *put);
-/* Compares float accumulators with the reference: 0 ok, 1 wrong (message set). */
+/* The reference check on the CPU (blk_ref.c): 0 ok, 1 wrong (message set). */
 int blk_check(const float *call, const float *put, uint64_t n, uint64_t seed, uint64_t iters);
+/* Sets the message for option BAD, whose results are *CALL and *PUT; returns 1. */
+int blk_report_bad(const float *call, const float *put, uint64_t seed, uint64_t iters,
+                   long long bad);
 
 #ifdef __cplusplus
 }

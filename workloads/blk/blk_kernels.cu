@@ -1,4 +1,5 @@
-/* BLK kernels: input generation and one pricing iteration. */
+/* BLK kernels: input generation, one pricing iteration, and the check of a
+ * result against the double-precision reference. */
 #include <cuda_runtime.h>
 
 #include "blk.h"
@@ -27,6 +28,14 @@ __global__ void blk_price_kernel(const float *s, const float *x, const float *t,
     }
 }
 
+__global__ void blk_check_kernel(const float *call, const float *put, uint64_t n, uint64_t seed,
+                                 uint64_t iters, unsigned long long *bad)
+{
+    for (uint64_t i = gpm_grid_rank(); i < n; i += gpm_grid_threads())
+        if (!blk_option_ok(seed, i, iters, call[i], put[i]))
+            atomicMin(bad, (unsigned long long)i);
+}
+
 extern "C" int blk_gpu_generate(float *s, float *x, float *t, uint64_t n, uint64_t seed)
 {
     blk_generate_kernel<<<1024, 256>>>(s, x, t, n, seed);
@@ -38,4 +47,22 @@ extern "C" int blk_gpu_price(const float *s, const float *x, const float *t, flo
 {
     blk_price_kernel<<<2048, 256>>>(s, x, t, call, put, n, (float)iter * BLK_DT);
     return wl_dev_sync("pricing kernel");
+}
+
+extern "C" int blk_gpu_check(const float *call, const float *put, uint64_t n, uint64_t seed,
+                             uint64_t iters, unsigned long long *bad)
+{
+    unsigned long long first = ~0ull;
+    float c, p;
+    if (wl_dev_copy(bad, &first, sizeof first, 1) != 0)
+        return -1;
+    blk_check_kernel<<<4096, 256>>>(call, put, n, seed, iters, bad);
+    if (wl_dev_sync("reference check kernel") != 0 || wl_dev_copy(&first, bad, sizeof first, 0))
+        return -1;
+    if (first == ~0ull)
+        return 0;
+    if (wl_dev_copy(&c, call + first, sizeof c, 0) != 0 ||
+        wl_dev_copy(&p, put + first, sizeof p, 0) != 0)
+        return -1;
+    return blk_report_bad(&c, &p, seed, iters, (long long)first);
 }

@@ -1,16 +1,31 @@
-/* wl_main: the life of one workload run. Setup is untimed; each repetition
- * times exactly the workload's run() (kernels + persistence), which is the
- * timing rule of the suite; the row carries the median and the platform. */
-#include <errno.h>
+/* wl_main: the life of one workload run.
+ *
+ * Every flag, directory, file and the GPU are checked before any work.
+ * Setup is untimed; each repetition times exactly the workload's run()
+ * (kernels + persistence), the suite's timing rule. The run's identity on PM
+ * says CREATED, then RUNNING with the repetition's epoch, then COMPLETE, so
+ * that --recover knows what a crash interrupted:
+ *
+ *   CREATED             the kill came before the work: a new run;
+ *   RUNNING, resumable  recover() resumes from what is durable, and must
+ *                       redo exactly what was missing;
+ *   RUNNING, otherwise  the mode persists nothing until the end: rerun;
+ *   COMPLETE            the kill came after the work (finished first):
+ *                       where resumable, recover() restores what is durable
+ *                       and redoes nothing (the restoration latency of
+ *                       Table 5); otherwise nothing to do.
+ *
+ * The recovery row says which (trial=mid-work|before-progress|finished-first). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "crash.h"
+#include "gpm/platform.h"
 #include "gpm/results.h"
-#include "wl.h"
+#include "harness.h"
 
 static int fail(const struct wl_workload *w, int status)
 {
@@ -18,45 +33,71 @@ static int fail(const struct wl_workload *w, int status)
     return status;
 }
 
-static int open_region(struct wl_ctx *c)
+/* --cpu-threads means flush threads, or the CPU counterpart's threads. */
+static int check_cpu_threads(const struct wl_ctx *c)
 {
-    enum wl_mode m = c->opt.mode;
-    int flags = c->fresh ? GPM_CREATE : 0;
-    /* CAP-fs writes through the file and the CPU mode never involves the
-     * GPU: their mapping is only for reading back. */
-    if (m == WL_CAP_FS || m == WL_CPU)
-        flags |= GPM_HOST_ONLY;
-    if (gpm_map(&c->pm, c->pm_name, c->pm_bytes, flags) != 0)
-        return -1;
-    if (m == WL_CAP_FS) {
-        if (gpm_cap_file_open(&c->cf, c->pm_name, c->pm_bytes, 0) != 0)
-            return -1;
-        c->cf_open = 1;
+    if (c->opt.cpu_threads > 0 && !c->m->flusher && c->m->engine != WL_ENGINE_CPU)
+        return gpm_set_error("--cpu-threads: mode %s uses no CPU threads (its kernels %s): "
+                             "drop the flag", c->m->name,
+                             c->m->fences ? "persist in-kernel" : "output goes through pwrite");
+    return 0;
+}
+
+/* The PM directory must exist before anything is created in it. */
+static int check_pm_dir(const struct wl_ctx *c)
+{
+    const char *dir = c->opt.pm_dir ? c->opt.pm_dir : getenv("GPM_PM_DIR");
+    const char *what = c->opt.pm_dir ? "--pm-dir" : "GPM_PM_DIR";
+    struct stat st;
+    if (!dir || !*dir)
+        return 0; /* the default, made on first use */
+    if (stat(dir, &st) != 0)
+        return gpm_set_error("%s: %s does not exist: create it, or pass an existing directory "
+                             "on PM (or /dev/shm)", what, dir);
+    if (!S_ISDIR(st.st_mode))
+        return gpm_set_error("%s: %s is not a directory: pass a directory on PM (or /dev/shm)",
+                             what, dir);
+    if (c->opt.pm_dir)
+        setenv("GPM_PM_DIR", c->opt.pm_dir, 1);
+    return 0;
+}
+
+static int check_gpu(const struct wl_ctx *c)
+{
+    char why[512];
+    if (!c->m->needs_gpu || gpm_gpu_check() == 0)
+        return 0;
+    snprintf(why, sizeof why, "%s", gpm_last_error());
+    return gpm_set_error("%s: run on a machine with an NVIDIA GPU%s", why,
+                         c->wl->modes & WL_MODE_BIT(WL_CPU) ? ", or use --mode cpu" : "");
+}
+
+static int declare_objects(struct wl_ctx *c)
+{
+    for (c->nobj = 0; c->wl->objects && c->wl->objects[c->nobj].name; c->nobj++) {
+        if (c->nobj == WL_MAX_OBJECTS)
+            return gpm_set_error("%s: declares more than %d PM objects", c->wl->name,
+                                 WL_MAX_OBJECTS);
+        c->obj[c->nobj].name = c->wl->objects[c->nobj].name;
+        c->obj[c->nobj].kind = c->wl->objects[c->nobj].kind;
+        c->obj[c->nobj].lock_fd = -1;
     }
     return 0;
 }
 
-static void close_region(struct wl_ctx *c)
-{
-    if (c->cf_open)
-        gpm_cap_file_close(&c->cf);
-    c->cf_open = 0;
-    gpm_unmap(&c->pm);
-}
-
 static void write_row(struct wl_ctx *c, const char *op, int reps, const double *t,
-                      int verified, FILE *out_or_null, int *row_err)
+                      int verified, int *row_err)
 {
     gpm_platform plat;
     gpm_result res;
-    char params[1024], sizes[512];
+    char params[2048], sizes[1024];
     wl_params_string(c, sizes, sizeof sizes);
     snprintf(params, sizeof params, "%s,seed=%llu,cpu_threads=%s%s%s", sizes, c->opt.seed,
              c->threads_how, c->note[0] ? "," : "", c->note);
     memset(&res, 0, sizeof res);
     res.workload = c->wl->name;
     res.op = op;
-    res.mode = wl_mode_name(c->opt.mode);
+    res.mode = c->m->name;
     res.scale = c->opt.custom ? "custom" : wl_scale_name(c->opt.scale);
     res.size_bytes = c->data_bytes;
     res.threads = c->threads;
@@ -71,42 +112,149 @@ static void write_row(struct wl_ctx *c, const char *op, int reps, const double *
             *row_err = 1;
         }
     } else {
-        gpm_result_tsv_header(out_or_null);
-        gpm_result_tsv_row(out_or_null, &plat, &res);
-        fflush(out_or_null);
+        gpm_result_tsv_header(stdout);
+        gpm_result_tsv_row(stdout, &plat, &res);
+        fflush(stdout);
     }
 }
 
-static void progress(const struct wl_ctx *c, int rep, int reps, double s)
+static void note(struct wl_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct wl_ctx *c, const char *fmt, ...)
+{
+    size_t n = strlen(c->note);
+    va_list ap;
+    if (n && n + 1 < sizeof c->note)
+        c->note[n++] = ',';
+    va_start(ap, fmt);
+    vsnprintf(c->note + n, sizeof c->note - n, fmt, ap);
+    va_end(ap);
+}
+
+static void progress_line(const struct wl_ctx *c, int rep, int reps, double s)
 {
     /* Only long runs: a short one would drown its row in noise. */
     if (s < 2.0 && c->expected_s * reps < 5.0)
         return;
-    fprintf(stderr, "%s %s: rep %d/%d %.3f s\n", c->wl->name, wl_mode_name(c->opt.mode),
-            rep + 1, reps, s);
+    fprintf(stderr, "%s %s: rep %d/%d %.3f s\n", c->wl->name, c->m->name, rep + 1, reps, s);
 }
 
 /* A crash that was asked for but cannot be armed is an error: the run
- * must not pass for one that "finished before the kill". */
+ * must not pass for one that finished before the kill. */
 static int arm_crash(struct wl_ctx *c)
 {
-    if (c->opt.crash_after < 0)
-        return 0;
+    char why[512];
     if (wl_crash_arm(c->opt.crash_random ? wl_crash_pick(c->expected_s, c->opt.seed)
-                                         : c->opt.crash_after) != 0) {
-        char why[512];
-        snprintf(why, sizeof why, "%s", gpm_last_error());
-        return gpm_set_error("--crash-after: %s", why);
+                                         : c->opt.crash_after) == 0)
+        return 0;
+    snprintf(why, sizeof why, "%s", gpm_last_error());
+    return gpm_set_error("--crash-after: %s", why);
+}
+
+/* One timed piece of work, FN, under the identity protocol; the watchdog
+ * (when ARM) covers exactly FN. */
+static int timed(struct wl_ctx *c, struct wl_run *run, int (*fn)(struct wl_ctx *), int arm,
+                 double *t)
+{
+    double t0;
+    int rc;
+    c->bytes_persisted = 0;
+    if (arm && arm_crash(c) != 0)
+        return -1;
+    t0 = wl_now();
+    rc = fn(c);
+    *t = wl_now() - t0;
+    if (arm && wl_crash_disarm() == 1)
+        fprintf(stderr, "crash: the work finished before the watchdog fired\n");
+    if (rc == 0)
+        rc = wl_identity_write(c, run, WL_ID_COMPLETE);
+    return rc;
+}
+
+/* A new epoch, RUNNING on PM before prepare() touches anything. */
+static int start_epoch(struct wl_ctx *c, struct wl_run *run)
+{
+    if (++c->epoch == 0)
+        c->epoch = 1; /* 0 marks what no run has written */
+    if (wl_identity_write(c, run, WL_ID_RUNNING) != 0)
+        return -1;
+    return c->wl->prepare ? c->wl->prepare(c) : 0;
+}
+
+static int reps_of_run(struct wl_ctx *c, struct wl_run *run, double *t)
+{
+    for (int r = 0; r < c->opt.reps; r++) {
+        c->rep = r;
+        if (start_epoch(c, run) != 0 ||
+            timed(c, run, c->wl->run, r == 0 && c->opt.crash_after >= 0, &t[r]) != 0)
+            return -1;
+        progress_line(c, r, c->opt.reps, t[r]);
     }
     return 0;
+}
+
+/* The recovery's verdict on a resume: what it found and whether it reused
+ * exactly that. COMPLETE: the run had finished before the kill. */
+static int judge_resume(struct wl_ctx *c, int complete)
+{
+    const struct wl_progress *p = &c->progress;
+    if (p->total == 0)
+        return gpm_set_error("%s: recover() reported no progress (set c->progress)",
+                             c->wl->name);
+    note(c, "trial=%s,durable=%llu/%llu,redone=%llu",
+         complete || p->durable >= p->total ? "finished-first"
+         : p->durable == 0                  ? "before-progress"
+                                            : "mid-work",
+         (unsigned long long)p->durable, (unsigned long long)p->total,
+         (unsigned long long)p->redone);
+    if (p->durable > p->total || p->redone != p->total - p->durable)
+        return gpm_set_error("%s: recovery redid %llu of %llu units although %llu were "
+                             "durable: it did not reuse exactly the durable progress",
+                             c->wl->name, (unsigned long long)p->redone,
+                             (unsigned long long)p->total, (unsigned long long)p->durable);
+    return 0;
+}
+
+static int rerun(struct wl_ctx *c, struct wl_run *run, double *t)
+{
+    return start_epoch(c, run) || timed(c, run, c->wl->run, c->opt.crash_after >= 0, t) ? -1
+                                                                                       : 0;
+}
+
+static int recovery(struct wl_ctx *c, struct wl_run *run, double *t)
+{
+    int complete = run->found.state == WL_ID_COMPLETE;
+    *t = 0;
+    if (run->found.state == WL_ID_CREATED) { /* killed before the work began */
+        note(c, "trial=before-progress");
+        return rerun(c, run, t);
+    }
+    if (c->fresh) { /* nothing durable to resume in this mode */
+        if (complete) {
+            note(c, "trial=finished-first");
+            return 0;
+        }
+        note(c, "trial=mid-work,durable=0");
+        return rerun(c, run, t);
+    }
+    /* Resume; after a complete run this is the restoration alone (Table 5). */
+    if (!c->wl->recover)
+        return gpm_set_error("%s has no recovery", c->wl->name);
+    if (wl_identity_write(c, run, WL_ID_RUNNING) != 0 ||
+        timed(c, run, c->wl->recover, c->opt.crash_after >= 0, t) != 0)
+        return -1;
+    note(c, "total_s=%.6f", *t);
+    if (c->restore_s >= 0)
+        *t = c->restore_s;
+    return judge_resume(c, complete);
 }
 
 int wl_main(const struct wl_workload *w, int argc, char **argv)
 {
     struct wl_ctx ctx, *c = &ctx;
-    double *t;
+    struct wl_run run;
+    double *t = NULL;
     int reps, ok = 0, rc, row_err = 0;
-    const char *op;
+    enum wl_files files = WL_FILES_REMOVE_CREATED;
 
     memset(c, 0, sizeof *c);
     c->wl = w;
@@ -117,107 +265,61 @@ int wl_main(const struct wl_workload *w, int argc, char **argv)
         return 0;
     if (rc != 0)
         return fail(w, 2);
-    if (c->opt.pm_dir) {
-        struct stat st;
-        if (stat(c->opt.pm_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            gpm_set_error("--pm-dir: %s is not a directory: create it or pass an existing "
-                          "directory on PM (or /dev/shm)", c->opt.pm_dir);
-            return fail(w, 2);
-        }
-        setenv("GPM_PM_DIR", c->opt.pm_dir, 1);
+    c->m = wl_mode(c->opt.mode);
+    if (check_cpu_threads(c) != 0 || check_pm_dir(c) != 0 || declare_objects(c) != 0)
+        return fail(w, 2);
+    if (c->opt.out && gpm_result_check_out(c->opt.out) != 0) {
+        char why[1024];
+        snprintf(why, sizeof why, "%s", gpm_last_error());
+        gpm_set_error("--out: %s", why);
+        return fail(w, 2);
     }
     wl_resolve_params(w, &c->opt, c->p);
-    c->fresh = !c->opt.recover;
     if (w->layout && w->layout(c) != 0)
         return fail(w, 2);
-    snprintf(c->pm_name, sizeof c->pm_name, "%s-%s.%s", w->name,
-             c->opt.custom ? "custom" : wl_scale_name(c->opt.scale),
-             w->pm_kind == WL_PM_REGION ? "pm" : c->opt.mode == WL_CAP_FS ? "fscp" : "cp");
-
-    if (w->pm_kind == WL_PM_REGION && open_region(c) != 0)
+    if (check_gpu(c) != 0 || wl_objects_open(c, &run) != 0)
         return fail(w, 1);
-    if (wl_flusher_setup(c) != 0 || (w->setup && w->setup(c) != 0)) {
-        rc = fail(w, 1);
-        goto out;
-    }
+    /* A resume needs a run that started and whose progress was durable, in
+     * a mode that can continue it; anything else starts over. */
+    c->fresh = !(c->opt.recover && run.found.state != WL_ID_CREATED &&
+                 wl_resumable(w, (enum wl_mode)run.found.mode) && wl_resumable(w, c->opt.mode));
 
     reps = c->opt.recover ? 1 : c->opt.reps;
     t = calloc((size_t)reps, sizeof *t);
-    if (!t) {
-        gpm_set_error("out of memory");
-        rc = fail(w, 1);
-        goto out;
-    }
-    if (c->opt.recover) {
-        double t0;
-        op = "recover";
-        c->bytes_persisted = 0;
-        rc = arm_crash(c);
-        t0 = wl_now();
-        if (rc == 0)
-            rc = w->recover ? w->recover(c) : gpm_set_error("%s has no recovery", w->name);
-        t[0] = wl_now() - t0;
-        if (rc == 0) {
-            char total[64];
-            snprintf(total, sizeof total, "%stotal_s=%.6f", c->note[0] ? "," : "", t[0]);
-            strncat(c->note, total, sizeof c->note - strlen(c->note) - 1);
-            if (c->restore_s >= 0)
-                t[0] = c->restore_s;
-        }
-    } else {
-        op = "run";
-        rc = 0;
-        for (int r = 0; r < reps && rc == 0; r++) {
-            double t0;
-            c->rep = r;
-            if (w->prepare && (rc = w->prepare(c)) != 0)
-                break;
-            c->bytes_persisted = 0;
-            if (r == 0 && (rc = arm_crash(c)) != 0)
-                break;
-            t0 = wl_now();
-            rc = w->run(c);
-            t[r] = wl_now() - t0;
-            if (rc == 0)
-                progress(c, r, reps, t[r]);
-        }
-    }
+    rc = t ? 0 : gpm_set_error("out of memory");
+    if (rc == 0)
+        rc = wl_flusher_setup(c);
+    if (rc == 0 && w->setup)
+        rc = w->setup(c);
+    if (rc == 0)
+        rc = c->opt.recover ? recovery(c, &run, t) : reps_of_run(c, &run, t);
     if (rc != 0) {
-        free(t);
         rc = fail(w, 1);
         goto out;
     }
-    if (c->opt.crash_after >= 0)
-        fprintf(stderr, "crash: the run finished before the watchdog fired\n");
 
     /* Every run verifies its output: a workload without a check fails. */
     rc = w->verify ? w->verify(c) : gpm_set_error("%s has no verify callback", w->name);
     if (rc < 0) {
-        free(t);
         rc = fail(w, 1);
         goto out;
     }
     ok = rc == 0;
-    if (!ok)
+    write_row(c, c->opt.recover ? "recover" : "run", reps, t, ok, &row_err);
+    if (!ok) {
         fprintf(stderr, "%s: verification failed: %s\n", w->name, gpm_last_error());
-    write_row(c, op, reps, t, ok, stdout, &row_err);
-    free(t);
+        fprintf(stderr, "%s: the PM files stay in %s for inspection (remove them when done)\n",
+                w->name, gpm_pm_dir());
+        files = WL_FILES_KEEP;
+    } else
+        files = c->opt.keep || c->opt.crash_after >= 0 ? WL_FILES_KEEP : WL_FILES_REMOVE;
     rc = ok && !row_err ? 0 : 1;
 out:
+    free(t);
     if (w->teardown)
         w->teardown(c);
-    if (c->cp)
-        wl_cp_close(c);
     if (c->flusher)
         gpm_flusher_destroy(c->flusher);
-    close_region(c);
-    /* The file is the benchmark's scratch: removed after a verified run,
-     * kept when asked, when verification failed (to look at it) and when a
-     * crash was asked for (the trial recovers from it). */
-    if (rc == 0 && !c->opt.keep && c->opt.crash_after < 0) {
-        char path[4096];
-        if (gpm_resolve_path(c->pm_name, path, sizeof path) == 0)
-            unlink(path);
-    }
+    wl_objects_close(c, &run, files);
     return rc;
 }

@@ -1,5 +1,7 @@
-/* The persistence half of every mode: which engine moves the bytes to PM and
- * makes them durable. Workloads call these from their timed region. */
+/* The persistence half of every mode: the engine the mode table names makes
+ * a workload's output durable. Workloads call these from their timed
+ * region. */
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,62 +9,77 @@
 
 #include <cuda_runtime_api.h>
 
-#include "wl.h"
+#include "harness.h"
 
 int wl_persist_begin(struct wl_ctx *c)
 {
-    /* gpm-eadr assumes the LLC is in the persistence domain: DDIO untouched. */
-    return c->opt.mode == WL_GPM ? gpm_persist_begin() : 0;
+    return c->m->ddio_bracket ? gpm_persist_begin() : 0;
 }
 
 int wl_persist_end(struct wl_ctx *c)
 {
-    return c->opt.mode == WL_GPM ? gpm_persist_end() : 0;
+    return c->m->ddio_bracket ? gpm_persist_end() : 0;
 }
 
-int wl_cap_persist(struct wl_ctx *c, size_t off, const void *dev_src, size_t len)
+wl_out wl_out_of(const struct wl_ctx *c)
 {
+    wl_out o = {c->m->fences};
+    return o;
+}
+
+static int check_ranges(const struct wl_obj *o, const gpm_range *v, int n, double *bytes)
+{
+    *bytes = 0;
+    if (o->kind != WL_OBJ_REGION)
+        return gpm_set_error("%s: wl_commit needs a region, not a checkpoint or log", o->path);
+    for (int k = 0; k < n; k++) {
+        if (v[k].off > o->file_bytes || v[k].len > o->file_bytes - v[k].off)
+            return gpm_set_error("%s: commit of %zu bytes at %zu runs past its %zu bytes",
+                                 o->path, v[k].len, v[k].off, o->file_bytes);
+        *bytes += (double)v[k].len;
+    }
+    return 0;
+}
+
+int wl_commit(struct wl_ctx *c, int i, const gpm_range *v, int n)
+{
+    struct wl_obj *o = &c->obj[i];
+    double bytes;
+    int rc = 0;
+    if (check_ranges(o, v, n, &bytes) != 0)
+        return -1;
+    switch (c->m->engine) {
+    case WL_ENGINE_NONE: return 0; /* persisted in-kernel; the kernels count it */
+    case WL_ENGINE_FLUSH: rc = gpm_flusher_persist_ranges(c->flusher, &o->region, v, n, 0); break;
+    case WL_ENGINE_CAP_MM: rc = gpm_cap_mm_ranges(c->flusher, &o->region, v, n, 0, c->stream); break;
+    case WL_ENGINE_CAP_EADR: rc = gpm_cap_mm_ranges(c->flusher, &o->region, v, n, 1, c->stream); break;
+    case WL_ENGINE_CAP_FS: rc = gpm_cap_fs_ranges(&o->cf, v, n, c->stream); break;
+    case WL_ENGINE_CPU:
+        for (int k = 0; k < n && rc == 0; k++)
+            rc = gpm_region_persist(&o->region, (char *)o->region.host + v[k].off, v[k].len);
+        break;
+    }
+    if (rc == 0)
+        c->bytes_persisted += bytes;
+    return rc;
+}
+
+int wl_pm_write(struct wl_ctx *c, int i, size_t off, const void *src, size_t len)
+{
+    struct wl_obj *o = &c->obj[i];
     int rc;
-    if (len == 0)
-        return 0;
-    if (off + len > c->pm.size && c->opt.mode != WL_CAP_FS)
-        return gpm_set_error("%s: persist of %zu bytes at %zu runs past its %zu bytes",
-                             c->pm.path, len, off, c->pm.size);
-    switch (c->opt.mode) {
-    case WL_CAP_MM: rc = gpm_cap_mm(c->flusher, &c->pm, off, dev_src, len, 0); break;
-    case WL_CAP_EADR: rc = gpm_cap_mm(c->flusher, &c->pm, off, dev_src, len, 1); break;
-    case WL_CAP_FS: rc = gpm_cap_fs(&c->cf, (off_t)off, dev_src, len); break;
-    default:
-        return gpm_set_error("wl_cap_persist: mode %s is not a CAP mode",
-                             wl_mode_name(c->opt.mode));
+    if (o->kind != WL_OBJ_REGION || off > o->file_bytes || len > o->file_bytes - off)
+        return gpm_set_error("%s: write of %zu bytes at %zu outside the region", o->path, len,
+                             off);
+    if (o->cf_open) {
+        rc = gpm_cap_fs_host(&o->cf, (off_t)off, src, len);
+    } else {
+        memcpy((char *)o->region.host + off, src, len);
+        rc = gpm_region_persist(&o->region, (char *)o->region.host + off, len);
     }
     if (rc == 0)
         c->bytes_persisted += (double)len;
     return rc;
-}
-
-int wl_ndp_flush(struct wl_ctx *c, size_t off, size_t len)
-{
-    if (len == 0)
-        return 0;
-    if (off + len > c->pm.size)
-        return gpm_set_error("%s: flush of %zu bytes at %zu runs past its %zu bytes",
-                             c->pm.path, len, off, c->pm.size);
-    if (gpm_flusher_persist(c->flusher, &c->pm, (char *)c->pm.host + off, len, 0) != 0)
-        return -1;
-    c->bytes_persisted += (double)len;
-    return 0;
-}
-
-int wl_pm_write(struct wl_ctx *c, size_t off, const void *src, size_t len)
-{
-    if (c->cf_open)
-        return gpm_cap_fs_host(&c->cf, (off_t)off, src, len);
-    if (!c->pm.host || off + len > c->pm.size)
-        return gpm_set_error("%s: write of %zu bytes at %zu outside the mapping", c->pm.path,
-                             len, off);
-    memcpy((char *)c->pm.host + off, src, len);
-    return gpm_region_persist(&c->pm, (char *)c->pm.host + off, len);
 }
 
 /* --cpu-threads best: one timed persist of the workload's size (at most
@@ -96,13 +113,13 @@ static int calibrate(struct wl_ctx *c, int *best)
         int e;
         if (!f)
             goto out;
-        if (c->opt.mode == WL_GPM_NDP) {
+        if (c->m->engine == WL_ENGINE_FLUSH) {
             memset(r.host, (int)i, len); /* dirty lines, as a kernel's stores leave them */
             t0 = wl_now();
             e = gpm_flusher_persist(f, &r, r.host, len, 0);
         } else {
             t0 = wl_now();
-            e = gpm_cap_mm(f, &r, 0, dev, len, c->opt.mode == WL_CAP_EADR);
+            e = gpm_cap_mm(f, &r, 0, dev, len, c->m->engine == WL_ENGINE_CAP_EADR);
         }
         s = wl_now() - t0;
         gpm_flusher_destroy(f);
@@ -127,7 +144,15 @@ int wl_flusher_setup(struct wl_ctx *c)
     int n = c->opt.cpu_threads;
     c->threads = 0;
     snprintf(c->threads_how, sizeof c->threads_how, "0");
-    if (!wl_mode_uses_flusher(c->opt.mode))
+    if (c->m->engine == WL_ENGINE_CPU) {
+        /* The CPU counterpart's own threads: every core unless told. */
+        if (n > 0)
+            omp_set_num_threads(n);
+        c->threads = n > 0 ? n : omp_get_max_threads();
+        snprintf(c->threads_how, sizeof c->threads_how, n > 0 ? "%d" : "all:%d", c->threads);
+        return 0;
+    }
+    if (!c->m->flusher)
         return 0;
     if (n == 0) {
         if (calibrate(c, &n) != 0)

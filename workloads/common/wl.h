@@ -1,14 +1,16 @@
-/* The workload harness: one command line, one timing rule, one result row
- * and one crash hook for every workload of the suite.
+/* The workload harness: one command line, one timing rule, one result row,
+ * one set of PM objects and one crash protocol for every workload.
  *
- * A workload defines `const struct wl_workload WORKLOAD` (its name, size
- * flags, PM layout and callbacks); the harness's main() parses the command
- * line, maps the PM file, runs the repetitions, times them, verifies, and
- * writes the row. The workload never parses flags, opens files, picks a CAP
- * engine or starts a clock: it calls the wl_* helpers below instead.
+ * A workload defines `const struct wl_workload WORKLOAD`: its name, its
+ * parameters, the PM objects it needs (regions, checkpoints, logs), and its
+ * callbacks. The harness's main() parses the command line, creates or
+ * reopens and locks the PM objects, runs and times the repetitions,
+ * verifies, and writes the row. A workload never parses flags, opens
+ * files, picks a CAP engine or starts a clock: it calls the wl_* helpers.
  *
  * Usable from C11 and CUDA. Functions return 0 / -1 and leave a one-line
- * message in gpm_last_error(). */
+ * message in gpm_last_error(). The harness is single-threaded: its helpers
+ * are called from the thread that runs the callbacks. */
 #ifndef WL_H
 #define WL_H
 
@@ -17,7 +19,9 @@
 #include <stdio.h>
 
 #include "gpm/cap.h"
+#include "gpm/cp.h"
 #include "gpm/gpm.h"
+#include "gpm/log.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,71 +42,141 @@ enum wl_mode {
     (WL_MODE_BIT(WL_GPM) | WL_MODE_BIT(WL_GPM_NDP) | WL_MODE_BIT(WL_GPM_EADR) |         \
      WL_MODE_BIT(WL_CAP_MM) | WL_MODE_BIT(WL_CAP_FS) | WL_MODE_BIT(WL_CAP_EADR))
 
-enum wl_scale { WL_TINY, WL_SMALL, WL_PAPER, WL_CUSTOM };
-
-/* How the workload keeps its data on PM. */
-enum wl_pm_kind {
-    WL_PM_REGION,     /* one file of the workload's layout, mapped by the harness */
-    WL_PM_CHECKPOINT  /* a checkpoint file: gpmcp (CAP-fs: the harness's file twin) */
+/* How wl_commit makes a mode's output durable. */
+enum wl_engine {
+    WL_ENGINE_NONE,     /* the kernels persisted it themselves */
+    WL_ENGINE_FLUSH,    /* the CPU flushes what the kernels stored in PM */
+    WL_ENGINE_CAP_MM,   /* device -> PM mapping by cudaMemcpy, then CPU flush */
+    WL_ENGINE_CAP_FS,   /* device -> pinned staging -> pwrite, then fsync */
+    WL_ENGINE_CAP_EADR, /* device -> PM mapping by cudaMemcpy, then a fence */
+    WL_ENGINE_CPU       /* the CPU wrote the mapping: it flushes */
 };
 
-#define WL_MAX_PARAMS 8
+/* What a mode means, in one place (mode.c); everything else reads this. */
+struct wl_mode_info {
+    const char *name;
+    int kernels_write_pm;   /* kernels store into the PM mapping (else device memory) */
+    int fences;             /* kernels persist their stores in-kernel */
+    int ddio_bracket;       /* launches bracketed by gpm_persist_begin/end */
+    int flusher;            /* CPU flush threads (chosen by --cpu-threads) */
+    enum wl_engine engine;  /* what wl_commit does */
+    int durable_progress;   /* what a run persists as it goes survives a crash */
+    int needs_gpu;
+    int map_host_only;      /* regions mapped without CUDA registration */
+    gpmcp_mode cp_how;      /* how a checkpoint reaches PM */
+};
+const struct wl_mode_info *wl_mode(enum wl_mode m);
 
-/* A size or shape flag of one workload: --FLAG VALUE. */
+enum wl_scale { WL_TINY, WL_SMALL, WL_PAPER, WL_CUSTOM };
+
+/* A parameter of one workload: --FLAG VALUE. */
+enum wl_ptype { WL_INT = 0, WL_FLOAT, WL_STR };
 struct wl_param {
     const char *flag;       /* without the dashes: "n", "checkpoint-every" */
     const char *help;
-    long long scale[3];     /* value at tiny, small, paper */
-    long long min, max;     /* accepted range */
+    long long scale[3];     /* WL_INT: value at tiny, small, paper */
+    long long min, max;     /* WL_INT: accepted range */
     int sizes;              /* 1: it changes the data size (the row's scale becomes custom) */
+    enum wl_ptype type;     /* WL_INT unless set */
+    double fscale[3];       /* WL_FLOAT: value at tiny, small, paper */
+    double fmin, fmax;
+    const char *sscale[3];  /* WL_STR: value at tiny, small, paper (a dataset path, ...) */
+};
+struct wl_value {
+    long long i;
+    double f;
+    const char *s;
+};
+
+#define WL_MAX_PARAMS 12
+#define WL_MAX_OBJECTS 4
+
+/* The PM objects a workload needs, declared by name in its descriptor. */
+enum wl_obj_kind {
+    WL_OBJ_REGION,     /* a file of the workload's own layout, mapped for kernels */
+    WL_OBJ_CHECKPOINT, /* a gpmcp checkpoint of registered device buffers */
+    WL_OBJ_LOG         /* a libgpm undo log (HCL or conventional) */
+};
+struct wl_obj_decl {
+    const char *name;  /* the file is W-SCALE.NAME in the PM directory */
+    enum wl_obj_kind kind;
+};
+
+/* One PM object at run time: c->obj[i], i its index in the declaration. */
+struct wl_obj {
+    const char *name;
+    enum wl_obj_kind kind;
+    /* Sizes, set by layout() through wl_obj_region/checkpoint/log_*: */
+    size_t bytes;          /* region: the file's size; checkpoint, log: data capacity */
+    int nbuf;              /* checkpoint: registrations */
+    uint32_t log_kind;     /* GPMLOG_HCL | GPMLOG_CONV */
+    int log_parts, log_blocks, log_threads;
+    /* Set up by the harness: */
+    char path[4096];
+    size_t file_bytes;     /* the file's size */
+    int lock_fd;
+    int created;           /* this run created the file */
+    gpm_region region;     /* region: the mapping (host-only where the mode says) */
+    gpm_cap_file cf;       /* region in cap-fs mode: the same file, for pwrite */
+    int cf_open;
+    gpmcp *cp;             /* checkpoint */
+    int ncp;               /* checkpoint: buffers registered so far */
+    size_t cp_bytes;       /* checkpoint: their bytes */
+    gpmlog log;            /* log */
+    int log_open;
+};
+
+/* Units of work a recovery found durable and redid (see recover()). */
+struct wl_progress {
+    uint64_t total;    /* units of the whole run */
+    uint64_t durable;  /* found complete on PM before recovery did anything */
+    uint64_t redone;   /* computed by the recovery */
 };
 
 struct wl_opts {
     enum wl_mode mode;
     enum wl_scale scale;    /* the base scale (default small) */
     int custom;             /* a size flag overrode it: the row says "custom" */
-    long long param[WL_MAX_PARAMS];
-    int param_given[WL_MAX_PARAMS];
+    struct wl_value val[WL_MAX_PARAMS];
+    int given[WL_MAX_PARAMS];
     int reps;
     const char *pm_dir;     /* NULL: GPM_PM_DIR or its default */
-    int cpu_threads;        /* 0: best (calibrated), else that many */
+    int cpu_threads;        /* 0: best (calibrated) or, in cpu mode, every core */
     int cpu_threads_given;
     int recover;
     double crash_after;     /* seconds; < 0: no crash */
     int crash_random;       /* a random moment within the expected run */
     unsigned long long seed;
     const char *out;        /* append rows here; NULL: stdout */
-    int keep;               /* keep the PM file after a successful run */
+    int keep;               /* keep the PM files after a successful run */
 };
-
-struct wl_cp; /* the checkpoint engine (cp.c) */
 
 /* What the harness hands a workload's callbacks. */
 struct wl_ctx {
     const struct wl_workload *wl;
     struct wl_opts opt;
-    long long p[WL_MAX_PARAMS]; /* resolved values of the workload's params */
+    const struct wl_mode_info *m;    /* wl_mode(opt.mode) */
+    struct wl_value p[WL_MAX_PARAMS]; /* resolved parameter values (use wl_int & co) */
 
     /* Filled by the workload's layout(): */
-    size_t pm_bytes;         /* WL_PM_REGION: the file's exact size */
     size_t data_bytes;       /* the PM-resident data (size_bytes column) */
     double expected_s;       /* rough duration of one repetition, for --crash-after random */
     size_t calib_bytes;      /* bytes one CAP persist writes, for --cpu-threads best */
 
     /* Set up by the harness: */
-    char pm_name[256];       /* file name under the PM directory */
-    gpm_region pm;           /* WL_PM_REGION: the mapping (host-only in cap-fs and cpu modes) */
-    gpm_cap_file cf;         /* WL_PM_REGION in cap-fs mode: the same file for pwrite */
-    int cf_open;
+    int nobj;
+    struct wl_obj obj[WL_MAX_OBJECTS];
     gpm_flusher *flusher;    /* CPU flush threads (gpm-ndp, cap-mm, cap-eadr) */
-    int threads;             /* their number (0 where none) */
-    char threads_how[32];    /* "best:8", "8" */
-    struct wl_cp *cp;        /* WL_PM_CHECKPOINT */
-    int fresh;               /* 1: a normal run; 0: --recover */
+    int threads;             /* flush threads, or the cpu mode's OpenMP threads (0 where none) */
+    char threads_how[32];    /* "best:8", "8", "all:16" */
+    void *stream;            /* cudaStream_t the helpers order against (NULL: the default) */
+    int fresh;               /* 1: a new run; 0: --recover resuming durable progress */
+    uint32_t epoch;          /* the run in progress: new for every repetition and fresh run */
 
     /* Updated by the workload while it runs: */
     double bytes_persisted;  /* reset before each repetition */
     double restore_s;        /* --recover: the restoration part; < 0: whole operation */
+    struct wl_progress progress; /* --recover: what it found and redid */
     char note[256];          /* extra "k=v" for the params column */
     int rep;
     void *priv;              /* the workload's own state */
@@ -113,13 +187,22 @@ struct wl_workload {
     const char *name;        /* "ps": the binary's name and the row's workload */
     const char *about;       /* one line for --help */
     unsigned modes;          /* WL_MODE_BIT set */
-    enum wl_pm_kind pm_kind;
-    const struct wl_param *params; /* terminated by an entry with flag NULL */
-    int (*layout)(struct wl_ctx *c);   /* sizes from c->p; rejects bad combinations */
-    int (*setup)(struct wl_ctx *c);    /* inputs, device memory: untimed, once */
+    /* Modes in which what a run persists as it goes can be resumed (its
+     * checkpoints, or CAP writes at the same points as GPM's); 0: those
+     * whose mode table says durable_progress (gpm, gpm-eadr, cpu). */
+    unsigned resume_modes;
+    const struct wl_obj_decl *objects; /* terminated by a NULL name */
+    const struct wl_param *params;     /* terminated by a NULL flag */
+    int (*layout)(struct wl_ctx *c);   /* sizes of objects from the params; rejects bad ones */
+    int (*setup)(struct wl_ctx *c);    /* inputs, device memory, registrations: untimed, once */
     int (*prepare)(struct wl_ctx *c);  /* untimed, before every repetition */
-    int (*run)(struct wl_ctx *c);      /* one timed repetition */
-    int (*recover)(struct wl_ctx *c);  /* timed: restore/resume from PM, finish */
+    int (*run)(struct wl_ctx *c);      /* one timed repetition of epoch c->epoch */
+    /* Timed: resumes the interrupted run of epoch c->epoch from what is
+     * durable. Sets c->progress.total and .durable from PM before doing
+     * any work, and .redone to what it computed; the harness fails the
+     * recovery if it redid more than was missing. Called only where the
+     * run's progress was durable; otherwise the harness reruns. */
+    int (*recover)(struct wl_ctx *c);
     int (*verify)(struct wl_ctx *c);   /* 0 ok, 1 wrong (message set), -1 error */
     void (*teardown)(struct wl_ctx *c);
 };
@@ -134,45 +217,56 @@ const char *wl_scale_name(enum wl_scale s);
  * or -1 with a one-line message naming the flag and the fix (exit 2). */
 int wl_parse_args(const struct wl_workload *w, int argc, char **argv, struct wl_opts *o,
                   FILE *help_out);
-/* Fills c->p from the options (scale values unless a flag overrode them). */
-void wl_resolve_params(const struct wl_workload *w, const struct wl_opts *o, long long *p);
+/* Fills P from the options (scale values unless a flag overrode them). */
+void wl_resolve_params(const struct wl_workload *w, const struct wl_opts *o,
+                       struct wl_value *p);
 /* Index of FLAG among W's params, or -1. */
 int wl_param_index(const struct wl_workload *w, const char *flag);
 /* "n=...,iters=..." of the resolved params. */
 void wl_params_string(const struct wl_ctx *c, char *out, size_t len);
+/* A parameter's resolved value by name; naming one the workload does not
+ * declare (or of another type) is a programming error: it aborts. */
+long long wl_int(const struct wl_ctx *c, const char *flag);
+double wl_float(const struct wl_ctx *c, const char *flag);
+const char *wl_str(const struct wl_ctx *c, const char *flag);
 
-/* ---- modes ---- */
-int wl_mode_is_cap(enum wl_mode m);       /* cap-mm, cap-fs, cap-eadr */
-int wl_mode_fences(enum wl_mode m);       /* gpm, gpm-eadr: kernels persist in-kernel */
-int wl_mode_uses_flusher(enum wl_mode m); /* gpm-ndp, cap-mm, cap-eadr */
+/* ---- PM objects (objects.c) ---- */
+/* Sizes of object I, for layout(). */
+void wl_obj_region(struct wl_ctx *c, int i, size_t bytes);
+void wl_obj_checkpoint(struct wl_ctx *c, int i, size_t bytes, int nbuf);
+void wl_obj_log_hcl(struct wl_ctx *c, int i, size_t bytes, int blocks, int threads);
+void wl_obj_log_conv(struct wl_ctx *c, int i, size_t bytes, int partitions);
+/* Region I's mapping: ->host, ->dev (NULL where the mode maps host-only). */
+gpm_region *wl_region(struct wl_ctx *c, int i);
+/* Log I, and the handle its kernels take (unfenced where the mode does
+ * not fence: gpm-ndp then calls wl_log_flush between its phases). */
+gpmlog *wl_log(struct wl_ctx *c, int i);
+gpmlog_dev wl_log_dev(struct wl_ctx *c, int i);
+int wl_log_flush(struct wl_ctx *c, int i);
 
 /* ---- persistence, for the timed region (persist.c) ---- */
-/* GPM modes: bracket kernel launches that persist (DDIO off/on in gpm mode only). */
+/* GPM modes: bracket kernel launches that persist (DDIO off/on where the
+ * mode table says so). */
 int wl_persist_begin(struct wl_ctx *c);
 int wl_persist_end(struct wl_ctx *c);
-/* CAP modes: the engine of the mode moves LEN bytes of device memory to
- * offset OFF of the PM file and makes them durable. Counts the bytes. */
-int wl_cap_persist(struct wl_ctx *c, size_t off, const void *dev_src, size_t len);
-/* gpm-ndp: the CPU flushes [OFF, OFF+LEN) that the kernels stored. Counts the bytes. */
-int wl_ndp_flush(struct wl_ctx *c, size_t off, size_t len);
-/* Writes LEN host bytes at OFF of the PM file and makes them durable, in
- * any mode (headers, state words). */
-int wl_pm_write(struct wl_ctx *c, size_t off, const void *src, size_t len);
-/* Picks the flusher thread count (calibrating for "best"). */
-int wl_flusher_setup(struct wl_ctx *c);
+/* Makes the ranges V[0..N) of region I durable, the mode's way, with one
+ * drain or one fsync for the whole list: CAP modes copy each range's
+ * device source (V[k].src) to its offset first; gpm-ndp and cpu flush what
+ * was stored there; gpm and gpm-eadr do nothing (the kernels persisted, and
+ * count their own bytes). Counts the bytes it made durable. */
+int wl_commit(struct wl_ctx *c, int i, const gpm_range *v, int n);
+/* Writes LEN host bytes at OFF of region I and makes them durable, in any
+ * mode (state words, headers). Counts the bytes. */
+int wl_pm_write(struct wl_ctx *c, int i, size_t off, const void *src, size_t len);
 
-/* ---- checkpointing workloads (cp.c): one API over gpmcp and CAP-fs ---- */
-/* Opens the checkpoint file (fresh run: creates it or reuses one of the
- * same geometry; --recover: it must exist) for NBUF buffers of BYTES in all. */
-int wl_cp_open(struct wl_ctx *c, size_t bytes, int nbuf);
-int wl_cp_register(struct wl_ctx *c, void *dev, size_t size);
+/* ---- checkpoints (cp.c): object I of kind WL_OBJ_CHECKPOINT ---- */
+/* Adds a device buffer, in setup(); the same buffers in the same order
+ * every run (the file records their sizes). */
+int wl_cp_register(struct wl_ctx *c, int i, void *dev, size_t size);
 /* Saves the registered buffers, the mode's way; counts the bytes. */
-int wl_cp_checkpoint(struct wl_ctx *c);
+int wl_cp_checkpoint(struct wl_ctx *c, int i);
 /* Restores the last consistent checkpoint: 0 done, 1 there is none yet. */
-int wl_cp_restore(struct wl_ctx *c);
-void wl_cp_close(struct wl_ctx *c);
-/* Checkpoint file size for BYTES in NBUF buffers (what wl_cp_open maps). */
-size_t wl_cp_file_bytes(enum wl_mode m, size_t bytes, int nbuf);
+int wl_cp_restore(struct wl_ctx *c, int i);
 
 /* ---- device memory, for the workloads' host code (dev.c) ---- */
 int wl_dev_alloc(void **p, size_t bytes); /* *p = NULL on failure */
@@ -182,6 +276,12 @@ int wl_dev_copy(void *dst, const void *src, size_t bytes, int to_device);
 /* After kernel launches: waits for them and reports a launch or execution
  * error as "WHAT failed (why)". */
 int wl_dev_sync(const char *what);
+
+/* What a kernel needs of the mode to write its output (see wl.cuh). */
+typedef struct wl_out {
+    int fence; /* store with gpm_store_* and persist (gpm, gpm-eadr) */
+} wl_out;
+wl_out wl_out_of(const struct wl_ctx *c);
 
 /* ---- helpers ---- */
 double wl_now(void); /* CLOCK_MONOTONIC seconds */

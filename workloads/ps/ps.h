@@ -12,33 +12,34 @@
 extern "C" {
 #endif
 
+enum { PS_SUMS }; /* the one PM object: the layout of ps_layout.h */
+
 struct ps_state {
     uint64_t n, nblocks;
     uint32_t block;
-    uint32_t epoch;          /* of the run in progress */
-    int fresh_file;          /* --recover found a file never written */
     uint32_t *d_in;          /* device: the input */
     uint32_t *d_out, *d_done, *d_pre; /* device: CAP modes' results before the copy */
     uint32_t *h_in;          /* host: the CPU mode's input */
     unsigned long long *d_computed; /* blocks a launch computed (resume count) */
 };
 
-/* Kernels (ps_kernels.cu). FENCES: persist in-kernel (gpm, gpm-eadr). */
+/* Kernels (ps_kernels.cu). OUT says how the mode stores (wl.cuh). */
 int ps_gpu_generate(uint32_t *d_in, uint64_t n, uint64_t seed);
 int ps_gpu_scan_blocks(const uint32_t *in, uint32_t *out, uint32_t *done, uint64_t n,
-                       uint32_t block, uint32_t epoch, int fences, int resume,
+                       uint32_t block, uint32_t epoch, wl_out o, int resume,
                        unsigned long long *computed);
 int ps_gpu_block_prefix(const uint32_t *out, uint32_t *pre, uint64_t n, uint32_t block,
-                        int fences);
+                        wl_out o);
 
 /* CPU side (ps_ref.c). */
 void ps_cpu_generate(uint32_t *in, uint64_t n, uint64_t seed);
-/* The CPU counterpart: OpenMP scan of pending blocks straight into the PM
- * mapping, each block persisted with libpmem before its marker. Sets
- * *COMPUTED to the number of blocks it computed; -1 if a persist failed
+/* The CPU counterpart: OpenMP scan of the blocks pending in EPOCH straight
+ * into the mapping R, each block persisted with libpmem before its marker.
+ * Sets *COMPUTED to the number of blocks it computed; -1 if a persist failed
  * (that block keeps no marker). */
-int ps_cpu_scan_blocks(struct wl_ctx *c, const uint32_t *in, uint32_t epoch, uint64_t *computed);
-int ps_cpu_block_prefix(struct wl_ctx *c);
+int ps_cpu_scan_blocks(const gpm_region *r, const struct ps_state *st, const uint32_t *in,
+                       uint32_t epoch, uint64_t *computed);
+int ps_cpu_block_prefix(const gpm_region *r, const struct ps_state *st);
 /* Checks OUT/PRE (a PS layout in memory) against the reference for SEED:
  * 0 right, 1 wrong, -1 out of memory (message set). */
 int ps_check(const uint32_t *out, const uint32_t *pre, uint64_t n, uint32_t block, uint64_t seed);

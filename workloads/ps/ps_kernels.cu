@@ -2,8 +2,8 @@
  * marker stored last (paper Figure 8), and the scan of block totals. */
 #include <cuda_runtime.h>
 
-#include "gpm/gpm.cuh"
 #include "ps.h"
+#include "wl.cuh"
 
 #define FULL_MASK 0xffffffffu
 
@@ -43,7 +43,7 @@ __device__ uint32_t block_scan(uint32_t v, uint32_t *warp_sums)
  * width (paper Figure 3), so wide stores are what let the scan run at the
  * link's rate instead of the fence rate. */
 __global__ void ps_scan_kernel(const uint32_t *in, uint32_t *out, uint32_t *done, uint64_t n,
-                               uint32_t epoch, int fences, int resume,
+                               uint32_t epoch, wl_out o, int resume,
                                unsigned long long *computed)
 {
     __shared__ uint32_t warp_sums[32];
@@ -75,29 +75,18 @@ __global__ void ps_scan_kernel(const uint32_t *in, uint32_t *out, uint32_t *done
     for (int k = 0; k < PS_ITEMS; k++)
         x[k] += run;
     if (i + PS_ITEMS <= n) {
-        uint4 v = make_uint4(x[0], x[1], x[2], x[3]);
-        if (fences)
-            gpm_store_v4((uint4 *)&out[i], v);
-        else
-            *(uint4 *)&out[i] = v;
+        wl_store_v4(o, (uint4 *)&out[i], make_uint4(x[0], x[1], x[2], x[3]));
     } else {
-        for (int k = 0; k < PS_ITEMS && i + k < n; k++) {
-            if (fences)
-                gpm_store_u32(&out[i + k], x[k]);
-            else
-                out[i + k] = x[k];
-        }
+        for (int k = 0; k < PS_ITEMS && i + k < n; k++)
+            wl_store_u32(o, &out[i + k], x[k]);
     }
-    if (fences && i < n)
-        gpm_persist();
+    if (i < n)
+        wl_persist(o);
     /* Every partial sum of the block is durable before its marker. */
     __syncthreads();
     if (threadIdx.x == blockDim.x - 1) {
-        if (fences) {
-            gpm_store_u32(&done[b], epoch);
-            gpm_persist();
-        } else
-            done[b] = epoch;
+        wl_store_u32(o, &done[b], epoch);
+        wl_persist(o);
         if (computed)
             atomicAdd(computed, 1ull);
     }
@@ -111,7 +100,7 @@ __device__ uint32_t block_total(const uint32_t *out, uint64_t n, uint32_t block,
 /* One block of 1024 threads: each sums a contiguous run of block totals,
  * the runs are scanned in shared memory, then each writes its prefixes. */
 __global__ void ps_prefix_kernel(const uint32_t *out, uint32_t *pre, uint64_t n, uint32_t block,
-                                 int fences)
+                                 wl_out o)
 {
     __shared__ uint32_t warp_sums[32];
     uint64_t nb = ps_nblocks(n, block), chunk = (nb + blockDim.x - 1) / blockDim.x;
@@ -121,20 +110,12 @@ __global__ void ps_prefix_kernel(const uint32_t *out, uint32_t *pre, uint64_t n,
         s += block_total(out, n, block, b);
     run = block_scan(s, warp_sums) - s; /* exclusive */
     for (uint64_t b = lo; b < hi; b++) {
-        if (fences)
-            gpm_store_u32(&pre[b], run);
-        else
-            pre[b] = run;
+        wl_store_u32(o, &pre[b], run);
         run += block_total(out, n, block, b);
     }
-    if (threadIdx.x == blockDim.x - 1) {
-        if (fences)
-            gpm_store_u32(&pre[nb], run);
-        else
-            pre[nb] = run;
-    }
-    if (fences)
-        gpm_persist();
+    if (threadIdx.x == blockDim.x - 1)
+        wl_store_u32(o, &pre[nb], run);
+    wl_persist(o);
 }
 
 extern "C" int ps_gpu_generate(uint32_t *d_in, uint64_t n, uint64_t seed)
@@ -144,20 +125,20 @@ extern "C" int ps_gpu_generate(uint32_t *d_in, uint64_t n, uint64_t seed)
 }
 
 extern "C" int ps_gpu_scan_blocks(const uint32_t *in, uint32_t *out, uint32_t *done, uint64_t n,
-                                  uint32_t block, uint32_t epoch, int fences, int resume,
+                                  uint32_t block, uint32_t epoch, wl_out o, int resume,
                                   unsigned long long *computed)
 {
     uint64_t nb = ps_nblocks(n, block);
     if (nb > 0x7fffffffull)
         return gpm_set_error("ps: %llu blocks exceed the grid: pass a larger --block",
                              (unsigned long long)nb);
-    ps_scan_kernel<<<(unsigned)nb, block / PS_ITEMS>>>(in, out, done, n, epoch, fences, resume, computed);
+    ps_scan_kernel<<<(unsigned)nb, block / PS_ITEMS>>>(in, out, done, n, epoch, o, resume, computed);
     return wl_dev_sync("block scan kernel");
 }
 
 extern "C" int ps_gpu_block_prefix(const uint32_t *out, uint32_t *pre, uint64_t n,
-                                   uint32_t block, int fences)
+                                   uint32_t block, wl_out o)
 {
-    ps_prefix_kernel<<<1, 1024>>>(out, pre, n, block, fences);
+    ps_prefix_kernel<<<1, 1024>>>(out, pre, n, block, o);
     return wl_dev_sync("block prefix kernel");
 }

@@ -1,0 +1,796 @@
+/* The harness, through a small fake workload that runs on the CPU: the
+ * command line and its errors, the mode table, checks made before any work
+ * (--out, the PM directory, the GPU), the PM objects' lifecycle (identity,
+ * reset of checkpoints and logs, refusals that leave files untouched,
+ * locks), and crash trials that are real SIGKILLs classified by what
+ * recovery found. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpm/check.h"
+#include "gpm/log.h"
+#include "identity.h"
+#include "wl.h"
+
+/* ---- the fake workload ----
+ * CHUNKS chunks of 512 words in a region, each written, persisted, then
+ * marked with the run's epoch (PS's pattern); after them a checkpoint of a
+ * small host buffer and one log entry. --bug breaks it on purpose. */
+#define WORDS 512
+enum { FAKE_DATA, FAKE_STATE, FAKE_LOG };
+
+static const struct wl_param fake_params[] = {
+    {.flag = "chunks", .help = "chunks of 512 words", .sizes = 1, .scale = {64, 256, 1024},
+     .min = 1, .max = 1 << 20},
+    {.flag = "slow-us", .help = "sleep before each chunk", .scale = {0, 0, 0}, .min = 0,
+     .max = 1000000},
+    {.flag = "rate", .help = "a float", .type = WL_FLOAT, .fscale = {0.5, 0.25, 0.125},
+     .fmin = 0, .fmax = 1},
+    {.flag = "bug", .help = "none|redo-all|wrong|fail", .type = WL_STR,
+     .sscale = {"none", "none", "none"}},
+    {0},
+};
+
+static const struct wl_obj_decl fake_objects[] = {
+    [FAKE_DATA] = {"data", WL_OBJ_REGION},
+    [FAKE_STATE] = {"state", WL_OBJ_CHECKPOINT},
+    [FAKE_LOG] = {"log", WL_OBJ_LOG},
+    {NULL, WL_OBJ_REGION},
+};
+
+struct fake {
+    uint64_t chunks, state[8];
+    const char *bug;
+};
+
+static uint64_t word(uint64_t seed, uint64_t i) { return gpm_mix64(seed * 1000003u + i); }
+static uint64_t *words(struct wl_ctx *c) { return wl_region(c, FAKE_DATA)->host; }
+static uint32_t *marks(struct wl_ctx *c)
+{
+    struct fake *f = c->priv;
+    return (uint32_t *)(words(c) + f->chunks * WORDS);
+}
+
+static int fake_layout(struct wl_ctx *c)
+{
+    uint64_t chunks = (uint64_t)wl_int(c, "chunks");
+    if (strcmp(wl_str(c, "bug"), "none") && strcmp(wl_str(c, "bug"), "redo-all") &&
+        strcmp(wl_str(c, "bug"), "wrong") && strcmp(wl_str(c, "bug"), "fail"))
+        return gpm_set_error("--bug: unknown '%s'", wl_str(c, "bug"));
+    wl_obj_region(c, FAKE_DATA, chunks * WORDS * 8 + chunks * 4);
+    wl_obj_checkpoint(c, FAKE_STATE, sizeof(((struct fake *)0)->state), 1);
+    wl_obj_log_conv(c, FAKE_LOG, 4 * 4096, 4);
+    c->data_bytes = chunks * WORDS * 8;
+    c->expected_s = 0.01;
+    return 0;
+}
+
+static int fake_setup(struct wl_ctx *c)
+{
+    struct fake *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    c->priv = f;
+    f->chunks = (uint64_t)wl_int(c, "chunks");
+    f->bug = wl_str(c, "bug");
+    return wl_cp_register(c, FAKE_STATE, f->state, sizeof f->state);
+}
+
+static int compute(struct wl_ctx *c, int resume, uint64_t *done)
+{
+    struct fake *f = c->priv;
+    uint64_t *w = words(c);
+    uint32_t *m = marks(c);
+    *done = 0;
+    if (strcmp(f->bug, "fail") == 0)
+        return gpm_set_error("fake: failing on purpose");
+    for (uint64_t k = 0; k < f->chunks; k++) {
+        /* Two ranges, one commit: the vectored path. */
+        gpm_range v[2] = {{k * WORDS * 8, WORDS * 4, NULL},
+                          {k * WORDS * 8 + WORDS * 4, WORDS * 4, NULL}};
+        if (resume && m[k] == c->epoch)
+            continue;
+        if (wl_int(c, "slow-us"))
+            usleep((useconds_t)wl_int(c, "slow-us"));
+        for (uint64_t i = 0; i < WORDS; i++)
+            w[k * WORDS + i] = word(c->opt.seed, k * WORDS + i);
+        if (wl_commit(c, FAKE_DATA, v, 2) != 0 ||
+            wl_pm_write(c, FAKE_DATA, f->chunks * WORDS * 8 + k * 4, &c->epoch, 4) != 0)
+            return -1;
+        (*done)++;
+    }
+    f->state[0] = c->epoch;
+    return wl_cp_checkpoint(c, FAKE_STATE) ||
+                   gpmlog_host_insert(wl_log(c, FAKE_LOG), 0, &f->state[0], 8)
+               ? -1
+               : 0;
+}
+
+static int fake_run(struct wl_ctx *c)
+{
+    uint64_t done;
+    return compute(c, 0, &done);
+}
+
+static int fake_recover(struct wl_ctx *c)
+{
+    struct fake *f = c->priv;
+    uint64_t durable = 0, done;
+    for (uint64_t k = 0; k < f->chunks; k++)
+        durable += marks(c)[k] == c->epoch;
+    c->progress.total = f->chunks;
+    c->progress.durable = durable;
+    if (compute(c, strcmp(f->bug, "redo-all") != 0, &done) != 0)
+        return -1;
+    c->progress.redone = done;
+    return 0;
+}
+
+static int fake_verify(struct wl_ctx *c)
+{
+    struct fake *f = c->priv;
+    if (strcmp(f->bug, "wrong") == 0)
+        return gpm_set_error("fake: wrong on purpose"), 1;
+    for (uint64_t k = 0; k < f->chunks; k++) {
+        if (marks(c)[k] != c->epoch)
+            return gpm_set_error("fake: chunk %llu not done", (unsigned long long)k), 1;
+        for (uint64_t i = 0; i < WORDS; i++)
+            if (words(c)[k * WORDS + i] != word(c->opt.seed, k * WORDS + i))
+                return gpm_set_error("fake: word %llu", (unsigned long long)(k * WORDS + i)), 1;
+    }
+    memset(f->state, 0, sizeof f->state);
+    if (wl_cp_restore(c, FAKE_STATE) != 0 || f->state[0] != c->epoch)
+        return gpm_set_error("fake: the checkpoint does not hold epoch %u", c->epoch), 1;
+    return 0;
+}
+
+static void fake_teardown(struct wl_ctx *c)
+{
+    free(c->priv);
+    c->priv = NULL;
+}
+
+const struct wl_workload WORKLOAD = {
+    .name = "fake",
+    .about = "the harness's test workload",
+    .modes = WL_MODES_GPU | WL_MODE_BIT(WL_CPU),
+    .objects = fake_objects,
+    .params = fake_params,
+    .layout = fake_layout,
+    .setup = fake_setup,
+    .run = fake_run,
+    .recover = fake_recover,
+    .verify = fake_verify,
+    .teardown = fake_teardown,
+};
+
+/* ---- helpers ---- */
+
+#define ARGC(a) ((int)(sizeof(a) / sizeof(a[0])))
+static FILE *devnull;
+static char dir[4096], rows[4200], errlog[4200];
+
+static int parse(int argc, char **argv, struct wl_opts *o)
+{
+    return wl_parse_args(&WORKLOAD, argc, argv, o, devnull);
+}
+
+/* The error for ARGV mentions NEEDLE. */
+#define EXPECT_ERROR(needle, ...)                                                      \
+    do {                                                                               \
+        char *av[] = {"fake", __VA_ARGS__};                                            \
+        struct wl_opts o;                                                              \
+        CHECKF(parse(ARGC(av), av, &o) == -1, "accepted: %s", needle);                 \
+        CHECK_MSG(gpm_last_error(), needle);                                           \
+    } while (0)
+
+/* Runs the program's whole life in a child (stdout to /dev/null, stderr to
+ * errlog); returns its exit status, or 128 + signal. */
+static int run_main(char **argv, int argc)
+{
+    pid_t pid;
+    int st;
+    fflush(stdout);
+    pid = fork();
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stdout) || !freopen(errlog, "w", stderr))
+            _exit(99);
+        setvbuf(stderr, NULL, _IONBF, 0); /* a killed child leaves its lines */
+        _exit(wl_main(&WORKLOAD, argc, argv));
+    }
+    if (pid < 0 || waitpid(pid, &st, 0) != pid)
+        return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+#define RUN_ARGS(...)                                                                  \
+    ({                                                                                 \
+        char *av_[] = {"fake", __VA_ARGS__};                                           \
+        run_main(av_, ARGC(av_));                                                      \
+    })
+
+static char *read_text(const char *path)
+{
+    size_t len;
+    char *t = (char *)check_read_file(path, &len);
+    if (t)
+        t[len] = '\0';
+    return t;
+}
+
+/* Lines of PATH containing NEEDLE (-1: unreadable). */
+static int count_lines(const char *path, const char *needle)
+{
+    char line[8192];
+    int k = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f))
+        if (strstr(line, needle))
+            k++;
+    fclose(f);
+    return k;
+}
+
+/* The params column of the last row of ROWS. */
+static void last_params(char *out, size_t len)
+{
+    char line[8192] = "";
+    FILE *f = fopen(rows, "r");
+    out[0] = '\0';
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f))
+        ;
+    fclose(f);
+    line[strcspn(line, "\n")] = '\0';
+    snprintf(out, len, "%s", strrchr(line, '\t') ? strrchr(line, '\t') + 1 : "");
+}
+
+static int files_in_dir(void)
+{
+    char cmd[4300];
+    FILE *p;
+    int n = -1;
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | grep -v rows.tsv | grep -v err.log | wc -l", dir);
+    p = popen(cmd, "r");
+    if (p && fscanf(p, "%d", &n) != 1)
+        n = -1;
+    if (p)
+        pclose(p);
+    return n;
+}
+
+static void clean_dir(void)
+{
+    char cmd[8400];
+    snprintf(cmd, sizeof cmd, "rm -f '%s'/fake-* '%s'/ps-*", dir, dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "cannot clean %s\n", dir);
+}
+
+static void path_of(char *out, size_t len, const char *tag, const char *suffix)
+{
+    snprintf(out, len, "%s/fake-%s.%s", dir, tag, suffix);
+}
+
+/* ---- the command line ---- */
+
+static void defaults_and_values(void)
+{
+    struct wl_opts o;
+    char *av[] = {"fake", "--mode", "cap-mm", "--reps", "5", "--cpu-threads", "8", "--seed=42",
+                  "--crash-after", "0.5", "--out", "r.tsv", "--keep", "--recover", "--pm-dir",
+                  "/dev/shm", "--rate", "0.75", "--bug", "wrong"};
+    char *av2[] = {"fake", "--mode", "gpm-eadr", "--crash-after", "random", "--cpu-threads",
+                   "best", "--scale", "paper"};
+    struct wl_ctx c;
+    CHECK_EQ_INT(parse(ARGC(av), av, &o), 0);
+    CHECK(o.mode == WL_CAP_MM && o.reps == 5 && o.cpu_threads == 8 && o.seed == 42);
+    CHECK(o.crash_after == 0.5 && !o.crash_random && o.keep && o.recover);
+    CHECK(strcmp(o.out, "r.tsv") == 0 && strcmp(o.pm_dir, "/dev/shm") == 0);
+    CHECK(o.scale == WL_SMALL && !o.custom); /* --rate and --bug are not sizes */
+    memset(&c, 0, sizeof c);
+    c.wl = &WORKLOAD;
+    wl_resolve_params(&WORKLOAD, &o, c.p);
+    CHECK(wl_float(&c, "rate") == 0.75 && strcmp(wl_str(&c, "bug"), "wrong") == 0);
+    CHECK_EQ_INT(wl_int(&c, "chunks"), 256);
+    CHECK_EQ_INT(parse(ARGC(av2), av2, &o), 0);
+    CHECK(o.mode == WL_GPM_EADR && o.crash_random && o.cpu_threads == 0 && o.scale == WL_PAPER);
+    CHECK_EQ_INT(o.reps, 3);
+    wl_resolve_params(&WORKLOAD, &o, c.p);
+    CHECK(wl_float(&c, "rate") == 0.125 && strcmp(wl_str(&c, "bug"), "none") == 0);
+    CHECK_EQ_INT(wl_int(&c, "chunks"), 1024);
+    {
+        char s[256];
+        wl_params_string(&c, s, sizeof s);
+        CHECK(strcmp(s, "chunks=1024,slow-us=0,rate=0.125,bug=none") == 0);
+    }
+}
+
+static void every_mode_name(void)
+{
+    static const char *names[] = {"gpm", "gpm-ndp", "gpm-eadr", "cap-mm", "cap-fs", "cap-eadr",
+                                  "cpu"};
+    for (int m = 0; m < WL_NMODES; m++) {
+        struct wl_opts o;
+        char *av[] = {"fake", "--mode", (char *)names[m]};
+        CHECK_EQ_INT(parse(3, av, &o), 0);
+        CHECK_EQ_INT(o.mode, m);
+        CHECK(strcmp(wl_mode_name((enum wl_mode)m), names[m]) == 0);
+    }
+}
+
+static void bad_flags(void)
+{
+    EXPECT_ERROR("--mode: required", "--scale", "tiny");
+    EXPECT_ERROR("--mode: fake has no mode 'fast'", "--mode", "fast");
+    EXPECT_ERROR("use gpm|gpm-ndp|gpm-eadr|cap-mm|cap-fs|cap-eadr|cpu", "--mode", "x");
+    EXPECT_ERROR("--scale: unknown scale 'huge'", "--mode", "gpm", "--scale", "huge");
+    EXPECT_ERROR("--reps: expects an integer", "--mode", "gpm", "--reps", "many");
+    EXPECT_ERROR("--reps: 0 is out of range", "--mode", "gpm", "--reps", "0");
+    EXPECT_ERROR("--cpu-threads: expects a thread count", "--mode", "cap-mm", "--cpu-threads",
+                 "lots");
+    EXPECT_ERROR("--cpu-threads: expects a thread count from 1 to 64", "--mode", "cap-mm",
+                 "--cpu-threads", "65");
+    EXPECT_ERROR("--crash-after: expects seconds > 0 or 'random'", "--mode", "gpm",
+                 "--crash-after", "-1");
+    EXPECT_ERROR("--chunks: 0 is out of range", "--mode", "gpm", "--chunks", "0");
+    EXPECT_ERROR("--chunks: expects an integer", "--mode", "gpm", "--chunks", "big");
+    EXPECT_ERROR("--chunks: 9999999999999999G is out of range", "--mode", "gpm", "--chunks",
+                 "9999999999999999G");
+    EXPECT_ERROR("--rate: expects a number, got 'fast'", "--mode", "gpm", "--rate", "fast");
+    EXPECT_ERROR("--rate: 2 is out of range", "--mode", "gpm", "--rate", "2");
+    EXPECT_ERROR("--bug: empty", "--mode", "gpm", "--bug", "");
+    EXPECT_ERROR("unknown flag --checkpoint-every", "--mode", "gpm", "--checkpoint-every", "2");
+    EXPECT_ERROR("--reps: needs a value", "--mode", "gpm", "--reps");
+    EXPECT_ERROR("--recover: takes no value", "--mode", "gpm", "--recover=yes");
+    EXPECT_ERROR("unexpected argument 'tiny'", "--mode", "gpm", "tiny");
+    EXPECT_ERROR("--out: empty", "--mode", "gpm", "--out", "");
+    EXPECT_ERROR("--seed: 9000000000G is out of range", "--mode", "gpm", "--seed", "9000000000G");
+}
+
+static void help_goes_to_stdout_and_exits_zero(void)
+{
+    char *av[] = {"fake", "--help"};
+    char path[4300], *text;
+    FILE *f;
+    struct wl_opts o;
+    snprintf(path, sizeof path, "%s/help.txt", dir);
+    f = fopen(path, "w");
+    CHECK(f);
+    CHECK_EQ_INT(wl_parse_args(&WORKLOAD, 2, av, &o, f), 1);
+    fclose(f);
+    text = read_text(path);
+    CHECK(text && strstr(text, "usage: fake --mode gpm|gpm-ndp|gpm-eadr|cap-mm|cap-fs|"
+                               "cap-eadr|cpu") && strstr(text, "--rate X") &&
+          strstr(text, "--bug S") && strstr(text, "(tiny 0.5, small 0.25, paper 0.125)"));
+    free(text);
+    unlink(path);
+    CHECK_EQ_INT(RUN_ARGS("--help"), 0);
+}
+
+/* ---- the mode table ---- */
+
+static void mode_table_says_what_each_mode_does(void)
+{
+    const struct wl_mode_info *g = wl_mode(WL_GPM), *n = wl_mode(WL_GPM_NDP),
+                              *e = wl_mode(WL_GPM_EADR), *mm = wl_mode(WL_CAP_MM),
+                              *fs = wl_mode(WL_CAP_FS), *ce = wl_mode(WL_CAP_EADR),
+                              *cpu = wl_mode(WL_CPU);
+    /* GPM: kernels write PM, fence, DDIO bracketed, durable as they go. */
+    CHECK(g->kernels_write_pm && g->fences && g->ddio_bracket && !g->flusher &&
+          g->engine == WL_ENGINE_NONE && g->durable_progress && g->cp_how == GPMCP_GPM);
+    /* GPM-NDP: the same stores, no fences; the CPU flushes afterwards. */
+    CHECK(n->kernels_write_pm && !n->fences && !n->ddio_bracket && n->flusher &&
+          n->engine == WL_ENGINE_FLUSH && !n->durable_progress && n->cp_how == GPMCP_GPM_NDP);
+    /* GPM-eADR: fences kept, DDIO left alone. */
+    CHECK(e->kernels_write_pm && e->fences && !e->ddio_bracket && e->durable_progress &&
+          e->cp_how == GPMCP_GPM_EADR);
+    /* CAP: kernels write device memory; an engine moves it to PM. */
+    CHECK(!mm->kernels_write_pm && !mm->fences && mm->flusher && mm->engine == WL_ENGINE_CAP_MM &&
+          !mm->durable_progress && !mm->map_host_only);
+    CHECK(!fs->kernels_write_pm && !fs->flusher && fs->engine == WL_ENGINE_CAP_FS &&
+          fs->map_host_only && fs->cp_how == GPMCP_CAP_FS);
+    CHECK(!ce->kernels_write_pm && ce->flusher && ce->engine == WL_ENGINE_CAP_EADR &&
+          ce->cp_how == GPMCP_CAP_EADR);
+    /* The CPU counterpart needs no GPU and its progress is durable. */
+    CHECK(!cpu->needs_gpu && cpu->durable_progress && cpu->map_host_only &&
+          cpu->engine == WL_ENGINE_CPU);
+    for (int m = 0; m < WL_NMODES; m++)
+        CHECK(m == WL_CPU || wl_mode((enum wl_mode)m)->needs_gpu);
+}
+
+/* ---- checks before any work ---- */
+
+static void bad_out_is_found_before_any_work(void)
+{
+    char foreign[4300], *before, *after;
+    clean_dir();
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--out",
+                          "/nonexistent/x.tsv"), 2);
+    CHECK_EQ_INT(files_in_dir(), 0); /* nothing was created, nothing measured */
+    before = read_text(errlog);
+    CHECK(before && strstr(before, "fake: --out: /nonexistent/x.tsv: cannot create the results "
+                                   "file: directory /nonexistent does not exist"));
+    free(before);
+    snprintf(foreign, sizeof foreign, "%s/foreign.tsv", dir);
+    {
+        FILE *f = fopen(foreign, "w");
+        CHECK(f);
+        fputs("a\tb\n1\t2\n", f);
+        fclose(f);
+    }
+    before = read_text(foreign);
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--out",
+                          foreign), 2);
+    after = read_text(foreign);
+    CHECK(before && after && strcmp(before, after) == 0);
+    free(before);
+    free(after);
+    unlink(foreign);
+    CHECK_EQ_INT(files_in_dir(), 0);
+}
+
+static void pm_directory_checked_first(void)
+{
+    char file[4300], *msg;
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--pm-dir", "/nonexistent/pm"), 2);
+    msg = read_text(errlog);
+    CHECK(msg && strstr(msg, "--pm-dir: /nonexistent/pm does not exist"));
+    free(msg);
+    snprintf(file, sizeof file, "%s/a-file", dir);
+    fclose(fopen(file, "w"));
+    setenv("GPM_PM_DIR", file, 1);
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny"), 2);
+    setenv("GPM_PM_DIR", dir, 1);
+    unlink(file);
+    msg = read_text(errlog);
+    CHECK(msg && strstr(msg, "GPM_PM_DIR: ") && strstr(msg, "is not a directory"));
+    free(msg);
+}
+
+static void no_gpu_said_once_before_any_file(void)
+{
+    char *msg;
+    int n = 0;
+    clean_dir();
+    if (system("nvidia-smi -L >/dev/null 2>&1") == 0)
+        SKIP("a GPU is visible");
+    CHECK_EQ_INT(RUN_ARGS("--mode", "gpm", "--scale", "tiny", "--pm-dir", dir), 1);
+    CHECK_EQ_INT(files_in_dir(), 0);
+    msg = read_text(errlog);
+    CHECK(msg && strstr(msg, "no NVIDIA driver or GPU visible") && strstr(msg, "--mode cpu"));
+    for (char *p = msg; *p; p++)
+        n += *p == '\n';
+    CHECK_EQ_INT(n, 1);
+    free(msg);
+}
+
+static void cpu_threads_honoured_or_refused(void)
+{
+    char p[1024], *msg;
+    clean_dir();
+    unlink(rows);
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--reps", "1",
+                          "--cpu-threads", "1", "--out", rows), 0);
+    last_params(p, sizeof p);
+    CHECK_MSG(p, "cpu_threads=1");
+    CHECK_EQ_INT(count_lines(rows, "\tfake\trun\tcpu\ttiny\t262144\t1\t1\t"), 1);
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--reps", "1",
+                          "--out", rows), 0);
+    last_params(p, sizeof p);
+    CHECK_MSG(p, "cpu_threads=all:");
+    CHECK_EQ_INT(RUN_ARGS("--mode", "gpm", "--cpu-threads", "4"), 2);
+    msg = read_text(errlog);
+    CHECK(msg && strstr(msg, "--cpu-threads: mode gpm uses no CPU threads"));
+    free(msg);
+}
+
+/* ---- rows, files and their lifecycle ---- */
+
+static void rows_exit_status_and_cleanup(void)
+{
+    clean_dir();
+    unlink(rows);
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--reps", "2", "--pm-dir", dir,
+                          "--out", rows), 0);
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--reps", "2", "--pm-dir", dir,
+                          "--out", rows), 0);
+    CHECK_EQ_INT(count_lines(rows, "workload\top\tmode"), 1); /* header once */
+    CHECK_EQ_INT(count_lines(rows, "\tfake\trun\tcpu\ttiny\t262144\t"), 2);
+    CHECK_EQ_INT(count_lines(rows, "\tok\tchunks=64,slow-us=0,rate=0.5,bug=none,seed=1,"), 2);
+    /* Bytes made durable: both ranges of each chunk (wl_commit), the 4-byte
+     * markers (wl_pm_write), the checkpoint and its flip word. */
+    CHECK_EQ_INT(count_lines(rows, "\t262472\t"), 2);
+    CHECK_EQ_INT(files_in_dir(), 0); /* scratch removed after a verified run */
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--reps", "zero"), 2);
+}
+
+static void files_named_by_scale_or_params(void)
+{
+    char id[4300], data[4300], cmd[4400];
+    clean_dir();
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--keep"), 0);
+    path_of(id, sizeof id, "tiny", "id");
+    path_of(data, sizeof data, "tiny", "data");
+    CHECK(access(id, F_OK) == 0 && access(data, F_OK) == 0);
+    clean_dir();
+    /* Other size flags, other files: custom runs never share them. */
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--chunks", "10", "--pm-dir", dir, "--keep"), 0);
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--chunks", "11", "--pm-dir", dir, "--keep"), 0);
+    snprintf(cmd, sizeof cmd, "test $(ls '%s' | grep -c '^fake-custom-.*\\.data$') = 2", dir);
+    CHECK(system(cmd) == 0);
+    clean_dir();
+}
+
+static void failed_run_removes_only_what_it_created(void)
+{
+    char data[4300];
+    path_of(data, sizeof data, "tiny", "data");
+    clean_dir();
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--bug", "fail"),
+                 1);
+    CHECK_EQ_INT(files_in_dir(), 0);
+    /* Files an earlier run left are not this run's to remove. */
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--keep"), 0);
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--bug", "fail"),
+                 1);
+    CHECK(access(data, F_OK) == 0);
+    /* A wrong answer keeps the files for inspection, and says so. */
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--bug", "wrong"),
+                 1);
+    CHECK(access(data, F_OK) == 0);
+    CHECK_EQ_INT(count_lines(errlog, "stay in"), 1);
+    clean_dir();
+}
+
+static void recover_refuses_and_leaves_files_untouched(void)
+{
+    char id[4300], data[4300];
+    unsigned char *before, *after;
+    size_t n1, n2;
+    struct wl_identity slot[2];
+    FILE *f;
+    int cur;
+    path_of(id, sizeof id, "tiny", "id");
+    path_of(data, sizeof data, "tiny", "data");
+    clean_dir();
+    /* Nothing to recover: an error, and no file appears. */
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--recover"), 1);
+    CHECK_EQ_INT(files_in_dir(), 0);
+    CHECK_EQ_INT(count_lines(errlog, "does not exist: nothing to recover"), 1);
+    /* A run killed mid-work, then recovery attempts that do not match. */
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--slow-us",
+                          "2000", "--crash-after", "0.03"), 128 + SIGKILL);
+    before = check_read_file(data, &n1);
+    CHECK(before);
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--recover",
+                          "--seed", "2"), 1);
+    CHECK_EQ_INT(count_lines(errlog, "written with chunks=64,slow-us=2000,rate=0.5,bug=none and "
+                                     "seed 1: pass the same flags"), 1);
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--recover"), 1);
+    CHECK_EQ_INT(count_lines(errlog, "pass the same flags"), 1); /* slow-us differs */
+    /* A run of a mode whose progress is not durable is not resumed by another. */
+    f = fopen(id, "r+");
+    CHECK(f && fread(slot, sizeof slot, 1, f) == 1);
+    cur = wl_id_current(slot);
+    CHECK(cur >= 0);
+    slot[cur].mode = WL_CAP_MM;
+    slot[cur].checksum = wl_id_sum(&slot[cur]);
+    CHECK(fseek(f, 0, SEEK_SET) == 0 && fwrite(slot, sizeof slot, 1, f) == 1);
+    fclose(f);
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--recover",
+                          "--slow-us", "2000"), 1);
+    CHECK_EQ_INT(count_lines(errlog, "written by a cap-mm run, whose progress is not durable "
+                                     "until it ends: recover it with --mode cap-mm"), 1);
+    /* A torn identity (both slots bad) is refused. */
+    slot[0].checksum ^= 1;
+    slot[1].checksum ^= 1;
+    f = fopen(id, "r+");
+    CHECK(f && fwrite(slot, sizeof slot, 1, f) == 1);
+    fclose(f);
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--recover",
+                          "--slow-us", "2000"), 1);
+    CHECK_EQ_INT(count_lines(errlog, "holds no valid run identity"), 1);
+    after = check_read_file(data, &n2);
+    CHECK(after && n1 == n2 && memcmp(before, after, n1) == 0);
+    free(before);
+    free(after);
+    /* A file of another size is neither used nor touched. */
+    clean_dir();
+    f = fopen(data, "w");
+    CHECK(f);
+    fputs("not a fake file", f);
+    fclose(f);
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir), 1);
+    CHECK_EQ_INT(count_lines(errlog, "has 15 bytes, expected"), 1);
+    before = check_read_file(data, &n1);
+    CHECK(before && n1 == 15 && memcmp(before, "not a fake file", 15) == 0);
+    free(before);
+    clean_dir();
+}
+
+/* A new run inherits no checkpoint and no log entry of an earlier one. */
+static void new_run_resets_checkpoint_and_log(void)
+{
+    char cp[4300], lg[4300];
+    gpmcp *k;
+    gpmlog log;
+    path_of(cp, sizeof cp, "tiny", "state");
+    path_of(lg, sizeof lg, "tiny", "log");
+    clean_dir();
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--reps", "1",
+                          "--keep"), 0);
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--reps", "1",
+                          "--keep"), 0);
+    CHECK_EQ_INT(gpmlog_open(&log, lg, GPM_HOST_ONLY), 0);
+    CHECK_EQ_INT(gpmlog_tail(&log, 0), 8); /* this run's entry alone */
+    gpmlog_close(&log);
+    /* Killed before its checkpoint: the earlier run's must not be there. */
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--slow-us",
+                          "2000", "--crash-after", "0.03"), 128 + SIGKILL);
+    k = gpmcp_open_flags(cp, GPM_HOST_ONLY);
+    CHECK(k);
+    CHECK_EQ_INT(gpmcp_seq(k, 0), 0);
+    gpmcp_close(k);
+    CHECK_EQ_INT(gpmlog_open(&log, lg, GPM_HOST_ONLY), 0);
+    CHECK_EQ_INT(gpmlog_tail(&log, 0), 0);
+    gpmlog_close(&log);
+    clean_dir();
+}
+
+static void second_run_on_the_same_files_is_refused(void)
+{
+    pid_t pid;
+    char id[4300], *msg;
+    int st;
+    path_of(id, sizeof id, "tiny", "id");
+    clean_dir();
+    fflush(stdout);
+    pid = fork();
+    if (pid == 0) {
+        char *av[] = {"fake", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir,
+                      "--slow-us", "20000", "--reps", "1"};
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+            _exit(99);
+        _exit(wl_main(&WORKLOAD, ARGC(av), av));
+    }
+    for (int i = 0; i < 200 && access(id, F_OK) != 0; i++)
+        usleep(10000);
+    usleep(100000); /* the identity is locked right after it is created */
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--seed", "2"),
+                 1);
+    msg = read_text(errlog);
+    {
+        char want[64];
+        snprintf(want, sizeof want, "in use by process %d", (int)pid);
+        CHECK(msg && strstr(msg, want));
+    }
+    free(msg);
+    CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    clean_dir();
+}
+
+/* ---- crash trials ---- */
+
+static void killed_mid_work_resumes_from_durable_progress(void)
+{
+    char p[1024];
+    unsigned long long d = 0, t = 0, r = 0;
+    clean_dir();
+    unlink(rows);
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--slow-us",
+                          "2000", "--crash-after", "0.05"), 128 + SIGKILL);
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--slow-us",
+                          "2000", "--recover", "--out", rows), 0);
+    last_params(p, sizeof p);
+    CHECK_MSG(p, "trial=mid-work,durable=");
+    CHECK(sscanf(strstr(p, "durable="), "durable=%llu/%llu,redone=%llu", &d, &t, &r) == 3);
+    CHECKF(d > 0 && d < t && t == 64 && r == t - d, "%s", p);
+    CHECK_EQ_INT(count_lines(rows, "\tfake\trecover\tcpu\ttiny\t"), 1);
+    CHECK_EQ_INT(files_in_dir(), 0); /* a verified recovery cleans up */
+}
+
+static void recovery_that_redoes_durable_work_fails(void)
+{
+    clean_dir();
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--slow-us",
+                          "2000", "--crash-after", "0.05", "--bug", "redo-all"),
+                 128 + SIGKILL);
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--slow-us",
+                          "2000", "--recover", "--bug", "redo-all"), 1);
+    CHECK_EQ_INT(count_lines(errlog, "did not reuse exactly the durable progress"), 1);
+    clean_dir();
+}
+
+/* The watchdog is disarmed when the work returns: a run that finished first
+ * exits normally, and its recovery says so. */
+static void finished_first_is_not_a_crash(void)
+{
+    char p[1024];
+    clean_dir();
+    unlink(rows);
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--crash-after",
+                          "0.3"), 0);
+    CHECK_EQ_INT(count_lines(errlog, "finished before the watchdog fired"), 1);
+    usleep(400000); /* past the deadline: had it stayed armed, verification would be killed */
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--recover",
+                          "--out", rows), 0);
+    last_params(p, sizeof p);
+    CHECK_MSG(p, "trial=finished-first");
+    clean_dir();
+}
+
+static void killed_before_progress_is_told_apart(void)
+{
+    char p[1024];
+    clean_dir();
+    unlink(rows);
+    /* The kill lands in the sleep before the first chunk: nothing durable. */
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--slow-us",
+                          "500000", "--crash-after", "0.0001", "--chunks", "2"), 128 + SIGKILL);
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--slow-us",
+                          "500000", "--recover", "--chunks", "2", "--out", rows), 0);
+    last_params(p, sizeof p);
+    CHECK_MSG(p, "trial=before-progress,durable=0/2,redone=2");
+    clean_dir();
+}
+
+static void float_closeness(void)
+{
+    static const float got[3] = {1.0f, 2.5f, 0.0f};
+    static const double want[3] = {1.0, 2.5, 0.0};
+    double nan = 0.0 / 0.0;
+    CHECK(wl_close(1.0, 1.0, 0, 0) && wl_close(-1.0, -1.1, 0, 0.1) && !wl_close(-1.0, -1.2, 0, 0.1));
+    CHECK(wl_close(100.5, 100.0, 0.5, 0) && !wl_close(100.6, 100.0, 0.5, 0));
+    CHECK(!wl_close(nan, 1.0, 1e9, 1e9) && !wl_close(1.0, nan, 1e9, 1e9));
+    CHECK_EQ_INT(wl_check_close_f32("x", got, want, 3, 0, 0), 0);
+    {
+        double off[3] = {1.0, 2.0, 0.0};
+        CHECK_EQ_INT(wl_check_close_f32("sums", got, off, 3, 0.1, 0), 1);
+        CHECK_MSG(gpm_last_error(), "sums: element 1 is 2.5");
+    }
+}
+
+int main(void)
+{
+    const char *pm = getenv("GPM_PM_DIR");
+    devnull = fopen("/dev/null", "w");
+    snprintf(dir, sizeof dir, "%s/harness-%d", pm && *pm ? pm : "/dev/shm", (int)getpid());
+    mkdir(dir, 0700);
+    setenv("GPM_PM_DIR", dir, 1);
+    snprintf(rows, sizeof rows, "%s/rows.tsv", dir);
+    snprintf(errlog, sizeof errlog, "%s/err.log", dir);
+    RUN(defaults_and_values);
+    RUN(every_mode_name);
+    RUN(bad_flags);
+    RUN(help_goes_to_stdout_and_exits_zero);
+    RUN(mode_table_says_what_each_mode_does);
+    RUN(bad_out_is_found_before_any_work);
+    RUN(pm_directory_checked_first);
+    RUN(no_gpu_said_once_before_any_file);
+    RUN(cpu_threads_honoured_or_refused);
+    RUN(rows_exit_status_and_cleanup);
+    RUN(files_named_by_scale_or_params);
+    RUN(failed_run_removes_only_what_it_created);
+    RUN(recover_refuses_and_leaves_files_untouched);
+    RUN(new_run_resets_checkpoint_and_log);
+    RUN(second_run_on_the_same_files_is_refused);
+    RUN(killed_mid_work_resumes_from_durable_progress);
+    RUN(recovery_that_redoes_durable_work_fails);
+    RUN(finished_first_is_not_a_crash);
+    RUN(killed_before_progress_is_told_apart);
+    RUN(float_closeness);
+    clean_dir();
+    unlink(rows);
+    unlink(errlog);
+    rmdir(dir);
+    CHECK_EXIT();
+}

@@ -1,0 +1,44 @@
+/* Device side of the harness: stores of a workload's output that follow the
+ * mode, so one kernel serves every mode. Where the mode fences (gpm,
+ * gpm-eadr) a store is a gpm_store_* that the compiler may neither drop nor
+ * merge, and wl_persist is gpm_persist; elsewhere (gpm-ndp, the CAP modes)
+ * they are a plain store and nothing. The flag is uniform across the grid,
+ * so the branch costs no divergence. */
+#ifndef WL_CUH
+#define WL_CUH
+
+#include "gpm/gpm.cuh"
+#include "wl.h"
+
+__device__ __forceinline__ void wl_store_u32(wl_out o, uint32_t *p, uint32_t v)
+{
+    if (o.fence)
+        gpm_store_u32(p, v);
+    else
+        *p = v;
+}
+
+__device__ __forceinline__ void wl_store_u64(wl_out o, uint64_t *p, uint64_t v)
+{
+    if (o.fence)
+        gpm_store_u64(p, v);
+    else
+        *p = v;
+}
+
+/* P must be 16-byte aligned. */
+__device__ __forceinline__ void wl_store_v4(wl_out o, uint4 *p, uint4 v)
+{
+    if (o.fence)
+        gpm_store_v4(p, v);
+    else
+        *p = v;
+}
+
+__device__ __forceinline__ void wl_persist(wl_out o)
+{
+    if (o.fence)
+        gpm_persist();
+}
+
+#endif

@@ -1,0 +1,134 @@
+/* PS end to end on the CPU (its cpu mode needs no GPU): verified rows, a
+ * real SIGKILL mid-scan resumed from the durable blocks, and stale markers
+ * of a file whose run identity is gone never taken for this run's. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../ps_layout.h"
+#include "gpm/check.h"
+#include "wl.h"
+
+#define ARGC(a) ((int)(sizeof(a) / sizeof(a[0])))
+static char dir[4096], rows[4200];
+
+static int run_main(char **argv, int argc)
+{
+    pid_t pid;
+    int st;
+    fflush(stdout);
+    pid = fork();
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+            _exit(99);
+        _exit(wl_main(&WORKLOAD, argc, argv));
+    }
+    if (pid < 0 || waitpid(pid, &st, 0) != pid)
+        return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int count_lines(const char *path, const char *needle)
+{
+    char line[8192];
+    int k = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f))
+        if (strstr(line, needle))
+            k++;
+    fclose(f);
+    return k;
+}
+
+static void verified_rows_in_cpu_mode(void)
+{
+    char *ok[] = {"ps", "--mode", "cpu", "--scale", "tiny", "--reps", "2", "--pm-dir", dir,
+                  "--out", rows};
+    unlink(rows);
+    CHECK_EQ_INT(run_main(ok, ARGC(ok)), 0);
+    CHECK_EQ_INT(count_lines(rows, "\tps\trun\tcpu\ttiny\t4194304\t"), 1);
+    CHECK_EQ_INT(count_lines(rows, "\tok\tn=1048576,block=4096,seed=1,cpu_threads=all:"), 1);
+}
+
+/* A real crash: SIGKILL from the watchdog mid-scan, then --recover resumes
+ * the blocks that were not done; the row says what it found and reused. */
+static void crash_then_recover(void)
+{
+    char *crash[] = {"ps", "--mode", "cpu", "--n", "64M", "--block", "256", "--pm-dir", dir,
+                     "--reps", "1", "--crash-after", "0.05"};
+    char *rec[] = {"ps", "--mode", "cpu", "--n", "64M", "--block", "256", "--pm-dir", dir,
+                   "--recover", "--out", rows};
+    int killed = 0;
+    unlink(rows);
+    for (int trial = 0; trial < 3; trial++) {
+        int rc = run_main(crash, ARGC(crash));
+        CHECKF(rc == 128 + SIGKILL || rc == 0, "crash run ended with %d", rc);
+        killed += rc == 128 + SIGKILL;
+        CHECK_EQ_INT(run_main(rec, ARGC(rec)), 0);
+    }
+    CHECK_EQ_INT(count_lines(rows, "\tps\trecover\tcpu\tcustom\t"), 3);
+    CHECK_EQ_INT(count_lines(rows, "\tok\t"), 3);
+    if (!killed)
+        SKIP("every run finished before the watchdog (machine too fast for 0.05 s)");
+    CHECK_EQ_INT(count_lines(rows, ",trial=mid-work,"), killed);
+}
+
+/* Done markers of some earlier run in a file whose identity is lost: the
+ * new run must not resume from them after a crash. */
+static void stale_markers_without_identity_never_count(void)
+{
+    char *crash[] = {"ps", "--mode", "cpu", "--scale", "tiny", "--block", "128", "--pm-dir",
+                     dir, "--reps", "1", "--crash-after", "0.002", "--keep"};
+    char *rec[] = {"ps", "--mode", "cpu", "--scale", "tiny", "--block", "128", "--pm-dir", dir,
+                   "--recover"};
+    char cmd[8400], path[8400];
+    const uint64_t n = 16 << 16, nb = ps_nblocks(n, 128);
+    uint32_t *done = malloc(nb * 4);
+    FILE *p, *f;
+    CHECK(done);
+    /* Make the files once to learn their name, then replace the region with
+     * one whose every block carries epoch 1 and drop the identity. */
+    CHECK_EQ_INT(run_main(crash, ARGC(crash)) >= 0, 1);
+    snprintf(cmd, sizeof cmd, "ls '%s'/ps-custom-*.sums", dir);
+    p = popen(cmd, "r");
+    CHECK(p && fgets(path, sizeof path, p));
+    pclose(p);
+    path[strcspn(path, "\n")] = '\0';
+    for (uint64_t b = 0; b < nb; b++)
+        done[b] = 1;
+    f = fopen(path, "r+");
+    CHECK(f);
+    CHECK(fseek(f, (long)ps_done_off(n), SEEK_SET) == 0 && fwrite(done, 4, nb, f) == nb);
+    CHECK(fseek(f, 0, SEEK_SET) == 0 && fwrite(done, 4, 64, f) == 64); /* wrong sums too */
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "rm -f '%s'/ps-custom-*.id", dir);
+    CHECK(system(cmd) == 0);
+    for (int trial = 0; trial < 3; trial++) {
+        int rc = run_main(crash, ARGC(crash));
+        CHECKF(rc == 128 + SIGKILL || rc == 0, "crash run ended with %d", rc);
+        CHECK_EQ_INT(run_main(rec, ARGC(rec)), 0);
+    }
+    free(done);
+    snprintf(cmd, sizeof cmd, "rm -f '%s'/ps-*", dir);
+    CHECK(system(cmd) == 0);
+}
+
+int main(void)
+{
+    const char *pm = getenv("GPM_PM_DIR");
+    snprintf(dir, sizeof dir, "%s/ps-cpu-%d", pm && *pm ? pm : "/dev/shm", (int)getpid());
+    mkdir(dir, 0700);
+    snprintf(rows, sizeof rows, "%s/rows.tsv", dir);
+    RUN(verified_rows_in_cpu_mode);
+    RUN(crash_then_recover);
+    RUN(stale_markers_without_identity_never_count);
+    unlink(rows);
+    rmdir(dir);
+    CHECK_EXIT();
+}
