@@ -4,8 +4,10 @@
 # TARGET is figure_3, figure_9, ...; scripts/experiments/TARGET.sh does the
 # runs and appends raw rows under results/$PLATFORM/, then
 # scripts/reports.sh TARGET turns them into reports/TARGET.{tsv,png}.
-# Environment: SCALE (tiny|small|paper), WORKLOADS (ps,blk,...), TRIALS,
-# PLATFORM (results/<PLATFORM>/, default "local"), GPM_PM_DIR.
+# Environment: SCALE (tiny|small|paper), WORKLOADS (comma list; default
+# every workload program), TRIALS, PLATFORM (results/<PLATFORM>/, default
+# "local"), GPM_PM_DIR. Experiments that need a GPU check for one once, up
+# front, and stop with one line if there is none.
 set -eu
 target=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,11 +15,18 @@ GPM_BIN=$(cd "${2:-build/bin}" && pwd)
 GPM_ROOT=$(cd "$here/.." && pwd)
 RESULTS_DIR=${RESULTS_DIR:-$GPM_ROOT/results/${PLATFORM:-local}}
 export GPM_BIN GPM_ROOT RESULTS_DIR
-export SCALE=${SCALE:-small} WORKLOADS=${WORKLOADS:-ps,blk} TRIALS=${TRIALS:-50}
+export SCALE=${SCALE:-small} TRIALS=${TRIALS:-50}
 script=$here/experiments/$target.sh
 if [ ! -x "$script" ]; then
     echo "experiment: no experiment named $target (expected $script)" >&2
     exit 2
+fi
+# Every experiment but the CPU crash campaign runs GPU programs.
+if [ "$target" != crash ] || [ "${CRASH_MODE:-gpm}" != cpu ]; then
+    if ! why=$("$GPM_BIN/gpm-info" --check-gpu 2>&1); then
+        echo "$target: ${why#gpm-info: }: run it on a machine with an NVIDIA GPU (without one: make test, make crash CRASH_MODE=cpu)" >&2
+        exit 1
+    fi
 fi
 mkdir -p "$RESULTS_DIR"
 "$GPM_BIN/gpm-info" >"$RESULTS_DIR/gpm-info.tsv" 2>/dev/null || true

@@ -11,6 +11,12 @@ build=${2:-build}
 here=$(cd "$(dirname "$0")" && pwd)
 export GPM_BIN="${GPM_BIN:-$(cd "$build" && pwd)/bin}"
 export GPM_ROOT="${GPM_ROOT:-$(cd "$here/.." && pwd)}"
+# GPU tests need a GPU: without one they fail, once and plainly, rather
+# than pass by skipping everything.
+if [ "$kind" = gpu ] && ! why=$("$GPM_BIN/gpm-info" --check-gpu 2>&1); then
+    echo "test-gpu: ${why#gpm-info: }: run it on a machine with an NVIDIA GPU (make test runs the CPU tests)" >&2
+    exit 1
+fi
 # Tests make their PM files in a private directory that is removed afterwards.
 GPM_PM_DIR=$(mktemp -d "${TMPDIR:-/dev/shm}/gpm-test.XXXXXX") || exit 1
 export GPM_PM_DIR

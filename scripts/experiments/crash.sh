@@ -1,65 +1,81 @@
 #!/bin/sh
-# Crash campaign: for each workload of WORKLOADS, TRIALS trials of
-#   W --mode gpm --crash-after random --keep --seed I   (killed by SIGKILL)
-#   W --mode gpm --recover --seed I --out crash-trials.tsv   (must verify)
-# (CRASH_MODE=cpu crashes the CPU baseline instead, which needs no GPU.)
-# A trial whose run finished before the kill is counted as such and its
-# recovery is still checked. Prints one summary line per workload, appends
-# a campaign row (op=crash-campaign) to $RESULTS_DIR/crash.tsv and exits 1
-# if any trial was not recovered. Report: scripts/report/crash.py.
+# Crash campaign: for each workload of WORKLOADS, first one uninterrupted
+# run measures how long the work takes; then TRIALS trials of
+#   W --mode M --reps 1 --crash-after T --keep --seed I   (SIGKILL at T)
+#   W --mode M --recover --seed I --out crash-trials.tsv  (must verify)
+# with T drawn uniformly from 5-95% of the measured time, so that most kills
+# land inside the work. Each recovery row says what the kill hit
+# (trial=mid-work|before-progress|finished-first) and, where progress was
+# durable, how much it found and reused (durable=D/T,redone=R: the harness
+# fails a recovery that redid durable work). Only kills inside the work count
+# as crash trials. A campaign fails if any trial was not recovered or if
+# fewer than half of its trials were killed mid-work.
+# (CRASH_MODE=cpu crashes the CPU counterpart instead, which needs no GPU.)
+# Appends a campaign row (op=crash-campaign) to $RESULTS_DIR/crash.tsv;
+# report: scripts/report/crash.py. SIGKILL with DRAM as PM tests recovery
+# logic and the order of what the program makes visible, not flush
+# completeness or a power cut.
 # Environment: GPM_BIN, RESULTS_DIR, SCALE, WORKLOADS, TRIALS (default 50),
 # GPM_PM_DIR, CRASH_SEED (first seed - 1, default 0), TRIAL_TIMEOUT
 # (seconds one program may run before it counts as hung, default 900),
-# CRASH_MODE (default gpm).
+# CRASH_MODE (default gpm), CRASH_ARGS (more flags for every run, e.g. sizes).
 set -u
 name=crash
 . "$(dirname "$0")/lib.sh"
-here=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/../lib/crash-trial.sh"
 TRIALS=${TRIALS:-50}
-limit=${TRIAL_TIMEOUT:-900}
 mode=${CRASH_MODE:-gpm}
 trials_out=$RESULTS_DIR/crash-trials.tsv
-logs=$(mktemp -d "${TMPDIR:-/tmp}/gpm-crash.XXXXXX") || exit 1
-trap 'rm -rf "$logs"' EXIT
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpm-crash.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
 bad=0
 
 for w in $(workloads); do
     have_program "$w" || { bad=1; continue; }
-    skip=0
-    [ -f "$trials_out" ] && skip=$(wc -l <"$trials_out")
-    recovered=0 unrecovered=0 finished=0
+    # shellcheck disable=SC2086 # CRASH_ARGS is a list of flags
+    measured=$(measure_work "$w" "$mode" "$SCALE" "$tmp" ${CRASH_ARGS:-}) || { bad=1; continue; }
+    echo "$name: $w ($mode, $SCALE): the work takes $measured s; kills at 5-95% of it"
+    mid=0 before=0 finished=0 recovered=0 unrecovered=0
+    : >"$tmp/times"
     i=1
     while [ "$i" -le "$TRIALS" ]; do
         seed=$((${CRASH_SEED:-0} + i))
-        log=$logs/$w-$i.log
-        start=$(date +%s)
-        timeout -k 30 "$limit" "$GPM_BIN/$w" --mode "$mode" --scale "$SCALE" --seed "$seed" --keep \
-            --crash-after random ${GPM_PM_DIR:+--pm-dir "$GPM_PM_DIR"} >"$log" 2>&1
-        rc=$?
-        # timeout -k ends a hung program with SIGKILL too (status 137).
-        [ "$rc" -eq 137 ] && [ $(($(date +%s) - start)) -ge "$limit" ] && rc=124
-        case $rc in
-            137) what="killed" ;;
-            0) what="finished before the kill"; finished=$((finished + 1)) ;;
-            124) what="hung (no exit within ${limit}s)" ;;
-            *) what="exited with status $rc, not killed" ;;
-        esac
-        timeout -k 30 "$limit" "$GPM_BIN/$w" --mode "$mode" --scale "$SCALE" --seed "$seed" --recover \
-            ${GPM_PM_DIR:+--pm-dir "$GPM_PM_DIR"} --out "$trials_out" >>"$log" 2>&1
-        rrc=$?
-        if [ "$rrc" -eq 0 ] && { [ "$rc" -eq 137 ] || [ "$rc" -eq 0 ]; }; then
+        at=$(kill_at "$measured" "$seed")
+        # shellcheck disable=SC2086
+        if crash_trial "$w" "$mode" "$SCALE" "$seed" "$at" "$tmp" ${CRASH_ARGS:-}; then
             recovered=$((recovered + 1))
-            echo "$name: $w trial $i/$TRIALS (seed $seed): $what, recovered"
+            echo "$TRIAL_S" >>"$tmp/times"
+            case $TRIAL in
+                mid-work) mid=$((mid + 1)) ;;
+                before-progress) before=$((before + 1)) ;;
+                *) finished=$((finished + 1)) ;;
+            esac
+            echo "$name: $w trial $i/$TRIALS (seed $seed, kill at ${at}s): $TRIAL, recovered" \
+                "($(echo "$TRIAL_PARAMS" | sed -n 's/.*\(durable=[^,]*,redone=[0-9]*\).*/\1/p'))"
         else
             unrecovered=$((unrecovered + 1))
-            echo "$name: $w trial $i/$TRIALS (seed $seed): $what, NOT RECOVERED (recover exit $rrc); log:" >&2
-            tail -n 20 "$log" | sed 's/^/    /' >&2
+            echo "$name: $w trial $i/$TRIALS (seed $seed, kill at ${at}s): NOT RECOVERED: $TRIAL; log:" >&2
+            tail -n 20 "$TRIAL_LOG" | sed 's/^/    /' >&2
         fi
+        # The recovery row, with its platform columns, is kept.
+        if [ -s "$TRIAL_ROWS" ]; then
+            if [ -s "$trials_out" ]; then tail -n +2 "$TRIAL_ROWS" >>"$trials_out"
+            else cat "$TRIAL_ROWS" >>"$trials_out"; fi
+        fi
+        # (A failed recovery keeps its files for inspection; the next
+        # trial's new run resets them.)
         i=$((i + 1))
     done
-    echo "$name: $w ($mode, $SCALE): trials $TRIALS, recovered $recovered, unrecovered $unrecovered, finished before kill $finished"
-    python3 "$here/report/crash.py" --record "$RESULTS_DIR" "$w" "$SCALE" "$TRIALS" \
-        "$recovered" "$unrecovered" "$finished" "$skip" "$mode" || bad=1
-    [ "$unrecovered" -eq 0 ] || bad=1
+    verdict=ok
+    [ "$unrecovered" -eq 0 ] && [ $((2 * mid)) -ge "$TRIALS" ] || verdict=fail
+    med=$(sort -g "$tmp/times" | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2); else print "nan" }')
+    echo "$name: $w ($mode, $SCALE): trials $TRIALS, killed mid-work $mid, killed before any durable progress $before, finished first $finished; counted as crash trials $((mid + before)); recovered $recovered, unrecovered $unrecovered: $verdict"
+    [ $((2 * mid)) -ge "$TRIALS" ] ||
+        echo "$name: $w: fewer than half of the trials were killed mid-work: the campaign tests too little" >&2
+    "$GPM_BIN/gpm-row" "$RESULTS_DIR/crash.tsv" workload="$w" op=crash-campaign mode="$mode" \
+        scale="$SCALE" reps="$TRIALS" median_s="$med" verified="$verdict" \
+        params="trials=$TRIALS,mid_work=$mid,before_progress=$before,finished_first=$finished,recovered=$recovered,unrecovered=$unrecovered,work_s=$measured" ||
+        bad=1
+    [ "$verdict" = ok ] || bad=1
 done
 exit $bad

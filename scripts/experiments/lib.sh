@@ -9,9 +9,11 @@ SCALE=${SCALE:-small}
 mkdir -p "$RESULTS_DIR"
 failed=""
 
-# The workloads of WORKLOADS (a comma list, any case), one per word.
+. "$(dirname "$0")/../lib/workloads.sh"
+# The workloads of WORKLOADS (a comma list, any case), else every workload
+# program, one per word.
 workloads() {
-    echo "${WORKLOADS:-ps,blk}" | tr 'A-Z,' 'a-z '
+    workload_list "$GPM_BIN"
 }
 
 # have_program W: W's program exists; otherwise the failure is recorded.

@@ -35,8 +35,8 @@ def main():
     comments = (["Table 5: restoration latency = median time of a GPM --recover run (restore from "
                  "PM, after a completed run) as % of the median GPM operation time",
                  "native workloads (no paper value) have nothing to restore after a completed "
-                 "run: their restore_s is the check that it completed (PS: its header), not a "
-                 "resume"]
+                 "run: their restore_s is a resume that finds every block durable (PS: it "
+                 "only recomputes the final sums)"]
                 + F.platform_comments(used or rows) + F.rev_comments(used or rows)
                 + warnings + F.paper_comments("table_5"))
     R.write_tsv(out, header, out_rows, comments)

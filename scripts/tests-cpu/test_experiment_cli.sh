@@ -52,6 +52,30 @@ else
     echo "not ok - failed experiments wrote: $(ls "$tmp/results")"
 fi
 
+# Without a GPU, a GPU experiment and the GPU tests each stop at once with
+# one line that says so (and make no rows).
+if [ ! -x "${GPM_BIN:-}/gpm-info" ]; then
+    echo "skip - no-GPU checks: no ${GPM_BIN:-GPM_BIN}/gpm-info"
+elif "$GPM_BIN/gpm-info" --check-gpu 2>/dev/null; then
+    echo "skip - no-GPU checks: a GPU is visible"
+else
+    for what in "figure_9 $scripts/experiment.sh figure_9 $GPM_BIN" \
+        "test-gpu $scripts/run-tests.sh gpu $GPM_BIN/.."; do
+        set -- $what
+        label=$1
+        shift
+        env RESULTS_DIR="$tmp/nogpu" "$@" >"$tmp/out" 2>&1
+        rc=$?
+        if [ "$rc" -ne 0 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] &&
+            grep -q "^$label: no NVIDIA driver or GPU visible .*: run it on a machine with an NVIDIA GPU" "$tmp/out" &&
+            [ ! -e "$tmp/nogpu" ]; then
+            echo "ok - $label without a GPU: one line, exit $rc, nothing run"
+        else
+            echo "not ok - $label without a GPU: exit $rc: $(head -c 300 "$tmp/out")"
+        fi
+    done
+fi
+
 # A real crash campaign through the dispatcher, on the CPU baseline of PS
 # (it needs no GPU): each trial SIGKILLs a run, recovers it from the PM file
 # and verifies it against the golden output; counts, a campaign row and the
@@ -62,19 +86,19 @@ else
     pm=${GPM_PM_DIR:-$tmp/pm}
     mkdir -p "$pm" "$tmp/crash" "$tmp/reports"
     expect "crash campaign: 4 real SIGKILL trials, all recovered" 0 \
-        "crash: ps (cpu, tiny): trials 4, recovered 4, unrecovered 0" \
+        "crash: ps (cpu, tiny): trials 4, killed mid-work [34], .* recovered 4, unrecovered 0: ok" \
         env RESULTS_DIR="$tmp/crash" REPORTS_DIR="$tmp/reports" GPM_PM_DIR="$pm" \
-        WORKLOADS=PS SCALE=tiny TRIALS=4 CRASH_MODE=cpu \
+        WORKLOADS=PS SCALE=tiny TRIALS=4 CRASH_MODE=cpu CRASH_ARGS="--n 16M --block 256" \
         "$scripts/experiment.sh" crash "$GPM_BIN"
-    if grep -q "	ps	crash-campaign	cpu	tiny	.*	ok	trials=4,recovered=4,unrecovered=0,finished_before_kill=[0-4]$" \
+    if grep -q "	ps	crash-campaign	cpu	tiny	.*	ok	trials=4,mid_work=[34],before_progress=[01],finished_first=[01],recovered=4,unrecovered=0,work_s=" \
             "$tmp/crash/crash.tsv" 2>/dev/null; then
         echo "ok - crash campaign row saved"
     else
         echo "not ok - crash campaign row: $(tail -n 1 "$tmp/crash/crash.tsv" 2>&1)"
     fi
-    n=$(grep -c "	ps	recover	cpu	tiny	.*	ok	" "$tmp/crash/crash-trials.tsv" 2>/dev/null)
-    if [ "$n" = 4 ]; then echo "ok - one verified recovery row per trial"; else echo "not ok - $n verified recovery rows, expected 4"; fi
-    if awk -F'\t' '!/^#/ && $1 == "ps" && $2 == "cpu" && $9 == "ok" { f = 1 } END { exit !f }' \
+    n=$(grep -c "	ps	recover	cpu	custom	.*	ok	.*,trial=" "$tmp/crash/crash-trials.tsv" 2>/dev/null)
+    if [ "$n" = 4 ]; then echo "ok - one verified, classified recovery row per trial"; else echo "not ok - $n verified recovery rows, expected 4"; fi
+    if awk -F'\t' '!/^#/ && $1 == "ps" && $3 == "cpu" && $13 == "ok" { f = 1 } END { exit !f }' \
             "$tmp/reports/crash.tsv" 2>/dev/null; then
         echo "ok - crash report built"
     else

@@ -95,24 +95,17 @@ check "table_5 no paper value for native PS" "$f" ps paper_restore_pct ""
 report crash crash
 f=$tmp/crash.tsv
 check "crash newest campaign" "$f" ps trials 30
-check "crash finished-before-kill count" "$f" ps finished_before_kill 2
+check "crash killed mid-work" "$f" ps mid_work 27
+check "crash finished first is not a crash trial" "$f" ps crash_trials 28
 check "crash totals over campaigns" "$f" ps all_unrecovered 1
 check "crash campaign count" "$f" ps campaigns 2
-check "crash verdict" "$f" blk verdict ok
-
-# Recording a campaign row: platform columns from the trial rows after SKIP.
-mkdir -p "$tmp/rec" && cp "$fix/crash/crash-trials.tsv" "$tmp/rec/"
-python3 "$scripts/report/crash.py" --record "$tmp/rec" PS small 5 4 1 1 1
-python3 "$scripts/report/crash.py" --record "$tmp/rec" blk small 3 3 0 0 3
-python3 "$scripts/report/crash.py" "$tmp/rec" "$tmp/rec.tsv"
-check "crash --record counts" "$tmp/rec.tsv" ps unrecovered 1
-check "crash --record verdict on a failure" "$tmp/rec.tsv" ps verdict FAILED
-check "crash --record recovery time median" "$tmp/rec.tsv" ps recover_median_s 0.2
-check "crash --record with no rows of its own" "$tmp/rec.tsv" blk recover_median_s nan
-has "crash --record takes the platform from the trial rows" "$tmp/rec/crash.tsv" "^FIXTURE GPU (not measured)	.*	ps	crash-campaign	gpm	small	.*	fail	trials=5,recovered=4,unrecovered=1,finished_before_kill=1$"
-n=$(awk -F'\t' 'NR == 1 { print NF }' "$tmp/rec/crash.tsv")
-m=$(awk -F'\t' 'NR == 1 { print NF }' "$fix/crash/crash-trials.tsv")
-if [ "$n" = "$m" ]; then echo "ok - crash --record keeps the result-row columns"; else echo "not ok - crash --record wrote $n columns, trial rows have $m"; fi
+check "crash verdict" "$f" ps verdict ok
+check "crash fails a campaign with too few kills mid-work" "$f" blk verdict FEW-MID-WORK
+check "crash does not count a row written before trials were classified" "$f" old verdict UNCLASSIFIED
+has "crash shows the log trials" "$f" "^crash-log	hcl	gpm	custom	50	31	19	0	50	50	0	"
+has "crash shows the NDP log trials" "$f" "^crash-log	conv	gpm-ndp	custom	50	50	0	0	50	50	0	"
+has "crash shows the checkpoint trials" "$f" "^crash-cp	checkpoint	gpm+cap-fs	custom	50	48	2	0	50	50	0	"
+has "crash says what SIGKILL on DRAM does not test" "$f" "does not test flush completeness or a power cut"
 
 # Errors: no rows is a one-line error naming the file, not an empty report.
 mkdir -p "$tmp/empty"

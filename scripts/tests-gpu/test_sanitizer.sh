@@ -1,7 +1,7 @@
 #!/bin/sh
 # compute-sanitizer on a subset: memcheck over libgpm's GPU tests and the
-# workloads' GPM kernels, racecheck over the kernels that share memory
-# within a block (PS's block scan, HCL's warp-striped log).
+# workloads' GPM kernels (every workload program), racecheck over the same
+# (PS's block scan shares memory within a block) and HCL's warp-striped log.
 set -u
 bin=${GPM_BIN:?GPM_BIN not set}
 tests=$bin/../tests/gpu
@@ -36,8 +36,8 @@ check test_device_api memcheck "$tests/test_device_api"
 check test_cp memcheck "$tests/test_cp"
 check test_log memcheck "$tests/test_log"
 check test_log racecheck "$tests/test_log"
-for w in ps blk; do
-    [ -x "$bin/$w" ] || continue
+. "$(dirname "$0")/../lib/workloads.sh"
+for w in $(WORKLOADS= workload_list "$bin"); do
     check "$w gpm" memcheck "$bin/$w" --mode gpm --scale tiny --reps 1
     check "$w gpm" racecheck "$bin/$w" --mode gpm --scale tiny --reps 1
 done

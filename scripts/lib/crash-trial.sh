@@ -1,0 +1,66 @@
+# Sourced: one crash trial of a workload program, shared by the crash
+# campaign (scripts/experiments/crash.sh) and the GPU tests
+# (scripts/tests-gpu/test_workloads.sh). Needs GPM_BIN; uses GPM_PM_DIR.
+#
+#   measure_work W MODE SCALE TMPDIR [FLAG...]   prints the median time of the work (s)
+#   kill_at MEASURED SEED                 prints a moment in 5-95% of MEASURED
+#   crash_trial W MODE SCALE SEED AT TMPDIR [FLAG...]
+#       W --crash-after AT (SIGKILL inside the work), then W --recover; sets
+#       TRIAL (mid-work | before-progress | finished-first, or unrecovered),
+#       TRIAL_PARAMS (the recovery row's params), TRIAL_S (its median_s),
+#       TRIAL_ROWS (the recovery row file), TRIAL_LOG (both programs' output).
+# Recovered means: the run was killed (137) or finished first (0, and the
+# recovery agrees), and the recovery exited 0 with a verified row that says
+# what the kill hit.
+
+# The last row's column COL in a TSV whose first line is the header.
+last_field() {
+    awk -F'\t' -v col="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+                            { v = $c } END { print v }' "$1"
+}
+
+kill_at() {
+    awk -v m="$1" -v s="$2" 'BEGIN { x = (s * 2654435761) % 4294967296 / 4294967296;
+                                    printf "%.6f", m * (0.05 + 0.9 * x) }'
+}
+
+measure_work() {
+    _w=$1 _m=$2 _s=$3 _t=$4
+    shift 4
+    rm -f "$_t/measure.tsv"
+    "$GPM_BIN/$_w" --mode "$_m" --scale "$_s" --reps 3 ${GPM_PM_DIR:+--pm-dir "$GPM_PM_DIR"} \
+        "$@" --out "$_t/measure.tsv" >"$_t/measure.log" 2>&1 || {
+        echo "cannot measure $_w --mode $_m --scale $_s: $(tail -n 1 "$_t/measure.log")" >&2
+        return 1
+    }
+    last_field "$_t/measure.tsv" median_s
+}
+
+crash_trial() {
+    _w=$1 _m=$2 _s=$3 _seed=$4 _at=$5 _t=$6
+    shift 6
+    TRIAL_LOG=$_t/trial.log
+    TRIAL_ROWS=$_t/recover.tsv
+    : >"$TRIAL_ROWS"
+    _start=$(date +%s)
+    timeout -k 30 "${TRIAL_TIMEOUT:-900}" "$GPM_BIN/$_w" --mode "$_m" --scale "$_s" \
+        --seed "$_seed" --reps 1 --keep --crash-after "$_at" \
+        ${GPM_PM_DIR:+--pm-dir "$GPM_PM_DIR"} "$@" >"$TRIAL_LOG" 2>&1
+    _rc=$?
+    # timeout -k ends a hung program with SIGKILL too (status 137).
+    [ "$_rc" -eq 137 ] && [ $(($(date +%s) - _start)) -ge "${TRIAL_TIMEOUT:-900}" ] && _rc=124
+    timeout -k 30 "${TRIAL_TIMEOUT:-900}" "$GPM_BIN/$_w" --mode "$_m" --scale "$_s" \
+        --seed "$_seed" --recover ${GPM_PM_DIR:+--pm-dir "$GPM_PM_DIR"} "$@" \
+        --out "$TRIAL_ROWS" >>"$TRIAL_LOG" 2>&1
+    _rrc=$?
+    TRIAL_PARAMS=$(last_field "$TRIAL_ROWS" params)
+    TRIAL_S=$(last_field "$TRIAL_ROWS" median_s)
+    TRIAL=$(echo "$TRIAL_PARAMS" | sed -n 's/.*trial=\([a-z-]*\).*/\1/p')
+    if [ "$_rrc" -ne 0 ] || [ "$(last_field "$TRIAL_ROWS" verified)" != ok ] ||
+        [ -z "$TRIAL" ] || { [ "$_rc" -ne 137 ] && { [ "$_rc" -ne 0 ] ||
+        [ "$TRIAL" != finished-first ]; }; }; then
+        TRIAL="unrecovered (run exit $_rc, recover exit $_rrc)"
+        return 1
+    fi
+    return 0
+}

@@ -1,0 +1,13 @@
+# Sourced: the workloads a script runs.
+#   workload_list BIN   the comma list in WORKLOADS (any case), or else every
+#                       workload program in BIN (all but libgpm's gpm-* tools),
+#                       one per word
+workload_list() {
+    if [ -n "${WORKLOADS:-}" ]; then
+        echo "$WORKLOADS" | tr 'A-Z,' 'a-z '
+        return
+    fi
+    for _p in "$1"/*; do
+        case ${_p##*/} in gpm-*) ;; *) [ -f "$_p" ] && [ -x "$_p" ] && echo "${_p##*/}" ;; esac
+    done
+}
