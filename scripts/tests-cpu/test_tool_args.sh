@@ -12,11 +12,6 @@ unset GPM_DDIO # its warning, where it applies, is not the programs' to test her
 ok() { echo "ok - $1"; }
 notok() { echo "not ok - $1: $2"; }
 
-# Programs still being moved to the convention elsewhere: a failure of
-# theirs is reported as a skip until then (empty this list once they are).
-PENDING="gpm-crash-cp gpm-crash-log"
-pending() { case " $PENDING " in *" $1 "*) return 0 ;; esac; return 1; }
-
 # run PROG ARGS...: runs in $tmp/cwd; sets rc, and $tmp/out, $tmp/err.
 run() {
     _p=$1
@@ -28,13 +23,10 @@ run() {
 lines() { wc -l <"$1" | tr -d ' '; }
 shown() { head -c 300 "$1" | tr '\n' '|'; }
 
-# verdict NAME PROG WHY: ok when WHY is empty, else not ok (or skip when
-# PROG is pending).
+# verdict NAME PROG WHY: ok when WHY is empty, else not ok.
 verdict() {
     if [ -z "$3" ]; then
         ok "$1"
-    elif pending "$2"; then
-        echo "skip - $1: $2 is not on the shared convention yet ($3)"
     else
         notok "$1" "$3"
     fi
