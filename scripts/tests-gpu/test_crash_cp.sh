@@ -22,7 +22,7 @@ if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; t
     exit 0
 fi
 
-killed=0 recovered=0 unrecovered=0 inflight=0 before_first=0 i=0
+killed=0 recovered=0 unrecovered=0 inflight=0 before_first=0 finished=0 i=0
 while [ "$i" -lt "$trials" ]; do
     set -- $modes
     shift $((i % $#))
@@ -34,6 +34,7 @@ while [ "$i" -lt "$trials" ]; do
         --kill-after-us "$window" --seed "$((i * 7919 + 23))" >"$f.run" 2>&1
     rc=$?
     [ "$rc" -eq 137 ] && killed=$((killed + 1))
+    [ "$rc" -eq 0 ] && finished=$((finished + 1))
     if timeout 120 "$bin/gpm-crash-cp" --recover --file "$f" >"$f.rec" 2>&1; then
         recovered=$((recovered + 1))
         grep -q 'in-flight one had flipped' "$f.rec" && inflight=$((inflight + 1))
@@ -46,10 +47,14 @@ while [ "$i" -lt "$trials" ]; do
     fi
     rm -f "$f" "$f.progress" "$f.run" "$f.rec"
 done
-summary="trials $trials, killed $killed, recovered $recovered, unrecovered $unrecovered, in-flight checkpoint had flipped $inflight, killed before a group's first checkpoint $before_first"
+# Killed mid-work: after every group's first checkpoint, so that recovery
+# restores durable progress; before that there is none to restore.
+mid=$((killed - before_first))
+summary="trials $trials, killed $killed (mid-work $mid, before a group's first checkpoint $before_first), recovered $recovered, unrecovered $unrecovered, in-flight checkpoint had flipped $inflight"
 echo "# $summary"
 status=0
-if [ "$unrecovered" -eq 0 ] && [ "$killed" -eq "$trials" ] && [ "$trials" -gt 0 ]; then
+if [ "$unrecovered" -eq 0 ] && [ "$killed" -eq "$trials" ] && [ "$trials" -gt 0 ] &&
+    [ $((2 * mid)) -ge "$trials" ]; then
     echo "ok - crash_cp: $summary"
 else
     echo "not ok - crash_cp: $summary"
@@ -61,6 +66,6 @@ if [ -n "${RESULTS_DIR:-}" ]; then
     "$bin/gpm-row" "$RESULTS_DIR/crash-cp.tsv" workload=crash-cp op=checkpoint \
         mode="$(echo $modes | tr ' ' '+')" scale=custom size_bytes="$size" reps="$trials" \
         verified="$verdict" \
-        params="trials=$trials,killed=$killed,recovered=$recovered,unrecovered=$unrecovered,inflight_flipped=$inflight,before_first=$before_first,kill_after_us=${window%%:*}-${window##*:}"
+        params="trials=$trials,mid_work=$mid,before_progress=$before_first,finished_first=$finished,recovered=$recovered,unrecovered=$unrecovered,inflight_flipped=$inflight,kill_after_us=${window%%:*}-${window##*:}"
 fi
 exit $status

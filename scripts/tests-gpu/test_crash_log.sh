@@ -33,7 +33,7 @@ for case in hcl conv hcl-ndp conv-ndp; do
     if [ "$case" != "$kind" ]; then
         mode=gpm-ndp ndp=--ndp n=$ndp_trials
     fi
-    killed=0 recovered=0 unrecovered=0 midtx=0 i=0
+    killed=0 recovered=0 unrecovered=0 midtx=0 mid=0 before=0 finished=0 i=0
     while [ "$i" -lt "$n" ]; do
         i=$((i + 1))
         f=$dir/crash-$case-$i
@@ -42,11 +42,22 @@ for case in hcl conv hcl-ndp conv-ndp; do
             --kill-after-us "$window" --seed "$((i * 7919 + 17))" >"$f.run" 2>&1
         rc=$?
         [ "$rc" -eq 137 ] && killed=$((killed + 1))
+        [ "$rc" -eq 0 ] && finished=$((finished + 1))
         if timeout 120 "$bin/gpm-crash-log" --recover --file "$f" >"$f.rec" 2>&1; then
             recovered=$((recovered + 1))
-            # a trial killed inside a transaction has records to undo
+            # a trial killed inside a transaction has records to undo; one
+            # killed after a commit kept that durable progress (the array
+            # equals the state after `committed` transactions)
             undone=$(sed -n 's/.* undone \([0-9]*\) .*/\1/p' "$f.rec")
+            committed=$(sed -n 's/.* committed \([0-9]*\) .*/\1/p' "$f.rec")
             [ "${undone:-0}" -gt 0 ] && midtx=$((midtx + 1))
+            if [ "$rc" -eq 137 ]; then
+                if [ "${undone:-0}" -gt 0 ] || [ "${committed:-0}" -gt 0 ]; then
+                    mid=$((mid + 1))
+                else
+                    before=$((before + 1))
+                fi
+            fi
         else
             unrecovered=$((unrecovered + 1))
             echo "# $case trial $i (run exit $rc):"
@@ -54,8 +65,9 @@ for case in hcl conv hcl-ndp conv-ndp; do
         fi
         rm -f "$f.data" "$f.log" "$f.run" "$f.rec"
     done
-    summary="trials $n, killed $killed, recovered $recovered, unrecovered $unrecovered, killed mid-transaction $midtx"
-    if [ "$unrecovered" -eq 0 ] && [ "$killed" -eq "$n" ] && [ "$n" -gt 0 ]; then
+    summary="trials $n, killed $killed (mid-work $mid, of which mid-transaction $midtx; before the first commit $before), recovered $recovered, unrecovered $unrecovered"
+    if [ "$unrecovered" -eq 0 ] && [ "$killed" -eq "$n" ] && [ "$n" -gt 0 ] &&
+        [ $((2 * mid)) -ge "$n" ]; then
         echo "ok - crash_log_$(echo "$case" | tr - _): $summary"
     else
         echo "not ok - crash_log_$(echo "$case" | tr - _): $summary"
@@ -66,7 +78,7 @@ for case in hcl conv hcl-ndp conv-ndp; do
         [ "$unrecovered" -eq 0 ] || verdict=fail
         "$bin/gpm-row" "$RESULTS_DIR/crash-log.tsv" workload=crash-log op="$kind" mode="$mode" \
             scale=custom size_bytes="$((elements * 4))" reps="$n" verified="$verdict" \
-            params="trials=$n,killed=$killed,recovered=$recovered,unrecovered=$unrecovered,mid_transaction=$midtx,kill_after_us=${window%%:*}-${window##*:},elements=$elements"
+            params="trials=$n,mid_work=$mid,before_progress=$before,finished_first=$finished,recovered=$recovered,unrecovered=$unrecovered,mid_transaction=$midtx,kill_after_us=${window%%:*}-${window##*:},elements=$elements"
     fi
 done
 exit $status
