@@ -16,6 +16,7 @@
 #include "gpm/check.h"
 #include "gpm/log.h"
 #include "identity.h"
+#include "tests/wl_test.h"
 #include "wl.h"
 
 /* ---- the fake workload ----
@@ -190,23 +191,9 @@ static int parse(int argc, char **argv, struct wl_opts *o)
         CHECK_MSG(gpm_last_error(), needle);                                           \
     } while (0)
 
-/* Runs the program's whole life in a child (stdout to /dev/null, stderr to
- * errlog); returns its exit status, or 128 + signal. */
 static int run_main(char **argv, int argc)
 {
-    pid_t pid;
-    int st;
-    fflush(stdout);
-    pid = fork();
-    if (pid == 0) {
-        if (!freopen("/dev/null", "w", stdout) || !freopen(errlog, "w", stderr))
-            _exit(99);
-        setvbuf(stderr, NULL, _IONBF, 0); /* a killed child leaves its lines */
-        _exit(wl_main(&WORKLOAD, argc, argv));
-    }
-    if (pid < 0 || waitpid(pid, &st, 0) != pid)
-        return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return wl_test_run(&WORKLOAD, argv, argc, errlog);
 }
 #define RUN_ARGS(...)                                                                  \
     ({                                                                                 \
@@ -221,21 +208,6 @@ static char *read_text(const char *path)
     if (t)
         t[len] = '\0';
     return t;
-}
-
-/* Lines of PATH containing NEEDLE (-1: unreadable). */
-static int count_lines(const char *path, const char *needle)
-{
-    char line[8192];
-    int k = 0;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    while (fgets(line, sizeof line, f))
-        if (strstr(line, needle))
-            k++;
-    fclose(f);
-    return k;
 }
 
 /* The params column of the last row of ROWS. */
@@ -482,7 +454,7 @@ static void cpu_threads_honoured_or_refused(void)
                           "--cpu-threads", "1", "--out", rows), 0);
     last_params(p, sizeof p);
     CHECK_MSG(p, "cpu_threads=1");
-    CHECK_EQ_INT(count_lines(rows, "\tfake\trun\tcpu\ttiny\t262144\t1\t1\t"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tfake\trun\tcpu\ttiny\t262144\t1\t1\t"), 1);
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--reps", "1",
                           "--out", rows), 0);
     last_params(p, sizeof p);
@@ -503,12 +475,12 @@ static void rows_exit_status_and_cleanup(void)
                           "--out", rows), 0);
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--reps", "2", "--pm-dir", dir,
                           "--out", rows), 0);
-    CHECK_EQ_INT(count_lines(rows, "workload\top\tmode"), 1); /* header once */
-    CHECK_EQ_INT(count_lines(rows, "\tfake\trun\tcpu\ttiny\t262144\t"), 2);
-    CHECK_EQ_INT(count_lines(rows, "\tok\tchunks=64,slow-us=0,rate=0.5,bug=none,seed=1,"), 2);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "workload\top\tmode"), 1); /* header once */
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tfake\trun\tcpu\ttiny\t262144\t"), 2);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tok\tchunks=64,slow-us=0,rate=0.5,bug=none,seed=1,"), 2);
     /* Bytes made durable: both ranges of each chunk (wl_commit), the 4-byte
      * markers (wl_pm_write), the checkpoint and its flip word. */
-    CHECK_EQ_INT(count_lines(rows, "\t262472\t"), 2);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\t262472\t"), 2);
     CHECK_EQ_INT(files_in_dir(), 0); /* scratch removed after a verified run */
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--reps", "zero"), 2);
 }
@@ -547,7 +519,7 @@ static void failed_run_removes_only_what_it_created(void)
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--bug", "wrong"),
                  1);
     CHECK(access(data, F_OK) == 0);
-    CHECK_EQ_INT(count_lines(errlog, "stay in"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(errlog, "stay in"), 1);
     clean_dir();
 }
 
@@ -565,7 +537,7 @@ static void recover_refuses_and_leaves_files_untouched(void)
     /* Nothing to recover: an error, and no file appears. */
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--recover"), 1);
     CHECK_EQ_INT(files_in_dir(), 0);
-    CHECK_EQ_INT(count_lines(errlog, "does not exist: nothing to recover"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(errlog, "does not exist: nothing to recover"), 1);
     /* A run killed mid-work, then recovery attempts that do not match. */
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--slow-us",
                           "2000", "--crash-after", "0.03"), 128 + SIGKILL);
@@ -573,10 +545,10 @@ static void recover_refuses_and_leaves_files_untouched(void)
     CHECK(before);
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--recover",
                           "--seed", "2"), 1);
-    CHECK_EQ_INT(count_lines(errlog, "written with chunks=64,slow-us=2000,rate=0.5,bug=none and "
+    CHECK_EQ_INT(wl_test_count_lines(errlog, "written with chunks=64,slow-us=2000,rate=0.5,bug=none and "
                                      "seed 1: pass the same flags"), 1);
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--recover"), 1);
-    CHECK_EQ_INT(count_lines(errlog, "pass the same flags"), 1); /* slow-us differs */
+    CHECK_EQ_INT(wl_test_count_lines(errlog, "pass the same flags"), 1); /* slow-us differs */
     /* A run of a mode whose progress is not durable is not resumed by another. */
     f = fopen(id, "r+");
     CHECK(f && fread(slot, sizeof slot, 1, f) == 1);
@@ -588,7 +560,7 @@ static void recover_refuses_and_leaves_files_untouched(void)
     fclose(f);
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--recover",
                           "--slow-us", "2000"), 1);
-    CHECK_EQ_INT(count_lines(errlog, "written by a cap-mm run, whose progress is not durable "
+    CHECK_EQ_INT(wl_test_count_lines(errlog, "written by a cap-mm run, whose progress is not durable "
                                      "until it ends: recover it with --mode cap-mm"), 1);
     /* A torn identity (both slots bad) is refused. */
     slot[0].checksum ^= 1;
@@ -598,7 +570,7 @@ static void recover_refuses_and_leaves_files_untouched(void)
     fclose(f);
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--recover",
                           "--slow-us", "2000"), 1);
-    CHECK_EQ_INT(count_lines(errlog, "holds no valid run identity"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(errlog, "holds no valid run identity"), 1);
     after = check_read_file(data, &n2);
     CHECK(after && n1 == n2 && memcmp(before, after, n1) == 0);
     free(before);
@@ -610,7 +582,7 @@ static void recover_refuses_and_leaves_files_untouched(void)
     fputs("not a fake file", f);
     fclose(f);
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir), 1);
-    CHECK_EQ_INT(count_lines(errlog, "has 15 bytes, expected"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(errlog, "has 15 bytes, expected"), 1);
     before = check_read_file(data, &n1);
     CHECK(before && n1 == 15 && memcmp(before, "not a fake file", 15) == 0);
     free(before);
@@ -694,7 +666,7 @@ static void killed_mid_work_resumes_from_durable_progress(void)
     CHECK_MSG(p, "trial=mid-work,durable=");
     CHECK(sscanf(strstr(p, "durable="), "durable=%llu/%llu,redone=%llu", &d, &t, &r) == 3);
     CHECKF(d > 0 && d < t && t == 64 && r == t - d, "%s", p);
-    CHECK_EQ_INT(count_lines(rows, "\tfake\trecover\tcpu\ttiny\t"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tfake\trecover\tcpu\ttiny\t"), 1);
     CHECK_EQ_INT(files_in_dir(), 0); /* a verified recovery cleans up */
 }
 
@@ -706,7 +678,7 @@ static void recovery_that_redoes_durable_work_fails(void)
                  128 + SIGKILL);
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--slow-us",
                           "2000", "--recover", "--bug", "redo-all"), 1);
-    CHECK_EQ_INT(count_lines(errlog, "did not reuse exactly the durable progress"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(errlog, "did not reuse exactly the durable progress"), 1);
     clean_dir();
 }
 
@@ -719,7 +691,7 @@ static void finished_first_is_not_a_crash(void)
     unlink(rows);
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--crash-after",
                           "0.3"), 0);
-    CHECK_EQ_INT(count_lines(errlog, "finished before the watchdog fired"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(errlog, "finished before the watchdog fired"), 1);
     usleep(400000); /* past the deadline: had it stayed armed, verification would be killed */
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--recover",
                           "--out", rows), 0);

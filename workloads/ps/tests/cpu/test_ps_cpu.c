@@ -11,6 +11,7 @@
 
 #include "../../ps_layout.h"
 #include "gpm/check.h"
+#include "tests/wl_test.h"
 #include "wl.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof(a[0])))
@@ -18,32 +19,7 @@ static char dir[4096], rows[4200];
 
 static int run_main(char **argv, int argc)
 {
-    pid_t pid;
-    int st;
-    fflush(stdout);
-    pid = fork();
-    if (pid == 0) {
-        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
-            _exit(99);
-        _exit(wl_main(&WORKLOAD, argc, argv));
-    }
-    if (pid < 0 || waitpid(pid, &st, 0) != pid)
-        return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static int count_lines(const char *path, const char *needle)
-{
-    char line[8192];
-    int k = 0;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    while (fgets(line, sizeof line, f))
-        if (strstr(line, needle))
-            k++;
-    fclose(f);
-    return k;
+    return wl_test_run(&WORKLOAD, argv, argc, NULL);
 }
 
 static void verified_rows_in_cpu_mode(void)
@@ -52,8 +28,8 @@ static void verified_rows_in_cpu_mode(void)
                   "--out", rows};
     unlink(rows);
     CHECK_EQ_INT(run_main(ok, ARGC(ok)), 0);
-    CHECK_EQ_INT(count_lines(rows, "\tps\trun\tcpu\ttiny\t4194304\t"), 1);
-    CHECK_EQ_INT(count_lines(rows, "\tok\tn=1048576,block=4096,seed=1,cpu_threads=all:"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tps\trun\tcpu\ttiny\t4194304\t"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tok\tn=1048576,block=4096,seed=1,cpu_threads=all:"), 1);
 }
 
 /* A real crash: SIGKILL from the watchdog mid-scan, then --recover resumes
@@ -72,11 +48,11 @@ static void crash_then_recover(void)
         killed += rc == 128 + SIGKILL;
         CHECK_EQ_INT(run_main(rec, ARGC(rec)), 0);
     }
-    CHECK_EQ_INT(count_lines(rows, "\tps\trecover\tcpu\tcustom\t"), 3);
-    CHECK_EQ_INT(count_lines(rows, "\tok\t"), 3);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tps\trecover\tcpu\tcustom\t"), 3);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tok\t"), 3);
     if (!killed)
         SKIP("every run finished before the watchdog (machine too fast for 0.05 s)");
-    CHECK_EQ_INT(count_lines(rows, ",trial=mid-work,"), killed);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",trial=mid-work,"), killed);
 }
 
 /* Done markers of some earlier run in a file whose identity is lost: the

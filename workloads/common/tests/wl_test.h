@@ -1,0 +1,50 @@
+/* For tests that run a whole workload program in-process: its main in a
+ * child (so that exits, crashes and SIGKILLs stay there), and a line count
+ * over the files it writes. */
+#ifndef WL_TEST_H
+#define WL_TEST_H
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "wl.h"
+
+/* Runs wl_main(W, ARGC, ARGV) in a child with stdout on /dev/null and
+ * stderr, unbuffered, in ERR (NULL: /dev/null); returns its exit status, or
+ * 128 + the signal that ended it. */
+static inline int wl_test_run(const struct wl_workload *w, char **argv, int argc,
+                              const char *err)
+{
+    pid_t pid;
+    int st;
+    fflush(stdout);
+    pid = fork();
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stdout) || !freopen(err ? err : "/dev/null", "w", stderr))
+            _exit(99);
+        setvbuf(stderr, NULL, _IONBF, 0); /* a killed child leaves its lines */
+        _exit(wl_main(w, argc, argv));
+    }
+    if (pid < 0 || waitpid(pid, &st, 0) != pid)
+        return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Lines of PATH containing NEEDLE (-1: unreadable). */
+static inline int wl_test_count_lines(const char *path, const char *needle)
+{
+    char line[8192];
+    int k = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f))
+        if (strstr(line, needle))
+            k++;
+    fclose(f);
+    return k;
+}
+
+#endif
