@@ -14,46 +14,10 @@
 #include "gpm/check.h"
 #include "gpm/cp.h"
 #include "gpm/cp_layout.h"
+#include "cp_files.h"
 
 #define HO GPM_HOST_ONLY
 
-
-static void fill(void *p, size_t n, uint32_t tag)
-{
-    uint32_t *w = p;
-    for (size_t i = 0; i < n / 4; i++)
-        w[i] = tag * 2654435761u ^ (uint32_t)i;
-}
-
-static int holds(const void *p, size_t n, uint32_t tag)
-{
-    const uint32_t *w = p;
-    for (size_t i = 0; i < n / 4; i++)
-        if (w[i] != (tag * 2654435761u ^ (uint32_t)i))
-            return 0;
-    return 1;
-}
-
-static void fresh(const char *name, char *full)
-{
-    gpm_resolve_path(name, full, 4096);
-    unlink(full);
-}
-
-/* Reads the whole file, to prove that a refusal wrote nothing. */
-static uint64_t file_hash(const char *path)
-{
-    uint64_t h = GPMCP_HASH_SEED;
-    uint8_t buf[65536];
-    ssize_t n;
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return 0;
-    while ((n = read(fd, buf, sizeof buf)) > 0)
-        h = gpmcp_hash(h, buf, (uint64_t)n);
-    close(fd);
-    return h;
-}
 
 static void round_trip_two_groups(void)
 {

@@ -21,6 +21,7 @@
 #include "gpm/check.h"
 #include "gpm/cp.h"
 #include "gpm/cp_layout.h"
+#include "cp_files.h"
 
 #define HO GPM_HOST_ONLY
 #define FIO (GPMCP_FILE_IO | GPM_HOST_ONLY)
@@ -59,37 +60,6 @@ int pmem_msync(const void *addr, size_t len)
     int rc = real(addr, len);
     persisted();
     return rc;
-}
-
-static void fill(void *p, size_t n, uint32_t tag)
-{
-    uint32_t *w = p;
-    for (size_t i = 0; i < n / 4; i++)
-        w[i] = tag * 2654435761u ^ (uint32_t)i;
-}
-
-static int holds(const void *p, size_t n, uint32_t tag)
-{
-    const uint32_t *w = p;
-    for (size_t i = 0; i < n / 4; i++)
-        if (w[i] != (tag * 2654435761u ^ (uint32_t)i))
-            return 0;
-    return 1;
-}
-
-static void fresh(const char *name, char *full)
-{
-    gpm_resolve_path(name, full, 4096);
-    unlink(full);
-}
-
-static uint64_t file_hash(const char *path)
-{
-    size_t len = 0;
-    unsigned char *b = check_read_file(path, &len);
-    uint64_t h = b ? gpmcp_hash(GPMCP_HASH_SEED, b, len) : 0;
-    free(b);
-    return h;
 }
 
 static const gpmcp_how CAP_FS = {GPMCP_CAP_FS, NULL, NULL};
