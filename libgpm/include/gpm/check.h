@@ -101,6 +101,22 @@ static inline uint64_t check_rand(void)
     return check_rand_state;
 }
 
+/* A byte pattern of SEED over P[0..N), and whether P still holds it: for
+ * tests that check a persist left every byte as written. */
+static inline void check_fill(unsigned char *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (unsigned char)(i * 31 + seed);
+}
+
+static inline int check_same(const unsigned char *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != (unsigned char)(i * 31 + seed))
+            return 0;
+    return 1;
+}
+
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>

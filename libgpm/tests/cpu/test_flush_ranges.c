@@ -322,20 +322,6 @@ static void a_failing_piece_stops_the_slice(void)
 
 /* ---- the pool ---- */
 
-static void fill(unsigned char *p, size_t n, unsigned seed)
-{
-    for (size_t i = 0; i < n; i++)
-        p[i] = (unsigned char)(i * 31 + seed);
-}
-
-static int same(const unsigned char *p, size_t n, unsigned seed)
-{
-    for (size_t i = 0; i < n; i++)
-        if (p[i] != (unsigned char)(i * 31 + seed))
-            return 0;
-    return 1;
-}
-
 /* What the pool did for one persist of V: every byte of every range in a
  * flushed piece once, no line flushed by two threads, each thread that
  * flushed drained exactly once and after its last flush. */
@@ -414,7 +400,7 @@ static void pool_flushes_each_line_once_and_drains_once_per_thread(void)
     for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
         gpm_flusher *f = gpm_flusher_create(counts[c]);
         CHECKF(f != NULL, "%s", gpm_last_error());
-        fill(r.host, size, (unsigned)c);
+        check_fill(r.host, size, (unsigned)c);
         for (int trial = 0; trial < 20; trial++) {
             /* Small lists stay on one thread; large ones use the pool. */
             int n = 1 + (int)(check_rand() % (trial % 2 ? 300 : 5));
@@ -435,7 +421,7 @@ static void pool_flushes_each_line_once_and_drains_once_per_thread(void)
         CHECKF(pool_did_it_right(&r, &all, 1, why, sizeof why), "%d threads: %s", counts[c],
                why);
         CHECK_EQ_INT(ndrain_t, counts[c]); /* 24 slices of work: every thread */
-        CHECK(same(r.host, size, (unsigned)c));
+        CHECK(check_same(r.host, size, (unsigned)c));
         gpm_flusher_destroy(f);
     }
     gpm_unmap(&r);
@@ -457,14 +443,14 @@ static void ranges_on_an_ordinary_file_are_msynced(void)
     }
     gpm_flusher *f = gpm_flusher_create(4);
     CHECK(f != NULL);
-    fill(r.host, r.size, 4);
+    check_fill(r.host, r.size, 4);
     random_ranges(v, 40, r.size, r.size / 8);
     int rc = gpm_flusher_persist_ranges(f, &r, v, 40, 0);
     gpm_flusher_destroy(f);
     gpm_unmap(&r);
     CHECKF(rc == 0, "%s", gpm_last_error());
     CHECK(gpm_map(&r, path, 4 << 20, GPM_HOST_ONLY) == 0);
-    CHECK(same(r.host, r.size, 4));
+    CHECK(check_same(r.host, r.size, 4));
     gpm_unmap(&r);
     unlink(path);
 }

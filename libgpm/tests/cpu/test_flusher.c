@@ -131,20 +131,6 @@ static void bad_thread_counts_are_refused(void)
     gpm_flusher_destroy(f);
 }
 
-static void fill(unsigned char *p, size_t n, unsigned seed)
-{
-    for (size_t i = 0; i < n; i++)
-        p[i] = (unsigned char)(i * 31 + seed);
-}
-
-static int same(const unsigned char *p, size_t n, unsigned seed)
-{
-    for (size_t i = 0; i < n; i++)
-        if (p[i] != (unsigned char)(i * 31 + seed))
-            return 0;
-    return 1;
-}
-
 /* Persists with several pool sizes, many times over (the pool is reused),
  * at odd offsets and lengths; the data must be left as written. */
 static void persist_on(const char *path)
@@ -156,7 +142,7 @@ static void persist_on(const char *path)
     for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
         gpm_flusher *f = gpm_flusher_create(counts[c]);
         CHECKF(f != NULL, "%s", gpm_last_error());
-        fill(r.host, size, (unsigned)c);
+        check_fill(r.host, size, (unsigned)c);
         CHECKF(gpm_flusher_persist(f, &r, r.host, size, 0) == 0, "%s", gpm_last_error());
         for (int k = 0; k < 200; k++) {
             size_t off = ((size_t)k * 7919 * 64 + (size_t)k) % (size / 2);
@@ -164,7 +150,7 @@ static void persist_on(const char *path)
             CHECKF(gpm_flusher_persist(f, &r, (char *)r.host + off, len, 0) == 0, "%s",
                    gpm_last_error());
         }
-        CHECK(same(r.host, size, (unsigned)c));
+        CHECK(check_same(r.host, size, (unsigned)c));
         gpm_flusher_destroy(f);
     }
     gpm_unmap(&r);
@@ -191,7 +177,7 @@ static void persist_on_ordinary_file(void)
     }
     gpm_flusher *f = gpm_flusher_create(4);
     CHECK(f != NULL);
-    fill(r.host, r.size, 3);
+    check_fill(r.host, r.size, 3);
     int rc = gpm_flusher_persist(f, &r, (char *)r.host + 100, r.size - 100, 0);
     if (rc == 0) {
         gpm_range v[3] = {{0, 100, NULL}, {8192, 3 << 20, NULL}, {r.size - 5, 5, NULL}};
@@ -201,7 +187,7 @@ static void persist_on_ordinary_file(void)
     gpm_unmap(&r);
     CHECKF(rc == 0, "%s", gpm_last_error());
     CHECK(gpm_map(&r, path, 4 << 20, GPM_HOST_ONLY) == 0);
-    CHECK(same(r.host, r.size, 3));
+    CHECK(check_same(r.host, r.size, 3));
     gpm_unmap(&r);
     unlink(path);
 }
@@ -213,10 +199,10 @@ static void fence_only_needs_no_flushes(void)
     CHECK(f != NULL);
     CHECKF(gpm_map(&r, "flush-eadr", 1 << 20, GPM_CREATE | GPM_HOST_ONLY) == 0, "%s",
            gpm_last_error());
-    fill(r.host, r.size, 9);
+    check_fill(r.host, r.size, 9);
     CHECK(gpm_flusher_persist(f, &r, r.host, r.size, 1) == 0);
     CHECK(gpm_flusher_persist(f, &r, r.host, 0, 1) == 0);
-    CHECK(same(r.host, r.size, 9));
+    CHECK(check_same(r.host, r.size, 9));
     gpm_unmap(&r);
     gpm_flusher_destroy(f);
 }
@@ -256,10 +242,10 @@ static void ranges_persist_with_and_without_a_pool(void)
     for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
         gpm_flusher *f = counts[c] ? gpm_flusher_create(counts[c]) : NULL;
         CHECK(counts[c] == 0 || f != NULL);
-        fill(r.host, r.size, (unsigned)c + 40);
+        check_fill(r.host, r.size, (unsigned)c + 40);
         CHECKF(gpm_flusher_persist_ranges(f, &r, ext, N, 0) == 0, "%s", gpm_last_error());
         CHECK_EQ_INT(gpm_flusher_persist_ranges(f, &r, ext, 0, 0), 0);
-        CHECK(same(r.host, r.size, (unsigned)c + 40));
+        CHECK(check_same(r.host, r.size, (unsigned)c + 40));
         gpm_flusher_destroy(f);
     }
     {
