@@ -1,6 +1,11 @@
-/* Clock and output checks shared by every workload. */
+/* Clock, data directory and output checks shared by every workload. */
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "wl.h"
@@ -10,6 +15,40 @@ double wl_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* mkdir -p of PATH with mode 0700 for what it creates. */
+static int make_dirs(char *path)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0700) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return mkdir(path, 0700) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+const char *wl_data_dir(void)
+{
+    static char dir[PATH_MAX];
+    const char *env = getenv("GPM_DATA_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
+               *home = getenv("HOME");
+    struct stat st;
+    if (env && *env)
+        snprintf(dir, sizeof dir, "%s", env);
+    else if (xdg && *xdg)
+        snprintf(dir, sizeof dir, "%s/gpmbench", xdg);
+    else
+        snprintf(dir, sizeof dir, "%s/.cache/gpmbench", home && *home ? home : "/tmp");
+    if (make_dirs(dir) != 0 || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        gpm_set_error("%s: cannot make the dataset directory (%s): set GPM_DATA_DIR to a "
+                      "writable directory", dir, strerror(errno));
+        return NULL;
+    }
+    return dir;
 }
 
 int wl_check_u32(const char *what, const uint32_t *got, const uint32_t *want, size_t n)

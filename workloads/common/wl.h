@@ -285,6 +285,11 @@ wl_out wl_out_of(const struct wl_ctx *c);
 
 /* ---- helpers ---- */
 double wl_now(void); /* CLOCK_MONOTONIC seconds */
+/* The directory of downloaded datasets and of caches made from inputs
+ * (parsed graphs, generated grids): $GPM_DATA_DIR, else
+ * ${XDG_CACHE_HOME:-$HOME/.cache}/gpmbench, created 0700 if missing. NULL
+ * with the message set if it cannot be made. Shared with datasets/fetch.sh. */
+const char *wl_data_dir(void);
 /* Verification: the first mismatch is reported in the error message. */
 int wl_check_u32(const char *what, const uint32_t *got, const uint32_t *want, size_t n);
 /* The closeness rule of the float checks: |got - want| <= abs_tol +

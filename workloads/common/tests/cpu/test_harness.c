@@ -715,6 +715,23 @@ static void killed_before_progress_is_told_apart(void)
     clean_dir();
 }
 
+static void data_dir_from_the_environment(void)
+{
+    char want[4200];
+    const char *d;
+    snprintf(want, sizeof want, "%s/data/deeper", dir);
+    setenv("GPM_DATA_DIR", want, 1);
+    d = wl_data_dir();
+    CHECK(d && strcmp(d, want) == 0 && access(want, W_OK) == 0);
+    setenv("GPM_DATA_DIR", "/proc/gpm-cannot-make-this", 1);
+    CHECK(wl_data_dir() == NULL);
+    CHECK_MSG(gpm_last_error(), "set GPM_DATA_DIR to a writable directory");
+    unsetenv("GPM_DATA_DIR");
+    rmdir(want);
+    snprintf(want, sizeof want, "%s/data", dir);
+    rmdir(want);
+}
+
 static void float_closeness(void)
 {
     static const float got[3] = {1.0f, 2.5f, 0.0f};
@@ -760,6 +777,7 @@ int main(void)
     RUN(finished_first_is_not_a_crash);
     RUN(killed_before_progress_is_told_apart);
     RUN(float_closeness);
+    RUN(data_dir_from_the_environment);
     clean_dir();
     unlink(rows);
     unlink(errlog);
