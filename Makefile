@@ -73,7 +73,7 @@ WORKLOADS    ?= $(subst $(space),$(comma),$(strip $(WL_DIRS)))
 export WORKLOADS
 
 all: $(LIBGPM) $(TOOLS) $(WL_BINS) tests
-.PHONY: all tests deps test test-gpu bundle clean reports figure_3 figure_9 figure_10 \
+.PHONY: all tests deps test test-gpu bundle install clean reports figure_3 figure_9 figure_10 \
         figure_11b table_4 table_5 crash
 
 deps:
@@ -163,6 +163,13 @@ test-gpu: deps
 # they need, for a machine with a CUDA driver but without the -dev packages.
 bundle: deps all
 	@scripts/make-bundle.sh $(B) bundle
+
+# libgpm for programs built elsewhere: PREFIX/lib/libgpm.a, its headers and
+# gpm.pc (pkg-config --cflags --libs gpm).
+PREFIX ?= /usr/local
+GPM_VERSION := 0.2.0
+install: $(LIBGPM)
+	@scripts/install.sh $(PREFIX) $(LIBGPM) $(GPM_VERSION)+$(GIT_REV) $(CUDA_HOME)
 
 # Experiments: thin wrappers over scripts/experiment.sh (see README).
 figure_3 figure_9 figure_10 figure_11b table_4 table_5 crash: deps all
