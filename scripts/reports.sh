@@ -13,13 +13,29 @@ mkdir -p "$reports"
 if [ $# -eq 0 ]; then
     set -- $(cd "$here/report" && ls *.py 2>/dev/null | grep -v '^rows\.py$' | sed 's/\.py$//')
 fi
+# The platform and revision a report's rows come from, for its plot's
+# subtitle: a plot pasted into slides keeps saying what it measured.
+subtitle() {
+    awk '/^# platform: / { n++; p = substr($0, 13) }
+         /^# revision: / { r = substr($0, 13) }
+         /^# NOTE: rows come from several revisions/ { r = "several revisions" }
+         END {
+             if (n > 1) { printf "%d platforms (see the TSV)", n; exit }
+             split(p, kv, ", ")
+             for (i in kv) { k = kv[i]; sub(/=.*/, "", k); v = kv[i]; sub(/^[^=]*=/, "", v); f[k] = v }
+             printf "%s, PCIe %s, PM %s (persistence domain %s), DDIO %s, revision %s",
+                    f["gpu"], f["pcie"], f["pm_backend"], f["persist_domain"], f["ddio"], r
+         }' "$1" | tr -d "'" | tr -d '\\'
+}
+
 for t in "$@"; do
     [ -f "$here/report/$t.py" ] || continue
     python3 "$here/report/$t.py" "$results" "$reports/$t.tsv"
     echo "report: $reports/$t.tsv"
     if [ -f "$here/plot/$t.gp" ]; then
         if command -v gnuplot >/dev/null 2>&1; then
-            gnuplot -e "in='$reports/$t.tsv'; out='$reports/$t.png'" "$here/plot/$t.gp"
+            gnuplot -e "in='$reports/$t.tsv'; out='$reports/$t.png'; sub='$(subtitle "$reports/$t.tsv")'" \
+                "$here/plot/$t.gp"
             echo "plot: $reports/$t.png"
         else
             echo "plot: gnuplot not installed, $reports/$t.png not drawn"

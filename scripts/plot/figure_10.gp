@@ -23,7 +23,8 @@ stats in using (valid(17) ? 1 : 0) nooutput prefix "N17"
 stats in using (valid(18) ? 1 : 0) nooutput prefix "N18"
 paper_title = "title 'paper (where stated)'"
 set key autotitle columnheader
-set title "Figure 10: speedup over CAP-fs (log scale; paper states no per-workload bars)"
+# The platform and revision (sub, from scripts/reports.sh) under the title.
+set title ("Figure 10: speedup over CAP-fs (log scale; paper states no per-workload bars)") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
 set ylabel "speedup over CAP-fs (log scale)"
 set logscale y
 set yrange [0.1:*]

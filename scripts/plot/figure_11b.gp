@@ -21,7 +21,8 @@ stats in using (valid(5) ? 1 : 0) nooutput prefix "N5"
 stats in using (valid(6) ? 1 : 0) nooutput prefix "N6"
 stats in using (valid(5) ? $5 : 0) nooutput prefix "R"
 mean = N5_sum > 0 ? R_sum / N5_sum : NaN
-set title sprintf("Undo logging latency (Figure 11b): conv(best partitions)/HCL mean %.2fx measured, 3.6x in the paper", mean)
+# The platform and revision (sub, from scripts/reports.sh) under the title.
+set title (sprintf("Undo logging latency (Figure 11b): conv(best partitions)/HCL mean %.2fx measured, 3.6x in the paper", mean)) . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
 set grid ytics lc rgb "#dddddd"
 set key top left Left reverse
 set offsets graph 0.05, graph 0.05, graph 0.1, 0

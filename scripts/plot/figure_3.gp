@@ -34,7 +34,8 @@ set grid ytics lc rgb "#dddddd"
 set key bottom right
 set ylabel "speedup over 1-thread CAP-mm"
 set logscale x 2
-set multiplot layout 1,2 title "Persistence scaling (Figure 3): 8-byte writes persisted to PM"
+# The platform and revision (sub, from scripts/reports.sh) under the title.
+set multiplot layout 1,2 title ("Persistence scaling (Figure 3): 8-byte writes persisted to PM") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
 
 set title "(a) CAP-mm: cudaMemcpy + CPU threads flushing"
 set xlabel "CPU threads"

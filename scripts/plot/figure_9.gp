@@ -19,7 +19,8 @@ stats in using (valid(8) ? 1 : 0) nooutput prefix "N8"
 stats in using (valid(9) ? 1 : 0) nooutput prefix "N9"
 stats in using (valid(10) && valid(11) ? 1 : 0) nooutput prefix "NR"
 set key autotitle columnheader
-set title "Figure 9: speedup over CAP-fs (bars: ours; markers: paper)"
+# The platform and revision (sub, from scripts/reports.sh) under the title.
+set title ("Figure 9: speedup over CAP-fs (bars: ours; markers: paper)") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
 set ylabel "speedup over CAP-fs (log scale)"
 set logscale y
 set yrange [0.1:*]

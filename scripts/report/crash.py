@@ -98,7 +98,7 @@ def main():
                  "SIGKILL with DRAM standing in for PM tests the recovery logic and the order "
                  "in which the program makes its writes visible; it does not test flush "
                  "completeness or a power cut (the page cache survives the kill)"]
-                + F.platform_comments(rows) + F.rev_comments(rows)
+                + R.platform_comments(rows) + R.rev_comments(rows)
                 + ["paper (Sec 6.2): crashes injected with NVBitFI; every program recovered"])
     R.write_tsv(out, header, table, comments)
 

@@ -67,7 +67,7 @@ def main():
             % (R.fmt(mean("ge_ce")), R.fmt(gm["ge_ce"]))]
     comments = (["Figure 10: speedup over CAP-fs (ratio of median operation times; newest "
                  "verified run per workload, mode and scale)"]
-                + F.platform_comments(used or rows) + F.rev_comments(used or rows)
+                + R.platform_comments(used or rows) + R.rev_comments(used or rows)
                 + warnings + ours + F.paper_comments("figure_10"))
     R.write_tsv(out, header, out_rows, comments)
 

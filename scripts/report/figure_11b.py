@@ -114,9 +114,7 @@ def main():
     comments = [
         "Figure 11b: undo-log insert latency from %d rows of %s (git_rev %s, host %s)"
         % (len(run), R.shown_path(results_dir, fname), key[0], key[1]),
-        "platform: gpu %s, pm_backend %s, persist_domain %s, ddio %s"
-        % (first.get("gpu", "?"), first.get("pm_backend", "?"),
-           first.get("persist_domain", "?"), first.get("ddio", "?")),
+    ] + R.platform_comments(run) + R.rev_comments(run) + [
         "entry_bytes %s; latency = one kernel in which every thread inserts one entry"
         % (",".join(str(e) for e in entry) or "?"),
         "conventional logging ran at partition counts %s (per thread count: "

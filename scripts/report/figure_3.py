@@ -103,9 +103,7 @@ def main():
     comments = [
         "Figure 3: persistence scaling from %s rows of %s (git_rev %s, host %s)"
         % ("%d" % len(run), R.shown_path(results_dir, fname), key[0], key[1]),
-        "platform: gpu %s, pm_backend %s, persist_domain %s, ddio %s"
-        % (first.get("gpu", "?"), first.get("pm_backend", "?"),
-           first.get("persist_domain", "?"), first.get("ddio", "?")),
+    ] + R.platform_comments(run) + R.rev_comments(run) + [
         "size %s bytes; speedup = throughput / single-threaded CAP-mm (%s GB/s)"
         % (first.get("size_bytes", "?"), R.fmt(base)),
         "CAP-mm plateau (best/1-thread): %sx at %s CPU threads; paper %sx"

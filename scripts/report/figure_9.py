@@ -15,7 +15,6 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rows as R  # noqa: E402
 
-PLATFORM_KEYS = ("gpu", "pcie", "pm_backend", "persist_domain", "ddio")
 NOT_RUNS = ("recover", "crash-campaign")
 
 
@@ -80,29 +79,6 @@ def newest(rows, ops=None):
 def groups(best):
     """Sorted (label, scale) pairs present in a newest() result."""
     return sorted({(k[0], k[1]) for k in best})
-
-
-def platform_comments(rows):
-    """Comment lines naming the platform(s) the rows were measured on."""
-    seen = []
-    for r in rows:
-        p = tuple(r.get(k, "unknown") or "unknown" for k in PLATFORM_KEYS)
-        if p not in seen:
-            seen.append(p)
-    if not seen:
-        return ["platform: no rows"]
-    return ["platform: " + ", ".join("%s=%s" % kv for kv in zip(PLATFORM_KEYS, p)) for p in seen]
-
-
-def rev_comments(rows):
-    revs = []
-    for r in rows:
-        g = r.get("git_rev", "unknown")
-        if g not in revs:
-            revs.append(g)
-    if len(revs) > 1:
-        return ["NOTE: rows come from several revisions: " + ", ".join(revs)]
-    return ["revision: " + (revs[0] if revs else "none")]
 
 
 def paper_by_workload(name):
@@ -179,7 +155,7 @@ def main():
                          geomean([r[11] for r in sub]), "", ""])
     comments = (["Figure 9: speedup over CAP-fs (ratio of median operation times; newest "
                  "verified run per workload, mode and scale)"]
-                + platform_comments(used or rows) + rev_comments(used or rows)
+                + R.platform_comments(used or rows) + R.rev_comments(used or rows)
                 + warnings + paper_comments("figure_9"))
     R.write_tsv(out, header, out_rows, comments)
 

@@ -53,6 +53,32 @@ def number(row, col):
                 row.get(col)))
 
 
+PLATFORM_KEYS = ("gpu", "pcie", "pm_backend", "persist_domain", "ddio")
+
+
+def platform_comments(rows):
+    """Comment lines naming the platform(s) the rows were measured on."""
+    seen = []
+    for r in rows:
+        p = tuple(r.get(k, "unknown") or "unknown" for k in PLATFORM_KEYS)
+        if p not in seen:
+            seen.append(p)
+    if not seen:
+        return ["platform: no rows"]
+    return ["platform: " + ", ".join("%s=%s" % kv for kv in zip(PLATFORM_KEYS, p)) for p in seen]
+
+
+def rev_comments(rows):
+    revs = []
+    for r in rows:
+        g = r.get("git_rev", "unknown")
+        if g not in revs:
+            revs.append(g)
+    if len(revs) > 1:
+        return ["NOTE: rows come from several revisions: " + ", ".join(revs)]
+    return ["revision: " + (revs[0] if revs else "none")]
+
+
 def median(values):
     return statistics.median(values) if values else float("nan")
 

@@ -35,7 +35,7 @@ def main():
                          F.paper_val(paper, wl, "wa")])
     comments = (["Table 4: write amplification = bytes persisted per repetition by CAP / by GPM "
                  "(newest verified run per workload, mode and scale)"]
-                + F.platform_comments(used or rows) + F.rev_comments(used or rows)
+                + R.platform_comments(used or rows) + R.rev_comments(used or rows)
                 + warnings + F.paper_comments("table_4"))
     R.write_tsv(out, header, out_rows, comments)
 

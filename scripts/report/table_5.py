@@ -37,7 +37,7 @@ def main():
                  "native workloads (no paper value) have nothing to restore after a completed "
                  "run: their restore_s is a resume that finds every block durable (PS: it "
                  "only recomputes the final sums)"]
-                + F.platform_comments(used or rows) + F.rev_comments(used or rows)
+                + R.platform_comments(used or rows) + R.rev_comments(used or rows)
                 + warnings + F.paper_comments("table_5"))
     R.write_tsv(out, header, out_rows, comments)
 

@@ -141,3 +141,20 @@ for t in figure_9 figure_10; do
         echo "not ok - $t plot missing or not a PNG: $(cat "$tmp/log")"
     fi
 done
+
+# Every plot carries its platform and revision under its title: gnuplot is
+# replaced by a stub that records what reports.sh hands it.
+mkdir -p "$tmp/stub"
+printf '#!/bin/sh\nprintf "%%s\\n" "$2" >>"%s/gnuplot-args"\n' "$tmp" >"$tmp/stub/gnuplot"
+chmod +x "$tmp/stub/gnuplot"
+PATH="$tmp/stub:$PATH" RESULTS_DIR="$fix/figure_9" REPORTS_DIR="$tmp/sub" \
+    "$scripts/reports.sh" figure_9 >/dev/null 2>&1
+has "plots are given their platform and revision" "$tmp/gnuplot-args" \
+    "sub='FIXTURE GPU (not measured), PCIe gen5 x16, PM tmpfs (persistence domain unknown: emulated PM), DDIO uncontrolled: fixture data, revision fixture-rev"
+for gp in "$scripts"/plot/*.gp; do
+    if grep -q 'exists("sub")' "$gp"; then
+        echo "ok - $(basename "$gp") puts the subtitle under its title"
+    else
+        echo "not ok - $(basename "$gp") ignores the platform subtitle"
+    fi
+done
