@@ -85,8 +85,10 @@ __global__ void hs_ref_step_kernel(const float *__restrict__ power, const float 
 {
     const hs_coef k = coef;
     const uint64_t n = rows * cols;
+    const int narrow = n <= 0xffffffffull; /* 32-bit division where it suffices */
     for (uint64_t i = gpm_grid_rank(); i < n; i += gpm_grid_threads()) {
-        const hs_nbrs b = hs_grid_nbrs(rows, cols, i / cols, i % cols);
+        const uint64_t r = narrow ? (uint32_t)i / (uint32_t)cols : i / cols;
+        const hs_nbrs b = hs_grid_nbrs(rows, cols, r, i - r * cols);
         const float p = power[i];
         df[i] = hs_cell_f(&k, sf[b.i], sf[b.n], sf[b.s], sf[b.e], sf[b.w], p);
         dd[i] = hs_cell_d(&k, sd[b.i], sd[b.n], sd[b.s], sd[b.e], sd[b.w], p);
