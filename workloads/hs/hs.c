@@ -1,0 +1,316 @@
+/* HS in every mode: Rodinia HotSpot's pyramid calls with the temperatures
+ * checkpointed every K calls through the harness's checkpoint object
+ * (gpmcp, the mode's way), and recovery from the last consistent
+ * checkpoint. BLK is the model; this file differs only in what it steps. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hs.h"
+
+/* Cells x steps up to which verify also runs the CPU reference (tiny). */
+#define HS_CPU_CHECK_MAX (1ull << 25)
+/* Cells the CUDA grid and device memory allow: 4 GB per grid. */
+#define HS_MAX_CELLS (1ull << 30)
+
+static const struct wl_param hs_params[] = {
+    {.flag = "rows", .help = "grid rows", .sizes = 1, .scale = {512, 4096, 16384}, .min = 1,
+     .max = 65536},
+    {.flag = "cols", .help = "grid columns", .sizes = 1, .scale = {512, 4096, 16384},
+     .min = 1, .max = 65536},
+    {.flag = "iterations", .help = "time steps", .scale = {40, 400, 4000}, .min = 1,
+     .max = 100000000},
+    {.flag = "pyramid-height", .help = "steps per kernel call (a block steps its tile and "
+     "halo)", .scale = {2, 4, 4}, .min = 1, .max = HS_MAX_HEIGHT},
+    {.flag = "checkpoint-every", .help = "checkpoint after every K kernel calls (and after "
+     "the last)", .scale = {2, 10, 10}, .min = 1, .max = 100000000},
+    {.flag = "input", .help = "gen (a chip generated from the seed), Rodinia's temp file (its "
+     "power file beside it), or TEMP,POWER", .type = WL_STR, .sscale = {"gen", "gen", "gen"},
+     .sizes = 1},
+    {0},
+};
+
+static const struct wl_obj_decl hs_objects[] = {
+    [HS_TEMP] = {"temp", WL_OBJ_CHECKPOINT},
+    {NULL, WL_OBJ_REGION},
+};
+
+static struct hs_state *S(struct wl_ctx *c) { return c->priv; }
+
+/* Appends "k=v" to the row's notes (the harness adds its own). */
+static void note(struct wl_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct wl_ctx *c, const char *fmt, ...)
+{
+    size_t n = strlen(c->note);
+    va_list ap;
+    if (n && n + 1 < sizeof c->note)
+        c->note[n++] = ',';
+    va_start(ap, fmt);
+    vsnprintf(c->note + n, sizeof c->note - n, fmt, ap);
+    va_end(ap);
+}
+
+static int hs_layout(struct wl_ctx *c)
+{
+    uint64_t rows = (uint64_t)wl_int(c, "rows"), cols = (uint64_t)wl_int(c, "cols");
+    uint64_t iters = (uint64_t)wl_int(c, "iterations");
+    uint64_t k = (uint64_t)wl_int(c, "checkpoint-every");
+    uint64_t calls = hs_calls(iters, (int)wl_int(c, "pyramid-height"));
+    const char *input = wl_str(c, "input");
+    double bytes;
+    if (rows * cols > HS_MAX_CELLS)
+        return gpm_set_error("--rows/--cols: %llu x %llu cells exceed %llu: pass a smaller grid",
+                             (unsigned long long)rows, (unsigned long long)cols,
+                             HS_MAX_CELLS);
+    if (strcmp(input, "gen") != 0) {
+        char t[4096], p[4096];
+        if (hs_input_files(input, t, p, sizeof t) != 0)
+            return -1;
+    }
+    wl_obj_checkpoint(c, HS_TEMP, rows * cols * sizeof(float) + sizeof(hs_meta), 2);
+    c->data_bytes = rows * cols * sizeof(float);
+    c->calib_bytes = c->data_bytes;
+    /* For --crash-after random: on the fast side (a call moves about 16
+     * bytes a cell at 2 TB/s, a checkpoint goes at 45 GB/s), so a random
+     * kill lands inside the run in the fast modes and in its first part in
+     * slower ones. */
+    bytes = (double)c->data_bytes;
+    c->expected_s = (double)calls * (4.0 * bytes / 2e12 + 10e-6) +
+                    (double)((calls + k - 1) / k) * bytes / 45e9 + 0.005;
+    return 0;
+}
+
+static int save(struct wl_ctx *c)
+{
+    struct hs_state *st = S(c);
+    if (wl_dev_copy(st->d_meta, &st->meta, sizeof st->meta, 1) != 0 ||
+        wl_cp_checkpoint(c, HS_TEMP) != 0)
+        return -1;
+    st->checkpoints++;
+    return 0;
+}
+
+/* The record of this run at call 0 (what a checkpoint must match). */
+static void fresh_meta(struct wl_ctx *c)
+{
+    struct hs_state *st = S(c);
+    memset(&st->meta, 0, sizeof st->meta);
+    st->meta.magic = HS_META_MAGIC;
+    st->meta.rows = st->rows;
+    st->meta.cols = st->cols;
+    st->meta.seed = c->opt.seed;
+    st->meta.iters = st->iters;
+    st->meta.height = (uint64_t)st->height;
+    st->meta.input = st->in.fingerprint;
+}
+
+/* The state at step 0: the initial temperatures, no call done. */
+static int initial_state(struct wl_ctx *c)
+{
+    fresh_meta(c);
+    return hs_gpu_copy(S(c)->d_temp, S(c)->d_init, S(c)->cells);
+}
+
+static int hs_setup(struct wl_ctx *c)
+{
+    struct hs_state *st = calloc(1, sizeof *st);
+    size_t b;
+    if (!st)
+        return gpm_set_error("hs: out of memory");
+    c->priv = st;
+    st->rows = (uint64_t)wl_int(c, "rows");
+    st->cols = (uint64_t)wl_int(c, "cols");
+    st->cells = st->rows * st->cols;
+    st->iters = (uint64_t)wl_int(c, "iterations");
+    st->height = (int)wl_int(c, "pyramid-height");
+    st->calls = hs_calls(st->iters, st->height);
+    st->every = (uint64_t)wl_int(c, "checkpoint-every");
+    st->coef = hs_coef_make(st->rows, st->cols);
+    b = st->cells * sizeof(float);
+    if (hs_input_load(wl_str(c, "input"), st->rows, st->cols, c->opt.seed, &st->in) != 0 ||
+        wl_dev_alloc((void **)&st->d_power, b) || wl_dev_alloc((void **)&st->d_init, b) ||
+        wl_dev_alloc((void **)&st->d_temp, b) || wl_dev_alloc((void **)&st->d_scratch, b) ||
+        wl_dev_alloc((void **)&st->d_meta, sizeof(hs_meta)) ||
+        wl_dev_alloc((void **)&st->d_check, sizeof *st->d_check) ||
+        wl_dev_copy(st->d_power, st->in.power, b, 1) ||
+        wl_dev_copy(st->d_init, st->in.temp, b, 1))
+        return -1;
+    /* The host grids stay only where the CPU reference will check. */
+    if (st->cells * st->iters > HS_CPU_CHECK_MAX)
+        hs_input_free(&st->in);
+    return wl_cp_register(c, HS_TEMP, st->d_temp, b) ||
+                   wl_cp_register(c, HS_TEMP, st->d_meta, sizeof(hs_meta))
+               ? -1
+               : 0;
+}
+
+static int hs_prepare(struct wl_ctx *c)
+{
+    return initial_state(c);
+}
+
+/* Calls FROM..calls-1, checkpointing when due. A call steps from one
+ * buffer into the other; a checkpoint needs the state in d_temp (the
+ * registered buffer), so after an odd run of calls it is copied back. */
+static int iterate(struct wl_ctx *c, uint64_t from)
+{
+    struct hs_state *st = S(c);
+    float *cur = st->d_temp, *next = st->d_scratch;
+    st->checkpoints = 0;
+    for (uint64_t call = from; call < st->calls; call++) {
+        float *t;
+        if (hs_gpu_call(st->d_power, cur, next, st->rows, st->cols, st->height,
+                        hs_call_steps(st->iters, st->height, call), st->coef) != 0)
+            return -1;
+        t = cur;
+        cur = next;
+        next = t;
+        st->meta.calls_done = call + 1;
+        if (!hs_checkpoint_due(call + 1, st->calls, st->every))
+            continue;
+        if (cur != st->d_temp) {
+            if (hs_gpu_copy(st->d_temp, cur, st->cells) != 0)
+                return -1;
+            cur = st->d_temp;
+            next = st->d_scratch;
+        }
+        if (save(c) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int hs_run(struct wl_ctx *c)
+{
+    int rc = iterate(c, 0);
+    snprintf(c->note, sizeof c->note, "checkpoints=%llu", (unsigned long long)S(c)->checkpoints);
+    return rc;
+}
+
+/* Restores the last consistent checkpoint into d_temp and checks that it
+ * belongs to this run: 0, or 1 when there is none (st->meta is then the
+ * record of call 0). */
+static int restore(struct wl_ctx *c)
+{
+    struct hs_state *st = S(c);
+    hs_meta m;
+    int rc;
+    fresh_meta(c);
+    rc = wl_cp_restore(c, HS_TEMP);
+    if (rc != 0)
+        return rc;
+    if (wl_dev_copy(&m, st->d_meta, sizeof m, 0) != 0)
+        return -1;
+    if (!hs_meta_matches(&m, &st->meta))
+        return gpm_set_error("%s: checkpoint of another run (%llu x %llu, seed %llu, %llu "
+                             "iterations, height %llu, input %016llx): pass the same --rows, "
+                             "--cols, --iterations, --pyramid-height, --input and --seed to "
+                             "recover it", c->obj[HS_TEMP].path, (unsigned long long)m.rows,
+                             (unsigned long long)m.cols, (unsigned long long)m.seed,
+                             (unsigned long long)m.iters, (unsigned long long)m.height,
+                             (unsigned long long)m.input);
+    st->meta = m;
+    return 0;
+}
+
+/* Units of progress are kernel calls; the durable ones are those the
+ * last checkpoint holds. */
+static int hs_recover(struct wl_ctx *c)
+{
+    struct hs_state *st = S(c);
+    double t0 = wl_now();
+    uint64_t from;
+    int rc = restore(c);
+    if (rc < 0)
+        return -1;
+    if (rc == 1 && initial_state(c) != 0) /* crashed before the first checkpoint */
+        return -1;
+    c->restore_s = wl_now() - t0;
+    from = st->meta.calls_done;
+    c->progress.total = st->calls;
+    c->progress.durable = from;
+    rc = iterate(c, from);
+    c->progress.redone = st->meta.calls_done - from;
+    snprintf(c->note, sizeof c->note, "resumed_from_call=%llu,checkpoints=%llu",
+             (unsigned long long)from, (unsigned long long)st->checkpoints);
+    return rc;
+}
+
+/* Verifies what is on PM: the last checkpoint must hold the finished run,
+ * equal to the one-step float reference and close to the double one (on
+ * the GPU; on the CPU too where that is quick). */
+static int hs_verify(struct wl_ctx *c)
+{
+    struct hs_state *st = S(c);
+    struct hs_check r;
+    const struct hs_input *in = &st->in;
+    double tb, tol, pabs;
+    int rc = restore(c);
+    if (rc == 1) {
+        gpm_set_error("%s: holds no checkpoint", c->obj[HS_TEMP].path);
+        return 1;
+    }
+    if (rc != 0)
+        return rc;
+    if (st->meta.calls_done != st->calls) {
+        gpm_set_error("hs: the last checkpoint is of call %llu of %llu",
+                      (unsigned long long)st->meta.calls_done, (unsigned long long)st->calls);
+        return 1;
+    }
+    pabs = in->pmax > -in->pmin ? in->pmax : -in->pmin;
+    tb = hs_tbound(&st->coef, st->iters, in->tmin, in->tmax, in->pmin, in->pmax);
+    tol = hs_tolerance(&st->coef, st->iters, tb, pabs);
+    note(c, "input_generated=%d,input_read=%s", in->generated, in->how);
+    rc = hs_gpu_check(st->d_temp, st->d_power, st->d_init, st->rows, st->cols, st->iters,
+                      st->coef, tol, st->d_check, &r);
+    if (rc != 0)
+        return rc;
+    if (in->temp) {
+        float *got = malloc(st->cells * sizeof *got);
+        if (!got)
+            return gpm_set_error("hs: out of memory for the CPU check");
+        rc = wl_dev_copy(got, st->d_temp, st->cells * sizeof *got, 0) != 0
+                 ? -1
+                 : hs_cpu_check(&st->coef, in->power, in->temp, st->rows, st->cols, st->iters,
+                                got, tol, &r);
+        free(got);
+        if (rc != 0)
+            return rc;
+    }
+    note(c, "check=%s,maxerr=%.3g,tol=%.3g", in->temp ? "gpu+cpu" : "gpu", hs_check_maxerr(&r),
+         tol);
+    return 0;
+}
+
+static void hs_teardown(struct wl_ctx *c)
+{
+    struct hs_state *st = S(c);
+    if (!st)
+        return;
+    hs_input_free(&st->in);
+    wl_dev_free(st->d_power);
+    wl_dev_free(st->d_init);
+    wl_dev_free(st->d_temp);
+    wl_dev_free(st->d_scratch);
+    wl_dev_free(st->d_meta);
+    wl_dev_free(st->d_check);
+    free(st);
+    c->priv = NULL;
+}
+
+const struct wl_workload WORKLOAD = {
+    .name = "hs",
+    .about = "Rodinia HotSpot: pyramid stencil calls with checkpointed temperatures (paper "
+             "Table 1)",
+    .modes = WL_MODES_GPU,
+    .resume_modes = WL_MODES_GPU, /* a checkpoint is durable in every mode */
+    .objects = hs_objects,
+    .params = hs_params,
+    .layout = hs_layout,
+    .setup = hs_setup,
+    .prepare = hs_prepare,
+    .run = hs_run,
+    .recover = hs_recover,
+    .verify = hs_verify,
+    .teardown = hs_teardown,
+};
