@@ -25,7 +25,10 @@
 #define SRAD_PAGE 4096u
 #define SRAD_REC_SLOT 128u /* one record per 128-byte line: sizeof(srad_record) */
 
-GPM_HD uint64_t srad_page_align(uint64_t x) { return (x + SRAD_PAGE - 1) & ~(uint64_t)(SRAD_PAGE - 1); }
+GPM_HD uint64_t srad_page_align(uint64_t x)
+{
+    return (x + SRAD_PAGE - 1) & ~(uint64_t)(SRAD_PAGE - 1);
+}
 GPM_HD uint64_t srad_array_bytes(uint64_t n) { return srad_page_align(n * 4); }
 GPM_HD uint32_t srad_slot(uint64_t iter) { return (uint32_t)(iter & 1); }
 GPM_HD uint64_t srad_rec_off(uint32_t slot) { return (uint64_t)slot * SRAD_REC_SLOT; }

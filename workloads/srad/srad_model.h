@@ -92,11 +92,12 @@ GPM_HD float srad_clamp01(float c)
  * given the ROI's Q0SQR (Rodinia's equation 33), clamped to [0, 1]. */
 GPM_HD float srad_coef(float jc, const float d[4], float q0sqr)
 {
-    float g2 = SRAD_FDIV(SRAD_FADD(SRAD_FADD(SRAD_FADD(SRAD_FMUL(d[0], d[0]), SRAD_FMUL(d[1], d[1])),
-                                             SRAD_FMUL(d[2], d[2])),
-                                   SRAD_FMUL(d[3], d[3])),
-                         SRAD_FMUL(jc, jc));
-    float l = SRAD_FDIV(SRAD_FADD(SRAD_FADD(SRAD_FADD(d[0], d[1]), d[2]), d[3]), jc);
+    /* Sums left to right, as Rodinia writes them. */
+    float d2 = SRAD_FADD(SRAD_FMUL(d[0], d[0]), SRAD_FMUL(d[1], d[1]));
+    float sum = SRAD_FADD(SRAD_FADD(SRAD_FADD(d[0], d[1]), d[2]), d[3]);
+    d2 = SRAD_FADD(SRAD_FADD(d2, SRAD_FMUL(d[2], d[2])), SRAD_FMUL(d[3], d[3]));
+    float g2 = SRAD_FDIV(d2, SRAD_FMUL(jc, jc));
+    float l = SRAD_FDIV(sum, jc);
     float num = SRAD_FSUB(SRAD_FMUL(0.5f, g2), SRAD_FMUL(0.0625f, SRAD_FMUL(l, l)));
     float den = SRAD_FADD(1.0f, SRAD_FMUL(0.25f, l));
     float qsqr = SRAD_FDIV(num, SRAD_FMUL(den, den));
@@ -109,9 +110,8 @@ GPM_HD float srad_coef(float jc, const float d[4], float q0sqr)
  * STEP = lambda / 4 (srad_step). */
 GPM_HD float srad_update(float jc, float c, float cs, float ce, const float d[4], float step)
 {
-    float div = SRAD_FADD(SRAD_FADD(SRAD_FADD(SRAD_FMUL(c, d[0]), SRAD_FMUL(cs, d[1])),
-                                    SRAD_FMUL(c, d[2])),
-                          SRAD_FMUL(ce, d[3]));
+    float div = SRAD_FADD(SRAD_FMUL(c, d[0]), SRAD_FMUL(cs, d[1]));
+    div = SRAD_FADD(SRAD_FADD(div, SRAD_FMUL(c, d[2])), SRAD_FMUL(ce, d[3]));
     return SRAD_FADD(jc, SRAD_FMUL(step, div));
 }
 
