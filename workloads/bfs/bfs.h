@@ -73,6 +73,18 @@ int bfs_gpu_expand(const struct bfs_kern *k, uint32_t level, uint32_t base, uint
 int bfs_gpu_rebuild(uint32_t *claim, const uint32_t *seq, const uint32_t *start,
                     uint32_t levels, uint64_t n, uint32_t *ctr);
 
+/* The ranges of the region that one commit makes durable where kernels
+ * do not persist in-kernel (bfs_commit.c). After the start (START_AT 0,
+ * START_WORDS 2) or the expansion of a level (START_AT level + 2, 1 word),
+ * whose NEXT new nodes are at seq[BASE, BASE + NEXT): that frontier; in
+ * gpm-ndp (CAP 0: flushes of what the kernels stored, no source) each new
+ * node's cost, read from PM_SEQ; the level starts; in the CAP modes (CAP 1:
+ * copies from K's device arrays and mirrors) the cost array when FINAL;
+ * and the count, last. V has room for NEXT + 4; returns the count. */
+int bfs_commit_ranges(const struct bfs_kern *k, int cap, const uint32_t *pm_seq, uint32_t base,
+                      uint32_t next, uint32_t start_at, int start_words, int final,
+                      gpm_range *v);
+
 /* The search in the GPU modes (bfs_gpu.c). */
 int bfs_gpu_setup(struct wl_ctx *c);
 int bfs_gpu_fresh(struct wl_ctx *c);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bfs.h"
+#include "bfs_step.h"
 
 /* Frontiers smaller than this are expanded by one thread: starting and
  * joining a team costs about as much as expanding a few hundred nodes
@@ -152,10 +153,8 @@ static int expand(struct wl_ctx *c, uint32_t level, uint32_t base, uint32_t end,
         for (int64_t i = base; i < (int64_t)end; i++) {
             uint32_t u = seq[i];
             for (uint32_t e = row[u]; e < row[u + 1] && !err; e++) {
-                uint32_t v = col[e], unvisited = BFS_UNVISITED;
-                if (__atomic_load_n(&claim[v], __ATOMIC_RELAXED) != BFS_UNVISITED ||
-                    !__atomic_compare_exchange_n(&claim[v], &unvisited, cost, 0, __ATOMIC_RELAXED,
-                                                 __ATOMIC_RELAXED))
+                uint32_t v = col[e];
+                if (!bfs_claim(claim, v, cost))
                     continue;
                 if (push(b, v) != 0) {
                     err = 1;

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "bfs.h"
+#include "bfs_step.h"
 
 static struct bfs_state *S(struct wl_ctx *c) { return c->priv; }
 
@@ -59,7 +60,7 @@ int bfs_gpu_setup(struct wl_ctx *c)
         wl_dev_alloc((void **)&st->d_claim, n * 4) || wl_dev_alloc((void **)&st->d_seq, n * 4) ||
         wl_dev_alloc((void **)&st->d_start, (n + 2) * 4) ||
         wl_dev_alloc((void **)&st->d_count, sizeof *st->d_count) ||
-        wl_dev_alloc((void **)&st->d_ctr, 4 * sizeof *st->d_ctr))
+        wl_dev_alloc((void **)&st->d_ctr, BFS_CTR_WORDS * sizeof *st->d_ctr))
         return -1;
     /* The graph is read-only: it lives in device memory, never on PM. */
     return wl_dev_copy(st->d_row, st->g.row, (n + 1) * 4, 1) ||
@@ -137,66 +138,27 @@ static int room_for(struct bfs_state *st, size_t n)
     return 0;
 }
 
-static gpm_range range(uint64_t off, uint64_t len, const void *src)
-{
-    gpm_range v = {(size_t)off, (size_t)len, src};
-    return v;
-}
-
-/* gpm-ndp: the frontier seq[BASE, BASE + NEXT), the cost of each of its
- * nodes (read back from PM: the kernel stored them), the level's end at
- * start[END_AT] and the count, flushed in one pass with one drain. */
-static int commit_ndp(struct wl_ctx *c, uint32_t base, uint32_t next, uint32_t end_at,
-                      int start_words)
-{
-    struct bfs_state *st = S(c);
-    const uint8_t *pm = wl_region(c, BFS_PM)->host;
-    const uint32_t *seq = (const uint32_t *)(pm + bfs_seq_off(st->n));
-    uint64_t n = st->n;
-    int k = 0;
-    if (next > INT_MAX - 3)
-        return gpm_set_error("bfs: a frontier of %u nodes is too large for one commit", next);
-    if (room_for(st, (size_t)next + 3) != 0)
-        return -1;
-    if (next)
-        st->ranges[k++] = range(bfs_seq_off(n) + 4ull * base, 4ull * next, NULL);
-    for (uint32_t j = 0; j < next; j++)
-        st->ranges[k++] = range(bfs_cost_off() + 4ull * seq[base + j], 4, NULL);
-    st->ranges[k++] = range(bfs_start_off(n) + 4ull * end_at, 4ull * start_words, NULL);
-    st->ranges[k++] = range(bfs_count_off(), 8, NULL);
-    return wl_commit(c, BFS_PM, st->ranges, k);
-}
-
-/* CAP: the same from the device arrays; FINAL adds the cost array. */
-static int commit_cap(struct wl_ctx *c, uint32_t base, uint32_t next, uint32_t end_at,
-                      int start_words, int final)
-{
-    struct bfs_state *st = S(c);
-    uint64_t n = st->n;
-    gpm_range v[4];
-    int k = 0;
-    if (next)
-        v[k++] = range(bfs_seq_off(n) + 4ull * base, 4ull * next, st->d_seq + base);
-    v[k++] = range(bfs_start_off(n) + 4ull * end_at, 4ull * start_words, st->d_start + end_at);
-    if (final)
-        v[k++] = range(bfs_cost_off(), 4 * n, st->d_claim);
-    v[k++] = range(bfs_count_off(), 8, st->d_count); /* last: copied after the rest */
-    return wl_commit(c, BFS_PM, v, k);
-}
-
 /* Level 0 (the source) or, after expanding LEVEL, the NEXT nodes found at
  * seq[BASE ...), made durable the mode's way. START_AT is the first level
  * start written (0 for the source, which writes start[0] and start[1]). */
-static int commit(struct wl_ctx *c, uint32_t base, uint32_t next, uint32_t start_at,
-                  int start_words, int final)
+static int commit(struct wl_ctx *c, const struct bfs_kern *k, uint32_t base, uint32_t next,
+                  uint32_t start_at, int start_words, int final)
 {
+    struct bfs_state *st = S(c);
+    const uint8_t *pm = wl_region(c, BFS_PM)->host;
+    int nr;
     if (c->m->fences) { /* persisted in-kernel: count it */
         c->bytes_persisted += 8.0 * next + 4.0 * start_words + 8;
         return 0;
     }
-    if (c->m->kernels_write_pm)
-        return commit_ndp(c, base, next, start_at, start_words);
-    return commit_cap(c, base, next, start_at, start_words, final);
+    if (next > INT_MAX - 4)
+        return gpm_set_error("bfs: a frontier of %u nodes is too large for one commit", next);
+    if (room_for(st, (size_t)next + 4) != 0)
+        return -1;
+    nr = bfs_commit_ranges(k, !c->m->kernels_write_pm,
+                           (const uint32_t *)(pm + bfs_seq_off(st->n)), base, next, start_at,
+                           start_words, final, st->ranges);
+    return wl_commit(c, BFS_PM, st->ranges, nr);
 }
 
 int bfs_gpu_search(struct wl_ctx *c, uint32_t durable, uint32_t *levels, uint32_t *computed)
@@ -210,7 +172,7 @@ int bfs_gpu_search(struct wl_ctx *c, uint32_t durable, uint32_t *levels, uint32_
     if (wl_persist_begin(c) != 0)
         return -1;
     if (durable == 0) {
-        if (bfs_gpu_start(&k, st->src) != 0 || commit(c, 0, 1, 0, 2, 0) != 0)
+        if (bfs_gpu_start(&k, st->src) != 0 || commit(c, &k, 0, 1, 0, 2, 0) != 0)
             goto fail;
         level = 0, base = 0, end = 1;
         ++*computed;
@@ -219,7 +181,7 @@ int bfs_gpu_search(struct wl_ctx *c, uint32_t durable, uint32_t *levels, uint32_
     }
     for (;;) {
         if (bfs_gpu_expand(&k, level, base, end - base, &next) != 0 ||
-            commit(c, end, next, level + 2, 1, next == 0) != 0)
+            commit(c, &k, end, next, level + 2, 1, next == 0) != 0)
             goto fail;
         if (next == 0)
             break;

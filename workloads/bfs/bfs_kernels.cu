@@ -5,26 +5,14 @@
 #include <cuda_runtime.h>
 #include <limits.h>
 
-#include "bfs.h"
 #include "wl.cuh"
+#include "bfs_step.h" /* after wl.cuh: its stores are the mode's */
 
 #define BFS_THREADS 256
-enum { CTR_CLAIMS, CTR_BLOCKS, CTR_NEXT, CTR_BAD };
 
 __global__ void bfs_start_kernel(struct bfs_kern k, uint32_t src)
 {
-    k.claim[src] = 0;
-    k.dseq[0] = src;
-    if (k.seq_out)
-        wl_store_u32(k.o, &k.seq_out[0], src);
-    if (k.cost_out)
-        wl_store_u32(k.o, &k.cost_out[src], 0);
-    wl_store_u32(k.o, &k.start[0], 0);
-    wl_store_u32(k.o, &k.start[1], 1);
-    wl_persist(k.o);
-    /* Level 0 is durable before the count that says so. */
-    wl_store_u64(k.o, k.count, bfs_count_word(k.epoch, bfs_levels_at_start(k.lag)));
-    wl_persist(k.o);
+    bfs_begin(&k, src);
 }
 
 /* One thread per frontier node: it claims each unvisited neighbour (the
@@ -32,61 +20,24 @@ __global__ void bfs_start_kernel(struct bfs_kern k, uint32_t src)
  * appends it to the next frontier and stores its cost, then persists its
  * stores with one fence. The grid's last block, which every other block's
  * stores precede, persists where the next frontier ends and then the
- * count. */
+ * count (bfs_step.h). */
 __global__ void bfs_expand_kernel(struct bfs_kern k, uint32_t level, uint32_t base,
                                   uint32_t size)
 {
     __shared__ int last;
     uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    uint32_t cost = level + 1, next_base = base + size;
-    int wrote = 0;
-    if (i < size) {
-        uint32_t u = k.dseq[base + i];
-        for (uint32_t e = k.row[u], end = k.row[u + 1]; e < end; e++) {
-            uint32_t v = k.col[e], pos;
-            /* Claims only move from unvisited to a level: a stale read can
-             * only send a thread to the atomic, which decides. */
-            if (*(volatile uint32_t *)&k.claim[v] != BFS_UNVISITED ||
-                atomicCAS(&k.claim[v], BFS_UNVISITED, cost) != BFS_UNVISITED)
-                continue;
-            pos = next_base + atomicAdd(&k.ctr[CTR_CLAIMS], 1u);
-            if ((uint64_t)pos >= k.n) { /* an inconsistent visited set */
-                atomicOr(&k.ctr[CTR_BAD], 1u);
-                continue;
-            }
-            k.dseq[pos] = v;
-            if (k.seq_out)
-                wl_store_u32(k.o, &k.seq_out[pos], v);
-            if (k.cost_out)
-                wl_store_u32(k.o, &k.cost_out[v], cost);
-            wrote = 1;
-        }
-    }
-    if (wrote)
+    if (i < size && bfs_visit(&k, k.dseq[base + i], level + 1, base + size))
         wl_persist(k.o);
-    /* Every thread's claims and stores are visible device-wide before its
-     * block counts itself done. */
+    /* Every thread's claims and stores are visible device-wide (and, where
+     * the mode fences, durable) before its block counts itself done. */
     __threadfence();
     __syncthreads();
     if (threadIdx.x == 0)
-        last = atomicAdd(&k.ctr[CTR_BLOCKS], 1u) == gridDim.x - 1;
+        last = atomicAdd(&k.ctr[BFS_CTR_BLOCKS], 1u) == gridDim.x - 1;
     __syncthreads();
-    if (!last || threadIdx.x != 0)
-        return;
-    __threadfence();
-    {
-        uint32_t next = atomicAdd(&k.ctr[CTR_CLAIMS], 0u);
-        if ((uint64_t)next_base + next > k.n) { /* counted above; end stays in bounds */
-            atomicOr(&k.ctr[CTR_BAD], 1u);
-            next = (uint32_t)(k.n - next_base);
-        }
-        wl_store_u32(k.o, &k.start[level + 2], next_base + next);
-        wl_persist(k.o);
-        wl_store_u64(k.o, k.count, bfs_count_word(k.epoch, bfs_levels_after(level, next, k.lag)));
-        wl_persist(k.o);
-        k.ctr[CTR_NEXT] = next;
-        k.ctr[CTR_CLAIMS] = 0;
-        k.ctr[CTR_BLOCKS] = 0;
+    if (last && threadIdx.x == 0) {
+        __threadfence();
+        bfs_seal(&k, level, base + size);
     }
 }
 
@@ -112,7 +63,7 @@ extern "C" int bfs_gpu_reset(uint32_t *claim, uint64_t n, uint32_t *ctr)
 {
     cudaError_t e = cudaMemset(claim, 0xff, n * sizeof *claim);
     if (e == cudaSuccess)
-        e = cudaMemset(ctr, 0, 4 * sizeof *ctr);
+        e = cudaMemset(ctr, 0, BFS_CTR_WORDS * sizeof *ctr);
     return e == cudaSuccess ? 0 : cuda_fail(e, "bfs: resetting the visited set");
 }
 
@@ -127,7 +78,7 @@ extern "C" int bfs_gpu_start(const struct bfs_kern *k, uint32_t src)
 static int read_result(uint32_t *ctr, uint32_t *next)
 {
     uint32_t res[2];
-    if (wl_dev_copy(res, ctr + CTR_NEXT, sizeof res, 0) != 0)
+    if (wl_dev_copy(res, ctr + BFS_CTR_NEXT, sizeof res, 0) != 0)
         return -1;
     if (res[1])
         return gpm_set_error("bfs: a level discovered more nodes than the graph has: the "
@@ -152,9 +103,9 @@ extern "C" int bfs_gpu_rebuild(uint32_t *claim, const uint32_t *seq, const uint3
                                uint32_t levels, uint64_t n, uint32_t *ctr)
 {
     uint32_t bad = 0;
-    bfs_rebuild_kernel<<<1024, BFS_THREADS>>>(claim, seq, start, levels, n, ctr + CTR_BAD);
+    bfs_rebuild_kernel<<<1024, BFS_THREADS>>>(claim, seq, start, levels, n, ctr + BFS_CTR_BAD);
     if (wl_dev_sync("bfs visited-set rebuild") != 0 ||
-        wl_dev_copy(&bad, ctr + CTR_BAD, sizeof bad, 0) != 0)
+        wl_dev_copy(&bad, ctr + BFS_CTR_BAD, sizeof bad, 0) != 0)
         return -1;
     if (bad)
         return gpm_set_error("bfs: the durable search sequence names a node beyond the graph's "
