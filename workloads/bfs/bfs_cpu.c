@@ -12,12 +12,13 @@
 #include "bfs.h"
 #include "bfs_step.h"
 
-/* Frontiers smaller than this are expanded by one thread: starting and
- * joining a team costs about as much as expanding a few hundred nodes
- * (with 2 threads, a 2M-node lattice search whose frontiers stay below
- * 1449 nodes ran 0.19 s against 0.21 s on one), and on a machine whose
- * cores are shared a thread spinning at the join can wait a whole time
- * slice for the one that was descheduled. */
+/* Frontiers smaller than this are expanded by one thread. Starting and
+ * joining a team costs about as much as expanding a few hundred nodes: on
+ * 2 cores, a 2M-node lattice search (frontiers below 1449 nodes) took
+ * 0.19 s with 2 threads and 0.21 s with one, waiting passively; and where
+ * other work shares the cores, a thread spinning at the join can wait a
+ * whole time slice for one that was descheduled (the same search took 4 s
+ * and more with the default spinning). */
 #define BFS_CPU_PARALLEL_MIN 1024
 
 static struct bfs_state *S(struct wl_ctx *c) { return c->priv; }
