@@ -54,17 +54,12 @@ __global__ void bfs_rebuild_kernel(uint32_t *claim, const uint32_t *seq, const u
     }
 }
 
-static int cuda_fail(cudaError_t e, const char *what)
-{
-    return gpm_set_error("%s failed (%s)", what, cudaGetErrorString(e));
-}
-
 extern "C" int bfs_gpu_reset(uint32_t *claim, uint64_t n, uint32_t *ctr)
 {
-    cudaError_t e = cudaMemset(claim, 0xff, n * sizeof *claim);
-    if (e == cudaSuccess)
-        e = cudaMemset(ctr, 0, BFS_CTR_WORDS * sizeof *ctr);
-    return e == cudaSuccess ? 0 : cuda_fail(e, "bfs: resetting the visited set");
+    return wl_dev_fill(claim, 0xff, n * sizeof *claim) ||
+                   wl_dev_zero(ctr, BFS_CTR_WORDS * sizeof *ctr)
+               ? -1
+               : 0;
 }
 
 extern "C" int bfs_gpu_start(const struct bfs_kern *k, uint32_t src)

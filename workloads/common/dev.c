@@ -22,11 +22,25 @@ void wl_dev_free(void *p)
         cudaFree(p);
 }
 
-int wl_dev_zero(void *d, size_t bytes)
+int wl_dev_fill(void *d, unsigned char byte, size_t bytes)
 {
-    cudaError_t e = cudaMemset(d, 0, bytes);
+    cudaError_t e = cudaMemset(d, byte, bytes);
     if (e != cudaSuccess)
         return gpm_set_error("cudaMemset of %zu bytes failed (%s)", bytes, cudaGetErrorString(e));
+    return 0;
+}
+
+int wl_dev_zero(void *d, size_t bytes)
+{
+    return wl_dev_fill(d, 0, bytes);
+}
+
+int wl_dev_copy_within(void *dst, const void *src, size_t bytes)
+{
+    cudaError_t e = cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice);
+    if (e != cudaSuccess)
+        return gpm_set_error("device copy of %zu bytes failed (%s)", bytes,
+                             cudaGetErrorString(e));
     return 0;
 }
 

@@ -16,7 +16,6 @@
  *                       Table 5); otherwise nothing to do.
  *
  * The recovery row says which (trial=mid-work|before-progress|finished-first). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,18 +117,6 @@ static void write_row(struct wl_ctx *c, const char *op, int reps, const double *
     }
 }
 
-static void note(struct wl_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(struct wl_ctx *c, const char *fmt, ...)
-{
-    size_t n = strlen(c->note);
-    va_list ap;
-    if (n && n + 1 < sizeof c->note)
-        c->note[n++] = ',';
-    va_start(ap, fmt);
-    vsnprintf(c->note + n, sizeof c->note - n, fmt, ap);
-    va_end(ap);
-}
-
 static void progress_line(const struct wl_ctx *c, int rep, int reps, double s)
 {
     /* Only long runs: a short one would drown its row in noise. */
@@ -184,6 +171,7 @@ static int reps_of_run(struct wl_ctx *c, struct wl_run *run, double *t)
 {
     for (int r = 0; r < c->opt.reps; r++) {
         c->rep = r;
+        c->note[0] = '\0'; /* the row keeps the last repetition's notes */
         if (start_epoch(c, run) != 0 ||
             timed(c, run, c->wl->run, r == 0 && c->opt.crash_after >= 0, &t[r]) != 0)
             return -1;
@@ -200,7 +188,7 @@ static int judge_resume(struct wl_ctx *c, int complete)
     if (p->total == 0)
         return gpm_set_error("%s: recover() reported no progress (set c->progress)",
                              c->wl->name);
-    note(c, "trial=%s,durable=%llu/%llu,redone=%llu",
+    wl_note(c, "trial=%s,durable=%llu/%llu,redone=%llu",
          complete || p->durable >= p->total ? "finished-first"
          : p->durable == 0                  ? "before-progress"
                                             : "mid-work",
@@ -225,15 +213,15 @@ static int recovery(struct wl_ctx *c, struct wl_run *run, double *t)
     int complete = run->found.state == WL_ID_COMPLETE;
     *t = 0;
     if (run->found.state == WL_ID_CREATED) { /* killed before the work began */
-        note(c, "trial=before-progress");
+        wl_note(c, "trial=before-progress");
         return rerun(c, run, t);
     }
     if (c->fresh) { /* nothing durable to resume in this mode */
         if (complete) {
-            note(c, "trial=finished-first");
+            wl_note(c, "trial=finished-first");
             return 0;
         }
-        note(c, "trial=mid-work,durable=0");
+        wl_note(c, "trial=mid-work,durable=0");
         return rerun(c, run, t);
     }
     /* Resume; after a complete run this is the restoration alone (Table 5). */
@@ -242,7 +230,7 @@ static int recovery(struct wl_ctx *c, struct wl_run *run, double *t)
     if (wl_identity_write(c, run, WL_ID_RUNNING) != 0 ||
         timed(c, run, c->wl->recover, c->opt.crash_after >= 0, t) != 0)
         return -1;
-    note(c, "total_s=%.6f", *t);
+    wl_note(c, "total_s=%.6f", *t);
     if (c->restore_s >= 0)
         *t = c->restore_s;
     return judge_resume(c, complete);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,17 @@ double wl_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void wl_note(struct wl_ctx *c, const char *fmt, ...)
+{
+    size_t n = strlen(c->note);
+    va_list ap;
+    if (n && n + 1 < sizeof c->note)
+        c->note[n++] = ',';
+    va_start(ap, fmt);
+    vsnprintf(c->note + n, sizeof c->note - n, fmt, ap);
+    va_end(ap);
 }
 
 /* mkdir -p of PATH with mode 0700 for what it creates. */

@@ -177,7 +177,8 @@ struct wl_ctx {
     double bytes_persisted;  /* reset before each repetition */
     double restore_s;        /* --recover: the restoration part; < 0: whole operation */
     struct wl_progress progress; /* --recover: what it found and redid */
-    char note[256];          /* extra "k=v" for the params column */
+    char note[512];          /* extra "k=v" for the params column (wl_note); cleared
+                                before every repetition */
     int rep;
     void *priv;              /* the workload's own state */
 };
@@ -272,6 +273,9 @@ int wl_cp_restore(struct wl_ctx *c, int i);
 int wl_dev_alloc(void **p, size_t bytes); /* *p = NULL on failure */
 void wl_dev_free(void *p);                /* NULL is fine */
 int wl_dev_zero(void *d, size_t bytes);
+int wl_dev_fill(void *d, unsigned char byte, size_t bytes);
+/* Device to device, BYTES from SRC to DST. */
+int wl_dev_copy_within(void *dst, const void *src, size_t bytes);
 int wl_dev_copy(void *dst, const void *src, size_t bytes, int to_device);
 /* After kernel launches: waits for them and reports a launch or execution
  * error as "WHAT failed (why)". */
@@ -285,6 +289,13 @@ wl_out wl_out_of(const struct wl_ctx *c);
 
 /* ---- helpers ---- */
 double wl_now(void); /* CLOCK_MONOTONIC seconds */
+/* Appends "k=v" text (printf-style) to c->note, comma-separated: what the
+ * row's params column says besides the parameters. */
+void wl_note(struct wl_ctx *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 /* The directory of downloaded datasets and of caches made from inputs
  * (parsed graphs, generated grids): $GPM_DATA_DIR, else
  * ${XDG_CACHE_HOME:-$HOME/.cache}/gpmbench, created 0700 if missing. NULL

@@ -2,7 +2,6 @@
  * checkpointed every K calls through the harness's checkpoint object
  * (gpmcp, the mode's way), and recovery from the last consistent
  * checkpoint. BLK is the model; this file differs only in what it steps. */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,19 +35,6 @@ static const struct wl_obj_decl hs_objects[] = {
 };
 
 static struct hs_state *S(struct wl_ctx *c) { return c->priv; }
-
-/* Appends "k=v" to the row's notes (the harness adds its own). */
-static void note(struct wl_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(struct wl_ctx *c, const char *fmt, ...)
-{
-    size_t n = strlen(c->note);
-    va_list ap;
-    if (n && n + 1 < sizeof c->note)
-        c->note[n++] = ',';
-    va_start(ap, fmt);
-    vsnprintf(c->note + n, sizeof c->note - n, fmt, ap);
-    va_end(ap);
-}
 
 static int hs_layout(struct wl_ctx *c)
 {
@@ -108,7 +94,7 @@ static void fresh_meta(struct wl_ctx *c)
 static int initial_state(struct wl_ctx *c)
 {
     fresh_meta(c);
-    return hs_gpu_copy(S(c)->d_temp, S(c)->d_init, S(c)->cells);
+    return wl_dev_copy_within(S(c)->d_temp, S(c)->d_init, S(c)->cells * sizeof(float));
 }
 
 static int hs_setup(struct wl_ctx *c)
@@ -169,7 +155,7 @@ static int iterate(struct wl_ctx *c, uint64_t from)
         if (!hs_checkpoint_due(call + 1, st->calls, st->every))
             continue;
         if (cur != st->d_temp) {
-            if (hs_gpu_copy(st->d_temp, cur, st->cells) != 0)
+            if (wl_dev_copy_within(st->d_temp, cur, st->cells * sizeof(float)) != 0)
                 return -1;
             cur = st->d_temp;
             next = st->d_scratch;
@@ -260,7 +246,7 @@ static int hs_verify(struct wl_ctx *c)
     pabs = in->pmax > -in->pmin ? in->pmax : -in->pmin;
     tb = hs_tbound(&st->coef, st->iters, in->tmin, in->tmax, in->pmin, in->pmax);
     tol = hs_tolerance(&st->coef, st->iters, tb, pabs);
-    note(c, "input_generated=%d,input_read=%s", in->generated, in->how);
+    wl_note(c, "input_generated=%d,input_read=%s", in->generated, in->how);
     rc = hs_gpu_check(st->d_temp, st->d_power, st->d_init, st->rows, st->cols, st->iters,
                       st->coef, tol, st->d_check, &r);
     if (rc != 0)
@@ -277,7 +263,7 @@ static int hs_verify(struct wl_ctx *c)
         if (rc != 0)
             return rc;
     }
-    note(c, "check=%s,maxerr=%.3g,tol=%.3g", in->temp ? "gpu+cpu" : "gpu", hs_check_maxerr(&r),
+    wl_note(c, "check=%s,maxerr=%.3g,tol=%.3g", in->temp ? "gpu+cpu" : "gpu", hs_check_maxerr(&r),
          tol);
     return 0;
 }

@@ -56,7 +56,6 @@ struct hs_state {
 /* One kernel call: STEPS (<= HEIGHT) steps from SRC into DST. */
 int hs_gpu_call(const float *power, const float *src, float *dst, uint64_t rows, uint64_t cols,
                 int height, int steps, hs_coef k);
-int hs_gpu_copy(float *dst, const float *src, uint64_t n);
 /* The reference check on the GPU: one step per launch from INIT, in float
  * (the same stencil: GOT must equal it bit for bit) and in double (GOT must
  * be within TOL), then the comparison of every cell. D_CHECK is device

@@ -58,15 +58,6 @@ extern "C" int hs_gpu_call(const float *power, const float *src, float *dst, uin
     return wl_dev_sync("pyramid kernel");
 }
 
-extern "C" int hs_gpu_copy(float *dst, const float *src, uint64_t n)
-{
-    cudaError_t e = cudaMemcpy(dst, src, n * sizeof(float), cudaMemcpyDeviceToDevice);
-    if (e != cudaSuccess)
-        return gpm_set_error("hs: device copy of %llu bytes failed (%s)",
-                             (unsigned long long)(n * sizeof(float)), cudaGetErrorString(e));
-    return 0;
-}
-
 /* ---- the reference check ---- */
 
 __global__ void hs_ref_init_kernel(const float *init, float *f, double *d, uint64_t n)

@@ -219,12 +219,6 @@ static int srad_recover(struct wl_ctx *c)
     return rc;
 }
 
-static void add_note(struct wl_ctx *c, const char *text)
-{
-    size_t n = strlen(c->note);
-    snprintf(c->note + n, sizeof c->note - n, "%s%s", n ? "," : "", text);
-}
-
 /* The final slot against the reference: the CPU's at small sizes and in
  * cpu mode, the GPU's beyond (the row's params say which). */
 static int srad_verify(struct wl_ctx *c)
@@ -237,7 +231,6 @@ static int srad_verify(struct wl_ctx *c)
     int on_gpu = c->opt.mode != WL_CPU && n * st->iters > SRAD_CPU_CHECK_MAX, rc;
     float *ref_j, *ref_c;
     double dj = 0, dc = 0;
-    char text[128];
     if (done != st->iters) {
         gpm_set_error("srad: the last complete iteration on PM is %llu of %llu",
                       (unsigned long long)done, (unsigned long long)st->iters);
@@ -257,9 +250,7 @@ static int srad_verify(struct wl_ctx *c)
         rc = srad_check(pm_j, pm_c, ref_j, ref_c, &st->g, st->iters, &dj, &dc);
     free(ref_j);
     free(ref_c);
-    snprintf(text, sizeof text, "check=%s,max_dj=%.2g,max_dc=%.2g", on_gpu ? "gpu" : "cpu", dj,
-             dc);
-    add_note(c, text);
+    wl_note(c, "check=%s,max_dj=%.2g,max_dc=%.2g", on_gpu ? "gpu" : "cpu", dj, dc);
     return rc;
 }
 

@@ -49,7 +49,7 @@ static void grids_free(struct grids *g)
 static int gpu_steps(struct grids *g, const hs_coef *k, uint64_t iters, int height, float **out)
 {
     float *cur = g->d_a, *next = g->d_b, *t;
-    if (hs_gpu_copy(cur, g->d_t, g->n) != 0)
+    if (wl_dev_copy_within(cur, g->d_t, g->n * sizeof(float)) != 0)
         return -1;
     for (uint64_t c = 0; c < hs_calls(iters, height); c++) {
         if (hs_gpu_call(g->d_p, cur, next, g->rows, g->cols, height,
