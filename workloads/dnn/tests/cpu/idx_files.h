@@ -72,7 +72,9 @@ static inline int put_idx(const char *path, uint32_t magic, uint32_t n, uint32_t
 }
 
 /* A learnable MNIST-like set: item I is of class I % 10, a bright 6 x 6
- * square at a place of its class, over faint noise from SEED. */
+ * square at a place of its class, over faint noise from SEED. The square's
+ * pixels vary too, so that no two pooled values tie (where the CPU
+ * reference and cuDNN might route a gradient to different ones). */
 static inline void toy_item(uint64_t seed, uint32_t i, uint8_t *img, uint8_t *label)
 {
     int c = (int)(i % 10), r0 = 2 + 5 * (c / 4), c0 = 2 + 6 * (c % 4);
@@ -80,7 +82,7 @@ static inline void toy_item(uint64_t seed, uint32_t i, uint8_t *img, uint8_t *la
         img[k] = (uint8_t)(gpm_mix64(seed * 7919 + (uint64_t)i * DNN_PIXELS + k) % 40);
     for (int r = r0; r < r0 + 6; r++)
         for (int q = c0; q < c0 + 6; q++)
-            img[r * DNN_IMG + q] = 250;
+            img[r * DNN_IMG + q] = (uint8_t)(200 + img[r * DNN_IMG + q]);
     *label = (uint8_t)c;
 }
 
@@ -94,7 +96,7 @@ static inline int put_toy_dataset(const char *dir, const char *prefix, uint32_t 
     for (int set = 0; set < 2 && rc == 0; set++) {
         uint32_t n = set ? ntest : ntrain;
         uint8_t *img = (uint8_t *)malloc((size_t)n * DNN_PIXELS), *lab = (uint8_t *)malloc(n);
-        char p[8192];
+        char p[16384];
         if (!img || !lab)
             rc = -1;
         for (uint32_t i = 0; rc == 0 && i < n; i++)
