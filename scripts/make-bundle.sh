@@ -18,8 +18,10 @@ cp -r "$root/scripts" "$out/scripts"
 [ -d "$root/datasets" ] && cp -r "$root/datasets" "$out/datasets"
 # Recorded lspci dumps: the DDIO tests read them.
 mkdir -p "$out/libgpm/tests" && cp -r "$root/libgpm/tests/fixtures" "$out/libgpm/tests/fixtures"
-# Libraries the glibc of any Linux provides, and the driver, stay behind.
-skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|libcuda\.so)'
+# Libraries the glibc of any Linux provides, and the driver, stay behind;
+# so do cuDNN and cuBLAS (DNN's): about a gigabyte with the parts cuDNN
+# loads itself, they come with the target's CUDA installation.
+skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|libcuda\.so|libcudnn|libcublas)'
 find "$out/bin" "$out/tests" -type f -perm -u+x | while read -r f; do
     ldd "$f" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
 done | sort -u | while read -r name path; do
