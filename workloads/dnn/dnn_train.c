@@ -135,8 +135,8 @@ double dnn_min_accuracy(enum dnn_kind kind, uint64_t iters)
     if (kind == DNN_DATA_DIR || iters < 500)
         return 0.30;
     if (iters < 5000)
-        return kind == DNN_DATA_MNIST ? 0.95 : 0.78;
-    return kind == DNN_DATA_MNIST ? 0.98 : 0.86;
+        return kind == DNN_DATA_MNIST ? 0.93 : 0.78;
+    return kind == DNN_DATA_MNIST ? 0.97 : 0.85;
 }
 
 int dnn_check_training(const dnn_meta *m, enum dnn_kind kind, double accuracy)
