@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -259,9 +260,17 @@ static void cache_parses_once_and_rebuilds(void)
     CHECK(cfd_mesh_load(&b, src, dir, &st) == 0);
     CHECK(st == CFD_CACHE_REBUILT && same_mesh(&a, &b));
     cfd_mesh_free(&b);
-    /* Another mesh under the same name: the cache follows the source. */
+    /* Another mesh under the same name (dated 10 s later, as on a file
+     * system with coarse times): the cache follows the source. */
     g.seed = 10;
+    g.elements = 2100;
     CHECK(cfd_mesh_generate(&c, &g) == 0 && cfd_mesh_write_text(&c, src) == 0);
+    CHECK(stat(src, &s) == 0);
+    {
+        struct timespec t[2] = {s.st_atim, s.st_mtim};
+        t[1].tv_sec += 10;
+        CHECK(utimensat(AT_FDCWD, src, t, 0) == 0);
+    }
     CHECK(cfd_mesh_load(&b, src, dir, &st) == 0);
     CHECK(st == CFD_CACHE_REBUILT && same_mesh(&c, &b));
     cfd_mesh_free(&b);
