@@ -1,10 +1,16 @@
-/* The mesh generator: tetrahedra in Rodinia's layout around a slender body.
+/* The mesh generator: tetrahedra in Rodinia's layout around the front of a
+ * missile.
  *
  * A box of NX x NY x NZ cubes (NX = 2 NY, NY = NZ), each cut into the 6
  * tetrahedra of the Kuhn subdivision (one per order in which a path from
  * the cube's low corner to its high corner takes the three axes), which
- * tile the box conformingly. Cubes inside a cylinder along x in the middle
- * half of the box are left out: the body, whose faces are walls. Vertices
+ * tile the box conformingly. Cubes inside a cylinder along x, from a
+ * quarter of the box to its downstream end, are left out: the body, whose
+ * faces are walls. It runs out of the box, so the flow leaves the box
+ * along it and the far field never meets a wake: a blunt base inside the
+ * box makes a slow, reversed wake that the far-field faces (which take the
+ * free stream as their neighbour) drive unstable within a few thousand
+ * iterations. Vertices
  * are jittered by up to a tenth of the spacing, so volumes and normals
  * vary as in a real mesh; no tetrahedron can invert (its smallest height
  * is 0.71 spacings, a face and its opposite vertex move by at most 0.35).
@@ -47,7 +53,7 @@ struct grid {
 static int in_body(const struct grid *g, int64_t ix, int64_t iy, int64_t iz)
 {
     double y = (double)iy + 0.5 - (double)g->ny / 2, z = (double)iz + 0.5 - (double)g->nz / 2;
-    return g->body && ix >= g->nx / 4 && ix < g->nx - g->nx / 4 && y * y + z * z <= g->r2;
+    return g->body && ix >= g->nx / 4 && y * y + z * z <= g->r2;
 }
 
 static struct grid grid_of(int64_t m, int body, uint64_t seed)
@@ -200,14 +206,16 @@ int cfd_mesh_generate(struct cfd_mesh *m, const struct cfd_gen *gen)
     }
     ncubes = g.nx * g.ny * g.nz;
     /* Which element each tetrahedron of the box became: the first N kept
-     * ones in order, the body's are walls, the rest far field. */
+     * ones from the downstream end, layer by layer, so that the layer cut
+     * short is the inflow one, where the flow is the free stream its
+     * far-field faces assume; the body's are walls, the rest far field. */
     slot = malloc((size_t)ncubes * 6 * sizeof *slot);
     if (!slot || cfd_mesh_alloc(m, n) != 0) {
         free(slot);
         return gpm_set_error("cfd: out of memory generating a mesh of %llu elements: pass a "
                              "smaller --elements", (unsigned long long)n);
     }
-    for (int64_t ix = 0; ix < g.nx; ix++)
+    for (int64_t ix = g.nx - 1; ix >= 0; ix--)
         for (int64_t iy = 0; iy < g.ny; iy++)
             for (int64_t iz = 0; iz < g.nz; iz++)
                 for (int p = 0; p < 6; p++) {

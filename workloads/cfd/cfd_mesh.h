@@ -42,10 +42,11 @@ struct cfd_gen {
     int body;           /* 1: a slender body (the "missile") with wall faces inside the box */
 };
 /* A box of jittered cubes, each split into 6 tetrahedra, around a slender
- * body along the flow: far-field faces on the box, wall faces on the body;
- * the first G->elements tetrahedra (layer by layer along x) are kept and
- * the faces they share with dropped ones become far field. Deterministic
- * for (elements, seed, body). */
+ * body along the flow that runs out of the box downstream: far-field faces
+ * on the box, wall faces on the body; the first G->elements tetrahedra
+ * (layer by layer from the downstream end) are kept and the faces they
+ * share with dropped ones become far field. Deterministic for (elements,
+ * seed, body). */
 int cfd_mesh_generate(struct cfd_mesh *m, const struct cfd_gen *g);
 
 /* ---- the text format (cfd_mesh.c) ----
