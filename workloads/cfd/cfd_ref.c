@@ -1,0 +1,151 @@
+/* CFD on the CPU: the solver in double (the reference every run is checked
+ * against) and in float (the kernels' code, for the tests), both OpenMP
+ * over elements with Rodinia's iteration: keep the old state, compute the
+ * step factors, then CFD_RK stages of flux and time step. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfd.h"
+
+/* Below this many elements one thread is faster: an iteration has 8
+ * barriers, and a small mesh gives each thread too little between them. */
+#define CFD_OMP_MIN 50000
+
+int cfd_cpu_solve_d(const struct cfd_mesh *m, uint64_t iters, double *var)
+{
+    const uint64_t n = m->n;
+    double *old = malloc(n * CFD_NVAR * sizeof *old), *flux = malloc(n * CFD_NVAR * sizeof *flux);
+    double *sf = malloc(n * sizeof *sf);
+    cfd_cell_d ff;
+    if (!old || !flux || !sf) {
+        free(old);
+        free(flux);
+        free(sf);
+        return gpm_set_error("cfd: out of memory for the reference of %llu elements",
+                             (unsigned long long)n);
+    }
+    cfd_free_stream_d(&ff);
+#pragma omp parallel if (n >= CFD_OMP_MIN)
+    {
+#pragma omp for schedule(static)
+        for (uint64_t i = 0; i < n; i++)
+            cfd_init_elem_d(var, n, i, &ff);
+        for (uint64_t it = 0; it < iters; it++) {
+#pragma omp single
+            memcpy(old, var, n * CFD_NVAR * sizeof *old);
+#pragma omp for schedule(static)
+            for (uint64_t i = 0; i < n; i++)
+                sf[i] = cfd_step_factor_d(var, n, i, m->vol[i]);
+            for (int j = 0; j < CFD_RK; j++) {
+#pragma omp for schedule(static)
+                for (uint64_t i = 0; i < n; i++) {
+                    double f[CFD_NVAR];
+                    cfd_flux_d(i, n, m->nb, m->normal, var, &ff, f);
+                    for (int v = 0; v < CFD_NVAR; v++)
+                        flux[cfd_var_at(n, i, v)] = f[v];
+                }
+#pragma omp for schedule(static)
+                for (uint64_t i = 0; i < n; i++)
+                    cfd_time_step_d(i, n, j, old, var, sf, flux);
+            }
+        }
+    }
+    free(old);
+    free(flux);
+    free(sf);
+    return 0;
+}
+
+int cfd_cpu_solve_f(const struct cfd_mesh *m, uint64_t iters, float *var)
+{
+    const uint64_t n = m->n;
+    float *old = malloc(n * CFD_NVAR * sizeof *old), *flux = malloc(n * CFD_NVAR * sizeof *flux);
+    float *sf = malloc(n * sizeof *sf);
+    cfd_cell_f ff;
+    if (!old || !flux || !sf) {
+        free(old);
+        free(flux);
+        free(sf);
+        return gpm_set_error("cfd: out of memory for the float solver of %llu elements",
+                             (unsigned long long)n);
+    }
+    cfd_free_stream_f(&ff);
+#pragma omp parallel if (n >= CFD_OMP_MIN)
+    {
+#pragma omp for schedule(static)
+        for (uint64_t i = 0; i < n; i++)
+            cfd_init_elem_f(var, n, i, &ff);
+        for (uint64_t it = 0; it < iters; it++) {
+#pragma omp single
+            memcpy(old, var, n * CFD_NVAR * sizeof *old);
+#pragma omp for schedule(static)
+            for (uint64_t i = 0; i < n; i++)
+                sf[i] = cfd_step_factor_f(var, n, i, m->vol[i]);
+            for (int j = 0; j < CFD_RK; j++) {
+#pragma omp for schedule(static)
+                for (uint64_t i = 0; i < n; i++) {
+                    float f[CFD_NVAR];
+                    cfd_flux_f(i, n, m->nb, m->normal, var, &ff, f);
+                    for (int v = 0; v < CFD_NVAR; v++)
+                        flux[cfd_var_at(n, i, v)] = f[v];
+                }
+#pragma omp for schedule(static)
+                for (uint64_t i = 0; i < n; i++)
+                    cfd_time_step_f(i, n, j, old, var, sf, flux);
+            }
+        }
+    }
+    free(old);
+    free(flux);
+    free(sf);
+    return 0;
+}
+
+static const char *const var_names[CFD_NVAR] = {"density", "momentum x", "momentum y",
+                                                "momentum z", "energy"};
+
+int cfd_report_bad(const float got[CFD_NVAR], const double want[CFD_NVAR], uint64_t i,
+                   uint64_t iters)
+{
+    int v = 0;
+    for (int k = 0; k < CFD_NVAR; k++)
+        if (!(fabs((double)got[k] - want[k]) <= cfd_tol(iters, want[k]))) {
+            v = k;
+            break;
+        }
+    gpm_set_error("cfd: element %llu after %llu iterations: %s %.9g, expected %.9g (tolerance "
+                  "%.2g)", (unsigned long long)i, (unsigned long long)iters, var_names[v],
+                  (double)got[v], want[v], cfd_tol(iters, want[v]));
+    return 1;
+}
+
+int cfd_check(const struct cfd_mesh *m, const float *got, uint64_t iters)
+{
+    const uint64_t n = m->n;
+    double *want = malloc(n * CFD_NVAR * sizeof *want), w[CFD_NVAR];
+    float g[CFD_NVAR];
+    long long bad = -1;
+    if (!want)
+        return gpm_set_error("cfd: out of memory for the reference of %llu elements",
+                             (unsigned long long)n);
+    if (cfd_cpu_solve_d(m, iters, want) != 0) {
+        free(want);
+        return -1;
+    }
+#pragma omp parallel for schedule(static) if (n >= CFD_OMP_MIN)
+    for (uint64_t i = 0; i < n; i++)
+        if (!cfd_elem_ok(got, want, n, i, iters)) {
+#pragma omp critical
+            if (bad < 0 || (long long)i < bad)
+                bad = (long long)i;
+        }
+    if (bad >= 0)
+        for (int v = 0; v < CFD_NVAR; v++) {
+            g[v] = got[cfd_var_at(n, (uint64_t)bad, v)];
+            w[v] = want[cfd_var_at(n, (uint64_t)bad, v)];
+        }
+    free(want);
+    return bad < 0 ? 0 : cfd_report_bad(g, w, (uint64_t)bad, iters);
+}
