@@ -42,8 +42,7 @@ static int blk_layout(struct wl_ctx *c)
 static int save(struct wl_ctx *c)
 {
     struct blk_state *st = S(c);
-    if (wl_dev_copy(st->d_meta, &st->meta, sizeof st->meta, 1) != 0 ||
-        wl_cp_checkpoint(c, BLK_PRICES) != 0)
+    if (wl_cp_checkpoint(c, BLK_PRICES) != 0)
         return -1;
     st->checkpoints++;
     return 0;
@@ -76,13 +75,12 @@ static int blk_setup(struct wl_ctx *c)
     if (wl_dev_alloc((void **)&st->d_s, b) || wl_dev_alloc((void **)&st->d_x, b) ||
         wl_dev_alloc((void **)&st->d_t, b) || wl_dev_alloc((void **)&st->d_call, b) ||
         wl_dev_alloc((void **)&st->d_put, b) ||
-        wl_dev_alloc((void **)&st->d_meta, sizeof(blk_meta)) ||
         wl_dev_alloc((void **)&st->d_bad, sizeof *st->d_bad) ||
         blk_gpu_generate(st->d_s, st->d_x, st->d_t, st->n, c->opt.seed))
         return -1;
     return wl_cp_register(c, BLK_PRICES, st->d_call, b) ||
                    wl_cp_register(c, BLK_PRICES, st->d_put, b) ||
-                   wl_cp_register(c, BLK_PRICES, st->d_meta, sizeof(blk_meta))
+                   wl_cp_register_record(c, BLK_PRICES, &st->meta, sizeof st->meta)
                ? -1
                : 0;
 }
@@ -115,25 +113,24 @@ static int blk_run(struct wl_ctx *c)
     return rc;
 }
 
-/* Restores the last consistent checkpoint into the device buffers and
- * checks that it belongs to this run: 0, or 1 when there is none. */
+/* Restores the last consistent checkpoint into the device buffers and the
+ * record, and checks that it belongs to this run: 0, or 1 when there is
+ * none. */
 static int restore(struct wl_ctx *c)
 {
     struct blk_state *st = S(c);
-    blk_meta m;
+    const blk_meta *m = &st->meta;
     int rc = wl_cp_restore(c, BLK_PRICES);
     if (rc != 0)
         return rc;
-    if (wl_dev_copy(&m, st->d_meta, sizeof m, 0) != 0)
-        return -1;
-    if (!blk_meta_matches(&m, st->n, c->opt.seed, st->iters))
+    if (!blk_meta_matches(m, st->n, c->opt.seed, st->iters))
         return gpm_set_error("%s: checkpoint of another run (options=%llu seed=%llu iters=%llu): "
                              "pass the same --options, --seed and --iters to recover it",
-                             c->obj[BLK_PRICES].path, (unsigned long long)m.n,
-                             (unsigned long long)m.seed, (unsigned long long)m.iters);
-    st->meta = m;
+                             c->obj[BLK_PRICES].path, (unsigned long long)m->n,
+                             (unsigned long long)m->seed, (unsigned long long)m->iters);
     return 0;
 }
+
 
 /* Units of progress are iterations; the durable ones are those the last
  * checkpoint holds. */
@@ -187,7 +184,6 @@ static void blk_teardown(struct wl_ctx *c)
     wl_dev_free(st->d_t);
     wl_dev_free(st->d_call);
     wl_dev_free(st->d_put);
-    wl_dev_free(st->d_meta);
     wl_dev_free(st->d_bad);
     free(st);
     c->priv = NULL;

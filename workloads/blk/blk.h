@@ -22,8 +22,7 @@ struct blk_state {
     uint64_t n, iters, every;
     float *d_s, *d_x, *d_t;       /* inputs */
     float *d_call, *d_put;        /* accumulators (checkpointed) */
-    blk_meta *d_meta;             /* checkpointed with them */
-    blk_meta meta;                /* host copy */
+    blk_meta meta;                /* the checkpoint's record (wl_cp_register_record) */
     unsigned long long *d_bad;    /* the GPU check's first wrong option */
     uint64_t checkpoints;         /* taken by the last run */
 };

@@ -118,8 +118,7 @@ static int cfd_layout(struct wl_ctx *c)
 static int save(struct wl_ctx *c)
 {
     struct cfd_state *st = S(c);
-    if (wl_dev_copy(st->d.meta, &st->meta, sizeof st->meta, 1) != 0 ||
-        wl_cp_checkpoint(c, CFD_STATE) != 0)
+    if (wl_cp_checkpoint(c, CFD_STATE) != 0)
         return -1;
     st->checkpoints++;
     return 0;
@@ -158,11 +157,10 @@ static int cfd_setup(struct wl_ctx *c)
         wl_dev_alloc((void **)&d->var, state_bytes(n)) != 0 ||
         wl_dev_alloc((void **)&d->old, state_bytes(n)) != 0 ||
         wl_dev_alloc((void **)&d->flux, state_bytes(n)) != 0 ||
-        wl_dev_alloc((void **)&d->sf, n * sizeof(float)) != 0 ||
-        wl_dev_alloc((void **)&d->meta, sizeof(cfd_meta)) != 0)
+        wl_dev_alloc((void **)&d->sf, n * sizeof(float)) != 0)
         return -1;
     return wl_cp_register(c, CFD_STATE, d->var, state_bytes(n)) ||
-                   wl_cp_register(c, CFD_STATE, d->meta, sizeof(cfd_meta))
+                   wl_cp_register_record(c, CFD_STATE, &st->meta, sizeof st->meta)
                ? -1
                : 0;
 }
@@ -209,22 +207,19 @@ static int cfd_run(struct wl_ctx *c)
 static int restore(struct wl_ctx *c)
 {
     struct cfd_state *st = S(c);
-    cfd_meta m;
+    cfd_meta *m = &st->meta;
     int rc = wl_cp_restore(c, CFD_STATE);
     if (rc != 0)
         return rc;
-    if (wl_dev_copy(&m, st->d.meta, sizeof m, 0) != 0)
-        return -1;
-    m.mesh[sizeof m.mesh - 1] = '\0';
-    if (!cfd_meta_matches(&m, st->mesh.n, c->opt.seed, st->iters, st->every, st->mesh.hash))
+    m->mesh[sizeof m->mesh - 1] = '\0';
+    if (!cfd_meta_matches(m, st->mesh.n, c->opt.seed, st->iters, st->every, st->mesh.hash))
         return gpm_set_error("%s: checkpoint of another run (mesh %s of %llu elements, hash "
                              "%016llx, seed=%llu iters=%llu checkpoint-every=%llu): pass the "
                              "same --mesh (unchanged), --elements, --seed, --iters and "
-                             "--checkpoint-every to recover it", c->obj[CFD_STATE].path, m.mesh,
-                             (unsigned long long)m.n, (unsigned long long)m.mesh_hash,
-                             (unsigned long long)m.seed, (unsigned long long)m.iters,
-                             (unsigned long long)m.every);
-    st->meta = m;
+                             "--checkpoint-every to recover it", c->obj[CFD_STATE].path, m->mesh,
+                             (unsigned long long)m->n, (unsigned long long)m->mesh_hash,
+                             (unsigned long long)m->seed, (unsigned long long)m->iters,
+                             (unsigned long long)m->every);
     return 0;
 }
 
@@ -298,7 +293,6 @@ static void cfd_teardown(struct wl_ctx *c)
     wl_dev_free(st->d.old);
     wl_dev_free(st->d.flux);
     wl_dev_free(st->d.sf);
-    wl_dev_free(st->d.meta);
     cfd_mesh_free(&st->mesh);
     free(st);
     c->priv = NULL;

@@ -28,7 +28,6 @@ struct cfd_dev {
     float *normal;           /* mesh: [12n] */
     float *var;              /* the state, [5n] (checkpointed) */
     float *old, *flux, *sf;  /* per iteration: the state it started from, right-hand sides, steps */
-    cfd_meta *meta;          /* the record (checkpointed with the state) */
 };
 
 struct cfd_state {
@@ -38,7 +37,7 @@ struct cfd_state {
     char mesh_name[CFD_MESH_NAME];
     uint64_t iters, every;
     struct cfd_dev d;
-    cfd_meta meta;            /* host copy of the record */
+    cfd_meta meta;            /* the checkpoint's record (wl_cp_register_record) */
     uint64_t checkpoints;     /* taken by the last run */
 };
 

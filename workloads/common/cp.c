@@ -27,10 +27,35 @@ int wl_cp_register(struct wl_ctx *c, int i, void *dev, size_t size)
     return 0;
 }
 
+int wl_cp_register_record(struct wl_ctx *c, int i, void *record, size_t size)
+{
+    struct wl_obj *o = &c->obj[i];
+    void *where = record;
+    if (check_kind(c, i) != 0)
+        return -1;
+    if (o->rec)
+        return gpm_set_error("%s: a checkpoint has one record: register it once", o->path);
+    if (c->m->needs_gpu && wl_dev_alloc(&o->rec_dev, size) != 0)
+        return -1;
+    if (o->rec_dev)
+        where = o->rec_dev;
+    if (wl_cp_register(c, i, where, size) != 0) {
+        wl_dev_free(o->rec_dev);
+        o->rec_dev = NULL;
+        return -1;
+    }
+    o->rec = record;
+    o->rec_size = size;
+    return 0;
+}
+
 int wl_cp_checkpoint(struct wl_ctx *c, int i)
 {
     gpmcp_how how = {c->m->cp_how, c->flusher, c->stream};
-    if (check_kind(c, i) != 0 || gpmcp_checkpoint_how(c->obj[i].cp, 0, &how) != 0)
+    struct wl_obj *o = &c->obj[i];
+    if (check_kind(c, i) != 0 ||
+        (o->rec_dev && wl_dev_copy(o->rec_dev, o->rec, o->rec_size, 1) != 0) ||
+        gpmcp_checkpoint_how(o->cp, 0, &how) != 0)
         return -1;
     c->bytes_persisted += (double)c->obj[i].cp_bytes + 8; /* the data and the flip word */
     return 0;
@@ -43,5 +68,9 @@ int wl_cp_restore(struct wl_ctx *c, int i)
         return -1;
     if (seq == 0)
         return 1;
-    return gpmcp_restore(c->obj[i].cp, 0);
+    if (gpmcp_restore(c->obj[i].cp, 0) != 0)
+        return -1;
+    return c->obj[i].rec_dev
+               ? wl_dev_copy(c->obj[i].rec, c->obj[i].rec_dev, c->obj[i].rec_size, 0)
+               : 0;
 }

@@ -224,6 +224,8 @@ static void close_object(struct wl_obj *o)
     if (o->cp)
         gpmcp_close(o->cp);
     o->cp = NULL;
+    wl_dev_free(o->rec_dev);
+    o->rec_dev = NULL;
     if (o->log_open)
         gpmlog_close(&o->log);
     o->log_open = 0;

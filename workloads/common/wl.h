@@ -122,6 +122,8 @@ struct wl_obj {
     gpmcp *cp;             /* checkpoint */
     int ncp;               /* checkpoint: buffers registered so far */
     size_t cp_bytes;       /* checkpoint: their bytes */
+    void *rec, *rec_dev;   /* checkpoint: its record on the host, and staged on the GPU */
+    size_t rec_size;
     gpmlog log;            /* log */
     int log_open;
 };
@@ -264,9 +266,17 @@ int wl_pm_write(struct wl_ctx *c, int i, size_t off, const void *src, size_t len
 /* Adds a device buffer, in setup(); the same buffers in the same order
  * every run (the file records their sizes). */
 int wl_cp_register(struct wl_ctx *c, int i, void *dev, size_t size);
-/* Saves the registered buffers, the mode's way; counts the bytes. */
+/* Adds a small host record (the iteration reached, the run's sizes) as the
+ * checkpoint's last element, after its buffers: saved with every checkpoint
+ * and restored with it, so it always belongs to the same checkpoint as the
+ * buffers. The harness stages it through device memory where the mode
+ * needs the GPU. One per checkpoint; RECORD stays the workload's. */
+int wl_cp_register_record(struct wl_ctx *c, int i, void *record, size_t size);
+/* Saves the registered buffers (and the record as it is now), the mode's
+ * way; counts the bytes. */
 int wl_cp_checkpoint(struct wl_ctx *c, int i);
-/* Restores the last consistent checkpoint: 0 done, 1 there is none yet. */
+/* Restores the last consistent checkpoint into the buffers and the record:
+ * 0 done, 1 there is none yet (the record is then left as it was). */
 int wl_cp_restore(struct wl_ctx *c, int i);
 
 /* ---- device memory, for the workloads' host code (dev.c) ---- */

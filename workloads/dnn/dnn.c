@@ -47,7 +47,6 @@ struct dnn_state {
     float *init, *d_params, *d_grads, *h_params;
     float *losses, *d_losses;      /* per-sample losses since the last checkpoint */
     float *h_probs;
-    dnn_meta *d_meta;              /* checkpointed with the parameters */
     dnn_meta meta;                 /* host copy */
     struct dnn_net *net;
     uint64_t checkpoints;          /* taken by the last run */
@@ -143,7 +142,6 @@ static int alloc_state(struct dnn_state *st)
                    wl_dev_alloc((void **)&st->d_params, param_bytes()) ||
                    wl_dev_alloc((void **)&st->d_grads, param_bytes()) ||
                    wl_dev_alloc((void **)&st->d_losses, nloss * sizeof(float)) ||
-                   wl_dev_alloc((void **)&st->d_meta, sizeof(dnn_meta)) ||
                    dnn_net_create(&st->net, (uint32_t)maxb) ||
                    dnn_net_set_batch(st->net, (uint32_t)st->batch)
                ? -1
@@ -198,7 +196,7 @@ static int dnn_setup(struct wl_ctx *c)
         wl_dev_sync("dnn: the warm-up iteration") != 0 || initial_state(c) != 0)
         return -1;
     return wl_cp_register(c, DNN_CP, st->d_params, param_bytes()) ||
-                   wl_cp_register(c, DNN_CP, st->d_meta, sizeof(dnn_meta))
+                   wl_cp_register_record(c, DNN_CP, &st->meta, sizeof st->meta)
                ? -1
                : 0;
 }
@@ -225,8 +223,7 @@ static int book_losses(struct dnn_state *st, uint64_t from, uint64_t to)
 static int save(struct wl_ctx *c)
 {
     struct dnn_state *st = S(c);
-    if (wl_dev_copy(st->d_meta, &st->meta, sizeof st->meta, 1) != 0 ||
-        wl_cp_checkpoint(c, DNN_CP) != 0)
+    if (wl_cp_checkpoint(c, DNN_CP) != 0)
         return -1;
     st->checkpoints++;
     return 0;
@@ -265,15 +262,15 @@ static int dnn_run(struct wl_ctx *c)
 static int restore(struct wl_ctx *c)
 {
     struct dnn_state *st = S(c);
-    dnn_meta m;
+    dnn_meta want, m;
     int rc;
     fresh_meta(c);
+    want = st->meta;
     rc = wl_cp_restore(c, DNN_CP);
     if (rc != 0)
         return rc;
-    if (wl_dev_copy(&m, st->d_meta, sizeof m, 0) != 0)
-        return -1;
-    if (!dnn_meta_matches(&m, &st->meta))
+    m = st->meta;
+    if (!dnn_meta_matches(&m, &want))
         return gpm_set_error("%s: checkpoint of another run (%llu iterations of %llu images, "
                              "every %llu, seed %llu, dataset %016llx): pass the same "
                              "--iterations, --batch, --checkpoint-every, --lr, --dataset and "
@@ -281,7 +278,6 @@ static int restore(struct wl_ctx *c)
                              (unsigned long long)m.iters, (unsigned long long)m.batch,
                              (unsigned long long)m.every, (unsigned long long)m.seed,
                              (unsigned long long)m.data_fp);
-    st->meta = m;
     return 0;
 }
 
@@ -290,13 +286,12 @@ static int restore(struct wl_ctx *c)
 static int check_restored(struct wl_ctx *c)
 {
     struct dnn_state *st = S(c);
-    dnn_meta m;
     int rc;
-    if (wl_dev_copy(st->h_params, st->d_params, param_bytes(), 0) != 0 ||
-        wl_dev_copy(&m, st->d_meta, sizeof m, 0) != 0)
+    if (wl_dev_copy(st->h_params, st->d_params, param_bytes(), 0) != 0)
         return -1;
     rc = dnn_cp_compare(c->obj[DNN_CP].cp, 0, st->h_params, param_bytes(), "parameters");
-    return rc != 0 ? rc : dnn_cp_compare(c->obj[DNN_CP].cp, 1, &m, sizeof m, "record");
+    return rc != 0 ? rc : dnn_cp_compare(c->obj[DNN_CP].cp, 1, &st->meta, sizeof st->meta,
+                                         "record");
 }
 
 /* Units of progress are iterations; the durable ones are those the last
@@ -390,7 +385,6 @@ static void dnn_teardown(struct wl_ctx *c)
     wl_dev_free(st->d_params);
     wl_dev_free(st->d_grads);
     wl_dev_free(st->d_losses);
-    wl_dev_free(st->d_meta);
     free(st->perm);
     free(st->init);
     free(st->h_params);

@@ -69,8 +69,7 @@ static int hs_layout(struct wl_ctx *c)
 static int save(struct wl_ctx *c)
 {
     struct hs_state *st = S(c);
-    if (wl_dev_copy(st->d_meta, &st->meta, sizeof st->meta, 1) != 0 ||
-        wl_cp_checkpoint(c, HS_TEMP) != 0)
+    if (wl_cp_checkpoint(c, HS_TEMP) != 0)
         return -1;
     st->checkpoints++;
     return 0;
@@ -116,7 +115,6 @@ static int hs_setup(struct wl_ctx *c)
     if (hs_input_load(wl_str(c, "input"), st->rows, st->cols, c->opt.seed, &st->in) != 0 ||
         wl_dev_alloc((void **)&st->d_power, b) || wl_dev_alloc((void **)&st->d_init, b) ||
         wl_dev_alloc((void **)&st->d_temp, b) || wl_dev_alloc((void **)&st->d_scratch, b) ||
-        wl_dev_alloc((void **)&st->d_meta, sizeof(hs_meta)) ||
         wl_dev_alloc((void **)&st->d_check, sizeof *st->d_check) ||
         wl_dev_copy(st->d_power, st->in.power, b, 1) ||
         wl_dev_copy(st->d_init, st->in.temp, b, 1))
@@ -125,7 +123,7 @@ static int hs_setup(struct wl_ctx *c)
     if (st->cells * st->iters > HS_CPU_CHECK_MAX)
         hs_input_free(&st->in);
     return wl_cp_register(c, HS_TEMP, st->d_temp, b) ||
-                   wl_cp_register(c, HS_TEMP, st->d_meta, sizeof(hs_meta))
+                   wl_cp_register_record(c, HS_TEMP, &st->meta, sizeof st->meta)
                ? -1
                : 0;
 }
@@ -179,15 +177,15 @@ static int hs_run(struct wl_ctx *c)
 static int restore(struct wl_ctx *c)
 {
     struct hs_state *st = S(c);
-    hs_meta m;
+    hs_meta want, m;
     int rc;
     fresh_meta(c);
+    want = st->meta;
     rc = wl_cp_restore(c, HS_TEMP);
     if (rc != 0)
         return rc;
-    if (wl_dev_copy(&m, st->d_meta, sizeof m, 0) != 0)
-        return -1;
-    if (!hs_meta_matches(&m, &st->meta))
+    m = st->meta;
+    if (!hs_meta_matches(&m, &want))
         return gpm_set_error("%s: checkpoint of another run (%llu x %llu, seed %llu, %llu "
                              "iterations, height %llu, input %016llx): pass the same --rows, "
                              "--cols, --iterations, --pyramid-height, --input and --seed to "
@@ -195,7 +193,6 @@ static int restore(struct wl_ctx *c)
                              (unsigned long long)m.cols, (unsigned long long)m.seed,
                              (unsigned long long)m.iters, (unsigned long long)m.height,
                              (unsigned long long)m.input);
-    st->meta = m;
     return 0;
 }
 
@@ -278,7 +275,6 @@ static void hs_teardown(struct wl_ctx *c)
     wl_dev_free(st->d_init);
     wl_dev_free(st->d_temp);
     wl_dev_free(st->d_scratch);
-    wl_dev_free(st->d_meta);
     wl_dev_free(st->d_check);
     free(st);
     c->priv = NULL;

@@ -46,7 +46,6 @@ struct hs_state {
     float *d_power, *d_init;   /* inputs */
     float *d_temp;             /* the state (checkpointed) */
     float *d_scratch;          /* the other half of each call's ping-pong */
-    hs_meta *d_meta;           /* checkpointed with it */
     hs_meta meta;              /* host copy */
     struct hs_check *d_check;  /* the GPU check's findings */
     uint64_t checkpoints;      /* taken by the last run */

@@ -80,7 +80,12 @@ static int fake_setup(struct wl_ctx *c)
     c->priv = f;
     f->chunks = (uint64_t)wl_int(c, "chunks");
     f->bug = wl_str(c, "bug");
-    return wl_cp_register(c, FAKE_STATE, f->state, sizeof f->state);
+    /* The state is the checkpoint's record: saved and restored with it. */
+    if (wl_cp_register_record(c, FAKE_STATE, f->state, sizeof f->state) != 0)
+        return -1;
+    if (wl_cp_register_record(c, FAKE_STATE, f->state, sizeof f->state) == 0)
+        return gpm_set_error("fake: a second record was accepted");
+    return 0;
 }
 
 static int compute(struct wl_ctx *c, int resume, uint64_t *done)
