@@ -39,15 +39,6 @@ static int blk_layout(struct wl_ctx *c)
     return 0;
 }
 
-static int save(struct wl_ctx *c)
-{
-    struct blk_state *st = S(c);
-    if (wl_cp_checkpoint(c, BLK_PRICES) != 0)
-        return -1;
-    st->checkpoints++;
-    return 0;
-}
-
 static int zero_state(struct wl_ctx *c)
 {
     struct blk_state *st = S(c);
@@ -90,27 +81,25 @@ static int blk_prepare(struct wl_ctx *c)
     return zero_state(c);
 }
 
-/* Iterations FROM..iters-1, checkpointing when due. */
-static int iterate(struct wl_ctx *c, uint64_t from)
+/* One pricing iteration, one week after the last. */
+static int price(struct wl_ctx *c, uint64_t it)
 {
     struct blk_state *st = S(c);
-    st->checkpoints = 0;
-    for (uint64_t it = from; it < st->iters; it++) {
-        if (blk_gpu_price(st->d_s, st->d_x, st->d_t, st->d_call, st->d_put, st->n, it) != 0)
-            return -1;
-        st->meta.iters_done = it + 1;
-        if (blk_checkpoint_due(it + 1, st->iters, st->every) && save(c) != 0)
-            return -1;
-    }
-    return 0;
+    return blk_gpu_price(st->d_s, st->d_x, st->d_t, st->d_call, st->d_put, st->n, it);
+}
+
+static struct wl_steps steps(struct wl_ctx *c)
+{
+    struct blk_state *st = S(c);
+    struct wl_steps s = {.cp = BLK_PRICES, .total = st->iters, .every = st->every,
+                         .done = &st->meta.iters_done, .step = price};
+    return s;
 }
 
 static int blk_run(struct wl_ctx *c)
 {
-    int rc = iterate(c, 0);
-    snprintf(c->note, sizeof c->note, "checkpoints=%llu",
-             (unsigned long long)S(c)->checkpoints);
-    return rc;
+    struct wl_steps s = steps(c);
+    return wl_steps_run(c, &s, 0);
 }
 
 /* Restores the last consistent checkpoint into the device buffers and the
@@ -136,23 +125,8 @@ static int restore(struct wl_ctx *c)
  * checkpoint holds. */
 static int blk_recover(struct wl_ctx *c)
 {
-    struct blk_state *st = S(c);
-    double t0 = wl_now();
-    uint64_t from;
-    int rc = restore(c);
-    if (rc < 0)
-        return -1;
-    if (rc == 1 && zero_state(c) != 0) /* crashed before the first checkpoint */
-        return -1;
-    c->restore_s = wl_now() - t0;
-    from = st->meta.iters_done;
-    c->progress.total = st->iters;
-    c->progress.durable = from;
-    rc = iterate(c, from);
-    c->progress.redone = st->meta.iters_done - from;
-    snprintf(c->note, sizeof c->note, "resumed_from_iter=%llu,checkpoints=%llu",
-             (unsigned long long)from, (unsigned long long)st->checkpoints);
-    return rc;
+    struct wl_steps s = steps(c);
+    return wl_steps_recover(c, &s, restore, zero_state);
 }
 
 /* Verifies what is on PM: the last checkpoint must hold the finished run. */

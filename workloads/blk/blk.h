@@ -24,7 +24,6 @@ struct blk_state {
     float *d_call, *d_put;        /* accumulators (checkpointed) */
     blk_meta meta;                /* the checkpoint's record (wl_cp_register_record) */
     unsigned long long *d_bad;    /* the GPU check's first wrong option */
-    uint64_t checkpoints;         /* taken by the last run */
 };
 
 int blk_gpu_generate(float *s, float *x, float *t, uint64_t n, uint64_t seed);

@@ -97,10 +97,4 @@ GPM_HD int blk_meta_matches(const blk_meta *m, uint64_t n, uint64_t seed, uint64
            m->iters_done <= iters;
 }
 
-/* Does the run checkpoint after iteration DONE (1-based) of ITERS, every K? */
-GPM_HD int blk_checkpoint_due(uint64_t done, uint64_t iters, uint64_t k)
-{
-    return done % k == 0 || done == iters;
-}
-
 #endif

@@ -2,7 +2,6 @@
  * checkpointed every K iterations through the harness's checkpoint object
  * (gpmcp, the mode's way), and recovery from the last consistent
  * checkpoint. The mesh is generated, or read from a file through a cache. */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -38,19 +37,6 @@ static const struct wl_obj_decl cfd_objects[] = {
 static struct cfd_state *S(struct wl_ctx *c) { return c->priv; }
 
 static size_t state_bytes(uint64_t n) { return n * CFD_NVAR * sizeof(float); }
-
-/* Appends ",k=v" to the row's notes. */
-static void note(struct wl_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(struct wl_ctx *c, const char *fmt, ...)
-{
-    size_t n = strlen(c->note);
-    va_list ap;
-    if (n && n + 1 < sizeof c->note)
-        c->note[n++] = ',';
-    va_start(ap, fmt);
-    vsnprintf(c->note + n, sizeof c->note - n, fmt, ap);
-    va_end(ap);
-}
 
 /* A bare name that is not a file here is looked up in the dataset
  * directory, where datasets/fetch.sh puts Rodinia's meshes. */
@@ -115,15 +101,6 @@ static int cfd_layout(struct wl_ctx *c)
     return 0;
 }
 
-static int save(struct wl_ctx *c)
-{
-    struct cfd_state *st = S(c);
-    if (wl_cp_checkpoint(c, CFD_STATE) != 0)
-        return -1;
-    st->checkpoints++;
-    return 0;
-}
-
 /* The free stream everywhere, and a record of iteration 0 of this run. */
 static int zero_state(struct wl_ctx *c)
 {
@@ -170,34 +147,33 @@ static int cfd_prepare(struct wl_ctx *c)
     return zero_state(c);
 }
 
-/* Iterations FROM..iters-1, checkpointing when due. */
-static int iterate(struct wl_ctx *c, uint64_t from)
+/* One solver iteration on the device state. */
+static int solve(struct wl_ctx *c, uint64_t it)
+{
+    (void)it;
+    return cfd_gpu_iterate(&S(c)->d);
+}
+
+static struct wl_steps steps(struct wl_ctx *c)
 {
     struct cfd_state *st = S(c);
-    st->checkpoints = 0;
-    for (uint64_t it = from; it < st->iters; it++) {
-        if (cfd_gpu_iterate(&st->d) != 0)
-            return -1;
-        st->meta.iters_done = it + 1;
-        if (cfd_checkpoint_due(it + 1, st->iters, st->every) && save(c) != 0)
-            return -1;
-    }
-    return 0;
+    struct wl_steps s = {.cp = CFD_STATE, .total = st->iters, .every = st->every,
+                         .done = &st->meta.iters_done, .step = solve};
+    return s;
 }
 
 static void mesh_notes(struct wl_ctx *c)
 {
     struct cfd_state *st = S(c);
-    note(c, "mesh_source=%s,mesh_elements=%llu", st->mesh_src, (unsigned long long)st->mesh.n);
+    wl_note(c, "mesh_source=%s,mesh_elements=%llu", st->mesh_src, (unsigned long long)st->mesh.n);
     if (st->cache)
-        note(c, "mesh_cache=%s", st->cache);
+        wl_note(c, "mesh_cache=%s", st->cache);
 }
 
 static int cfd_run(struct wl_ctx *c)
 {
-    int rc = iterate(c, 0);
-    c->note[0] = '\0';
-    note(c, "checkpoints=%llu", (unsigned long long)S(c)->checkpoints);
+    struct wl_steps s = steps(c);
+    int rc = wl_steps_run(c, &s, 0);
     mesh_notes(c);
     return rc;
 }
@@ -227,23 +203,8 @@ static int restore(struct wl_ctx *c)
  * checkpoint holds. */
 static int cfd_recover(struct wl_ctx *c)
 {
-    struct cfd_state *st = S(c);
-    double t0 = wl_now();
-    uint64_t from;
-    int rc = restore(c);
-    if (rc < 0)
-        return -1;
-    if (rc == 1 && zero_state(c) != 0) /* crashed before the first checkpoint */
-        return -1;
-    c->restore_s = wl_now() - t0;
-    from = st->meta.iters_done;
-    c->progress.total = st->iters;
-    c->progress.durable = from;
-    rc = iterate(c, from);
-    c->progress.redone = st->meta.iters_done - from;
-    c->note[0] = '\0';
-    note(c, "resumed_from_iter=%llu,checkpoints=%llu", (unsigned long long)from,
-         (unsigned long long)st->checkpoints);
+    struct wl_steps s = steps(c);
+    int rc = wl_steps_recover(c, &s, restore, zero_state);
     mesh_notes(c);
     return rc;
 }
@@ -268,10 +229,10 @@ static int cfd_verify(struct wl_ctx *c)
         return 1;
     }
     if ((double)n * (double)st->iters > CFD_CPU_CHECK_WORK) {
-        note(c, "check=gpu-double");
+        wl_note(c, "check=gpu-double");
         return cfd_gpu_check(&st->d, st->iters);
     }
-    note(c, "check=cpu-double");
+    wl_note(c, "check=cpu-double");
     if (!(got = malloc(state_bytes(n))))
         return gpm_set_error("cfd: out of memory for the state of %llu elements",
                              (unsigned long long)n);

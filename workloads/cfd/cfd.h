@@ -38,7 +38,6 @@ struct cfd_state {
     uint64_t iters, every;
     struct cfd_dev d;
     cfd_meta meta;            /* the checkpoint's record (wl_cp_register_record) */
-    uint64_t checkpoints;     /* taken by the last run */
 };
 
 /* Kernels (cfd_kernels.cu). */

@@ -84,12 +84,6 @@ GPM_HD int cfd_meta_matches(const cfd_meta *m, uint64_t n, uint64_t seed, uint64
            m->every == every && m->mesh_hash == mesh_hash && m->iters_done <= iters;
 }
 
-/* Does the run checkpoint after iteration DONE (1-based) of ITERS, every K? */
-GPM_HD int cfd_checkpoint_due(uint64_t done, uint64_t iters, uint64_t k)
-{
-    return done % k == 0 || done == iters;
-}
-
 /* The verification's tolerance for a float state after ITERS iterations
  * against the double reference: |got - want| <= CFD_TOL sqrt(ITERS)
  * (1 + |want|). The GPU computes in float, contracting multiply-adds into

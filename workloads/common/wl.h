@@ -279,6 +279,32 @@ int wl_cp_checkpoint(struct wl_ctx *c, int i);
  * 0 done, 1 there is none yet (the record is then left as it was). */
 int wl_cp_restore(struct wl_ctx *c, int i);
 
+/* ---- iterative workloads that checkpoint (steps.c) ----
+ * A run of TOTAL steps saving checkpoint object CP every EVERY steps and
+ * after the last; DONE points into the checkpoint's record and counts the
+ * steps its state holds. BLK, HS, CFD and DNN are such runs. */
+struct wl_steps {
+    int cp;
+    uint64_t total, every;
+    uint64_t *done;
+    int (*step)(struct wl_ctx *c, uint64_t s); /* computes step S (0-based) */
+    /* Optional: brings what steps FROM..TO-1 made into the checkpointed
+     * buffers and record before they are saved. */
+    int (*before_checkpoint)(struct wl_ctx *c, uint64_t from, uint64_t to);
+    /* Optional: after a restore, outside the restoration's time: checks of
+     * what was restored, resets of what depends on it. */
+    int (*after_restore)(struct wl_ctx *c);
+};
+/* Steps FROM..total-1 and their checkpoints (noted as checkpoints=N). */
+int wl_steps_run(struct wl_ctx *c, const struct wl_steps *s, uint64_t from);
+/* The whole recovery of such a run: RESTORE (wl_cp_restore and the
+ * workload's own checks of the record: 0, 1 when there is no checkpoint, -1)
+ * or, without a checkpoint, RESET to step 0; the restoration is the row's
+ * restore time; progress is counted in steps (noted as resumed_from=D); then
+ * the remaining steps. */
+int wl_steps_recover(struct wl_ctx *c, const struct wl_steps *s, int (*restore)(struct wl_ctx *),
+                     int (*reset)(struct wl_ctx *));
+
 /* ---- device memory, for the workloads' host code (dev.c) ---- */
 int wl_dev_alloc(void **p, size_t bytes); /* *p = NULL on failure */
 void wl_dev_free(void *p);                /* NULL is fine */

@@ -1,5 +1,6 @@
 /* Code the harness shares between the CPU and the GPU: the input hash that
- * lets kernels and CPU references generate the same inputs from a seed. */
+ * lets kernels and CPU references generate the same inputs from a seed, and
+ * the checkpoint schedule of iterative workloads. */
 #ifndef WL_HD_H
 #define WL_HD_H
 
@@ -17,6 +18,13 @@ GPM_HD uint32_t wl_hash32(uint64_t seed, uint64_t i)
 GPM_HD float wl_unit_f32(uint64_t seed, uint64_t i)
 {
     return (float)(wl_hash32(seed, i) & 0xffffffu) * (1.0f / 16777216.0f);
+}
+
+/* Does a run of TOTAL steps that checkpoints every K save after step DONE
+ * (1-based)? Every K steps, and after the last. */
+GPM_HD int wl_checkpoint_due(uint64_t done, uint64_t total, uint64_t k)
+{
+    return done % k == 0 || done == total;
 }
 
 #endif

@@ -49,7 +49,6 @@ struct dnn_state {
     float *h_probs;
     dnn_meta meta;                 /* host copy */
     struct dnn_net *net;
-    uint64_t checkpoints;          /* taken by the last run */
 };
 
 static struct dnn_state *S(struct wl_ctx *c) { return c->priv; }
@@ -220,40 +219,34 @@ static int book_losses(struct dnn_state *st, uint64_t from, uint64_t to)
     return 0;
 }
 
-static int save(struct wl_ctx *c)
+/* One training iteration; its per-sample losses wait in d_losses, at the
+ * iteration's place since the last checkpoint (a multiple of every). */
+static int train(struct wl_ctx *c, uint64_t it)
 {
     struct dnn_state *st = S(c);
-    if (wl_cp_checkpoint(c, DNN_CP) != 0)
-        return -1;
-    st->checkpoints++;
-    return 0;
+    return train_iteration(st, it, st->d_losses + (it % st->every) * st->batch);
 }
 
-/* Iterations FROM..iters-1, checkpointing when due. FROM is 0 or a
- * checkpoint's iteration, so the losses between two checkpoints fit. */
-static int iterate(struct wl_ctx *c, uint64_t from)
+static int book(struct wl_ctx *c, uint64_t from, uint64_t to)
+{
+    return book_losses(S(c), from, to);
+}
+
+static int check_restored(struct wl_ctx *c);
+
+static struct wl_steps steps(struct wl_ctx *c)
 {
     struct dnn_state *st = S(c);
-    uint64_t chunk = from;
-    st->checkpoints = 0;
-    for (uint64_t it = from; it < st->iters; it++) {
-        if (train_iteration(st, it, st->d_losses + (it - chunk) * st->batch) != 0)
-            return -1;
-        st->meta.iters_done = it + 1;
-        if (!dnn_checkpoint_due(it + 1, st->iters, st->every))
-            continue;
-        if (book_losses(st, chunk, it + 1) != 0 || save(c) != 0)
-            return -1;
-        chunk = it + 1;
-    }
-    return 0;
+    struct wl_steps s = {.cp = DNN_CP, .total = st->iters, .every = st->every,
+                         .done = &st->meta.iters_done, .step = train,
+                         .before_checkpoint = book, .after_restore = check_restored};
+    return s;
 }
 
 static int dnn_run(struct wl_ctx *c)
 {
-    int rc = iterate(c, 0);
-    wl_note(c, "checkpoints=%llu", (unsigned long long)S(c)->checkpoints);
-    return rc;
+    struct wl_steps s = steps(c);
+    return wl_steps_run(c, &s, 0);
 }
 
 /* Restores the last consistent checkpoint into the device buffers and
@@ -282,11 +275,13 @@ static int restore(struct wl_ctx *c)
 }
 
 /* The restored parameters and record against the bytes of the checkpoint
- * on PM: 0 the same, 1 different (message set), -1 error. */
+ * on PM: 0 the same, 1 different (message set), -1 error. The batch order
+ * is then rebuilt for the epoch the run resumes in. */
 static int check_restored(struct wl_ctx *c)
 {
     struct dnn_state *st = S(c);
     int rc;
+    st->perm_epoch = NO_EPOCH;
     if (wl_dev_copy(st->h_params, st->d_params, param_bytes(), 0) != 0)
         return -1;
     rc = dnn_cp_compare(c->obj[DNN_CP].cp, 0, st->h_params, param_bytes(), "parameters");
@@ -298,26 +293,8 @@ static int check_restored(struct wl_ctx *c)
  * checkpoint holds. */
 static int dnn_recover(struct wl_ctx *c)
 {
-    struct dnn_state *st = S(c);
-    double t0 = wl_now();
-    uint64_t from;
-    int rc = restore(c);
-    if (rc < 0)
-        return -1;
-    if (rc == 1 && initial_state(c) != 0) /* crashed before the first checkpoint */
-        return -1;
-    c->restore_s = wl_now() - t0;
-    if (rc == 0 && check_restored(c) != 0)
-        return -1;
-    st->perm_epoch = NO_EPOCH;
-    from = st->meta.iters_done;
-    c->progress.total = st->iters;
-    c->progress.durable = from;
-    rc = iterate(c, from);
-    c->progress.redone = st->meta.iters_done - from;
-    snprintf(c->note, sizeof c->note, "resumed_from_iter=%llu,checkpoints=%llu",
-             (unsigned long long)from, (unsigned long long)st->checkpoints);
-    return rc;
+    struct wl_steps s = steps(c);
+    return wl_steps_recover(c, &s, restore, initial_state);
 }
 
 /* The accuracy of the parameters in d_params on the test set. */

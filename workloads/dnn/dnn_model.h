@@ -136,12 +136,6 @@ GPM_HD float dnn_xent(float p)
     return -logf(p > DNN_PROB_FLOOR ? p : DNN_PROB_FLOOR);
 }
 
-/* Does the run checkpoint after iteration DONE (1-based) of ITERS, every K? */
-GPM_HD int dnn_checkpoint_due(uint64_t done, uint64_t iters, uint64_t k)
-{
-    return done % k == 0 || done == iters;
-}
-
 /* The loss windows compared by the verification: the first and the last W
  * iterations, W a tenth of the run, between 1 and 100. */
 GPM_HD uint64_t dnn_window(uint64_t iters)

@@ -66,15 +66,6 @@ static int hs_layout(struct wl_ctx *c)
     return 0;
 }
 
-static int save(struct wl_ctx *c)
-{
-    struct hs_state *st = S(c);
-    if (wl_cp_checkpoint(c, HS_TEMP) != 0)
-        return -1;
-    st->checkpoints++;
-    return 0;
-}
-
 /* The record of this run at call 0 (what a checkpoint must match). */
 static void fresh_meta(struct wl_ctx *c)
 {
@@ -93,6 +84,7 @@ static void fresh_meta(struct wl_ctx *c)
 static int initial_state(struct wl_ctx *c)
 {
     fresh_meta(c);
+    S(c)->cur = S(c)->d_temp;
     return wl_dev_copy_within(S(c)->d_temp, S(c)->d_init, S(c)->cells * sizeof(float));
 }
 
@@ -133,42 +125,43 @@ static int hs_prepare(struct wl_ctx *c)
     return initial_state(c);
 }
 
-/* Calls FROM..calls-1, checkpointing when due. A call steps from one
- * buffer into the other; a checkpoint needs the state in d_temp (the
- * registered buffer), so after an odd run of calls it is copied back. */
-static int iterate(struct wl_ctx *c, uint64_t from)
+/* One kernel call: `height` steps from the current buffer into the other.
+ * A checkpoint needs the state in d_temp (the registered buffer): after an
+ * odd run of calls before_checkpoint copies it back. */
+static int call(struct wl_ctx *c, uint64_t k)
 {
     struct hs_state *st = S(c);
-    float *cur = st->d_temp, *next = st->d_scratch;
-    st->checkpoints = 0;
-    for (uint64_t call = from; call < st->calls; call++) {
-        float *t;
-        if (hs_gpu_call(st->d_power, cur, next, st->rows, st->cols, st->height,
-                        hs_call_steps(st->iters, st->height, call), st->coef) != 0)
-            return -1;
-        t = cur;
-        cur = next;
-        next = t;
-        st->meta.calls_done = call + 1;
-        if (!hs_checkpoint_due(call + 1, st->calls, st->every))
-            continue;
-        if (cur != st->d_temp) {
-            if (wl_dev_copy_within(st->d_temp, cur, st->cells * sizeof(float)) != 0)
-                return -1;
-            cur = st->d_temp;
-            next = st->d_scratch;
-        }
-        if (save(c) != 0)
-            return -1;
-    }
+    float *next = st->cur == st->d_temp ? st->d_scratch : st->d_temp;
+    if (hs_gpu_call(st->d_power, st->cur, next, st->rows, st->cols, st->height,
+                    hs_call_steps(st->iters, st->height, k), st->coef) != 0)
+        return -1;
+    st->cur = next;
     return 0;
+}
+
+static int state_in_d_temp(struct wl_ctx *c, uint64_t from, uint64_t to)
+{
+    struct hs_state *st = S(c);
+    (void)from, (void)to;
+    if (st->cur == st->d_temp)
+        return 0;
+    st->cur = st->d_temp;
+    return wl_dev_copy_within(st->d_temp, st->d_scratch, st->cells * sizeof(float));
+}
+
+static struct wl_steps steps(struct wl_ctx *c)
+{
+    struct hs_state *st = S(c);
+    struct wl_steps s = {.cp = HS_TEMP, .total = st->calls, .every = st->every,
+                         .done = &st->meta.calls_done, .step = call,
+                         .before_checkpoint = state_in_d_temp};
+    return s;
 }
 
 static int hs_run(struct wl_ctx *c)
 {
-    int rc = iterate(c, 0);
-    snprintf(c->note, sizeof c->note, "checkpoints=%llu", (unsigned long long)S(c)->checkpoints);
-    return rc;
+    struct wl_steps s = steps(c);
+    return wl_steps_run(c, &s, 0);
 }
 
 /* Restores the last consistent checkpoint into d_temp and checks that it
@@ -185,6 +178,7 @@ static int restore(struct wl_ctx *c)
     if (rc != 0)
         return rc;
     m = st->meta;
+    st->cur = st->d_temp;
     if (!hs_meta_matches(&m, &want))
         return gpm_set_error("%s: checkpoint of another run (%llu x %llu, seed %llu, %llu "
                              "iterations, height %llu, input %016llx): pass the same --rows, "
@@ -200,23 +194,8 @@ static int restore(struct wl_ctx *c)
  * last checkpoint holds. */
 static int hs_recover(struct wl_ctx *c)
 {
-    struct hs_state *st = S(c);
-    double t0 = wl_now();
-    uint64_t from;
-    int rc = restore(c);
-    if (rc < 0)
-        return -1;
-    if (rc == 1 && initial_state(c) != 0) /* crashed before the first checkpoint */
-        return -1;
-    c->restore_s = wl_now() - t0;
-    from = st->meta.calls_done;
-    c->progress.total = st->calls;
-    c->progress.durable = from;
-    rc = iterate(c, from);
-    c->progress.redone = st->meta.calls_done - from;
-    snprintf(c->note, sizeof c->note, "resumed_from_call=%llu,checkpoints=%llu",
-             (unsigned long long)from, (unsigned long long)st->checkpoints);
-    return rc;
+    struct wl_steps s = steps(c);
+    return wl_steps_recover(c, &s, restore, initial_state);
 }
 
 /* Verifies what is on PM: the last checkpoint must hold the finished run,

@@ -48,7 +48,7 @@ struct hs_state {
     float *d_scratch;          /* the other half of each call's ping-pong */
     hs_meta meta;              /* host copy */
     struct hs_check *d_check;  /* the GPU check's findings */
-    uint64_t checkpoints;      /* taken by the last run */
+    float *cur;                /* d_temp or d_scratch: where the state is now */
 };
 
 /* ---- kernels (hs_kernels.cu) ---- */

@@ -202,11 +202,6 @@ GPM_HD int hs_call_steps(uint64_t iters, int height, uint64_t call)
     return left < (uint64_t)height ? (int)left : height;
 }
 
-GPM_HD int hs_checkpoint_due(uint64_t done, uint64_t calls, uint64_t k)
-{
-    return done % k == 0 || done == calls;
-}
-
 #define HS_META_MAGIC 0x31544d5f53484750ull /* "PGHS_MT1" */
 
 /* Checkpointed with the temperatures, so that it always describes the

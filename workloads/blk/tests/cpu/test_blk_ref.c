@@ -75,8 +75,8 @@ static void meta_and_schedule(void)
     CHECK(!blk_meta_matches(&m, 100, 2, 9));
     m.iters_done = 9;
     CHECK(!blk_meta_matches(&m, 100, 2, 8));
-    CHECK(blk_checkpoint_due(3, 8, 3) && !blk_checkpoint_due(4, 8, 3) &&
-          blk_checkpoint_due(8, 8, 3) && blk_checkpoint_due(1, 8, 1));
+    CHECK(wl_checkpoint_due(3, 8, 3) && !wl_checkpoint_due(4, 8, 3) &&
+          wl_checkpoint_due(8, 8, 3) && wl_checkpoint_due(1, 8, 1));
 }
 
 int main(void)

@@ -331,8 +331,8 @@ static void record_and_schedule(void)
     m.iters_done = 10;
     m.magic ^= 1;
     CHECK(!cfd_meta_matches(&m, 4096, 2, 20, 5, 77));
-    CHECK(cfd_checkpoint_due(10, 5000, 10) && !cfd_checkpoint_due(11, 5000, 10) &&
-          cfd_checkpoint_due(23, 23, 10) && cfd_checkpoint_due(1, 3, 1));
+    CHECK(wl_checkpoint_due(10, 5000, 10) && !wl_checkpoint_due(11, 5000, 10) &&
+          wl_checkpoint_due(23, 23, 10) && wl_checkpoint_due(1, 3, 1));
 }
 
 int main(void)

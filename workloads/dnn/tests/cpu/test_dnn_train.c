@@ -112,8 +112,8 @@ static void schedule_and_step_follow_caffe(void)
     CHECK(dnn_sgd_step(0.0f, 0.0f, 0.1f) == 0.0f); /* padding never moves */
     CHECKF(fabs(dnn_xent(0.25f) - log(4.0)) < 1e-6, "%g", dnn_xent(0.25f));
     CHECK(isfinite(dnn_xent(0.0f)) && dnn_xent(0.0f) > 87 && dnn_xent(1.0f) == 0.0f);
-    CHECK(dnn_checkpoint_due(10, 50, 10) && !dnn_checkpoint_due(11, 50, 10) &&
-          dnn_checkpoint_due(47, 47, 10));
+    CHECK(wl_checkpoint_due(10, 50, 10) && !wl_checkpoint_due(11, 50, 10) &&
+          wl_checkpoint_due(47, 47, 10));
     CHECK(dnn_window(50) == 5 && dnn_window(1000) == 100 && dnn_window(10000) == 100 &&
           dnn_window(5) == 1);
 }

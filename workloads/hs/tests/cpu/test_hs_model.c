@@ -274,8 +274,8 @@ static void schedule_and_record(void)
     hs_meta m, want;
     CHECK(hs_calls(4000, 4) == 1000 && hs_calls(40, 2) == 20 && hs_calls(10, 4) == 3);
     CHECK(hs_call_steps(10, 4, 0) == 4 && hs_call_steps(10, 4, 2) == 2);
-    CHECK(hs_checkpoint_due(10, 1000, 10) && !hs_checkpoint_due(11, 1000, 10) &&
-          hs_checkpoint_due(3, 3, 10) && hs_checkpoint_due(1, 5, 1));
+    CHECK(wl_checkpoint_due(10, 1000, 10) && !wl_checkpoint_due(11, 1000, 10) &&
+          wl_checkpoint_due(3, 3, 10) && wl_checkpoint_due(1, 5, 1));
     CHECK(sizeof(hs_meta) == 128);
     memset(&want, 0, sizeof want);
     want.magic = HS_META_MAGIC;

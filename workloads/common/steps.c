@@ -1,0 +1,44 @@
+/* The loop of every iterative workload that checkpoints, written once: the
+ * steps, the schedule, the checkpoints, and the recovery that resumes from
+ * the last of them and counts what it reused. */
+#include "wl.h"
+#include "wl_hd.h"
+
+int wl_steps_run(struct wl_ctx *c, const struct wl_steps *s, uint64_t from)
+{
+    uint64_t saved = 0, last = from;
+    for (uint64_t k = from; k < s->total; k++) {
+        if (s->step(c, k) != 0)
+            return -1;
+        *s->done = k + 1;
+        if (!wl_checkpoint_due(k + 1, s->total, s->every))
+            continue;
+        if ((s->before_checkpoint && s->before_checkpoint(c, last, k + 1) != 0) ||
+            wl_cp_checkpoint(c, s->cp) != 0)
+            return -1;
+        last = k + 1;
+        saved++;
+    }
+    wl_note(c, "checkpoints=%llu", (unsigned long long)saved);
+    return 0;
+}
+
+int wl_steps_recover(struct wl_ctx *c, const struct wl_steps *s, int (*restore)(struct wl_ctx *),
+                     int (*reset)(struct wl_ctx *))
+{
+    double t0 = wl_now();
+    uint64_t from;
+    int rc = restore(c);
+    if (rc < 0 || (rc == 1 && reset(c) != 0)) /* 1: killed before the first checkpoint */
+        return -1;
+    c->restore_s = wl_now() - t0;
+    if (rc == 0 && s->after_restore && s->after_restore(c) != 0)
+        return -1;
+    from = *s->done;
+    c->progress.total = s->total;
+    c->progress.durable = from;
+    wl_note(c, "resumed_from=%llu", (unsigned long long)from);
+    rc = wl_steps_run(c, s, from);
+    c->progress.redone = *s->done - from;
+    return rc;
+}
