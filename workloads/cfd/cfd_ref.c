@@ -13,95 +13,18 @@
  * barriers, and a small mesh gives each thread too little between them. */
 #define CFD_OMP_MIN 50000
 
-int cfd_cpu_solve_d(const struct cfd_mesh *m, uint64_t iters, double *var)
-{
-    const uint64_t n = m->n;
-    double *old = malloc(n * CFD_NVAR * sizeof *old), *flux = malloc(n * CFD_NVAR * sizeof *flux);
-    double *sf = malloc(n * sizeof *sf);
-    cfd_cell_d ff;
-    if (!old || !flux || !sf) {
-        free(old);
-        free(flux);
-        free(sf);
-        return gpm_set_error("cfd: out of memory for the reference of %llu elements",
-                             (unsigned long long)n);
-    }
-    cfd_free_stream_d(&ff);
-#pragma omp parallel if (n >= CFD_OMP_MIN)
-    {
-#pragma omp for schedule(static)
-        for (uint64_t i = 0; i < n; i++)
-            cfd_init_elem_d(var, n, i, &ff);
-        for (uint64_t it = 0; it < iters; it++) {
-#pragma omp single
-            memcpy(old, var, n * CFD_NVAR * sizeof *old);
-#pragma omp for schedule(static)
-            for (uint64_t i = 0; i < n; i++)
-                sf[i] = cfd_step_factor_d(var, n, i, m->vol[i]);
-            for (int j = 0; j < CFD_RK; j++) {
-#pragma omp for schedule(static)
-                for (uint64_t i = 0; i < n; i++) {
-                    double f[CFD_NVAR];
-                    cfd_flux_d(i, n, m->nb, m->normal, var, &ff, f);
-                    for (int v = 0; v < CFD_NVAR; v++)
-                        flux[cfd_var_at(n, i, v)] = f[v];
-                }
-#pragma omp for schedule(static)
-                for (uint64_t i = 0; i < n; i++)
-                    cfd_time_step_d(i, n, j, old, var, sf, flux);
-            }
-        }
-    }
-    free(old);
-    free(flux);
-    free(sf);
-    return 0;
-}
+/* The solver, once for each precision (cfd_solve.h). */
+#define CFD_R double
+#define CFD_FN(name) name##_d
+#include "cfd_solve.h"
+#undef CFD_R
+#undef CFD_FN
 
-int cfd_cpu_solve_f(const struct cfd_mesh *m, uint64_t iters, float *var)
-{
-    const uint64_t n = m->n;
-    float *old = malloc(n * CFD_NVAR * sizeof *old), *flux = malloc(n * CFD_NVAR * sizeof *flux);
-    float *sf = malloc(n * sizeof *sf);
-    cfd_cell_f ff;
-    if (!old || !flux || !sf) {
-        free(old);
-        free(flux);
-        free(sf);
-        return gpm_set_error("cfd: out of memory for the float solver of %llu elements",
-                             (unsigned long long)n);
-    }
-    cfd_free_stream_f(&ff);
-#pragma omp parallel if (n >= CFD_OMP_MIN)
-    {
-#pragma omp for schedule(static)
-        for (uint64_t i = 0; i < n; i++)
-            cfd_init_elem_f(var, n, i, &ff);
-        for (uint64_t it = 0; it < iters; it++) {
-#pragma omp single
-            memcpy(old, var, n * CFD_NVAR * sizeof *old);
-#pragma omp for schedule(static)
-            for (uint64_t i = 0; i < n; i++)
-                sf[i] = cfd_step_factor_f(var, n, i, m->vol[i]);
-            for (int j = 0; j < CFD_RK; j++) {
-#pragma omp for schedule(static)
-                for (uint64_t i = 0; i < n; i++) {
-                    float f[CFD_NVAR];
-                    cfd_flux_f(i, n, m->nb, m->normal, var, &ff, f);
-                    for (int v = 0; v < CFD_NVAR; v++)
-                        flux[cfd_var_at(n, i, v)] = f[v];
-                }
-#pragma omp for schedule(static)
-                for (uint64_t i = 0; i < n; i++)
-                    cfd_time_step_f(i, n, j, old, var, sf, flux);
-            }
-        }
-    }
-    free(old);
-    free(flux);
-    free(sf);
-    return 0;
-}
+#define CFD_R float
+#define CFD_FN(name) name##_f
+#include "cfd_solve.h"
+#undef CFD_R
+#undef CFD_FN
 
 static const char *const var_names[CFD_NVAR] = {"density", "momentum x", "momentum y",
                                                 "momentum z", "energy"};
