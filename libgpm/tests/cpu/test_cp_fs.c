@@ -216,59 +216,8 @@ static void torn_flip_restores_the_previous_checkpoint(void)
 /* Real crashes at random moments, as in test_cp_file.c, the CAP-fs way. */
 static void sigkill_during_cap_fs_checkpoints_recovers(void)
 {
-    enum { N = 1 << 16 };
-    char path[4096], prog[4200];
-    static uint32_t buf[N];
-    int trials = 12, mid = 0;
-    fresh("cpfs-kill", path);
-    snprintf(prog, sizeof prog, "%s.progress", path);
-    for (int t = 0; t < trials; t++) {
-        unlink(path);
-        int pfd = open(prog, O_CREAT | O_TRUNC | O_RDWR, 0600);
-        CHECK(pfd >= 0);
-        pid_t pid = fork();
-        CHECK(pid >= 0);
-        if (pid == 0) {
-            gpmcp *cp = gpmcp_create_flags("cpfs-kill", sizeof buf, 1, 1, FIO);
-            if (!cp || gpmcp_register(cp, buf, sizeof buf, 0) != 0)
-                _exit(2);
-            for (uint64_t i = 1;; i++) {
-                fill(buf, sizeof buf, (uint32_t)i);
-                if (gpmcp_checkpoint_how(cp, 0, &CAP_FS) != 0)
-                    _exit(3);
-                if (pwrite(pfd, &i, sizeof i, 0) != sizeof i)
-                    _exit(4);
-            }
-        }
-        struct timespec ts = {0, (long)(20000000 + check_rand() % 60000000)};
-        nanosleep(&ts, NULL);
-        kill(pid, SIGKILL);
-        int st;
-        CHECK(waitpid(pid, &st, 0) == pid);
-        CHECKF(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "child ended with status %d", st);
-        uint64_t done = 0;
-        (void)!pread(pfd, &done, sizeof done, 0);
-        close(pfd);
-
-        gpmcp *cp = gpmcp_open_flags("cpfs-kill", FIO);
-        if (!cp) {
-            CHECKF(done == 0, "%s", gpm_last_error());
-            continue;
-        }
-        CHECK(gpmcp_register(cp, buf, sizeof buf, 0) == 0);
-        long long seq = gpmcp_seq(cp, 0);
-        CHECKF(seq == (long long)done || seq == (long long)done + 1,
-               "trial %d: seq %lld, last reported %llu", t, seq, (unsigned long long)done);
-        if (seq > 0) {
-            memset(buf, 0, sizeof buf);
-            CHECK(gpmcp_restore(cp, 0) == 0);
-            CHECKF(holds(buf, sizeof buf, (uint32_t)seq), "trial %d: seq %lld is torn", t, seq);
-            mid++;
-        }
-        gpmcp_close(cp);
-    }
-    unlink(prog);
-    CHECKF(mid >= trials / 2, "only %d of %d kills landed after a checkpoint", mid, trials);
+    static uint32_t buf[1 << 16];
+    sigkill_trials("cpfs-kill", buf, sizeof buf, 12, FIO, &CAP_FS);
 }
 
 /* The way and the handle must match, and the registrations the file;
