@@ -178,11 +178,8 @@ static void persist_on_ordinary_file(void)
     gpm_flusher *f = gpm_flusher_create(4);
     CHECK(f != NULL);
     check_fill(r.host, r.size, 3);
+    /* (Lists of ranges on such a file: test_flush_ranges.c.) */
     int rc = gpm_flusher_persist(f, &r, (char *)r.host + 100, r.size - 100, 0);
-    if (rc == 0) {
-        gpm_range v[3] = {{0, 100, NULL}, {8192, 3 << 20, NULL}, {r.size - 5, 5, NULL}};
-        rc = gpm_flusher_persist_ranges(f, &r, v, 3, 0);
-    }
     gpm_flusher_destroy(f);
     gpm_unmap(&r);
     CHECKF(rc == 0, "%s", gpm_last_error());

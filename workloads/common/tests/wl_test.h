@@ -1,6 +1,6 @@
 /* For tests that run a whole workload program in-process: its main in a
- * child (so that exits, crashes and SIGKILLs stay there), and a line count
- * over the files it writes. */
+ * child (so that exits, crashes and SIGKILLs stay there), and what it wrote:
+ * line counts, first and last lines. */
 #ifndef WL_TEST_H
 #define WL_TEST_H
 
@@ -45,6 +45,27 @@ static inline int wl_test_count_lines(const char *path, const char *needle)
             k++;
     fclose(f);
     return k;
+}
+
+/* The first, or the last, line of PATH without its newline into OUT (LEN
+ * bytes); empty when PATH cannot be read or is empty. */
+static inline void wl_test_line(const char *path, int last, char *out, size_t len)
+{
+    char line[8192];
+    FILE *f = fopen(path, "r");
+    out[0] = '\0';
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f)) {
+        size_t n = strcspn(line, "\n");
+        if (n >= len)
+            n = len - 1; /* cut to OUT's size */
+        memcpy(out, line, n);
+        out[n] = '\0';
+        if (!last)
+            break;
+    }
+    fclose(f);
 }
 
 #endif

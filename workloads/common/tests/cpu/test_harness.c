@@ -218,15 +218,8 @@ static char *read_text(const char *path)
 /* The params column of the last row of ROWS. */
 static void last_params(char *out, size_t len)
 {
-    char line[8192] = "";
-    FILE *f = fopen(rows, "r");
-    out[0] = '\0';
-    if (!f)
-        return;
-    while (fgets(line, sizeof line, f))
-        ;
-    fclose(f);
-    line[strcspn(line, "\n")] = '\0';
+    char line[8192];
+    wl_test_line(rows, 1, line, sizeof line);
     snprintf(out, len, "%s", strrchr(line, '\t') ? strrchr(line, '\t') + 1 : "");
 }
 

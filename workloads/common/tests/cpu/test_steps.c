@@ -193,16 +193,11 @@ static void a_crash_resumes_from_the_last_checkpoint(void)
     char *rec[] = {"iter", "--mode", "cpu", "--pm-dir", dir, "--slow-us", "5000", "--recover",
                    "--out", rows};
     unsigned long long from = 99, d = 0, t = 0, r = 0;
-    char line[8192] = "", *p;
-    FILE *f;
+    char line[8192], *p;
     unlink(rows);
     CHECK_EQ_INT(run(crash, ARGC(crash)), 128 + SIGKILL);
     CHECK_EQ_INT(run(rec, ARGC(rec)), 0);
-    f = fopen(rows, "r");
-    CHECK(f);
-    while (fgets(line, sizeof line, f))
-        ;
-    fclose(f);
+    wl_test_line(rows, 1, line, sizeof line);
     p = strstr(line, "resumed_from=");
     CHECK(p && sscanf(p, "resumed_from=%llu", &from) == 1);
     p = strstr(line, "durable=");

@@ -147,14 +147,9 @@ static void layout_refuses_missing_dataset_and_big_batch(void)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char *argv[] = {"dnn", "--mode", "gpm", "--dataset", (char *)d, (char *)bad[i].flag,
                         (char *)bad[i].val};
-        char msg[2048] = "";
-        FILE *f;
+        char msg[2048];
         CHECK_EQ_INT(wl_test_run(&WORKLOAD, argv, 7, errf), 2);
-        f = fopen(errf, "r");
-        CHECK(f);
-        if (!fgets(msg, sizeof msg, f))
-            msg[0] = '\0';
-        fclose(f);
+        wl_test_line(errf, 0, msg, sizeof msg);
         CHECK_MSG(msg, bad[i].msg);
     }
     setenv("GPM_DATA_DIR", data, 1);

@@ -284,14 +284,9 @@ static void layout_refuses_impossible_flags(void)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char *argv[] = {"hs", "--mode", "gpm", "--cols", "65536", (char *)bad[i].flag,
                         (char *)bad[i].val};
-        char msg[2048] = "";
-        FILE *f;
+        char msg[2048];
         CHECK_EQ_INT(wl_test_run(&WORKLOAD, argv, 7, errf), 2);
-        f = fopen(errf, "r");
-        CHECK(f);
-        if (!fgets(msg, sizeof msg, f))
-            msg[0] = '\0';
-        fclose(f);
+        wl_test_line(errf, 0, msg, sizeof msg);
         CHECK_MSG(msg, bad[i].msg);
     }
 }
