@@ -151,4 +151,15 @@ static inline unsigned char *check_read_file(const char *path, size_t *len)
     return buf;
 }
 
+/* Writes TEXT as the whole file at PATH (made or emptied first): 0, or -1
+ * when it cannot be written. */
+static inline int check_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
 #endif

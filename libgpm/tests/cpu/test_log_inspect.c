@@ -87,12 +87,8 @@ static void conv_log_is_described(void)
 static void other_files_are_not_logs(void)
 {
     char full[4096];
-    FILE *f;
     CHECK(gpm_resolve_path("li-text", full, sizeof full) == 0);
-    f = fopen(full, "w");
-    CHECK(f);
-    fputs("hello, not a log\n", f);
-    fclose(f);
+    CHECK(check_write_file(full, "hello, not a log\n") == 0);
     CHECK_EQ_INT(inspect("li-text"), 1);
     CHECK_EQ_INT(inspect("li-missing"), -1);
     CHECK_MSG(gpm_last_error(), "li-missing");

@@ -98,9 +98,7 @@ static void empty_file_is_named_not_mapped(void)
     char path[4096];
     struct stat st;
     CHECK(gpm_resolve_path("map-empty", path, sizeof path) == 0);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    fclose(f);
+    CHECK(check_write_file(path, "") == 0);
     CHECK(gpm_map(&r, "map-empty", 0, GPM_HOST_ONLY) == -1);
     CHECK_MSG(gpm_last_error(), path);
     CHECK_MSG(gpm_last_error(), "empty");

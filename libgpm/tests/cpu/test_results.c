@@ -197,15 +197,11 @@ static void out_file_checked_before_work(void)
     gpm_result r = sample();
     size_t len;
     unsigned char *back;
-    FILE *f;
     memset(&p, 0, sizeof p);
     CHECK_EQ_INT(gpm_result_check_out("/nonexistent-gpm-dir/x.tsv"), -1);
     CHECK_MSG(gpm_last_error(), "directory /nonexistent-gpm-dir does not exist");
     results_path(path, sizeof path, "results-foreign.tsv");
-    f = fopen(path, "w");
-    CHECK(f);
-    fputs("name\tvalue\nalpha\t1\n", f);
-    fclose(f);
+    CHECK(check_write_file(path, "name\tvalue\nalpha\t1\n") == 0);
     CHECK_EQ_INT(gpm_result_check_out(path), -1);
     CHECK_MSG(gpm_last_error(), "is not a result file of this schema");
     CHECK_EQ_INT(gpm_result_append(path, &p, &r), -1);

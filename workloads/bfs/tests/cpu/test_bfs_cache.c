@@ -14,15 +14,6 @@
 
 static char dir[256], gr[300];
 
-static int write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
-    fputs(text, f);
-    return fclose(f);
-}
-
 static int same(const struct bfs_graph *a, const struct bfs_graph *b)
 {
     return a->n == b->n && a->m == b->m && a->sum == b->sum &&
@@ -61,14 +52,14 @@ static void a_file_is_rebuilt_when_it_changes(void)
 {
     struct bfs_graph a, b;
     struct timespec later[2] = {{0, UTIME_OMIT}, {2000000000, 0}};
-    CHECK(write_file(gr, "p sp 3 2\na 1 2 1\na 2 3 1\n") == 0);
+    CHECK(check_write_file(gr, "p sp 3 2\na 1 2 1\na 2 3 1\n") == 0);
     CHECKF(load(gr, 0, 1, &a) == BFS_CACHE_BUILT, "%s", gpm_last_error());
     CHECK(strncmp(a.what, "file-test-bfs-cache", 19) == 0);
     CHECK_EQ_INT(load(gr, 0, 1, &b), BFS_CACHE_HIT);
     CHECK(same(&a, &b));
     bfs_graph_free(&b);
     /* The same size, another graph and another modification time. */
-    CHECK(write_file(gr, "p sp 3 2\na 1 3 1\na 2 3 1\n") == 0);
+    CHECK(check_write_file(gr, "p sp 3 2\na 1 3 1\na 2 3 1\n") == 0);
     CHECK(utimensat(AT_FDCWD, gr, later, 0) == 0);
     CHECK_EQ_INT(load(gr, 0, 1, &b), BFS_CACHE_REBUILT);
     CHECK(!same(&a, &b) && b.col[0] == 2);

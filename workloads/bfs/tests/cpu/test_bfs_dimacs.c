@@ -12,19 +12,11 @@
 
 static char path[256];
 
-static void write_file(const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
 /* Reads TEXT: 0, or -1 with the message in gpm_last_error(). */
 static int read_text(const char *text, struct bfs_graph *g)
 {
-    write_file(text);
+    if (check_write_file(path, text) != 0)
+        return gpm_set_error("%s: cannot write the test file", path);
     return bfs_dimacs_read(path, g);
 }
 

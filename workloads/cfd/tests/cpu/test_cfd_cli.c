@@ -15,15 +15,6 @@
 #define ARGC(a) ((int)(sizeof(a) / sizeof(a[0])))
 static char dir[4096], pm[4200], data[4200], err[4200];
 
-static int write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
-    fputs(text, f);
-    return fclose(f);
-}
-
 /* ERR's first line contains NEEDLE, and ERR has one line. */
 static int said(const char *needle)
 {
@@ -51,8 +42,8 @@ static void unusable_meshes_are_refused_before_any_work(void)
     char bad[4300], good[4300];
     snprintf(bad, sizeof bad, "%s/bad.domn", dir);
     snprintf(good, sizeof good, "%s/good.domn", dir);
-    CHECK(write_file(bad, "2\n1 2 1 0 0 0 0 1 0 -1 0 0 1 -1 1 1 1\n1 3 1 0 0\n") == 0);
-    CHECK(write_file(good, "1\n1 0 1 0 0 0 0 1 0 -1 0 0 -1 -1 0 0 1\n") == 0);
+    CHECK(check_write_file(bad, "2\n1 2 1 0 0 0 0 1 0 -1 0 0 1 -1 1 1 1\n1 3 1 0 0\n") == 0);
+    CHECK(check_write_file(good, "1\n1 0 1 0 0 0 0 1 0 -1 0 0 -1 -1 0 0 1\n") == 0);
     {
         char *argv[] = {"cfd", "--mode", "gpm", "--mesh", bad, "--pm-dir", pm};
         CHECK_EQ_INT(wl_test_run(&WORKLOAD, argv, ARGC(argv), err), 2);
@@ -86,7 +77,7 @@ static void bare_name_is_looked_up_in_the_dataset_directory(void)
     char p[4300];
     char *argv[] = {"cfd", "--mode", "gpm", "--mesh", "cfd-test-only.domn", "--pm-dir", pm};
     snprintf(p, sizeof p, "%s/cfd-test-only.domn", data);
-    CHECK(write_file(p, "1\n0 0 1 0 0 0 0 1 0 -1 0 0 -1 -1 0 0\n") == 0);
+    CHECK(check_write_file(p, "1\n0 0 1 0 0 0 0 1 0 -1 0 0 -1 -1 0 0\n") == 0);
     CHECK_EQ_INT(wl_test_run(&WORKLOAD, argv, ARGC(argv), err), 2);
     CHECK(said("/data/cfd-test-only.domn:2: element 1 has volume 0"));
     CHECK(pm_dir_empty());

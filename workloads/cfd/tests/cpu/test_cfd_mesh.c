@@ -38,15 +38,6 @@ static void path_of(char *out, size_t len, const char *name)
     snprintf(out, len, "%s/%s", dir, name);
 }
 
-static int write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
-    fputs(text, f);
-    return fclose(f);
-}
-
 static int same_mesh(const struct cfd_mesh *a, const struct cfd_mesh *b)
 {
     return a->n == b->n && memcmp(a->vol, b->vol, a->n * sizeof *a->vol) == 0 &&
@@ -144,7 +135,7 @@ static void reader_reads_rodinia_format(void)
     char p[4200];
     struct cfd_mesh m;
     path_of(p, sizeof p, "two.domn");
-    CHECK(write_file(p, "2\n"
+    CHECK(check_write_file(p, "2\n"
                         "0.5  2 1 0 0   0 0 1 0\n -1 0 0 1   -7 1.5e-1 -2 3\n"
                         "\t0.25 1 -1 0 0 0 0 0 1\r\n-3 0 -1 0 -1 0 0 -1\n") == 0);
     CHECKF(cfd_mesh_read_text(&m, p) == 0, "%s", gpm_last_error());
@@ -206,7 +197,7 @@ static void reader_names_file_and_line_of_bad_input(void)
     struct cfd_mesh m;
     path_of(p, sizeof p, "bad.domn");
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        CHECK(write_file(p, bad[k].text) == 0);
+        CHECK(check_write_file(p, bad[k].text) == 0);
         CHECKF(cfd_mesh_read_text(&m, p) == -1, "case %d read", (int)k);
         CHECKF(strstr(gpm_last_error(), bad[k].needle) != NULL, "case %d: \"%s\" lacks \"%s\"",
                (int)k, gpm_last_error(), bad[k].needle);
@@ -277,7 +268,7 @@ static void cache_parses_once_and_rebuilds(void)
     CHECK(cfd_mesh_load(&b, src, dir, &st) == 0 && st == CFD_CACHE_HIT && same_mesh(&c, &b));
     cfd_mesh_free(&b);
     /* A corrupt source is an error even with a cache of its earlier self. */
-    CHECK(write_file(src, "2\n1 2 1 0 0") == 0);
+    CHECK(check_write_file(src, "2\n1 2 1 0 0") == 0);
     CHECK_EQ_INT(cfd_mesh_load(&b, src, dir, &st), -1);
     CHECK_MSG(gpm_last_error(), "cached.domn:2: cut short");
     unlink(src);

@@ -391,12 +391,7 @@ static void bad_out_is_found_before_any_work(void)
                                    "file: directory /nonexistent does not exist"));
     free(before);
     snprintf(foreign, sizeof foreign, "%s/foreign.tsv", dir);
-    {
-        FILE *f = fopen(foreign, "w");
-        CHECK(f);
-        fputs("a\tb\n1\t2\n", f);
-        fclose(f);
-    }
+    CHECK(check_write_file(foreign, "a\tb\n1\t2\n") == 0);
     before = read_text(foreign);
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--out",
                           foreign), 2);
@@ -416,7 +411,7 @@ static void pm_directory_checked_first(void)
     CHECK(msg && strstr(msg, "--pm-dir: /nonexistent/pm does not exist"));
     free(msg);
     snprintf(file, sizeof file, "%s/a-file", dir);
-    fclose(fopen(file, "w"));
+    CHECK(check_write_file(file, "") == 0);
     setenv("GPM_PM_DIR", file, 1);
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny"), 2);
     setenv("GPM_PM_DIR", dir, 1);
@@ -575,10 +570,7 @@ static void recover_refuses_and_leaves_files_untouched(void)
     free(after);
     /* A file of another size is neither used nor touched. */
     clean_dir();
-    f = fopen(data, "w");
-    CHECK(f);
-    fputs("not a fake file", f);
-    fclose(f);
+    CHECK(check_write_file(data, "not a fake file") == 0);
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir), 1);
     CHECK_EQ_INT(wl_test_count_lines(errlog, "has 15 bytes, expected"), 1);
     before = check_read_file(data, &n1);

@@ -20,14 +20,8 @@ static char dir[4096], data[4200], errf[4200];
 static const char *put(const char *name, const char *text)
 {
     static char path[8400];
-    FILE *f;
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    f = fopen(path, "w");
-    if (!f)
-        return NULL;
-    fputs(text, f);
-    fclose(f);
-    return path;
+    return check_write_file(path, text) == 0 ? path : NULL;
 }
 
 /* "v0\nv1\n..." for N values 300 + i / 4 (exact in float). */
@@ -205,12 +199,6 @@ static void cache_hit_rebuilt_on_change_and_when_corrupt(void)
     CHECK_MSG(gpm_last_error(), ":3: 'x' is not a number");
 }
 
-static int touch(const char *path)
-{
-    FILE *f = fopen(path, "w");
-    return f ? fclose(f) : -1;
-}
-
 static void input_names_its_power_file(void)
 {
     char tp[4096], pp[4096], want[8400];
@@ -233,9 +221,9 @@ static void input_names_its_power_file(void)
     CHECK_MSG(gpm_last_error(), "temp_missing: cannot read");
     /* a bare name is looked up in the dataset cache */
     snprintf(want, sizeof want, "%s/hotspot_temp_9", data);
-    CHECK(touch(want) == 0);
+    CHECK(check_write_file(want, "") == 0);
     snprintf(want, sizeof want, "%s/hotspot_power_9", data);
-    CHECK(touch(want) == 0);
+    CHECK(check_write_file(want, "") == 0);
     CHECK_EQ_INT(hs_input_files("hotspot_temp_9", tp, pp, sizeof tp), 0);
     CHECK(strcmp(pp, want) == 0);
 }
