@@ -76,10 +76,7 @@ static void set_note(struct wl_ctx *c, const char *extra)
 
 static int bfs_setup(struct wl_ctx *c)
 {
-    struct bfs_state *st = calloc(1, sizeof *st);
-    if (!st)
-        return gpm_set_error("bfs: out of memory");
-    c->priv = st;
+    struct bfs_state *st = S(c);
     st->src = (uint32_t)wl_int(c, "source");
     if (bfs_graph_load(wl_str(c, "graph"), (uint64_t)wl_int(c, "nodes"), c->opt.seed, &st->g,
                        &st->how) != 0)
@@ -175,15 +172,11 @@ static int bfs_verify(struct wl_ctx *c)
 static void bfs_teardown(struct wl_ctx *c)
 {
     struct bfs_state *st = S(c);
-    if (!st)
-        return;
     if (is_cpu(c))
         bfs_cpu_teardown(st);
     else
         bfs_gpu_teardown(st);
     bfs_graph_free(&st->g);
-    free(st);
-    c->priv = NULL;
 }
 
 const struct wl_workload WORKLOAD = {
@@ -196,6 +189,7 @@ const struct wl_workload WORKLOAD = {
     .resume_modes = WL_MODES_GPU | WL_MODE_BIT(WL_CPU),
     .objects = bfs_objects,
     .params = bfs_params,
+    .state_bytes = sizeof(struct bfs_state),
     .layout = bfs_layout,
     .setup = bfs_setup,
     .prepare = bfs_prepare,

@@ -54,11 +54,8 @@ static int zero_state(struct wl_ctx *c)
 
 static int blk_setup(struct wl_ctx *c)
 {
-    struct blk_state *st = calloc(1, sizeof *st);
+    struct blk_state *st = S(c);
     size_t b;
-    if (!st)
-        return gpm_set_error("blk: out of memory");
-    c->priv = st;
     st->n = (uint64_t)wl_int(c, "options");
     st->iters = (uint64_t)wl_int(c, "iters");
     st->every = (uint64_t)wl_int(c, "checkpoint-every");
@@ -151,16 +148,12 @@ static int blk_verify(struct wl_ctx *c)
 static void blk_teardown(struct wl_ctx *c)
 {
     struct blk_state *st = S(c);
-    if (!st)
-        return;
     wl_dev_free(st->d_s);
     wl_dev_free(st->d_x);
     wl_dev_free(st->d_t);
     wl_dev_free(st->d_call);
     wl_dev_free(st->d_put);
     wl_dev_free(st->d_bad);
-    free(st);
-    c->priv = NULL;
 }
 
 const struct wl_workload WORKLOAD = {
@@ -170,6 +163,7 @@ const struct wl_workload WORKLOAD = {
     .resume_modes = WL_MODES_GPU, /* a checkpoint is durable in every mode */
     .objects = blk_objects,
     .params = blk_params,
+    .state_bytes = sizeof(struct blk_state),
     .layout = blk_layout,
     .setup = blk_setup,
     .prepare = blk_prepare,

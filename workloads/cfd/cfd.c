@@ -75,14 +75,11 @@ static int load_mesh(struct wl_ctx *c, struct cfd_state *st)
 }
 
 /* The mesh is read here, untimed, because the checkpoint's size depends on
- * it; the state it lives in is freed by teardown. */
+ * it; teardown frees it. */
 static int cfd_layout(struct wl_ctx *c)
 {
-    struct cfd_state *st = calloc(1, sizeof *st);
+    struct cfd_state *st = S(c);
     uint64_t n, iters = (uint64_t)wl_int(c, "iters"), k = (uint64_t)wl_int(c, "checkpoint-every");
-    if (!st)
-        return gpm_set_error("cfd: out of memory");
-    c->priv = st;
     st->iters = iters;
     st->every = k;
     if (load_mesh(c, st) != 0)
@@ -245,8 +242,6 @@ static int cfd_verify(struct wl_ctx *c)
 static void cfd_teardown(struct wl_ctx *c)
 {
     struct cfd_state *st = S(c);
-    if (!st)
-        return;
     wl_dev_free(st->d.vol);
     wl_dev_free(st->d.nb);
     wl_dev_free(st->d.normal);
@@ -255,8 +250,6 @@ static void cfd_teardown(struct wl_ctx *c)
     wl_dev_free(st->d.flux);
     wl_dev_free(st->d.sf);
     cfd_mesh_free(&st->mesh);
-    free(st);
-    c->priv = NULL;
 }
 
 const struct wl_workload WORKLOAD = {
@@ -266,6 +259,7 @@ const struct wl_workload WORKLOAD = {
     .resume_modes = WL_MODES_GPU, /* a checkpoint is durable in every mode */
     .objects = cfd_objects,
     .params = cfd_params,
+    .state_bytes = sizeof(struct cfd_state),
     .layout = cfd_layout,
     .setup = cfd_setup,
     .prepare = cfd_prepare,

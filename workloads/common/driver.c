@@ -263,10 +263,18 @@ int wl_main(const struct wl_workload *w, int argc, char **argv)
         return fail(w, 2);
     }
     wl_resolve_params(w, &c->opt, c->p);
-    if (w->layout && w->layout(c) != 0)
-        return fail(w, 2);
-    if (check_gpu(c) != 0 || wl_objects_open(c, &run) != 0)
+    if (w->state_bytes && !(c->priv = calloc(1, w->state_bytes))) {
+        gpm_set_error("out of memory");
         return fail(w, 1);
+    }
+    if (w->layout && w->layout(c) != 0) {
+        free(c->priv);
+        return fail(w, 2);
+    }
+    if (check_gpu(c) != 0 || wl_objects_open(c, &run) != 0) {
+        free(c->priv);
+        return fail(w, 1);
+    }
     /* A resume needs a run that started and whose progress was durable, in
      * a mode that can continue it; anything else starts over. */
     c->fresh = !(c->opt.recover && run.found.state != WL_ID_CREATED &&
@@ -306,6 +314,7 @@ out:
     free(t);
     if (w->teardown)
         w->teardown(c);
+    free(c->priv);
     if (c->flusher)
         gpm_flusher_destroy(c->flusher);
     wl_objects_close(c, &run, files);

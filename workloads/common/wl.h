@@ -182,7 +182,7 @@ struct wl_ctx {
     char note[512];          /* extra "k=v" for the params column (wl_note); cleared
                                 before every repetition */
     int rep;
-    void *priv;              /* the workload's own state */
+    void *priv;              /* the workload's own state (state_bytes of it) */
 };
 
 /* A workload. Optional callbacks may be NULL. */
@@ -196,6 +196,8 @@ struct wl_workload {
     unsigned resume_modes;
     const struct wl_obj_decl *objects; /* terminated by a NULL name */
     const struct wl_param *params;     /* terminated by a NULL flag */
+    size_t state_bytes;      /* its own state, c->priv: zeroed before layout(), freed
+                                after teardown() */
     int (*layout)(struct wl_ctx *c);   /* sizes of objects from the params; rejects bad ones */
     int (*setup)(struct wl_ctx *c);    /* inputs, device memory, registrations: untimed, once */
     int (*prepare)(struct wl_ctx *c);  /* untimed, before every repetition */

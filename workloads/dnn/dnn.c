@@ -175,10 +175,7 @@ static int train_iteration(struct dnn_state *st, uint64_t it, float *losses)
 
 static int dnn_setup(struct wl_ctx *c)
 {
-    struct dnn_state *st = calloc(1, sizeof *st);
-    if (!st)
-        return gpm_set_error("dnn: out of memory");
-    c->priv = st;
+    struct dnn_state *st = S(c);
     st->iters = (uint64_t)wl_int(c, "iterations");
     st->batch = (uint64_t)wl_int(c, "batch");
     st->every = (uint64_t)wl_int(c, "checkpoint-every");
@@ -348,8 +345,6 @@ static int dnn_verify(struct wl_ctx *c)
 static void dnn_teardown(struct wl_ctx *c)
 {
     struct dnn_state *st = S(c);
-    if (!st)
-        return;
     dnn_net_destroy(st->net);
     dnn_dataset_free(&st->data);
     wl_dev_free(st->d_train_x);
@@ -367,8 +362,6 @@ static void dnn_teardown(struct wl_ctx *c)
     free(st->h_params);
     free(st->losses);
     free(st->h_probs);
-    free(st);
-    c->priv = NULL;
 }
 
 const struct wl_workload WORKLOAD = {
@@ -379,6 +372,7 @@ const struct wl_workload WORKLOAD = {
     .resume_modes = WL_MODES_GPU, /* a checkpoint is durable in every mode */
     .objects = dnn_objects,
     .params = dnn_params,
+    .state_bytes = sizeof(struct dnn_state),
     .layout = dnn_layout,
     .setup = dnn_setup,
     .prepare = dnn_prepare,

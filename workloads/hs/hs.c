@@ -90,11 +90,8 @@ static int initial_state(struct wl_ctx *c)
 
 static int hs_setup(struct wl_ctx *c)
 {
-    struct hs_state *st = calloc(1, sizeof *st);
+    struct hs_state *st = S(c);
     size_t b;
-    if (!st)
-        return gpm_set_error("hs: out of memory");
-    c->priv = st;
     st->rows = (uint64_t)wl_int(c, "rows");
     st->cols = (uint64_t)wl_int(c, "cols");
     st->cells = st->rows * st->cols;
@@ -247,16 +244,12 @@ static int hs_verify(struct wl_ctx *c)
 static void hs_teardown(struct wl_ctx *c)
 {
     struct hs_state *st = S(c);
-    if (!st)
-        return;
     hs_input_free(&st->in);
     wl_dev_free(st->d_power);
     wl_dev_free(st->d_init);
     wl_dev_free(st->d_temp);
     wl_dev_free(st->d_scratch);
     wl_dev_free(st->d_check);
-    free(st);
-    c->priv = NULL;
 }
 
 const struct wl_workload WORKLOAD = {
@@ -267,6 +260,7 @@ const struct wl_workload WORKLOAD = {
     .resume_modes = WL_MODES_GPU, /* a checkpoint is durable in every mode */
     .objects = hs_objects,
     .params = hs_params,
+    .state_bytes = sizeof(struct hs_state),
     .layout = hs_layout,
     .setup = hs_setup,
     .prepare = hs_prepare,

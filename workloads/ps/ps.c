@@ -44,10 +44,7 @@ static int ps_layout(struct wl_ctx *c)
 
 static int ps_setup(struct wl_ctx *c)
 {
-    struct ps_state *st = calloc(1, sizeof *st);
-    if (!st)
-        return gpm_set_error("ps: out of memory");
-    c->priv = st;
+    struct ps_state *st = S(c);
     st->n = (uint64_t)wl_int(c, "n");
     st->block = (uint32_t)wl_int(c, "block");
     st->nblocks = ps_nblocks(st->n, st->block);
@@ -172,16 +169,12 @@ static int ps_verify(struct wl_ctx *c)
 static void ps_teardown(struct wl_ctx *c)
 {
     struct ps_state *st = S(c);
-    if (!st)
-        return;
     wl_dev_free(st->d_in); /* all NULL in cpu mode */
     wl_dev_free(st->d_out);
     wl_dev_free(st->d_done);
     wl_dev_free(st->d_pre);
     wl_dev_free(st->d_computed);
     free(st->h_in);
-    free(st);
-    c->priv = NULL;
 }
 
 const struct wl_workload WORKLOAD = {
@@ -190,6 +183,7 @@ const struct wl_workload WORKLOAD = {
     .modes = WL_MODES_GPU | WL_MODE_BIT(WL_CPU),
     .objects = ps_objects,
     .params = ps_params,
+    .state_bytes = sizeof(struct ps_state),
     .layout = ps_layout,
     .setup = ps_setup,
     .run = ps_run,

@@ -87,11 +87,8 @@ static int srad_layout(struct wl_ctx *c)
 
 static int srad_setup(struct wl_ctx *c)
 {
-    struct srad_state *st = calloc(1, sizeof *st);
+    struct srad_state *st = S(c);
     size_t b, roi;
-    if (!st)
-        return gpm_set_error("srad: out of memory");
-    c->priv = st;
     st->g = geom_of(c);
     st->n = st->g.rows * st->g.cols;
     st->iters = (uint64_t)wl_int(c, "iters");
@@ -257,8 +254,6 @@ static int srad_verify(struct wl_ctx *c)
 static void srad_teardown(struct wl_ctx *c)
 {
     struct srad_state *st = S(c);
-    if (!st)
-        return;
     free(st->h_j0);
     free(st->h_roi);
     wl_dev_free(st->d_j); /* all NULL in cpu mode */
@@ -269,8 +264,6 @@ static void srad_teardown(struct wl_ctx *c)
         free(st->h_dir[u]);
         wl_dev_free(st->d_dir[u]);
     }
-    free(st);
-    c->priv = NULL;
 }
 
 const struct wl_workload WORKLOAD = {
@@ -283,6 +276,7 @@ const struct wl_workload WORKLOAD = {
     .resume_modes = WL_MODES_GPU | WL_MODE_BIT(WL_CPU),
     .objects = srad_objects,
     .params = srad_params,
+    .state_bytes = sizeof(struct srad_state),
     .layout = srad_layout,
     .setup = srad_setup,
     .prepare = srad_prepare,

@@ -74,10 +74,7 @@ static int fake_layout(struct wl_ctx *c)
 
 static int fake_setup(struct wl_ctx *c)
 {
-    struct fake *f = calloc(1, sizeof *f);
-    if (!f)
-        return -1;
-    c->priv = f;
+    struct fake *f = c->priv;
     f->chunks = (uint64_t)wl_int(c, "chunks");
     f->bug = wl_str(c, "bug");
     /* The state is the checkpoint's record: saved and restored with it. */
@@ -156,24 +153,18 @@ static int fake_verify(struct wl_ctx *c)
     return 0;
 }
 
-static void fake_teardown(struct wl_ctx *c)
-{
-    free(c->priv);
-    c->priv = NULL;
-}
-
 const struct wl_workload WORKLOAD = {
     .name = "fake",
     .about = "the harness's test workload",
     .modes = WL_MODES_GPU | WL_MODE_BIT(WL_CPU),
     .objects = fake_objects,
     .params = fake_params,
+    .state_bytes = sizeof(struct fake),
     .layout = fake_layout,
     .setup = fake_setup,
     .run = fake_run,
     .recover = fake_recover,
     .verify = fake_verify,
-    .teardown = fake_teardown,
 };
 
 /* ---- helpers ---- */

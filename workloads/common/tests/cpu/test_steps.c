@@ -65,10 +65,7 @@ static int reset(struct wl_ctx *c)
 
 static int iter_setup(struct wl_ctx *c)
 {
-    struct iter *it = calloc(1, sizeof *it);
-    if (!it)
-        return -1;
-    c->priv = it;
+    struct iter *it = I(c);
     return wl_cp_register(c, ITER_STATE, it->state, sizeof it->state) ||
                    wl_cp_register_record(c, ITER_STATE, &it->rec, sizeof it->rec)
                ? -1
@@ -141,12 +138,6 @@ static int iter_verify(struct wl_ctx *c)
     return 0;
 }
 
-static void iter_teardown(struct wl_ctx *c)
-{
-    free(c->priv);
-    c->priv = NULL;
-}
-
 const struct wl_workload WORKLOAD = {
     .name = "iter",
     .about = "the steps loop's test workload",
@@ -154,13 +145,13 @@ const struct wl_workload WORKLOAD = {
     .resume_modes = WL_MODE_BIT(WL_CPU),
     .objects = iter_objects,
     .params = iter_params,
+    .state_bytes = sizeof(struct iter),
     .layout = iter_layout,
     .setup = iter_setup,
     .prepare = reset,
     .run = iter_run,
     .recover = iter_recover,
     .verify = iter_verify,
-    .teardown = iter_teardown,
 };
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof(a[0])))
