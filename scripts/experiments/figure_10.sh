@@ -1,7 +1,9 @@
 #!/bin/sh
 # Figure 10: every workload of WORKLOADS in CAP-fs, GPM-NDP, GPM, GPM-eADR and
 # CAP-eADR, rows appended to $RESULTS_DIR/figure_10.tsv (report:
-# scripts/report/figure_10.py).
+# scripts/report/figure_10.py). CAP-fs and GPM are Figure 9's modes too: their
+# verified rows in $RESULTS_DIR/figure_9.tsv of this SCALE and revision are
+# reused rather than run again.
 # Environment (scripts/experiment.sh sets it): GPM_BIN, RESULTS_DIR, SCALE,
 # WORKLOADS (comma list, any case), REPS (default 5), GPM_PM_DIR (optional).
 # A run that fails or does not verify is reported and the others still run;
@@ -12,6 +14,12 @@ name=figure_10
 for w in $(workloads); do
     have_program "$w" || continue
     for m in cap-fs gpm-ndp gpm gpm-eadr cap-eadr; do
+        case $m in cap-fs | gpm)
+            if have_row "$RESULTS_DIR/figure_9.tsv" "$w" "$m"; then
+                echo "$name: $w --mode $m: reusing the verified row of figure_9.tsv (scale $SCALE, this revision)"
+                continue
+            fi ;;
+        esac
         run_mode "$w" "$m" "${REPS:-5}" "$RESULTS_DIR/$name.tsv" --cpu-threads best
     done
 done

@@ -24,6 +24,19 @@ have_program() {
     return 1
 }
 
+# have_row FILE WORKLOAD MODE: FILE holds a verified run row of this scale
+# made by these programs' revision (so a row of older code is never reused).
+have_row() {
+    [ -f "$1" ] || return 1
+    [ -n "${_rev:-}" ] || _rev=$("$GPM_BIN/gpm-info" 2>/dev/null | awk -F'\t' '$1 == "git_rev" { print $2 }')
+    awk -F'\t' -v w="$2" -v m="$3" -v s="$SCALE" -v rev="$_rev" '
+        /^#/ { next }
+        !hdr { for (i = 1; i <= NF; i++) c[$i] = i; hdr = 1; next }
+        $c["workload"] == w && $c["mode"] == m && $c["scale"] == s && $c["git_rev"] == rev &&
+        $c["op"] == "run" && $c["verified"] == "ok" { found = 1 }
+        END { exit !found }' "$1"
+}
+
 # run_mode W MODE REPS OUT [FLAG...]: one run of W in MODE at SCALE, its row
 # appended to OUT; a run that fails or does not verify is recorded (the
 # others still run) and returns 1.

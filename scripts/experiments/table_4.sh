@@ -1,7 +1,7 @@
 #!/bin/sh
 # Table 4: write amplification, bytes persisted by CAP-mm and CAP-fs over
 # bytes persisted by GPM. Reuses verified rows of $RESULTS_DIR/figure_9.tsv
-# for this SCALE where present; runs only the missing modes, appending to
+# of this SCALE and revision where present; runs only the missing modes, appending to
 # $RESULTS_DIR/table_4.tsv (bytes per repetition do not depend on REPS,
 # default 1 here). Report: scripts/report/table_4.py.
 # Environment: GPM_BIN, RESULTS_DIR, SCALE, WORKLOADS, REPS, GPM_PM_DIR.
@@ -10,22 +10,11 @@ name=table_4
 . "$(dirname "$0")/lib.sh"
 out=$RESULTS_DIR/$name.tsv
 
-# have_row FILE WORKLOAD MODE: a verified run row of this scale is in FILE.
-have_row() {
-    [ -f "$1" ] || return 1
-    awk -F'\t' -v w="$2" -v m="$3" -v s="$SCALE" '
-        /^#/ { next }
-        !hdr { for (i = 1; i <= NF; i++) c[$i] = i; hdr = 1; next }
-        $c["workload"] == w && $c["mode"] == m && $c["scale"] == s &&
-        $c["op"] == "run" && $c["verified"] == "ok" { found = 1 }
-        END { exit !found }' "$1"
-}
-
 for w in $(workloads); do
     have_program "$w" || continue
     for m in gpm cap-mm cap-fs; do
         if have_row "$RESULTS_DIR/figure_9.tsv" "$w" "$m"; then
-            echo "$name: $w --mode $m: reusing the verified row of figure_9.tsv (scale $SCALE)"
+            echo "$name: $w --mode $m: reusing the verified row of figure_9.tsv (scale $SCALE, this revision)"
             continue
         fi
         run_mode "$w" "$m" "${REPS:-1}" "$out" --cpu-threads best

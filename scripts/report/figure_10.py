@@ -3,7 +3,8 @@
 per workload, with the relations the paper states (GPM over GPM-NDP,
 GPM-eADR over GPM, GPM-eADR over CAP-eADR) beside ours.
     figure_10.py RESULTS_DIR OUT_TSV
-Reads RESULTS_DIR/figure_10.tsv; the selection rules are figure_9.py's."""
+Reads RESULTS_DIR/figure_10.tsv and figure_9.tsv (whose CAP-fs and GPM runs
+make figure_10 reuses); the selection rules are figure_9.py's."""
 import os
 import sys
 
@@ -18,7 +19,7 @@ def main():
     if len(sys.argv) != 3:
         R.fail("usage: figure_10.py RESULTS_DIR OUT_TSV")
     results_dir, out = sys.argv[1], sys.argv[2]
-    rows, table, used, warnings = F.speedup_table(results_dir, "figure_10", MODES)
+    rows, table, used, warnings = F.speedup_table(results_dir, "figure_10", MODES, also=("figure_9",))
     paper = F.paper_by_workload("figure_10")
     header = ["workload", "scale", "capfs_s", "gpmndp_s", "gpm_s", "gpmeadr_s", "capeadr_s",
               "gpmndp_speedup", "gpm_speedup", "gpmeadr_speedup", "capeadr_speedup",

@@ -108,11 +108,14 @@ def pick(best, wl, scale, mode, op=None):
     return None
 
 
-def speedup_table(results_dir, name, modes):
-    """Shared by Figures 9 and 10: reads RESULTS_DIR/NAME.tsv and returns
-    (rows, table, used, warnings); table holds per (workload, scale) the
-    median_s of each mode (nan where missing) and the CAP-mm thread count."""
+def speedup_table(results_dir, name, modes, also=()):
+    """Shared by Figures 9 and 10: reads RESULTS_DIR/NAME.tsv (and the files
+    named in ALSO) and returns (rows, table, used, warnings); table holds per
+    (workload, scale) the median_s of each mode (nan where missing) and the
+    CAP-mm thread count."""
     rows = R.read_rows(results_dir, name + ".tsv")
+    for other in also:
+        rows += R.read_rows(results_dir, other + ".tsv")
     if not rows:
         R.fail("%s: no rows in %s (run make %s first)"
                % (name, os.path.join(results_dir, name + ".tsv"), name))
