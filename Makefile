@@ -54,6 +54,13 @@ B ?= build
 LIBGPM  ?= libgpm/libgpm.a
 HARNESS := $(B)/libharness.a
 
+# Rows name the revision that made them (platform.c compiles GIT_REV in):
+# a stamp that changes with it rebuilds that object, so a rebuilt program
+# never reports the revision of an older build.
+REV_STAMP := $(B)/git-rev
+$(shell mkdir -p $(B) && (echo '$(GIT_REV)' | cmp -s - $(REV_STAMP) || echo '$(GIT_REV)' >$(REV_STAMP)))
+$(B)/libgpm/src/platform.o: $(REV_STAMP)
+
 srcs     = $(wildcard $(1)/*.c) $(wildcard $(1)/*.cu)
 objs     = $(patsubst %,$(B)/%.o,$(basename $(1)))
 progname = $(notdir $(basename $(1)))

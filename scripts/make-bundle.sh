@@ -12,6 +12,9 @@ rm -rf "$out"
 mkdir -p "$out/lib" "$out/tests"
 mkdir -p "$out/bin"; cp -r "$build/bin/." "$out/bin/" 2>/dev/null || true
 cp -r "$build/tests/cpu" "$build/tests/gpu" "$out/tests/" 2>/dev/null || true
+# Host debug information is most of each program's size and is not needed
+# to run it (symbols stay, so backtraces still name functions).
+find "$out/bin" "$out/tests" -type f -perm -u+x -exec strip --strip-debug {} +
 mkdir -p "$out/reports"
 cp -r "$root/scripts" "$out/scripts"
 [ -d "$root/reports/paper" ] && cp -r "$root/reports/paper" "$out/reports/paper"
