@@ -2,6 +2,8 @@
 # Runs the test programs and scripts of one kind (cpu or gpu) and ends with
 # the line "N passed, N failed".
 #   scripts/run-tests.sh cpu|gpu BUILD_DIR
+# TESTS (optional): a space-separated list of shell patterns; only the test
+# programs and scripts whose names match one run (TESTS='test_cp dnn_*').
 # Every test prints "ok - NAME", "not ok - NAME: why" or "skip - NAME: why".
 # A test program that exits non-zero (or dies) without reporting a failure
 # counts as one failure of its own.
@@ -27,6 +29,16 @@ log=$(mktemp)
 for t in "$build/tests/$kind"/* "$here/tests-$kind"/test_*; do
     [ -f "$t" ] && [ -x "$t" ] || continue
     name=$(basename "$t")
+    if [ -n "${TESTS:-}" ]; then
+        wanted=0
+        set -f # the patterns match test names, not files here
+        for p in $TESTS; do
+            # shellcheck disable=SC2254 # the pattern is the point
+            case $name in $p) wanted=1 ;; esac
+        done
+        set +f
+        [ "$wanted" -eq 1 ] || continue
+    fi
     echo "# $name"
     timeout "${GPM_TEST_TIMEOUT:-900}" "$t" >"$log" 2>&1
     rc=$?
