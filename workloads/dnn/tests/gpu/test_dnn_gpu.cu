@@ -252,16 +252,21 @@ static int run_dnn(const char *pm_dir, const char *flag, const char *val)
  * the children, not CUDA, whether there is a GPU. */
 static void runs_are_verified_repeatable_and_recover_exactly(void)
 {
-    char a[8400], b[8400], k[8400];
+    char base[4096], a[8400], b[8400], k[8400];
     float *pa = (float *)malloc(DNN_NPARAM_FLOATS * sizeof(float)),
           *pb = (float *)malloc(DNN_NPARAM_FLOATS * sizeof(float));
     dnn_meta ma, mb;
     int rc;
     CHECK(pa && pb);
-    snprintf(a, sizeof a, "%s/a", test_dir);
-    snprintf(b, sizeof b, "%s/b", test_dir);
-    snprintf(k, sizeof k, "%s/k", test_dir);
-    CHECK(mkdir(a, 0700) == 0 && mkdir(b, 0700) == 0 && mkdir(k, 0700) == 0);
+    /* The runs' PM files go under the PM directory, as every program's
+     * do: CUDA cannot register the page cache of a file elsewhere (/tmp on
+     * an overlay filesystem, say). */
+    snprintf(base, sizeof base, "%s/dnn-gpu-%d", gpm_pm_dir(), (int)getpid());
+    snprintf(a, sizeof a, "%s/a", base);
+    snprintf(b, sizeof b, "%s/b", base);
+    snprintf(k, sizeof k, "%s/k", base);
+    CHECK(mkdir(base, 0700) == 0 && mkdir(a, 0700) == 0 && mkdir(b, 0700) == 0 &&
+          mkdir(k, 0700) == 0);
     CHECK_RUN(run_dnn(a, NULL, NULL));
     CHECKF(saved_state(a, pa, &ma) == 0, "%s", gpm_last_error());
     CHECK(ma.iters_done == 400 && ma.window == 40);
@@ -283,6 +288,8 @@ static void runs_are_verified_repeatable_and_recover_exactly(void)
            ma.last_sum, mb.last_sum);
     free(pa);
     free(pb);
+    snprintf(a, sizeof a, "rm -rf '%s'", base);
+    CHECK(system(a) == 0);
 }
 
 int main(void)
