@@ -26,19 +26,10 @@ COUNTS = ("trials", "mid_work", "before_progress", "finished_first", "recovered"
           "unrecovered")
 
 
-def parse_params(s):
-    out = {}
-    for kv in (s or "").split(","):
-        if "=" in kv:
-            k, v = kv.split("=", 1)
-            out[k.strip()] = v.strip()
-    return out
-
-
 def counts(row):
     """The campaign's counts, or None for a row written before trials were
     classified (it cannot say whether its kills landed inside the work)."""
-    p = parse_params(row.get("params"))
+    p = R.params(row)
     if any(k not in p for k in COUNTS):
         return None
     try:

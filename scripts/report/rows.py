@@ -53,6 +53,16 @@ def number(row, col):
                 row.get(col)))
 
 
+def params(row):
+    """The row's params column as a dict of strings."""
+    out = {}
+    for kv in (row.get("params") or "").split(","):
+        if "=" in kv:
+            k, v = kv.split("=", 1)
+            out[k.strip()] = v.strip()
+    return out
+
+
 PLATFORM_KEYS = ("gpu", "pcie", "pm_backend", "persist_domain", "ddio")
 
 

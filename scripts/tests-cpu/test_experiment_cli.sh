@@ -76,6 +76,33 @@ else
     done
 fi
 
+# Figure 10 reuses Figure 9's CAP-fs and GPM rows of the same scale and
+# revision, and runs them again for rows of another revision. A fake
+# workload records the modes it was run in; a fake gpm-info names the
+# revision.
+mkdir -p "$tmp/rbin" "$tmp/rres"
+printf '#!/bin/sh\necho "$2" >>"%s/calls"\n' "$tmp" >"$tmp/rbin/fakewl"
+chmod +x "$tmp/rbin/fakewl"
+printf 'git_rev\tworkload\top\tmode\tscale\tverified\n' >"$tmp/rres/figure_9.tsv"
+for m in cap-fs gpm; do printf 'rev1\tfakewl\trun\t%s\ttiny\tok\n' "$m" >>"$tmp/rres/figure_9.tsv"; done
+for rev in rev1 rev2; do
+    printf '#!/bin/sh\nprintf "key\\tvalue\\ngit_rev\\t%s\\n"\n' "$rev" >"$tmp/rbin/gpm-info"
+    chmod +x "$tmp/rbin/gpm-info"
+    : >"$tmp/calls"
+    env GPM_BIN="$tmp/rbin" RESULTS_DIR="$tmp/rres" WORKLOADS=fakewl SCALE=tiny \
+        "$scripts/experiments/figure_10.sh" >/dev/null 2>&1
+    got=$(tr '\n' ' ' <"$tmp/calls")
+    case $rev in
+        rev1) want="gpm-ndp gpm-eadr cap-eadr " ;;
+        *) want="cap-fs gpm-ndp gpm gpm-eadr cap-eadr " ;;
+    esac
+    if [ "$got" = "$want" ]; then
+        echo "ok - figure_10 with figure_9 rows of $rev: runs ${want% }"
+    else
+        echo "not ok - figure_10 with figure_9 rows of $rev: ran '$got', expected '$want'"
+    fi
+done
+
 # A real crash campaign through the dispatcher, on the CPU baseline of PS
 # (it needs no GPU): each trial SIGKILLs a run, recovers it from the PM file
 # and verifies it against the golden output; counts, a campaign row and the

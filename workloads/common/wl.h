@@ -297,7 +297,9 @@ struct wl_steps {
      * what was restored, resets of what depends on it. */
     int (*after_restore)(struct wl_ctx *c);
 };
-/* Steps FROM..total-1 and their checkpoints (noted as checkpoints=N). */
+/* Steps FROM..total-1 and their checkpoints (noted as checkpoints=N and
+ * checkpoint_s=S, the seconds they took apart from the steps: the GPU is
+ * synchronised before each). */
 int wl_steps_run(struct wl_ctx *c, const struct wl_steps *s, uint64_t from);
 /* The whole recovery of such a run: RESTORE (wl_cp_restore and the
  * workload's own checks of the record: 0, 1 when there is no checkpoint, -1)

@@ -172,7 +172,17 @@ static void a_run_checkpoints_on_schedule(void)
     unlink(rows);
     CHECK_EQ_INT(run(av, ARGC(av)), 0);
     /* 10 steps every 4: after steps 4, 8 and 10. */
-    CHECK_EQ_INT(wl_test_count_lines(rows, ",checkpoints=3\n"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",checkpoints=3,checkpoint_s="), 1);
+    /* The checkpoints' time is some, not all, of the run's. */
+    {
+        char line[8192];
+        const char *cs;
+        double cp_s;
+        wl_test_line(rows, 1, line, sizeof line);
+        cs = strstr(line, "checkpoint_s=");
+        CHECK(cs && sscanf(cs, "checkpoint_s=%lf", &cp_s) == 1);
+        CHECKF(cs && cp_s > 0 && cp_s < 1, "%s", line);
+    }
 }
 
 /* Killed mid-run: the recovery resumes from the last checkpoint (a multiple
