@@ -2,6 +2,7 @@
 #   workload_list BIN   the comma list in WORKLOADS (any case), or else every
 #                       workload program in BIN (all but libgpm's gpm-* tools),
 #                       one per word
+#   workload_modes BIN W the modes W's --help lists, one per word
 workload_list() {
     if [ -n "${WORKLOADS:-}" ]; then
         echo "$WORKLOADS" | tr 'A-Z,' 'a-z '
@@ -10,4 +11,9 @@ workload_list() {
     for _p in "$1"/*; do
         case ${_p##*/} in gpm-*) ;; *) [ -f "$_p" ] && [ -x "$_p" ] && echo "${_p##*/}" ;; esac
     done
+}
+
+# The harness's usage line: "usage: W --mode gpm|gpm-ndp|... [--scale ...".
+workload_modes() {
+    "$1/$2" --help 2>/dev/null | sed -n 's/^usage: [^ ]* --mode \([^ ]*\).*/\1/p' | tr '|' ' '
 }

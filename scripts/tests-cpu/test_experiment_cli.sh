@@ -31,7 +31,7 @@ expect() {
 
 expect "dispatcher: unknown target" 2 "no experiment named nosuch" \
     env RESULTS_DIR="$tmp/results" "$scripts/experiment.sh" nosuch "$tmp/bin"
-for t in figure_9 figure_10 table_4 table_5 crash; do
+for t in figure_1b figure_9 figure_10 table_4 table_5 crash; do
     if [ -x "$scripts/experiments/$t.sh" ] && [ -f "$scripts/report/$t.py" ]; then
         echo "ok - $t has an experiment script and a report script"
     else
@@ -102,6 +102,12 @@ for rev in rev1 rev2; do
         echo "not ok - figure_10 with figure_9 rows of $rev: ran '$got', expected '$want'"
     fi
 done
+
+# Figure 1b runs only workloads with a CPU counterpart; fakewl lists none.
+expect "figure_1b names a workload without a CPU counterpart and runs nothing" 1 \
+    "fakewl has no CPU counterpart (--mode cpu): skipped" \
+    env GPM_BIN="$tmp/rbin" RESULTS_DIR="$tmp/rres" WORKLOADS=fakewl SCALE=tiny \
+    "$scripts/experiments/figure_1b.sh"
 
 # A real crash campaign through the dispatcher, on the CPU baseline of PS
 # (it needs no GPU): each trial SIGKILLs a run, recovers it from the PM file

@@ -112,9 +112,32 @@ has "crash shows the NDP log trials" "$f" "^crash-log	conv	gpm-ndp	custom	50	50	
 has "crash shows the checkpoint trials" "$f" "^crash-cp	checkpoint	gpm+cap-fs	custom	50	48	2	0	50	50	0	"
 has "crash says what SIGKILL on DRAM does not test" "$f" "does not test flush completeness or a power cut"
 
+report figure_1b figure_1b
+f=$tmp/figure_1b.tsv
+check "figure_1b GPM over CPU from its own rows" "$f" bfs gpm_over_cpu 12
+check "figure_1b GPM time from figure_9.tsv where only it has one" "$f" ps gpm_over_cpu 8
+check "figure_1b skips the newer unverified CPU row" "$f" srad cpu_s 9
+check "figure_1b CPU thread count carried" "$f" bfs cpu_threads 16
+check "figure_1b geomean" "$f" geomean gpm_over_cpu 9.524
+check "figure_1b paper range beside ours" "$f" srad paper_hi 27
+lacks "figure_1b leaves out a workload without a CPU counterpart" "$f" "^hs	"
+if RESULTS_DIR="$fix/figure_1b" REPORTS_DIR="$tmp/out" "$scripts/reports.sh" figure_1b >"$tmp/log" 2>"$tmp/err" &&
+    [ ! -s "$tmp/err" ]; then
+    echo "ok - reports.sh figure_1b says nothing on stderr"
+else
+    echo "not ok - reports.sh figure_1b: $(cat "$tmp/log" "$tmp/err")"
+fi
+if ! command -v gnuplot >/dev/null 2>&1; then
+    echo "skip - figure_1b plot: gnuplot not installed"
+elif [ "$(head -c 4 "$tmp/out/figure_1b.png" 2>/dev/null | od -An -c | tr -d ' ')" = "211PNG" ]; then
+    echo "ok - figure_1b plot drawn"
+else
+    echo "not ok - figure_1b plot missing or not a PNG"
+fi
+
 # Errors: no rows is a one-line error naming the file, not an empty report.
 mkdir -p "$tmp/empty"
-for t in figure_9 figure_10 table_4 table_5 crash; do
+for t in figure_1b figure_9 figure_10 table_4 table_5 crash; do
     if python3 "$scripts/report/$t.py" "$tmp/empty" "$tmp/empty/$t.tsv" 2>"$tmp/err"; then
         echo "not ok - $t with no rows: exited 0"
     elif grep -q "run make $t first" "$tmp/err"; then

@@ -21,13 +21,8 @@ log=$dir/log
 . "$(dirname "$0")/../lib/crash-trial.sh"
 . "$(dirname "$0")/../lib/workloads.sh"
 
-# The harness's usage line: "usage: W --mode gpm|gpm-ndp|... [--scale ...".
-modes_of() {
-    "$bin/$1" --help | sed -n 's/^usage: [^ ]* --mode \([^ ]*\).*/\1/p' | tr '|' ' '
-}
-
 for w in $(workload_list "$bin"); do
-    modes=$(modes_of "$w")
+    modes=$(workload_modes "$bin" "$w")
     if [ -z "$modes" ]; then
         echo "not ok - $w: its --help lists no modes (is it a workload program?)"
         continue

@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""Figure 1b: speedup of GPM over each workload's CPU counterpart (--mode
+cpu), per workload.
+    figure_1b.py RESULTS_DIR OUT_TSV
+Reads RESULTS_DIR/figure_1b.tsv and figure_9.tsv (whose GPM runs make
+figure_1b reuses); the selection rules are figure_9.py's."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rows as R  # noqa: E402
+import figure_9 as F  # noqa: E402
+
+
+def main():
+    if len(sys.argv) != 3:
+        R.fail("usage: figure_1b.py RESULTS_DIR OUT_TSV")
+    results_dir, out = sys.argv[1], sys.argv[2]
+    rows, table, used, warnings = F.speedup_table(results_dir, "figure_1b", ("cpu", "gpm"),
+                                                  also=("figure_9",))
+    best, _ = F.newest(rows)
+    paper = F.paper_by_workload("figure_1b")
+    header = ["workload", "scale", "cpu_s", "gpm_s", "gpm_over_cpu", "cpu_threads",
+              "paper_lo", "paper_hi"]
+    out_rows = []
+    for wl, scale, t, _ in table:
+        cpu = F.pick(best, wl, scale, "cpu")
+        if cpu is None:  # a workload of Figure 9 alone, without a CPU counterpart
+            continue
+        out_rows.append([wl, scale, t["cpu"], t["gpm"], F.ratio(t["cpu"], t["gpm"]),
+                         cpu.get("threads", ""), F.paper_val(paper, wl, "lo"),
+                         F.paper_val(paper, wl, "hi")])
+    if not out_rows:
+        R.fail("figure_1b: no cpu-mode rows in %s (run make figure_1b first)"
+               % os.path.join(results_dir, "figure_1b.tsv"))
+    for scale in sorted({r[1] for r in out_rows}):  # one geomean per scale, never mixed
+        sub = [r for r in out_rows if r[1] == scale]
+        out_rows.append(["geomean", scale, "", "", F.geomean([r[4] for r in sub]), "", "", ""])
+    used = [r for r in used if r.get("workload") in {o[0] for o in out_rows}]
+    comments = (["Figure 1b: speedup of GPM over the workload's CPU counterpart (OpenMP threads "
+                 "persisting the same data through libpmem); ratio of median operation times, "
+                 "newest verified run per workload, mode and scale"]
+                + R.platform_comments(used or rows) + R.rev_comments(used or rows)
+                + warnings + F.paper_comments("figure_1b"))
+    R.write_tsv(out, header, out_rows, comments)
+
+
+if __name__ == "__main__":
+    main()
