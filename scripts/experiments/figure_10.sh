@@ -13,14 +13,17 @@ name=figure_10
 . "$(dirname "$0")/lib.sh"
 for w in $(workloads); do
     have_program "$w" || continue
-    for m in cap-fs gpm-ndp gpm gpm-eadr cap-eadr; do
-        case $m in cap-fs | gpm)
-            if have_row "$RESULTS_DIR/figure_9.tsv" "$w" "$m"; then
-                echo "$name: $w --mode $m: reusing the verified row of figure_9.tsv (scale $SCALE, this revision)"
-                continue
-            fi ;;
-        esac
-        run_mode "$w" "$m" "${REPS:-5}" "$RESULTS_DIR/$name.tsv" --cpu-threads best
+    for op in $(ops "$w"); do
+        for m in cap-fs gpm-ndp gpm gpm-eadr cap-eadr; do
+            case $m in cap-fs | gpm)
+                if have_row "$RESULTS_DIR/figure_9.tsv" "$w" "$m" "$op"; then
+                    echo "$name: $w --mode $m ($op): reusing the verified row of figure_9.tsv (scale $SCALE, this revision)"
+                    continue
+                fi ;;
+            esac
+            # shellcheck disable=SC2046 # op_flag gives no word or two
+            run_mode "$w" "$m" "${REPS:-5}" "$RESULTS_DIR/$name.tsv" --cpu-threads best $(op_flag "$op")
+        done
     done
 done
 finish "all runs verified; rows in $RESULTS_DIR/$name.tsv"

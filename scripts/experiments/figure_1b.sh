@@ -19,12 +19,16 @@ for w in $(workloads); do
         *) echo "$name: $w has no CPU counterpart (--mode cpu): skipped"; continue ;;
     esac
     ran=$((ran + 1))
-    run_mode "$w" cpu "${REPS:-5}" "$RESULTS_DIR/$name.tsv"
-    if have_row "$RESULTS_DIR/figure_9.tsv" "$w" gpm; then
-        echo "$name: $w --mode gpm: reusing the verified row of figure_9.tsv (scale $SCALE, this revision)"
-    else
-        run_mode "$w" gpm "${REPS:-5}" "$RESULTS_DIR/$name.tsv"
-    fi
+    for op in $(ops "$w"); do
+        # shellcheck disable=SC2046 # op_flag gives no word or two
+        run_mode "$w" cpu "${REPS:-5}" "$RESULTS_DIR/$name.tsv" $(op_flag "$op")
+        if have_row "$RESULTS_DIR/figure_9.tsv" "$w" gpm "$op"; then
+            echo "$name: $w --mode gpm ($op): reusing the verified row of figure_9.tsv (scale $SCALE, this revision)"
+        else
+            # shellcheck disable=SC2046
+            run_mode "$w" gpm "${REPS:-5}" "$RESULTS_DIR/$name.tsv" $(op_flag "$op")
+        fi
+    done
 done
 [ "$ran" -gt 0 ] || [ -n "$failed" ] || {
     echo "$name: none of the workloads ($(workloads | tr '\n' ' ')) has a CPU counterpart" >&2

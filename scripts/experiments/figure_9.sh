@@ -1,5 +1,6 @@
 #!/bin/sh
-# Figure 9: every workload of WORKLOADS in CAP-fs, CAP-mm and GPM, rows
+# Figure 9: every workload of WORKLOADS (each of its operations) in CAP-fs,
+# CAP-mm and GPM, rows
 # appended to $RESULTS_DIR/figure_9.tsv (report: scripts/report/figure_9.py).
 # Environment (scripts/experiment.sh sets it): GPM_BIN, RESULTS_DIR, SCALE,
 # WORKLOADS (comma list, any case), REPS (default 5), GPM_PM_DIR (optional).
@@ -10,8 +11,11 @@ name=figure_9
 . "$(dirname "$0")/lib.sh"
 for w in $(workloads); do
     have_program "$w" || continue
-    for m in cap-fs cap-mm gpm; do
-        run_mode "$w" "$m" "${REPS:-5}" "$RESULTS_DIR/$name.tsv" --cpu-threads best
+    for op in $(ops "$w"); do
+        for m in cap-fs cap-mm gpm; do
+            # shellcheck disable=SC2046 # op_flag gives no word or two
+            run_mode "$w" "$m" "${REPS:-5}" "$RESULTS_DIR/$name.tsv" --cpu-threads best $(op_flag "$op")
+        done
     done
 done
 finish "all runs verified; rows in $RESULTS_DIR/$name.tsv"

@@ -24,16 +24,27 @@ have_program() {
     return 1
 }
 
-# have_row FILE WORKLOAD MODE: FILE holds a verified run row of this scale
-# made by these programs' revision (so a row of older code is never reused).
+# ops W: W's operations, one per word ("run" for a workload with one).
+ops() {
+    workload_ops "$GPM_BIN" "$1"
+}
+
+# op_flag OP: the flag that picks OP (none for "run"), for run_mode.
+op_flag() {
+    [ "$1" = run ] || echo "--op $1"
+}
+
+# have_row FILE WORKLOAD MODE [OP]: FILE holds a verified row of OP (default
+# run) at this scale made by these programs' revision (so a row of older
+# code is never reused).
 have_row() {
     [ -f "$1" ] || return 1
     [ -n "${_rev:-}" ] || _rev=$("$GPM_BIN/gpm-info" 2>/dev/null | awk -F'\t' '$1 == "git_rev" { print $2 }')
-    awk -F'\t' -v w="$2" -v m="$3" -v s="$SCALE" -v rev="$_rev" '
+    awk -F'\t' -v w="$2" -v m="$3" -v op="${4:-run}" -v s="$SCALE" -v rev="$_rev" '
         /^#/ { next }
         !hdr { for (i = 1; i <= NF; i++) c[$i] = i; hdr = 1; next }
         $c["workload"] == w && $c["mode"] == m && $c["scale"] == s && $c["git_rev"] == rev &&
-        $c["op"] == "run" && $c["verified"] == "ok" { found = 1 }
+        $c["op"] == op && $c["verified"] == "ok" { found = 1 }
         END { exit !found }' "$1"
 }
 

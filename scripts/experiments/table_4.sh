@@ -12,12 +12,15 @@ out=$RESULTS_DIR/$name.tsv
 
 for w in $(workloads); do
     have_program "$w" || continue
-    for m in gpm cap-mm cap-fs; do
-        if have_row "$RESULTS_DIR/figure_9.tsv" "$w" "$m"; then
-            echo "$name: $w --mode $m: reusing the verified row of figure_9.tsv (scale $SCALE, this revision)"
-            continue
-        fi
-        run_mode "$w" "$m" "${REPS:-1}" "$out" --cpu-threads best
+    for op in $(ops "$w"); do
+        for m in gpm cap-mm cap-fs; do
+            if have_row "$RESULTS_DIR/figure_9.tsv" "$w" "$m" "$op"; then
+                echo "$name: $w --mode $m ($op): reusing the verified row of figure_9.tsv (scale $SCALE, this revision)"
+                continue
+            fi
+            # shellcheck disable=SC2046 # op_flag gives no word or two
+            run_mode "$w" "$m" "${REPS:-1}" "$out" --cpu-threads best $(op_flag "$op")
+        done
     done
 done
 finish "rows in $RESULTS_DIR/figure_9.tsv and $out"

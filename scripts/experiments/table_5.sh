@@ -12,8 +12,12 @@ name=table_5
 out=$RESULTS_DIR/$name.tsv
 for w in $(workloads); do
     have_program "$w" || continue
-    # The run keeps its PM file for the recovery; a failed run has none.
-    run_mode "$w" gpm "${REPS:-5}" "$out" --keep || continue
-    run_mode "$w" gpm 1 "$out" --recover
+    for op in $(ops "$w"); do
+        # The run keeps its PM file for the recovery; a failed run has none.
+        # shellcheck disable=SC2046 # op_flag gives no word or two
+        run_mode "$w" gpm "${REPS:-5}" "$out" --keep $(op_flag "$op") || continue
+        # shellcheck disable=SC2046
+        run_mode "$w" gpm 1 "$out" --recover $(op_flag "$op")
+    done
 done
 finish "rows in $out"

@@ -3,6 +3,8 @@
 #                       workload program in BIN (all but libgpm's gpm-* tools),
 #                       one per word
 #   workload_modes BIN W the modes W's --help lists, one per word
+#   workload_ops BIN W   the operations W's --help lists (--op a|b), one per
+#                        word, or "run" for a workload with one
 workload_list() {
     if [ -n "${WORKLOADS:-}" ]; then
         echo "$WORKLOADS" | tr 'A-Z,' 'a-z '
@@ -16,4 +18,9 @@ workload_list() {
 # The harness's usage line: "usage: W --mode gpm|gpm-ndp|... [--scale ...".
 workload_modes() {
     "$1/$2" --help 2>/dev/null | sed -n 's/^usage: [^ ]* --mode \([^ ]*\).*/\1/p' | tr '|' ' '
+}
+
+workload_ops() {
+    _ops=$("$1/$2" --help 2>/dev/null | sed -n 's/^usage: .* \[--op \([^] ]*\)\].*/\1/p' | tr '|' ' ')
+    echo "${_ops:-run}"
 }

@@ -61,7 +61,8 @@ def main():
                % ", ".join(os.path.join(results_dir, f) for f in FILES))
     newest, every = {}, {}
     for r in campaigns:  # files and rows in the order they were written
-        op = "" if r.get("op") == "crash-campaign" else r.get("op", "")
+        # A workload campaign's op is its operation (op= in params), if any.
+        op = R.params(r).get("op", "") if r.get("op") == "crash-campaign" else r.get("op", "")
         key = (r["workload"], op, r.get("mode", ""), r.get("scale", ""))
         newest[key] = r
         every.setdefault(key, []).append(r)

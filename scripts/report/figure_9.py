@@ -41,26 +41,40 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in vals) / len(vals))
 
 
+def kind(row):
+    """What a row is: "run", or one of NOT_RUNS (a recovery, a campaign)."""
+    op = row.get("op") or "run"
+    return op if op in NOT_RUNS else "run"
+
+
+def op_name(row):
+    """The operation of a workload with several (gpDB's insert and update):
+    a run row's op column, a recovery's or campaign's op= param; "" for a
+    workload with one operation."""
+    op = row.get("op") or "run"
+    if op in NOT_RUNS:
+        return R.params(row).get("op", "")
+    return "" if op == "run" else op
+
+
 def label(row):
-    """The workload name a report shows: the workload, plus its op when the
-    workload has several kinds of run (e.g. INSERT and UPDATE)."""
-    op = row.get("op", "run")
-    return row["workload"] if op in ("run", "") else "%s(%s)" % (row["workload"], op)
+    """The workload name a report shows: the workload, plus its operation
+    when it has several (e.g. INSERT and UPDATE)."""
+    op = op_name(row)
+    return row["workload"] if not op else "%s(%s)" % (row["workload"], op)
 
 
 def newest(rows, ops=None):
-    """{(label, scale, mode, op): row}: the newest verified row of each key
-    (the last in file order). Unverified rows never count; every key whose
-    newest row failed verification is returned in a list of warnings."""
+    """{(label, scale, mode, kind): row}: the newest verified row of each key
+    (the last in file order), of the kinds in OPS (default: runs). Unverified
+    rows never count; every key whose newest row failed verification is
+    returned in a list of warnings."""
     best, last_any = {}, {}
     for r in rows:
-        op = r.get("op", "")
-        if ops is not None and op not in ops:
+        k = kind(r)
+        if k not in (ops or ("run",)):
             continue
-        if ops is None and op in NOT_RUNS:
-            continue
-        key = (r["workload"] if ops is not None else label(r), r.get("scale", ""),
-               r.get("mode", ""), op)
+        key = (label(r), r.get("scale", ""), r.get("mode", ""), k)
         last_any[key] = r
         if r.get("verified") == "ok":
             best[key] = r

@@ -81,7 +81,7 @@ fi
 # workload records the modes it was run in; a fake gpm-info names the
 # revision.
 mkdir -p "$tmp/rbin" "$tmp/rres"
-printf '#!/bin/sh\necho "$2" >>"%s/calls"\n' "$tmp" >"$tmp/rbin/fakewl"
+printf '#!/bin/sh\n[ "$1" = --help ] && exit 0\necho "$2" >>"%s/calls"\n' "$tmp" >"$tmp/rbin/fakewl"
 chmod +x "$tmp/rbin/fakewl"
 printf 'git_rev\tworkload\top\tmode\tscale\tverified\n' >"$tmp/rres/figure_9.tsv"
 for m in cap-fs gpm; do printf 'rev1\tfakewl\trun\t%s\ttiny\tok\n' "$m" >>"$tmp/rres/figure_9.tsv"; done
@@ -102,6 +102,43 @@ for rev in rev1 rev2; do
         echo "not ok - figure_10 with figure_9 rows of $rev: ran '$got', expected '$want'"
     fi
 done
+
+# A workload with operations: every experiment runs each of them (--op), and
+# reuses rows of the same operation only.
+cat >"$tmp/rbin/fakeops" <<EOF
+#!/bin/sh
+if [ "\$1" = --help ]; then
+    echo "usage: fakeops --mode gpm|cpu [--op set|get-set] [--scale tiny|small|paper]"
+    exit 0
+fi
+op=none
+while [ \$# -gt 0 ]; do [ "\$1" = --op ] && op=\$2; shift; done
+echo "\$op" >>"$tmp/calls"
+EOF
+chmod +x "$tmp/rbin/fakeops"
+# opcount: the operations the fake was run with, counted ("get-set:3 set:3 ").
+opcount() {
+    sort "$tmp/calls" | uniq -c | awk '{ printf "%s:%s ", $2, $1 }'
+}
+: >"$tmp/calls"
+env GPM_BIN="$tmp/rbin" RESULTS_DIR="$tmp/rres" WORKLOADS=fakeops SCALE=tiny \
+    "$scripts/experiments/figure_9.sh" >/dev/null 2>&1
+got=$(opcount)
+if [ "$got" = "get-set:3 set:3 " ]; then
+    echo "ok - figure_9 runs each operation in each mode"
+else
+    echo "not ok - figure_9 with operations ran: '$got'"
+fi
+printf 'rev2\tfakeops\tset\tgpm\ttiny\tok\n' >>"$tmp/rres/figure_9.tsv"
+: >"$tmp/calls"
+env GPM_BIN="$tmp/rbin" RESULTS_DIR="$tmp/rres" WORKLOADS=fakeops SCALE=tiny \
+    "$scripts/experiments/figure_1b.sh" >/dev/null 2>&1
+got=$(opcount)
+if [ "$got" = "get-set:2 set:1 " ]; then
+    echo "ok - figure_1b reuses the GPM row of the same operation only"
+else
+    echo "not ok - figure_1b with operations ran: '$got'"
+fi
 
 # Figure 1b runs only workloads with a CPU counterpart; fakewl lists none.
 expect "figure_1b names a workload without a CPU counterpart and runs nothing" 1 \

@@ -96,6 +96,8 @@ check "table_5 newest recover row" "$f" blk restore_s 0.04
 check "table_5 percentage of the operation time" "$f" ps restore_pct 1
 check "table_5 paper value (Table 5)" "$f" blk paper_restore_pct 0.80
 check "table_5 no paper value for native PS" "$f" ps paper_restore_pct ""
+check "table_5 pairs each operation's run with its recovery (op= of the recover row)" "$f" "db(update)" restore_pct 5
+check "table_5 the paper's value of an operation" "$f" "db(insert)" paper_restore_pct 0.01
 
 report crash crash
 f=$tmp/crash.tsv

@@ -27,38 +27,44 @@ for w in $(workload_list "$bin"); do
         echo "not ok - $w: its --help lists no modes (is it a workload program?)"
         continue
     fi
-    for m in $modes; do
-        "$bin/$w" --mode "$m" --scale tiny --reps 2 --pm-dir "$dir" --out "$rows" >"$log" 2>&1
-        rc=$?
-        if [ $rc -eq 0 ] && tail -n 1 "$rows" | grep -q "	$w	run	$m	tiny	.*	ok	"; then
-            echo "ok - $w $m tiny verified"
-        else
-            echo "not ok - $w $m tiny: exit $rc: $(tail -n 1 "$log")"
-        fi
-    done
-    for m in gpm cap-fs; do
-        GPM_PM_DIR=$dir
-        if ! measured=$(measure_work "$w" "$m" "$cscale" "$dir" 2>"$log"); then
-            echo "not ok - $w $m crash trials: $(cat "$log")"
-            continue
-        fi
-        mid=0 failed=0 t=0
-        while [ $t -lt "$trials" ]; do
-            t=$((t + 1))
-            at=$(kill_at "$measured" "$t")
-            if crash_trial "$w" "$m" "$cscale" "$t" "$at" "$dir"; then
-                [ "$TRIAL" = mid-work ] && mid=$((mid + 1))
-                echo "ok - $w $m crash trial $t (kill at ${at}s of ${measured}s): $TRIAL, recovered: $(echo "$TRIAL_PARAMS" | sed 's/.*seed=[0-9]*,//')"
+    # Each operation of a workload that has several (--op) is a test of its own.
+    for op in $(workload_ops "$bin" "$w"); do
+        flag="" what=""
+        [ "$op" = run ] || { flag="--op $op"; what="$op "; }
+        for m in $modes; do
+            # shellcheck disable=SC2086 # flag is no word or two
+            "$bin/$w" --mode "$m" $flag --scale tiny --reps 2 --pm-dir "$dir" --out "$rows" >"$log" 2>&1
+            rc=$?
+            if [ $rc -eq 0 ] && tail -n 1 "$rows" | grep -q "	$w	$op	$m	tiny	.*	ok	"; then
+                echo "ok - $w $what$m tiny verified"
             else
-                failed=$((failed + 1))
-                echo "not ok - $w $m crash trial $t (kill at ${at}s): $TRIAL: $(tail -n 1 "$TRIAL_LOG")"
+                echo "not ok - $w $what$m tiny: exit $rc: $(tail -n 1 "$log")"
             fi
         done
-        # Kills drawn from the work's own duration must mostly land inside it.
-        if [ $((2 * mid)) -ge "$trials" ]; then
-            echo "ok - $w $m crash trials: $mid of $trials killed mid-work, $failed unrecovered"
-        else
-            echo "not ok - $w $m crash trials: only $mid of $trials killed mid-work"
-        fi
+        for m in gpm cap-fs; do
+            GPM_PM_DIR=$dir
+            if ! measured=$(measure_work "$w" "$m" "$cscale" "$dir" $flag 2>"$log"); then
+                echo "not ok - $w $what$m crash trials: $(cat "$log")"
+                continue
+            fi
+            mid=0 failed=0 t=0
+            while [ $t -lt "$trials" ]; do
+                t=$((t + 1))
+                at=$(kill_at "$measured" "$t")
+                if crash_trial "$w" "$m" "$cscale" "$t" "$at" "$dir" $flag; then
+                    [ "$TRIAL" = mid-work ] && mid=$((mid + 1))
+                    echo "ok - $w $what$m crash trial $t (kill at ${at}s of ${measured}s): $TRIAL, recovered: $(echo "$TRIAL_PARAMS" | sed 's/.*seed=[0-9]*,//')"
+                else
+                    failed=$((failed + 1))
+                    echo "not ok - $w $what$m crash trial $t (kill at ${at}s): $TRIAL: $(tail -n 1 "$TRIAL_LOG")"
+                fi
+            done
+            # Kills drawn from the work's own duration must mostly land inside it.
+            if [ $((2 * mid)) -ge "$trials" ]; then
+                echo "ok - $w $what$m crash trials: $mid of $trials killed mid-work, $failed unrecovered"
+            else
+                echo "not ok - $w $what$m crash trials: only $mid of $trials killed mid-work"
+            fi
+        done
     done
 done

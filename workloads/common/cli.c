@@ -32,6 +32,19 @@ int wl_param_index(const struct wl_workload *w, const char *flag)
     return -1;
 }
 
+static void ops_list(const struct wl_workload *w, char *out, size_t len)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (int i = 0; w->ops && w->ops[i]; i++)
+        n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s%s", i ? "|" : "", w->ops[i]);
+}
+
+const char *wl_op(const struct wl_ctx *c)
+{
+    return c->wl->ops ? c->wl->ops[c->opt.op] : "run";
+}
+
 static void modes_list(const struct wl_workload *w, char *out, size_t len)
 {
     size_t n = 0;
@@ -49,10 +62,14 @@ static const char *type_word(enum wl_ptype t)
 
 static void usage(const struct wl_workload *w, FILE *out)
 {
-    char modes[128];
+    char modes[128], ops[256];
     modes_list(w, modes, sizeof modes);
+    ops_list(w, ops, sizeof ops);
     fprintf(out, "%s: %s\n", w->name, w->about ? w->about : "");
-    fprintf(out, "usage: %s --mode %s [--scale tiny|small|paper]", w->name, modes);
+    fprintf(out, "usage: %s --mode %s", w->name, modes);
+    if (w->ops)
+        fprintf(out, " [--op %s]", ops);
+    fprintf(out, " [--scale tiny|small|paper]");
     for (int i = 0; i < nparams(w); i++)
         fprintf(out, " [--%s %s]", w->params[i].flag, type_word(w->params[i].type));
     fprintf(out, "\n       [--reps N] [--pm-dir DIR] [--cpu-threads N|best] [--recover]\n"
@@ -70,6 +87,8 @@ static void usage(const struct wl_workload *w, FILE *out)
             fprintf(out, "(tiny %lld, small %lld, paper %lld)\n", p->scale[0], p->scale[1],
                     p->scale[2]);
     }
+    if (w->ops)
+        fprintf(out, "  --op NAME            the operation: %s (default %s)\n", ops, w->ops[0]);
     fprintf(out, "  --reps N             timed repetitions, median reported (default 3)\n"
                  "  --pm-dir DIR         directory of the PM files (default $GPM_PM_DIR or "
                  "/dev/shm/gpm-UID)\n"
@@ -85,7 +104,7 @@ static void usage(const struct wl_workload *w, FILE *out)
                  "  --keep               keep the PM files after the run\n");
 }
 
-enum { OPT_MODE = 1000, OPT_SCALE, OPT_REPS, OPT_PM_DIR, OPT_CPU_THREADS, OPT_RECOVER,
+enum { OPT_MODE = 1000, OPT_OP, OPT_SCALE, OPT_REPS, OPT_PM_DIR, OPT_CPU_THREADS, OPT_RECOVER,
        OPT_CRASH_AFTER, OPT_SEED, OPT_OUT, OPT_KEEP, OPT_HELP, OPT_PARAM = 2000 };
 
 static int parse_param(const struct wl_workload *w, int i, const char *val, struct wl_opts *o)
@@ -122,6 +141,17 @@ static int parse_one(const struct wl_workload *w, int c, const char *val, struct
         o->mode = (enum wl_mode)k;
         *have_mode = 1;
         return 0;
+    }
+    case OPT_OP: {
+        char ops[256];
+        for (k = 0; w->ops && w->ops[k]; k++)
+            if (strcmp(val, w->ops[k]) == 0) {
+                o->op = k;
+                return 0;
+            }
+        ops_list(w, ops, sizeof ops);
+        return w->ops ? gpm_set_error("--op: %s has no operation '%s': use %s", w->name, val, ops)
+                      : gpm_set_error("--op: %s has one operation: leave --op out", w->name);
     }
     case OPT_SCALE:
         if (gpm_arg_choice("--scale", val, scale_names, &k) != 0 || k == WL_CUSTOM)
@@ -175,7 +205,7 @@ int wl_parse_args(const struct wl_workload *w, int argc, char **argv, struct wl_
                   FILE *help_out)
 {
     static const struct { const char *name; int has_arg, val; } common[] = {
-        {"mode", 1, OPT_MODE}, {"scale", 1, OPT_SCALE}, {"reps", 1, OPT_REPS},
+        {"mode", 1, OPT_MODE}, {"op", 1, OPT_OP}, {"scale", 1, OPT_SCALE}, {"reps", 1, OPT_REPS},
         {"pm-dir", 1, OPT_PM_DIR}, {"cpu-threads", 1, OPT_CPU_THREADS},
         {"recover", 0, OPT_RECOVER}, {"crash-after", 1, OPT_CRASH_AFTER},
         {"seed", 1, OPT_SEED}, {"out", 1, OPT_OUT}, {"keep", 0, OPT_KEEP},
@@ -246,6 +276,9 @@ void wl_params_string(const struct wl_ctx *c, char *out, size_t len)
 {
     size_t n = 0;
     out[0] = '\0';
+    /* The operation is part of what a run is: its identity and its row. */
+    if (c->wl->ops)
+        n += (size_t)snprintf(out, len, "op=%s", wl_op(c));
     for (int i = 0; i < nparams(c->wl); i++) {
         const struct wl_param *q = &c->wl->params[i];
         const char *sep = n ? "," : "";

@@ -301,7 +301,7 @@ int wl_main(const struct wl_workload *w, int argc, char **argv)
         goto out;
     }
     ok = rc == 0;
-    write_row(c, c->opt.recover ? "recover" : "run", reps, t, ok, &row_err);
+    write_row(c, c->opt.recover ? "recover" : wl_op(c), reps, t, ok, &row_err);
     if (!ok) {
         fprintf(stderr, "%s: verification failed: %s\n", w->name, gpm_last_error());
         fprintf(stderr, "%s: the PM files stay in %s for inspection (remove them when done)\n",

@@ -137,6 +137,7 @@ struct wl_progress {
 
 struct wl_opts {
     enum wl_mode mode;
+    int op;                 /* index into the workload's ops (0 where it has none) */
     enum wl_scale scale;    /* the base scale (default small) */
     int custom;             /* a size flag overrode it: the row says "custom" */
     struct wl_value val[WL_MAX_PARAMS];
@@ -190,6 +191,11 @@ struct wl_workload {
     const char *name;        /* "ps": the binary's name and the row's workload */
     const char *about;       /* one line for --help */
     unsigned modes;          /* WL_MODE_BIT set */
+    /* Its operations, when it has several (gpDB's "insert" and "update"),
+     * NULL-terminated, the first the default: --op picks one, and each is
+     * a result of its own (the row's op column, a bar of each figure).
+     * NULL: one operation, whose rows say op=run. */
+    const char *const *ops;
     /* Modes in which what a run persists as it goes can be resumed (its
      * checkpoints, or CAP writes at the same points as GPM's); 0: those
      * whose mode table says durable_progress (gpm, gpm-eadr, cpu). */
@@ -217,6 +223,9 @@ extern const struct wl_workload WORKLOAD;
 
 /* ---- command line (cli.c) ---- */
 const char *wl_mode_name(enum wl_mode m);
+/* The operation this run performs: its --op, or "run" for a workload
+ * without ops. */
+const char *wl_op(const struct wl_ctx *c);
 const char *wl_scale_name(enum wl_scale s);
 /* Parses ARGV for W. Returns 0, 1 for --help (usage printed to HELP_OUT),
  * or -1 with a one-line message naming the flag and the fix (exit 2). */

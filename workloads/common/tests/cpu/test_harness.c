@@ -486,6 +486,50 @@ static void files_named_by_scale_or_params(void)
     clean_dir();
 }
 
+static const char *const fake_ops[] = {"insert", "update", NULL};
+
+/* A workload with several operations: --op picks one (the first by
+ * default), --help lists them, the row's op column and params name it, and
+ * a recovery must be of the same operation. */
+static void operations_are_chosen_named_and_part_of_the_run(void)
+{
+    struct wl_workload w = WORKLOAD;
+    struct wl_opts o;
+    char p[1024], help[2048] = "", *msg;
+    char *dflt[] = {"fake", "--mode", "cpu"}, *bad[] = {"fake", "--mode", "cpu", "--op", "delete"},
+         *hlp[] = {"fake", "--help"};
+    char *upd[] = {"fake", "--mode", "cpu", "--op", "update", "--scale", "tiny", "--pm-dir", dir,
+                   "--reps", "1", "--out", rows, "--keep"};
+    char *rec[] = {"fake", "--mode", "cpu", "--op", "insert", "--scale", "tiny", "--pm-dir", dir,
+                   "--recover"};
+    FILE *h = tmpfile();
+    w.ops = fake_ops;
+    CHECK_EQ_INT(wl_parse_args(&w, ARGC(dflt), dflt, &o, devnull), 0);
+    CHECK_EQ_INT(o.op, 0);
+    CHECK_EQ_INT(wl_parse_args(&w, ARGC(bad), bad, &o, devnull), -1);
+    CHECK_MSG(gpm_last_error(), "--op: fake has no operation 'delete': use insert|update");
+    EXPECT_ERROR("--op: fake has one operation: leave --op out", "--mode", "cpu", "--op", "x");
+    CHECK(h && wl_parse_args(&w, ARGC(hlp), hlp, &o, h) == 1);
+    if (h) {
+        rewind(h);
+        help[fread(help, 1, sizeof help - 1, h)] = '\0';
+        fclose(h);
+    }
+    CHECK_MSG(help, "usage: fake --mode gpm|gpm-ndp|gpm-eadr|cap-mm|cap-fs|cap-eadr|cpu "
+                    "[--op insert|update] [--scale");
+    clean_dir();
+    unlink(rows);
+    CHECK_EQ_INT(wl_test_run(&w, upd, ARGC(upd), errlog), 0);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tfake\tupdate\tcpu\ttiny\t"), 1);
+    last_params(p, sizeof p);
+    CHECKF(strncmp(p, "op=update,chunks=", 17) == 0, "%s", p);
+    CHECK(wl_test_run(&w, rec, ARGC(rec), errlog) != 0);
+    msg = read_text(errlog);
+    CHECKF(msg && strstr(msg, "op=update"), "%s", msg ? msg : "(no message)");
+    free(msg);
+    clean_dir();
+}
+
 static void failed_run_removes_only_what_it_created(void)
 {
     char data[4300];
@@ -757,6 +801,7 @@ int main(void)
     RUN(recovery_that_redoes_durable_work_fails);
     RUN(finished_first_is_not_a_crash);
     RUN(killed_before_progress_is_told_apart);
+    RUN(operations_are_chosen_named_and_part_of_the_run);
     RUN(float_closeness);
     RUN(data_dir_from_the_environment);
     clean_dir();
