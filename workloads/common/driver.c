@@ -242,6 +242,7 @@ int wl_main(const struct wl_workload *w, int argc, char **argv)
     struct wl_run run;
     double *t = NULL;
     int reps, ok = 0, rc, row_err = 0;
+    char why[1024] = "";
     enum wl_files files = WL_FILES_REMOVE_CREATED;
 
     memset(c, 0, sizeof *c);
@@ -301,9 +302,13 @@ int wl_main(const struct wl_workload *w, int argc, char **argv)
         goto out;
     }
     ok = rc == 0;
+    /* Kept before the row is written: collecting the platform for it may
+     * leave a message of its own (no GPU, say). */
+    if (!ok)
+        snprintf(why, sizeof why, "%s", gpm_last_error());
     write_row(c, c->opt.recover ? "recover" : wl_op(c), reps, t, ok, &row_err);
     if (!ok) {
-        fprintf(stderr, "%s: verification failed: %s\n", w->name, gpm_last_error());
+        fprintf(stderr, "%s: verification failed: %s\n", w->name, why);
         fprintf(stderr, "%s: the PM files stay in %s for inspection (remove them when done)\n",
                 w->name, gpm_pm_dir());
         files = WL_FILES_KEEP;

@@ -318,6 +318,46 @@ int wl_steps_run(struct wl_ctx *c, const struct wl_steps *s, uint64_t from);
 int wl_steps_recover(struct wl_ctx *c, const struct wl_steps *s, int (*restore)(struct wl_ctx *),
                      int (*reset)(struct wl_ctx *));
 
+/* ---- transactions (tx.c): batches of updates to a region, undo-logged in a
+ * log object and failure-atomic by libgpm's commit protocol (gpm/tx.h) ----
+ * A transactional workload declares WL_TX_PARAMS among its parameters (--log
+ * hcl|conv, --partitions) and a WL_OBJ_LOG object, sizes the log in layout
+ * with wl_tx_layout, and runs each batch the same way in every mode:
+ *
+ *   wl_tx_begin(c, L);      gpm, gpm-eadr, cpu: the transaction is active
+ *   log the old values      (gpmtx_log_undo in a kernel, gpmtx_host_log_undo
+ *                           on the CPU); gpm, gpm-eadr: and store the new ones
+ *   wl_tx_logged(c, L);     gpm-ndp: the CPU flushes the log, then begins
+ *   store the new values    (gpm-ndp, CAP: a kernel of its own)
+ *   wl_commit(c, R, ...);   gpm-ndp, cpu: flush them; CAP: copy them to PM
+ *   wl_tx_commit(c, L);     the batch is durable: committed count + 1
+ *
+ * The CAP modes log nothing and are not failure-atomic, as in the paper:
+ * their rows say atomic=no, and the begin/commit calls do nothing. */
+#define WL_TX_PARAMS                                                                    \
+    {.flag = "log", .help = "undo log: hcl (a lock-free slot per logging thread) or conv " \
+     "(partitions appended under locks)", .type = WL_STR, .sscale = {"hcl", "hcl", "hcl"}},  \
+    {.flag = "partitions", .help = "partitions of the conventional log (--log conv)",     \
+     .scale = {64, 64, 64}, .min = 1, .max = 1 << 20}
+/* Does this mode log (every mode but the CAP ones)? */
+int wl_tx_atomic(const struct wl_ctx *c);
+/* Sizes log object LOG: BYTES of records in all, in BLOCKS x THREADS HCL
+ * slots, or in --partitions slots with --log conv. In layout(). */
+int wl_tx_layout(struct wl_ctx *c, int log, size_t bytes, int blocks, int threads);
+/* A fresh table: no transaction, committed count 0 (prepare()); notes the
+ * log in the row. */
+int wl_tx_reset(struct wl_ctx *c, int log);
+int wl_tx_begin(struct wl_ctx *c, int log);
+int wl_tx_logged(struct wl_ctx *c, int log);
+int wl_tx_commit(struct wl_ctx *c, int log);
+/* Batches committed since the reset. */
+uint64_t wl_tx_committed(struct wl_ctx *c, int log);
+/* After a crash (recover()): undoes the interrupted batch in region REGION
+ * (on the GPU where the log and region are registered, else on the CPU)
+ * and gives the batches committed, so the run resumes after them; notes
+ * what it undid. */
+int wl_tx_recover(struct wl_ctx *c, int log, int region, uint64_t *committed);
+
 /* ---- device memory, for the workloads' host code (dev.c) ---- */
 int wl_dev_alloc(void **p, size_t bytes); /* *p = NULL on failure */
 void wl_dev_free(void *p);                /* NULL is fine */
