@@ -36,11 +36,11 @@ for w in $(workloads); do
     # go to every run.
     for op in $(ops "$w"); do
         args="${CRASH_ARGS:-} $(op_flag "$op")"
-        op_param=""
-        [ "$op" = run ] || op_param="op=$op,"
+        op_param="" lbl=$w
+        [ "$op" = run ] || { op_param="op=$op,"; lbl="$w($op)"; }
         # shellcheck disable=SC2086 # args is a list of flags
         measured=$(measure_work "$w" "$mode" "$SCALE" "$tmp" $args) || { bad=1; continue; }
-        echo "$name: $w ($mode, $SCALE): the work takes $measured s; kills at 5-95% of it"
+        echo "$name: $lbl ($mode, $SCALE): the work takes $measured s; kills at 5-95% of it"
         mid=0 before=0 finished=0 recovered=0 unrecovered=0
         : >"$tmp/times"
         i=1
@@ -56,11 +56,11 @@ for w in $(workloads); do
                     before-progress) before=$((before + 1)) ;;
                     *) finished=$((finished + 1)) ;;
                 esac
-                echo "$name: $w trial $i/$TRIALS (seed $seed, kill at ${at}s): $TRIAL, recovered" \
+                echo "$name: $lbl trial $i/$TRIALS (seed $seed, kill at ${at}s): $TRIAL, recovered" \
                     "($(echo "$TRIAL_PARAMS" | sed -n 's/.*\(durable=[^,]*,redone=[0-9]*\).*/\1/p'))"
             else
                 unrecovered=$((unrecovered + 1))
-                echo "$name: $w trial $i/$TRIALS (seed $seed, kill at ${at}s): NOT RECOVERED: $TRIAL; log:" >&2
+                echo "$name: $lbl trial $i/$TRIALS (seed $seed, kill at ${at}s): NOT RECOVERED: $TRIAL; log:" >&2
                 tail -n 20 "$TRIAL_LOG" | sed 's/^/    /' >&2
             fi
             # The recovery row, with its platform columns, is kept.
@@ -75,9 +75,9 @@ for w in $(workloads); do
         verdict=ok
         [ "$unrecovered" -eq 0 ] && [ $((2 * mid)) -ge "$TRIALS" ] || verdict=fail
         med=$(sort -g "$tmp/times" | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2); else print "nan" }')
-        echo "$name: $w ($mode, $SCALE): trials $TRIALS, killed mid-work $mid, killed before any durable progress $before, finished first $finished; counted as crash trials $((mid + before)); recovered $recovered, unrecovered $unrecovered: $verdict"
+        echo "$name: $lbl ($mode, $SCALE): trials $TRIALS, killed mid-work $mid, killed before any durable progress $before, finished first $finished; counted as crash trials $((mid + before)); recovered $recovered, unrecovered $unrecovered: $verdict"
         [ $((2 * mid)) -ge "$TRIALS" ] ||
-            echo "$name: $w: fewer than half of the trials were killed mid-work: the campaign tests too little" >&2
+            echo "$name: $lbl: fewer than half of the trials were killed mid-work: the campaign tests too little" >&2
         "$GPM_BIN/gpm-row" "$RESULTS_DIR/crash.tsv" workload="$w" op=crash-campaign mode="$mode" \
             scale="$SCALE" reps="$TRIALS" median_s="$med" verified="$verdict" \
             params="${op_param}trials=$TRIALS,mid_work=$mid,before_progress=$before,finished_first=$finished,recovered=$recovered,unrecovered=$unrecovered,work_s=$measured" ||

@@ -22,10 +22,9 @@ static void note_log(struct wl_ctx *c, int log)
     const struct wl_obj *o = &c->obj[log];
     if (!wl_tx_atomic(c))
         wl_note(c, "atomic=no");
-    else if (o->log_kind == GPMLOG_HCL)
-        wl_note(c, "atomic=yes,log=hcl,log_slots=%d", o->log_blocks * o->log_threads);
-    else
-        wl_note(c, "atomic=yes,log=conv,log_slots=%d", o->log_parts);
+    else /* the log's kind is the --log parameter, already in the row */
+        wl_note(c, "atomic=yes,log_slots=%d",
+                o->log_kind == GPMLOG_HCL ? o->log_blocks * o->log_threads : o->log_parts);
 }
 
 int wl_tx_layout(struct wl_ctx *c, int log, size_t bytes, int blocks, int threads)
@@ -34,6 +33,8 @@ int wl_tx_layout(struct wl_ctx *c, int log, size_t bytes, int blocks, int thread
     int parts = (int)wl_int(c, "partitions");
     if (strcmp(kind, log_kinds[0]) != 0 && strcmp(kind, log_kinds[1]) != 0)
         return gpm_set_error("--log: unknown log '%s': pass hcl or conv", kind);
+    if (!wl_tx_atomic(c)) /* nothing is logged: the file is kept small */
+        bytes = (size_t)64 * (size_t)(strcmp(kind, "hcl") == 0 ? blocks * threads : parts);
     if (strcmp(kind, "hcl") == 0)
         wl_obj_log_hcl(c, log, bytes, blocks, threads);
     else

@@ -178,9 +178,10 @@ static void runs_say_their_log(void)
     CHECK_EQ_INT(wl_test_count_lines(rows, "\tok\tbatches=40,updates=64,slow-us=0,bug=none,"
                                            "log=hcl,partitions=64,seed=1,cpu_threads=all:"),
                  1);
-    CHECK_EQ_INT(wl_test_count_lines(rows, ",atomic=yes,log=hcl,log_slots=32"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",atomic=yes,log_slots=32"), 1);
     CHECK_EQ_INT(run(conv, ARGC(conv)), 0);
-    CHECK_EQ_INT(wl_test_count_lines(rows, ",atomic=yes,log=conv,log_slots=8"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",log=conv,partitions=8,seed=1,"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",atomic=yes,log_slots=8"), 1);
     CHECK_EQ_INT(run(bad, ARGC(bad)), 2);
     CHECK_EQ_INT(wl_test_count_lines(errf, "--log: unknown log 'redo': pass hcl or conv"), 1);
 }

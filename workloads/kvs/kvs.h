@@ -1,0 +1,85 @@
+/* gpKVS: a persistent key-value store after MegaKV, updated in batches of
+ * failure-atomic transactions (paper sections 4.1 and 6.1). */
+#ifndef KVS_H
+#define KVS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kvs_model.h"
+#include "wl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { KVS_TABLE, KVS_LOG }; /* the PM objects */
+enum { KVS_OP_SET, KVS_OP_GET_SET };
+
+/* The logging grid: the apply kernel runs with the log's HCL geometry, one
+ * group of 8 lanes per run of a set's SETs; the CPU counterpart's threads
+ * use slots 0..KVS_CPU_SLOTS-1. */
+#define KVS_LOG_BLOCKS 256
+#define KVS_LOG_THREADS 256
+#define KVS_CPU_SLOTS 128
+
+struct kvs_state {
+    uint64_t nsets, n, batches, keyspace;
+    uint32_t set_pct;        /* 100 (set) or 5 (get-set) */
+    uint64_t *h_keys;        /* every batch's keys, batch-major */
+    uint64_t *h_nsetops;     /* SETs in each batch */
+    uint64_t *digest;        /* the GET digest of each batch this process ran */
+    uint64_t first_batch;    /* the first batch this process ran (after a recovery) */
+    size_t chunk;            /* CAP: bytes persisted for each chunk a batch touched */
+    int cpu_slots;           /* cpu mode: log slots, and so the most threads */
+    /* GPU modes (device memory): */
+    uint64_t *d_keys;
+    kvs_set *d_table;        /* the table's copy that serves GETs (and CAP's source) */
+    uint32_t *d_sets, *d_idx, *d_sets_sorted, *d_idx_sorted;
+    void *d_sort_tmp;
+    size_t sort_tmp_bytes;
+    uint32_t *d_dirty;       /* gpm-ndp: sets the batch changed; CAP: chunk flags */
+    unsigned long long *d_counts; /* [0] dirty sets, [1] pairs written, [2] digest,
+                                     [3] log failures */
+    uint32_t *h_flags;       /* CAP: the chunk flags, on the host */
+    gpm_range *ranges;       /* what a commit persists */
+    /* cpu mode: */
+    uint32_t *h_sets, *h_idx, *h_tmp_sets, *h_tmp_idx;
+};
+
+/* Host side (kvs_ref.c). */
+/* Every batch's keys, uniform over KEYSPACE keys or Zipfian with THETA. */
+int kvs_gen_keys(struct kvs_state *st, uint64_t seed, double theta);
+/* The SETs of batch B sorted by set, stable: SETS[k] and IDX[k] for k < the
+ * batch's SET count (TMP_*: scratch of N each). */
+void kvs_sort_host(const struct kvs_state *st, uint64_t seed, uint64_t b, uint32_t *sets,
+                   uint32_t *idx, uint32_t *tmp_sets, uint32_t *tmp_idx);
+/* Applies batch B to TABLE as the reference does (no logging, no persist),
+ * returning its GET digest. */
+uint64_t kvs_ref_batch(const struct kvs_state *st, uint64_t seed, uint64_t b, kvs_set *table);
+/* The CPU counterpart's batch on the PM table (OpenMP, undo-logged). */
+int kvs_cpu_batch(struct wl_ctx *c, struct kvs_state *st, uint64_t b, uint64_t *digest);
+/* Every set of TABLE holds each key at most once: 0, or 1 with a message. */
+int kvs_check_unique(const kvs_set *table, uint64_t nsets);
+
+/* Kernels (kvs_kernels.cu). */
+int kvs_gpu_alloc_sort(struct kvs_state *st);
+/* The GET digest of batch B, read from the device table as it is. */
+int kvs_gpu_gets(struct kvs_state *st, uint64_t seed, uint64_t b, uint64_t *digest);
+/* Sorts batch B's SETs by set (stable). */
+int kvs_gpu_sort(struct kvs_state *st, uint64_t seed, uint64_t b);
+/* Applies batch B's sorted SETs to the device table; PM (NULL: none) gets
+ * each changed pair, stored as O says; LOG (when LOGGED) the old pairs;
+ * DIRTY_SETS lists changed sets (gpm-ndp), or CHUNK_SHIFT > 0 flags the
+ * chunks they lie in (CAP). Counts in st->d_counts. */
+int kvs_gpu_apply(struct kvs_state *st, uint64_t seed, uint64_t b, kvs_set *pm, wl_out o,
+                  const gpmlog_dev *log, int dirty_sets, uint32_t chunk_shift);
+/* gpm-ndp: copies the listed dirty sets (COUNT of them) from the device
+ * table to PM, plain stores. */
+int kvs_gpu_copy_dirty(struct kvs_state *st, kvs_set *pm, uint64_t count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

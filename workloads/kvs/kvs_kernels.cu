@@ -1,0 +1,220 @@
+/* gpKVS kernels. A batch's SETs are sorted by set (cub's radix sort: stable,
+ * so each set's SETs keep their batch order); a group of 8 lanes, one per
+ * way, takes each run of one set's SETs and applies them in order, as the
+ * model says (kvs_model.h): the lanes compare their way's key with the
+ * SET's, and the lane of the chosen way logs that way's old pair the first
+ * time the batch changes it, then takes the new pair. At the end of the run
+ * each lane whose way changed stores it. GETs read the device table before
+ * the batch's SETs, a group of 8 lanes per GET. */
+#include <cuda_runtime.h>
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include "gpm/tx.cuh"
+#include "kvs.h"
+#include "wl.cuh"
+
+#define GROUP 8u
+
+/* This lane's group of 8 in its warp, as a ballot mask. */
+__device__ __forceinline__ unsigned group_mask(void)
+{
+    return 0xffu << (threadIdx.x & 24u);
+}
+
+__device__ __forceinline__ uint32_t group_ballot(unsigned mask, int pred)
+{
+    return (__ballot_sync(mask, pred) & mask) >> (threadIdx.x & 24u);
+}
+
+__global__ void gets_kernel(const uint64_t *keys, const kvs_set *table, uint64_t nsets,
+                            uint64_t seed, uint64_t b, uint64_t n, uint32_t set_pct,
+                            unsigned long long *digest)
+{
+    unsigned mask = group_mask(), lane = threadIdx.x & (GROUP - 1);
+    uint64_t g = gpm_grid_rank() / GROUP, ng = gpm_grid_threads() / GROUP;
+    for (uint64_t i = g; i < n; i += ng) {
+        const kvs_set *s;
+        uint32_t hit;
+        uint64_t val = 0;
+        if (kvs_is_set(seed, b, n, i, set_pct))
+            continue; /* uniform across the group */
+        s = &table[kvs_set_of(keys[i], nsets)];
+        hit = group_ballot(mask, s->way[lane].key == keys[i]);
+        if (hit)
+            val = s->way[__ffs(hit) - 1].val;
+        if (lane == 0)
+            atomicAdd(digest, (unsigned long long)kvs_get_digest(i, val));
+    }
+}
+
+__global__ void sort_keys_kernel(const uint64_t *keys, uint64_t nsets, uint64_t seed,
+                                 uint64_t b, uint64_t n, uint32_t set_pct, uint32_t *sets,
+                                 uint32_t *idx)
+{
+    for (uint64_t i = gpm_grid_rank(); i < n; i += gpm_grid_threads()) {
+        /* GETs sort after every set, and after the batch's SET count. */
+        sets[i] = kvs_is_set(seed, b, n, i, set_pct) ? (uint32_t)kvs_set_of(keys[i], nsets)
+                                                     : 0xffffffffu;
+        idx[i] = (uint32_t)i;
+    }
+}
+
+struct apply_args {
+    const uint64_t *keys;
+    const uint32_t *sets, *idx;
+    uint64_t m, n, seed, b;
+    kvs_set *table, *pm;   /* pm NULL: the device table only */
+    gpmlog_dev log;
+    int logged;            /* log the old pairs */
+    wl_out o;
+    uint32_t *dirty;       /* a list of changed sets, or chunk flags (chunk_shift > 0) */
+    uint32_t chunk_shift;
+    unsigned long long *counts;
+};
+
+__global__ void apply_kernel(struct apply_args a)
+{
+    unsigned mask = group_mask(), lane = threadIdx.x & (GROUP - 1);
+    uint64_t g = gpm_grid_rank() / GROUP, ng = gpm_grid_threads() / GROUP;
+    for (uint64_t p = g; p < a.m; p += ng) {
+        uint32_t set = a.sets[p], changed = 0, logged = 0;
+        kvs_pair mine;
+        if (p > 0 && a.sets[p - 1] == set)
+            continue; /* not the head of its run */
+        mine = a.table[set].way[lane];
+        for (uint64_t q = p; q < a.m && a.sets[q] == set; q++) {
+            uint64_t i = a.idx[q], key = a.keys[i];
+            uint32_t own = group_ballot(mask, mine.key == key);
+            uint32_t free_ways = group_ballot(mask, mine.key == 0);
+            uint32_t w = own ? __ffs(own) - 1 : free_ways ? __ffs(free_ways) - 1 : kvs_victim(key);
+            if (lane == w) {
+                if (a.logged && !logged) {
+                    uint64_t off = (uint64_t)set * sizeof(kvs_set) + lane * sizeof(kvs_pair);
+                    if (gpmtx_log_undo(a.log, -1, off, &mine, sizeof mine) != 0)
+                        atomicAdd(&a.counts[3], 1ull);
+                    logged = 1;
+                }
+                mine.key = key;
+                mine.val = kvs_value(a.seed, a.b, a.n, i);
+                changed = 1;
+            }
+        }
+        if (changed) {
+            a.table[set].way[lane] = mine;
+            if (a.pm) {
+                uint4 v = make_uint4((uint32_t)mine.key, (uint32_t)(mine.key >> 32),
+                                     (uint32_t)mine.val, (uint32_t)(mine.val >> 32));
+                wl_store_v4(a.o, (uint4 *)&a.pm[set].way[lane], v);
+                wl_persist(a.o);
+            }
+            atomicAdd(&a.counts[1], 1ull);
+        }
+        if (group_ballot(mask, changed) && lane == 0) {
+            if (a.chunk_shift)
+                a.dirty[((uint64_t)set * sizeof(kvs_set)) >> a.chunk_shift] = 1;
+            else if (a.dirty)
+                a.dirty[atomicAdd(&a.counts[0], 1ull)] = set;
+        }
+    }
+}
+
+__global__ void copy_dirty_kernel(const kvs_set *table, kvs_set *pm, const uint32_t *dirty,
+                                  uint64_t count)
+{
+    for (uint64_t k = gpm_grid_rank(); k < count * KVS_WAYS; k += gpm_grid_threads()) {
+        uint32_t set = dirty[k / KVS_WAYS], w = (uint32_t)(k % KVS_WAYS);
+        pm[set].way[w] = table[set].way[w];
+    }
+}
+
+static unsigned grid_for(uint64_t work)
+{
+    uint64_t b = (work + 255) / 256;
+    return (unsigned)(b < 1 ? 1 : b > 65535 ? 65535 : b);
+}
+
+extern "C" int kvs_gpu_alloc_sort(struct kvs_state *st)
+{
+    st->sort_tmp_bytes = 0;
+    if (cub::DeviceRadixSort::SortPairs(NULL, st->sort_tmp_bytes, st->d_sets, st->d_sets_sorted,
+                                        st->d_idx, st->d_idx_sorted, (int)st->n) != cudaSuccess)
+        return gpm_set_error("kvs: cannot size the sort of %llu keys",
+                             (unsigned long long)st->n);
+    return wl_dev_alloc(&st->d_sort_tmp, st->sort_tmp_bytes);
+}
+
+extern "C" int kvs_gpu_gets(struct kvs_state *st, uint64_t seed, uint64_t b, uint64_t *digest)
+{
+    unsigned long long d = 0;
+    if (st->set_pct >= 100) {
+        *digest = 0;
+        return 0;
+    }
+    if (wl_dev_zero(&st->d_counts[2], sizeof d) != 0)
+        return -1;
+    gets_kernel<<<grid_for(st->n * GROUP), 256>>>(st->d_keys + b * st->n, st->d_table, st->nsets,
+                                                  seed, b, st->n, st->set_pct, &st->d_counts[2]);
+    if (wl_dev_sync("kvs: the GET kernel") != 0 ||
+        wl_dev_copy(&d, &st->d_counts[2], sizeof d, 0) != 0)
+        return -1;
+    *digest = d;
+    return 0;
+}
+
+extern "C" int kvs_gpu_sort(struct kvs_state *st, uint64_t seed, uint64_t b)
+{
+    sort_keys_kernel<<<grid_for(st->n), 256>>>(st->d_keys + b * st->n, st->nsets, seed, b,
+                                               st->n, st->set_pct, st->d_sets, st->d_idx);
+    if (cub::DeviceRadixSort::SortPairs(st->d_sort_tmp, st->sort_tmp_bytes, st->d_sets,
+                                        st->d_sets_sorted, st->d_idx, st->d_idx_sorted,
+                                        (int)st->n) != cudaSuccess)
+        return gpm_set_error("kvs: the sort of batch %llu failed", (unsigned long long)b);
+    return 0;
+}
+
+extern "C" int kvs_gpu_apply(struct kvs_state *st, uint64_t seed, uint64_t b, kvs_set *pm,
+                             wl_out o, const gpmlog_dev *log, int dirty_sets,
+                             uint32_t chunk_shift)
+{
+    struct apply_args a;
+    unsigned long long fails = 0;
+    memset(&a, 0, sizeof a);
+    a.keys = st->d_keys + b * st->n;
+    a.sets = st->d_sets_sorted;
+    a.idx = st->d_idx_sorted;
+    a.m = st->h_nsetops[b];
+    a.n = st->n;
+    a.seed = seed;
+    a.b = b;
+    a.table = st->d_table;
+    a.pm = pm;
+    if (log) {
+        a.log = *log;
+        a.logged = 1;
+    }
+    a.o = o;
+    a.dirty = dirty_sets || chunk_shift ? st->d_dirty : NULL;
+    a.chunk_shift = chunk_shift;
+    a.counts = st->d_counts;
+    if (wl_dev_zero(st->d_counts, 2 * sizeof(unsigned long long)) != 0 ||
+        wl_dev_zero(&st->d_counts[3], sizeof fails) != 0)
+        return -1;
+    /* The log's HCL grid: each lane logs into its own slot. */
+    apply_kernel<<<KVS_LOG_BLOCKS, KVS_LOG_THREADS>>>(a);
+    if (wl_dev_sync("kvs: the SET kernel") != 0 ||
+        wl_dev_copy(&fails, &st->d_counts[3], sizeof fails, 0) != 0)
+        return -1;
+    if (fails)
+        return gpm_set_error("kvs: batch %llu: %llu undo records did not fit the log",
+                             (unsigned long long)b, fails);
+    return 0;
+}
+
+extern "C" int kvs_gpu_copy_dirty(struct kvs_state *st, kvs_set *pm, uint64_t count)
+{
+    if (count == 0)
+        return 0;
+    copy_dirty_kernel<<<grid_for(count * KVS_WAYS), 256>>>(st->d_table, pm, st->d_dirty, count);
+    return wl_dev_sync("kvs: the copy of the changed sets");
+}

@@ -1,0 +1,243 @@
+/* gpKVS on the host: the keys of every batch (uniform or Zipfian, made
+ * here once so that every mode and the reference see the same), the stable
+ * sort of a batch's SETs by set, the reference, and the CPU counterpart. */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpm/tx.h"
+#include "kvs.h"
+
+/* Rank R of the key space, as a key: distinct ranks give distinct keys
+ * (gpm_mix64 is a bijection), never 0 (the free mark). */
+static uint64_t key_of_rank(uint64_t seed, uint64_t r)
+{
+    uint64_t k = gpm_mix64(r + seed * 0x9e3779b97f4a7c15ull);
+    return k ? k : 0x8000000000000000ull;
+}
+
+static double unit(uint64_t seed, uint64_t i)
+{
+    return (double)(gpm_mix64(seed * 0xd6e8feb86659fd93ull + i) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Gray et al.'s Zipfian generator ("Quickly generating billion-record
+ * synthetic databases", SIGMOD 1994), as YCSB uses it: rank 0 the most
+ * popular. zeta(N) is summed in fixed chunks, so that it does not depend
+ * on the thread count. */
+struct zipf {
+    double theta, alpha, eta, zetan, half_pow;
+    uint64_t n;
+};
+
+static double zeta(uint64_t n, double theta)
+{
+    enum { CHUNKS = 256 };
+    double part[CHUNKS], sum = 0;
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < CHUNKS; k++) {
+        uint64_t lo = n * (uint64_t)k / CHUNKS, hi = n * (uint64_t)(k + 1) / CHUNKS;
+        double s = 0;
+        for (uint64_t i = lo; i < hi; i++)
+            s += 1.0 / pow((double)(i + 1), theta);
+        part[k] = s;
+    }
+    for (int k = 0; k < CHUNKS; k++)
+        sum += part[k];
+    return sum;
+}
+
+static void zipf_init(struct zipf *z, uint64_t n, double theta)
+{
+    double zeta2 = 1.0 + pow(0.5, theta);
+    z->n = n;
+    z->theta = theta;
+    z->zetan = zeta(n, theta);
+    z->alpha = 1.0 / (1.0 - theta);
+    z->eta = (1.0 - pow(2.0 / (double)n, 1.0 - theta)) / (1.0 - zeta2 / z->zetan);
+    z->half_pow = 1.0 + pow(0.5, theta);
+}
+
+static uint64_t zipf_rank(const struct zipf *z, double u)
+{
+    double uz = u * z->zetan;
+    uint64_t r;
+    if (uz < 1.0)
+        return 0;
+    if (uz < z->half_pow)
+        return 1;
+    r = (uint64_t)((double)z->n * pow(z->eta * u - z->eta + 1.0, z->alpha));
+    return r < z->n ? r : z->n - 1;
+}
+
+int kvs_gen_keys(struct kvs_state *st, uint64_t seed, double theta)
+{
+    uint64_t total = st->batches * st->n;
+    struct zipf z;
+    st->h_keys = malloc(total * sizeof *st->h_keys);
+    st->h_nsetops = calloc(st->batches, sizeof *st->h_nsetops);
+    if (!st->h_keys || !st->h_nsetops)
+        return gpm_set_error("kvs: out of memory for %llu keys: use a smaller --scale or "
+                             "--batches", (unsigned long long)total);
+    if (theta > 0)
+        zipf_init(&z, st->keyspace, theta);
+#pragma omp parallel for schedule(static)
+    for (uint64_t i = 0; i < total; i++) {
+        uint64_t r = theta > 0 ? zipf_rank(&z, unit(seed, i))
+                               : gpm_mix64(seed * 0xa0761d6478bd642full + i) % st->keyspace;
+        st->h_keys[i] = key_of_rank(seed, r);
+    }
+    for (uint64_t b = 0; b < st->batches; b++)
+        for (uint64_t i = 0; i < st->n; i++)
+            st->h_nsetops[b] += (uint64_t)kvs_is_set(seed, b, st->n, i, st->set_pct);
+    return 0;
+}
+
+/* LSD radix sort of (set, index) pairs by set, 16 bits a pass: stable, so
+ * each set's SETs stay in batch order. */
+void kvs_sort_host(const struct kvs_state *st, uint64_t seed, uint64_t b, uint32_t *sets,
+                   uint32_t *idx, uint32_t *tmp_sets, uint32_t *tmp_idx)
+{
+    const uint64_t *keys = st->h_keys + b * st->n;
+    uint64_t m = 0;
+    static uint64_t count[65537];
+    for (uint64_t i = 0; i < st->n; i++)
+        if (kvs_is_set(seed, b, st->n, i, st->set_pct)) {
+            sets[m] = (uint32_t)kvs_set_of(keys[i], st->nsets);
+            idx[m++] = (uint32_t)i;
+        }
+    for (int shift = 0; shift < 32; shift += 16) {
+        memset(count, 0, sizeof count);
+        for (uint64_t k = 0; k < m; k++)
+            count[((sets[k] >> shift) & 0xffff) + 1]++;
+        for (int d = 0; d < 65536; d++)
+            count[d + 1] += count[d];
+        for (uint64_t k = 0; k < m; k++) {
+            uint64_t at = count[(sets[k] >> shift) & 0xffff]++;
+            tmp_sets[at] = sets[k];
+            tmp_idx[at] = idx[k];
+        }
+        memcpy(sets, tmp_sets, m * sizeof *sets);
+        memcpy(idx, tmp_idx, m * sizeof *idx);
+    }
+}
+
+static uint64_t gets_digest(const struct kvs_state *st, uint64_t seed, uint64_t b,
+                            const kvs_set *table)
+{
+    const uint64_t *keys = st->h_keys + b * st->n;
+    uint64_t digest = 0;
+    if (st->set_pct >= 100)
+        return 0;
+#pragma omp parallel for reduction(+ : digest) schedule(static)
+    for (uint64_t i = 0; i < st->n; i++) {
+        const kvs_set *s;
+        uint64_t val = 0;
+        if (kvs_is_set(seed, b, st->n, i, st->set_pct))
+            continue;
+        s = &table[kvs_set_of(keys[i], st->nsets)];
+        for (int w = 0; w < KVS_WAYS; w++)
+            if (s->way[w].key == keys[i])
+                val = s->way[w].val;
+        digest += kvs_get_digest(i, val);
+    }
+    return digest;
+}
+
+uint64_t kvs_ref_batch(const struct kvs_state *st, uint64_t seed, uint64_t b, kvs_set *table)
+{
+    const uint64_t *keys = st->h_keys + b * st->n;
+    uint64_t digest = gets_digest(st, seed, b, table); /* the table before the batch */
+    for (uint64_t i = 0; i < st->n; i++) {
+        kvs_set *s;
+        uint64_t ks[KVS_WAYS];
+        uint32_t w;
+        if (!kvs_is_set(seed, b, st->n, i, st->set_pct))
+            continue;
+        s = &table[kvs_set_of(keys[i], st->nsets)];
+        for (int k = 0; k < KVS_WAYS; k++)
+            ks[k] = s->way[k].key;
+        w = kvs_way_for(ks, keys[i]);
+        s->way[w].key = keys[i];
+        s->way[w].val = kvs_value(seed, b, st->n, i);
+    }
+    return digest;
+}
+
+/* One run of the sorted SETs (all of set SETS[P]) on the PM table, by
+ * OpenMP thread SLOT: each way's old pair is logged (durably) the first time
+ * the batch changes it, the set is persisted at the end. Returns the
+ * pairs written, or -1. */
+static int64_t cpu_run(struct wl_ctx *c, const struct kvs_state *st, uint64_t seed,
+                       uint64_t b, uint64_t p, uint64_t m, uint32_t slot)
+{
+    gpm_region *r = wl_region(c, KVS_TABLE);
+    kvs_set *s = (kvs_set *)r->host + st->h_sets[p];
+    const uint64_t *keys = st->h_keys + b * st->n;
+    uint32_t logged = 0;
+    int64_t written = 0;
+    for (uint64_t q = p; q < m && st->h_sets[q] == st->h_sets[p]; q++) {
+        uint64_t ks[KVS_WAYS], i = st->h_idx[q];
+        uint32_t w;
+        for (int k = 0; k < KVS_WAYS; k++)
+            ks[k] = s->way[k].key;
+        w = kvs_way_for(ks, keys[i]);
+        if (!(logged & (1u << w))) {
+            if (gpmtx_host_log_undo(wl_log(c, KVS_LOG), slot, (uint64_t)((char *)&s->way[w] -
+                                                                         (char *)r->host),
+                                    &s->way[w], sizeof s->way[w]) != 0)
+                return -1;
+            logged |= 1u << w;
+        }
+        s->way[w].key = keys[i];
+        s->way[w].val = kvs_value(seed, b, st->n, i);
+        written++;
+    }
+    return gpm_region_persist(r, s, sizeof *s) == 0 ? written : -1;
+}
+
+int kvs_cpu_batch(struct wl_ctx *c, struct kvs_state *st, uint64_t b, uint64_t *digest)
+{
+    uint64_t seed = c->opt.seed, m = st->h_nsetops[b];
+    int threads = c->threads > 0 ? c->threads : omp_get_max_threads(), failed = 0;
+    uint64_t sets_written = 0;
+    if (threads > st->cpu_slots)
+        threads = st->cpu_slots; /* a log slot each */
+    *digest = gets_digest(st, seed, b, wl_region(c, KVS_TABLE)->host);
+    kvs_sort_host(st, seed, b, st->h_sets, st->h_idx, st->h_tmp_sets, st->h_tmp_idx);
+    if (wl_tx_begin(c, KVS_LOG) != 0)
+        return -1;
+    /* Thread t takes the runs that start in its share of the sorted SETs:
+     * each set is one thread's, so the log slots never share a location. */
+#pragma omp parallel num_threads(threads) reduction(+ : sets_written) reduction(| : failed)
+    {
+        uint64_t t = (uint64_t)omp_get_thread_num(), nt = (uint64_t)omp_get_num_threads();
+        for (uint64_t p = m * t / nt; p < m * (t + 1) / nt && !failed; p++) {
+            int64_t w;
+            if (p > 0 && st->h_sets[p] == st->h_sets[p - 1])
+                continue;
+            w = cpu_run(c, st, seed, b, p, m, (uint32_t)t);
+            failed |= w < 0;
+            sets_written++;
+        }
+    }
+    if (failed)
+        return gpm_set_error("kvs: batch %llu: a log slot is full or a persist failed",
+                             (unsigned long long)b);
+    c->bytes_persisted += (double)sets_written * sizeof(kvs_set);
+    return wl_tx_logged(c, KVS_LOG) || wl_tx_commit(c, KVS_LOG) ? -1 : 0;
+}
+
+int kvs_check_unique(const kvs_set *table, uint64_t nsets)
+{
+    for (uint64_t s = 0; s < nsets; s++)
+        for (int a = 0; a < KVS_WAYS; a++)
+            for (int b = a + 1; b < KVS_WAYS; b++)
+                if (table[s].way[a].key && table[s].way[a].key == table[s].way[b].key)
+                    return gpm_set_error("kvs: set %llu holds key %llx twice (ways %d and %d)",
+                                         (unsigned long long)s,
+                                         (unsigned long long)table[s].way[a].key, a, b),
+                           1;
+    return 0;
+}

@@ -1,0 +1,263 @@
+/* gpKVS on the CPU: the model's choice of way, the reference on hand-checked
+ * batches, the stable sort by set, the key generators, and the CPU
+ * counterpart end to end, killed with SIGKILL and recovered. */
+#include <omp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gpm/check.h"
+#include "../../kvs.h"
+#include "tests/wl_test.h"
+
+#define ARGC(a) ((int)(sizeof(a) / sizeof(a[0])))
+static char dir[4096], rows[4200], errf[4200];
+
+static void way_is_own_then_free_then_victim(void)
+{
+    uint64_t keys[KVS_WAYS] = {5, 0, 7, 0, 9, 11, 13, 15};
+    uint64_t full[KVS_WAYS] = {1, 2, 3, 4, 5, 6, 7, 8};
+    CHECK_EQ_INT(kvs_way_for(keys, 7), 2);  /* its own way */
+    CHECK_EQ_INT(kvs_way_for(keys, 8), 1);  /* the first free way */
+    CHECK_EQ_INT(kvs_way_for(full, 6), 5);
+    /* A full set: the key's victim, its top three bits. */
+    CHECK_EQ_INT(kvs_way_for(full, 0xa000000000000001ull), 5);
+    CHECK_EQ_INT(kvs_victim(0xe000000000000000ull), 7);
+}
+
+/* One set, ten SETs: eight fill the ways in order, the ninth evicts its
+ * victim, the tenth updates a key already there. */
+static void reference_fills_evicts_and_updates(void)
+{
+    struct kvs_state st;
+    kvs_set table[1];
+    uint64_t keys[10];
+    memset(&st, 0, sizeof st);
+    memset(table, 0, sizeof table);
+    for (int i = 0; i < 8; i++)
+        keys[i] = 100 + (uint64_t)i;
+    keys[8] = 0x4000000000000001ull; /* victim way 2 */
+    keys[9] = 104;
+    st.nsets = 1;
+    st.n = 10;
+    st.batches = 1;
+    st.set_pct = 100;
+    st.h_keys = keys;
+    CHECK(kvs_ref_batch(&st, 1, 0, table) == 0);
+    for (int w = 0; w < KVS_WAYS; w++) {
+        uint64_t want_key = w == 2 ? keys[8] : 100 + (uint64_t)w;
+        uint64_t want_val = w == 2 ? kvs_value(1, 0, 10, 8)
+                            : w == 4 ? kvs_value(1, 0, 10, 9)
+                                     : kvs_value(1, 0, 10, (uint64_t)w);
+        CHECKF(table[0].way[w].key == want_key && table[0].way[w].val == want_val,
+               "way %d: key %llx", w, (unsigned long long)table[0].way[w].key);
+    }
+    CHECK_EQ_INT(kvs_check_unique(table, 1), 0);
+    table[0].way[6].key = table[0].way[1].key;
+    CHECK_EQ_INT(kvs_check_unique(table, 1), 1);
+    CHECK_MSG(gpm_last_error(), "holds key");
+}
+
+static int gen(struct kvs_state *st, uint64_t nsets, uint64_t n, uint64_t batches,
+               uint32_t set_pct, uint64_t keyspace, double theta)
+{
+    memset(st, 0, sizeof *st);
+    st->nsets = nsets;
+    st->n = n;
+    st->batches = batches;
+    st->set_pct = set_pct;
+    st->keyspace = keyspace;
+    return kvs_gen_keys(st, 3, theta);
+}
+
+/* GETs read the table before their batch: the digest is the sum over the
+ * GETs of what a lookup in the earlier table finds. */
+static void gets_read_the_table_before_the_batch(void)
+{
+    struct kvs_state st;
+    kvs_set *table = calloc(64, sizeof *table), *before = calloc(64, sizeof *before);
+    uint64_t want = 0, gets = 0;
+    CHECK(table && before && gen(&st, 64, 512, 2, 5, 256, 0) == 0);
+    kvs_ref_batch(&st, 3, 0, table);
+    memcpy(before, table, 64 * sizeof *table);
+    for (uint64_t i = 0; i < st.n; i++) {
+        uint64_t k = st.h_keys[st.n + i], val = 0;
+        const kvs_set *s = &before[kvs_set_of(k, 64)];
+        if (kvs_is_set(3, 1, st.n, i, 5))
+            continue;
+        gets++;
+        for (int w = 0; w < KVS_WAYS; w++)
+            if (s->way[w].key == k)
+                val = s->way[w].val;
+        want += kvs_get_digest(i, val);
+    }
+    CHECK(gets > 400 && gets < 512); /* about 95% */
+    CHECK(kvs_ref_batch(&st, 3, 1, table) == want);
+    CHECK(st.h_nsetops[1] == st.n - gets);
+    free(st.h_keys);
+    free(st.h_nsetops);
+    free(table);
+    free(before);
+}
+
+static void sort_by_set_is_stable(void)
+{
+    struct kvs_state st;
+    uint32_t *s, *x, *ts, *tx;
+    uint64_t m;
+    CHECK(gen(&st, 100000, 50000, 1, 50, 1000, 0.9) == 0);
+    s = malloc(st.n * 4), x = malloc(st.n * 4), ts = malloc(st.n * 4), tx = malloc(st.n * 4);
+    CHECK(s && x && ts && tx);
+    kvs_sort_host(&st, 3, 0, s, x, ts, tx);
+    m = st.h_nsetops[0];
+    CHECK(m > 20000 && m < 30000);
+    for (uint64_t k = 0; k < m; k++) {
+        CHECKF(s[k] == kvs_set_of(st.h_keys[x[k]], st.nsets) && kvs_is_set(3, 0, st.n, x[k], 50),
+               "position %llu", (unsigned long long)k);
+        if (k > 0)
+            CHECKF(s[k - 1] < s[k] || (s[k - 1] == s[k] && x[k - 1] < x[k]),
+                   "position %llu out of order", (unsigned long long)k);
+    }
+    free(s), free(x), free(ts), free(tx);
+    free(st.h_keys);
+    free(st.h_nsetops);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Uniform keys spread, Zipfian ones concentrate; both depend on the seed
+ * alone, not on the thread count. */
+static void keys_are_skewed_as_asked_and_repeatable(void)
+{
+    struct kvs_state a, b;
+    uint64_t same = 0;
+    omp_set_num_threads(1);
+    CHECK(gen(&a, 1024, 100000, 1, 100, 1000000, 0.99) == 0);
+    omp_set_num_threads(2);
+    CHECK(gen(&b, 1024, 100000, 1, 100, 1000000, 0.99) == 0);
+    CHECK(memcmp(a.h_keys, b.h_keys, a.n * 8) == 0);
+    for (uint64_t i = 0; i < a.n; i++)
+        CHECK(a.h_keys[i] != 0);
+    free(b.h_keys);
+    free(b.h_nsetops);
+    CHECK(gen(&b, 1024, 100000, 1, 100, 1000000, 0) == 0);
+    for (uint64_t i = 0; i < b.n; i++)
+        same += b.h_keys[i] == b.h_keys[0] ? 1 : 0;
+    /* Zipf(0.99) over 1M keys: the most popular key takes 1/zeta(1M), about
+     * 6.8% of the draws. */
+    {
+        uint64_t *sorted = malloc(a.n * 8), best = 0, c = 0;
+        CHECK(sorted != NULL);
+        if (sorted) {
+            memcpy(sorted, a.h_keys, a.n * 8);
+            qsort(sorted, a.n, 8, cmp_u64);
+            for (uint64_t i = 0; i < a.n; i++) {
+                c = i > 0 && sorted[i] == sorted[i - 1] ? c + 1 : 1;
+                best = c > best ? c : best;
+            }
+            free(sorted);
+        }
+        CHECKF(best > 5500 && best < 8000, "the hottest key appears %llu times in 100000",
+               (unsigned long long)best);
+    }
+    CHECKF(same < 10, "a uniform key appears %llu times in 100000", (unsigned long long)same);
+    free(a.h_keys), free(a.h_nsetops), free(b.h_keys), free(b.h_nsetops);
+}
+
+static int run(char **argv, int argc)
+{
+    return wl_test_run(&WORKLOAD, argv, argc, errf);
+}
+
+static void cpu_counterpart_runs_every_operation_and_log(void)
+{
+    const char *extra[][4] = {{"--op", "set", "--log", "hcl"},
+                              {"--op", "get-set", "--log", "conv"},
+                              {"--op", "set", "--zipf", "0.99"}};
+    unlink(rows);
+    for (int k = 0; k < 3; k++) {
+        char *av[] = {"kvs", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--reps", "2",
+                      "--out", rows, (char *)extra[k][0], (char *)extra[k][1],
+                      (char *)extra[k][2], (char *)extra[k][3]};
+        CHECKF(run(av, ARGC(av)) == 0, "%s %s %s %s", extra[k][0], extra[k][1], extra[k][2],
+               extra[k][3]);
+    }
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tkvs\tset\tcpu\ttiny\t"), 2);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tkvs\tget-set\tcpu\ttiny\t"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tok\t"), 3);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",atomic=yes,"), 3);
+}
+
+/* SIGKILLed mid-run: the recovery undoes the interrupted batch, resumes
+ * after the last committed one, and the table equals the reference's. */
+static void a_killed_run_resumes_after_the_last_committed_batch(void)
+{
+    int resumed = 0, trials = 0;
+    for (int k = 0; k < 4; k++) {
+        char at[32], line[8192], *p;
+        char *crash[] = {"kvs", "--mode", "cpu", "--sets", "65536", "--batch", "65536",
+                         "--batches", "12", "--pm-dir", dir, "--reps", "1", "--crash-after", at};
+        char *rec[] = {"kvs", "--mode", "cpu", "--sets", "65536", "--batch", "65536",
+                       "--batches", "12", "--pm-dir", dir, "--recover", "--out", rows};
+        unsigned long long d = 0, t = 0, r = 0;
+        snprintf(at, sizeof at, "%.3f", 0.02 + 0.04 * k);
+        unlink(rows);
+        if (run(crash, ARGC(crash)) != 128 + SIGKILL)
+            continue;
+        trials++;
+        CHECKF(run(rec, ARGC(rec)) == 0, "kill at %s s: recovery failed", at);
+        wl_test_line(rows, 1, line, sizeof line);
+        p = strstr(line, "durable=");
+        CHECKF(p && sscanf(p, "durable=%llu/%llu,redone=%llu", &d, &t, &r) == 3 && t == 12 &&
+                   r == t - d && strstr(line, "\tok\t"),
+               "%s", line);
+        resumed += d > 0 && d < t;
+    }
+    CHECKF(trials >= 2, "only %d of 4 kills landed inside the run", trials);
+    CHECKF(resumed >= 1, "no recovery resumed after committed batches");
+}
+
+static void bad_flags_name_the_fix(void)
+{
+    char *chunk[] = {"kvs", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--cap-chunk",
+                     "3000"};
+    char *op[] = {"kvs", "--mode", "cpu", "--op", "get"};
+    CHECK_EQ_INT(run(chunk, ARGC(chunk)), 2);
+    CHECK_EQ_INT(wl_test_count_lines(errf, "--cap-chunk: 3000 is not a power of two"), 1);
+    CHECK_EQ_INT(run(op, ARGC(op)), 2);
+    CHECK_EQ_INT(wl_test_count_lines(errf, "--op: kvs has no operation 'get': use set|get-set"),
+                 1);
+}
+
+int main(void)
+{
+    const char *pm = getenv("GPM_PM_DIR");
+    snprintf(dir, sizeof dir, "%s/kvs-test-%d", pm && *pm ? pm : "/dev/shm", (int)getpid());
+    mkdir(dir, 0700);
+    snprintf(rows, sizeof rows, "%s/rows.tsv", dir);
+    snprintf(errf, sizeof errf, "%s/stderr", dir);
+    /* The programs first: they run in forked children, and OpenMP's threads
+     * do not survive a fork once this process has started them. */
+    RUN(cpu_counterpart_runs_every_operation_and_log);
+    RUN(a_killed_run_resumes_after_the_last_committed_batch);
+    RUN(bad_flags_name_the_fix);
+    RUN(way_is_own_then_free_then_victim);
+    RUN(reference_fills_evicts_and_updates);
+    RUN(gets_read_the_table_before_the_batch);
+    RUN(sort_by_set_is_stable);
+    RUN(keys_are_skewed_as_asked_and_repeatable);
+    {
+        char cmd[8300];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        if (system(cmd) != 0)
+            fprintf(stderr, "cannot clean %s\n", dir);
+    }
+    CHECK_EXIT();
+}
