@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cuda_runtime_api.h>
+#include <libpmem.h>
 
 #include "gpm/log.h"
 
@@ -210,6 +211,13 @@ uint32_t gpmlog_tail(const gpmlog *log, uint32_t slot)
     return slot < log->g.n_slots ? tails_of(log)[slot] : 0;
 }
 
+/* Word K of the entry that starts at byte T of SLOT. */
+static uint64_t entry_word_off(const gpmlog *log, uint32_t slot, uint32_t t, uint32_t k)
+{
+    return log->g.kind == GPMLOG_HCL ? gpmlog_hcl_chunk_off(&log->g, slot, t / 4u + k)
+                                     : gpmlog_conv_off(&log->g, slot, t + 4u * k);
+}
+
 int gpmlog_host_insert(gpmlog *log, uint32_t slot, const void *src, uint32_t size)
 {
     uint8_t *base = (uint8_t *)log->region.host;
@@ -224,14 +232,21 @@ int gpmlog_host_insert(gpmlog *log, uint32_t slot, const void *src, uint32_t siz
         return gpm_set_error("%s: slot %u is full (%u of %u bytes used, entry of %u): create "
                              "the log with a larger size", log->region.path, slot, t,
                              log->g.slot_bytes, size);
+    /* The entry's words (scattered over lines in HCL's striped layout),
+     * then their flushes and one drain, before the tail. */
     for (uint32_t k = 0; k < n / 4u; k++) {
-        uint64_t off = log->g.kind == GPMLOG_HCL ? gpmlog_hcl_chunk_off(&log->g, slot, t / 4u + k)
-                                                 : gpmlog_conv_off(&log->g, slot, t + 4u * k);
         uint32_t w = gpmlog_chunk_of(src, size, k);
-        memcpy(base + off, &w, 4);
-        if (gpm_region_persist(&log->region, base + off, 4) != 0)
+        memcpy(base + entry_word_off(log, slot, t, k), &w, 4);
+    }
+    for (uint32_t k = 0; k < n / 4u; k++) {
+        uint8_t *p = base + entry_word_off(log, slot, t, k);
+        if (log->region.backend != GPM_BACKEND_FILE)
+            pmem_flush(p, 4);
+        else if (gpm_region_persist(&log->region, p, 4) != 0)
             return -1;
     }
+    if (log->region.backend != GPM_BACKEND_FILE)
+        pmem_drain();
     *tail = t + n;
     if (gpm_region_persist(&log->region, tail, 4) != 0)
         return -1;

@@ -76,16 +76,18 @@ int gpmtx_reset(gpmlog *log)
 int gpmtx_host_log_undo(gpmlog *log, uint32_t slot, uint64_t off, const void *old, uint32_t len)
 {
     uint32_t n = gpmlog_round4(len), check;
-    uint8_t *rec;
+    uint8_t small[256], *rec;
     int rc;
     if (len == 0 || len > GPMTX_MAX_LEN || gpmtx_record_bytes(len) > log->g.slot_bytes)
         return gpm_set_error("%s: an undo record of %u bytes cannot fit a slot of %u bytes: "
                              "log 1 to %u bytes at a time", log->region.path, len,
                              log->g.slot_bytes, log->g.slot_bytes - GPMTX_FOOTER_BYTES);
-    rec = calloc(1, (size_t)n + GPMTX_FOOTER_BYTES);
+    /* Small records (the common case) are built on the stack. */
+    rec = n <= sizeof small - GPMTX_FOOTER_BYTES ? small : malloc((size_t)n + GPMTX_FOOTER_BYTES);
     if (!rec)
         return gpm_set_error("%s: out of memory for an undo record of %u bytes",
                              log->region.path, len);
+    memset(rec + len, 0, (size_t)n + GPMTX_FOOTER_BYTES - len);
     memcpy(rec, old, len);
     check = gpmtx_check_of(off, old, len);
     for (uint32_t k = 0; k < 4; k++) {
@@ -93,7 +95,8 @@ int gpmtx_host_log_undo(gpmlog *log, uint32_t slot, uint64_t off, const void *ol
         memcpy(rec + n + 4 * k, &w, 4);
     }
     rc = gpmlog_host_insert(log, slot, rec, n + GPMTX_FOOTER_BYTES);
-    free(rec);
+    if (rec != small)
+        free(rec);
     return rc;
 }
 
