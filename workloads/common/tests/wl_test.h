@@ -5,7 +5,9 @@
 #define WL_TEST_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -66,6 +68,29 @@ static inline void wl_test_line(const char *path, int last, char *out, size_t le
             break;
     }
     fclose(f);
+}
+
+/* A test's scratch directory NAME-PID under GPM_PM_DIR (else /dev/shm),
+ * where its programs keep their PM files, into DIR (4096 bytes); ROWS and
+ * ERRF (4200 bytes each, either may be NULL) name its rows.tsv and stderr. */
+static inline void wl_test_scratch(const char *name, char *dir, char *rows, char *errf)
+{
+    const char *pm = getenv("GPM_PM_DIR");
+    snprintf(dir, 4096, "%s/%s-%d", pm && *pm ? pm : "/dev/shm", name, (int)getpid());
+    mkdir(dir, 0700);
+    if (rows)
+        snprintf(rows, 4200, "%s/rows.tsv", dir);
+    if (errf)
+        snprintf(errf, 4200, "%s/stderr", dir);
+}
+
+/* Removes the scratch directory DIR and everything in it. */
+static inline void wl_test_scratch_remove(const char *dir)
+{
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "cannot clean %s\n", dir);
 }
 
 #endif

@@ -228,20 +228,12 @@ static void a_crash_before_any_checkpoint_starts_over(void)
 
 int main(void)
 {
-    const char *pm = getenv("GPM_PM_DIR");
-    snprintf(dir, sizeof dir, "%s/steps-%d", pm && *pm ? pm : "/dev/shm", (int)getpid());
-    mkdir(dir, 0700);
-    snprintf(rows, sizeof rows, "%s/rows.tsv", dir);
+    wl_test_scratch("steps", dir, rows, NULL);
     RUN(the_schedule);
     RUN(a_run_checkpoints_on_schedule);
     RUN(a_crash_resumes_from_the_last_checkpoint);
     RUN(a_crash_before_any_checkpoint_starts_over);
     unlink(rows);
-    {
-        char cmd[8300];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "cannot clean %s\n", dir);
-    }
+    wl_test_scratch_remove(dir);
     CHECK_EXIT();
 }

@@ -242,19 +242,10 @@ static void a_recovery_that_skips_the_undo_fails(void)
 
 int main(void)
 {
-    const char *pm = getenv("GPM_PM_DIR");
-    snprintf(dir, sizeof dir, "%s/bank-%d", pm && *pm ? pm : "/dev/shm", (int)getpid());
-    mkdir(dir, 0700);
-    snprintf(rows, sizeof rows, "%s/rows.tsv", dir);
-    snprintf(errf, sizeof errf, "%s/stderr", dir);
+    wl_test_scratch("bank", dir, rows, errf);
     RUN(runs_say_their_log);
     RUN(kills_inside_a_batch_are_undone_and_resumed);
     RUN(a_recovery_that_skips_the_undo_fails);
-    {
-        char cmd[8300];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "cannot clean %s\n", dir);
-    }
+    wl_test_scratch_remove(dir);
     CHECK_EXIT();
 }

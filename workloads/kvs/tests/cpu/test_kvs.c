@@ -238,11 +238,7 @@ static void bad_flags_name_the_fix(void)
 
 int main(void)
 {
-    const char *pm = getenv("GPM_PM_DIR");
-    snprintf(dir, sizeof dir, "%s/kvs-test-%d", pm && *pm ? pm : "/dev/shm", (int)getpid());
-    mkdir(dir, 0700);
-    snprintf(rows, sizeof rows, "%s/rows.tsv", dir);
-    snprintf(errf, sizeof errf, "%s/stderr", dir);
+    wl_test_scratch("kvs-test", dir, rows, errf);
     /* The programs first: they run in forked children, and OpenMP's threads
      * do not survive a fork once this process has started them. */
     RUN(cpu_counterpart_runs_every_operation_and_log);
@@ -253,11 +249,6 @@ int main(void)
     RUN(gets_read_the_table_before_the_batch);
     RUN(sort_by_set_is_stable);
     RUN(keys_are_skewed_as_asked_and_repeatable);
-    {
-        char cmd[8300];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "cannot clean %s\n", dir);
-    }
+    wl_test_scratch_remove(dir);
     CHECK_EXIT();
 }

@@ -1,0 +1,157 @@
+/* gpDB kernels: INSERT appends rows in parallel and one thread logs and
+ * raises the row count; UPDATE takes the rows grid-stride with the log's
+ * HCL grid, each thread logging the old image of every row it changes
+ * before storing the new one. The kernels read the device copy of the
+ * table and write it and, where the mode says, PM. */
+#include <cuda_runtime.h>
+
+#include "db.h"
+#include "gpm/tx.cuh"
+#include "wl.cuh"
+
+/* One 64-byte row, four 16-byte stores. */
+__device__ __forceinline__ void store_row(wl_out o, db_row *dst, const db_row *src)
+{
+    const uint4 *s = (const uint4 *)src;
+    for (int k = 0; k < 4; k++)
+        wl_store_v4(o, (uint4 *)dst + k, s[k]);
+}
+
+__global__ void insert_kernel(db_row *dev_rows, db_row *pm_rows, uint64_t first, uint64_t n,
+                              uint64_t seed, wl_out o)
+{
+    for (uint64_t k = gpm_grid_rank(); k < n; k += gpm_grid_threads()) {
+        db_row x = db_row_gen(seed, first + k);
+        dev_rows[first + k] = x;
+        if (pm_rows)
+            store_row(o, &pm_rows[first + k], &x);
+    }
+    wl_persist(o);
+}
+
+__global__ void count_kernel(uint64_t *pm_count, uint64_t old_count, uint64_t new_count,
+                             gpmlog_dev log, int logged, wl_out o, unsigned long long *fail)
+{
+    if (logged && gpmtx_log_undo(log, 0, 0, &old_count, sizeof old_count) != 0) {
+        *fail = 1;
+        return; /* nothing logged: the count must not change */
+    }
+    if (pm_count) { /* NULL: the record alone (gpm-ndp logs before it stores) */
+        wl_store_u64(o, pm_count, new_count);
+        wl_persist(o);
+    }
+}
+
+struct update_args {
+    db_row *rows, *pm;
+    uint64_t count, u;
+    gpmlog_dev log;
+    int logged;
+    wl_out o;
+    uint32_t *list;
+    uint32_t chunk_shift;
+    unsigned long long *counts;
+};
+
+__global__ void update_kernel(struct update_args a)
+{
+    for (uint64_t k = gpm_grid_rank(); k < a.count; k += gpm_grid_threads()) {
+        db_row x = a.rows[k];
+        if (!db_matches(&x, a.u))
+            continue;
+        if (a.logged && gpmtx_log_undo(a.log, -1, db_row_off(k), &x, sizeof x) != 0) {
+            atomicAdd(&a.counts[2], 1ull);
+            continue; /* not logged: not changed */
+        }
+        db_update(&x, a.u);
+        a.rows[k] = x;
+        if (a.pm) {
+            store_row(a.o, &a.pm[k], &x);
+            wl_persist(a.o);
+        }
+        if (a.chunk_shift)
+            a.list[db_row_off(k) >> a.chunk_shift] = 1;
+        else if (a.list)
+            a.list[atomicAdd(&a.counts[0], 1ull)] = (uint32_t)k;
+        atomicAdd(&a.counts[1], 1ull);
+    }
+}
+
+__global__ void copy_listed_kernel(const db_row *rows, db_row *pm, const uint32_t *list,
+                                   uint64_t count)
+{
+    for (uint64_t k = gpm_grid_rank(); k < count; k += gpm_grid_threads())
+        pm[list[k]] = rows[list[k]];
+}
+
+static unsigned grid_for(uint64_t work)
+{
+    uint64_t b = (work + 255) / 256;
+    return (unsigned)(b < 1 ? 1 : b > 65535 ? 65535 : b);
+}
+
+extern "C" int db_gpu_insert_rows(db_row *dev_rows, db_row *pm_rows, uint64_t first, uint64_t n,
+                                  uint64_t seed, wl_out o)
+{
+    insert_kernel<<<grid_for(n), 256>>>(dev_rows, pm_rows, first, n, seed, o);
+    return wl_dev_sync("db: the INSERT kernel");
+}
+
+extern "C" int db_gpu_set_count(uint64_t *pm_count, uint64_t old_count, uint64_t new_count,
+                                const gpmlog_dev *log, wl_out o)
+{
+    unsigned long long *fail = NULL, f = 0;
+    gpmlog_dev none;
+    memset(&none, 0, sizeof none);
+    if (wl_dev_alloc((void **)&fail, sizeof f) != 0 || wl_dev_zero(fail, sizeof f) != 0) {
+        wl_dev_free(fail);
+        return -1;
+    }
+    count_kernel<<<1, 1>>>(pm_count, old_count, new_count, log ? *log : none, log != NULL, o,
+                           fail);
+    if (wl_dev_sync("db: the row count's kernel") != 0 || wl_dev_copy(&f, fail, sizeof f, 0)) {
+        wl_dev_free(fail);
+        return -1;
+    }
+    wl_dev_free(fail);
+    return f ? gpm_set_error("db: the row count's undo record did not fit the log") : 0;
+}
+
+extern "C" int db_gpu_update(struct db_state *st, uint64_t count, uint64_t u, db_row *pm,
+                             wl_out o, const gpmlog_dev *log, int list, uint32_t chunk_shift)
+{
+    struct update_args a;
+    unsigned long long fails = 0;
+    memset(&a, 0, sizeof a);
+    a.rows = st->d_rows;
+    a.pm = pm;
+    a.count = count;
+    a.u = u;
+    if (log) {
+        a.log = *log;
+        a.logged = 1;
+    }
+    a.o = o;
+    a.list = list || chunk_shift ? st->d_list : NULL;
+    a.chunk_shift = chunk_shift;
+    a.counts = st->d_counts;
+    if (wl_dev_zero(st->d_counts, 3 * sizeof fails) != 0)
+        return -1;
+    /* The log's HCL grid: each thread logs into its own slot. */
+    update_kernel<<<DB_LOG_BLOCKS, DB_LOG_THREADS>>>(a);
+    if (wl_dev_sync("db: the UPDATE kernel") != 0 ||
+        wl_dev_copy(&fails, &st->d_counts[2], sizeof fails, 0) != 0)
+        return -1;
+    if (fails)
+        return gpm_set_error("db: statement %llu: %llu old rows did not fit the log",
+                             (unsigned long long)u, fails);
+    return 0;
+}
+
+extern "C" int db_gpu_copy_listed(struct db_state *st, db_row *pm, uint64_t count)
+{
+    if (count == 0)
+        return 0;
+    copy_listed_kernel<<<grid_for(count), 256>>>(st->d_rows, pm, st->d_list, count);
+    return wl_dev_sync("db: the copy of the changed rows");
+}
