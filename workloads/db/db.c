@@ -233,7 +233,6 @@ static int gpu_insert(struct wl_ctx *c, struct db_state *st, uint64_t step)
 
 static int gpu_update(struct wl_ctx *c, struct db_state *st, uint64_t u)
 {
-    gpm_region *r = wl_region(c, DB_TABLE);
     db_row *pm_rows = pm_rows_of(c);
     uint64_t count = st->rows, listed = 0, changed = 0;
     gpmlog_dev log;
