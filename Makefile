@@ -59,7 +59,6 @@ HARNESS := $(B)/libharness.a
 # never reports the revision of an older build.
 REV_STAMP := $(B)/git-rev
 $(shell mkdir -p $(B) && (echo '$(GIT_REV)' | cmp -s - $(REV_STAMP) || echo '$(GIT_REV)' >$(REV_STAMP)))
-$(B)/libgpm/src/platform.o: $(REV_STAMP)
 
 srcs     = $(wildcard $(1)/*.c) $(wildcard $(1)/*.cu)
 objs     = $(patsubst %,$(B)/%.o,$(basename $(1)))
@@ -85,6 +84,9 @@ all: $(LIBGPM) $(TOOLS) $(WL_BINS) tests
 
 deps:
 	@scripts/install-deps.sh
+
+# Below all: the first rule of this file is what a plain make builds.
+$(B)/libgpm/src/platform.o: $(REV_STAMP)
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
