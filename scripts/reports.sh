@@ -10,7 +10,12 @@ root=$(cd "$here/.." && pwd)
 results=${RESULTS_DIR:-$root/results/${PLATFORM:-local}}
 reports=${REPORTS_DIR:-$root/reports}
 mkdir -p "$reports"
+# Named targets must build; with none, every report whose rows exist is
+# built and the others are named and skipped (a platform's results need not
+# hold every experiment).
+every=0
 if [ $# -eq 0 ]; then
+    every=1
     set -- $(cd "$here/report" && ls *.py 2>/dev/null | grep -v '^rows\.py$' | sed 's/\.py$//')
 fi
 # The platform and revision a report's rows come from, for its plot's
@@ -30,7 +35,14 @@ subtitle() {
 
 for t in "$@"; do
     [ -f "$here/report/$t.py" ] || continue
-    python3 "$here/report/$t.py" "$results" "$reports/$t.tsv"
+    if [ "$every" -eq 1 ]; then
+        if ! why=$(python3 "$here/report/$t.py" "$results" "$reports/$t.tsv" 2>&1); then
+            echo "report: $t skipped: $why"
+            continue
+        fi
+    else
+        python3 "$here/report/$t.py" "$results" "$reports/$t.tsv"
+    fi
     echo "report: $reports/$t.tsv"
     if [ -f "$here/plot/$t.gp" ]; then
         if command -v gnuplot >/dev/null 2>&1; then

@@ -40,6 +40,19 @@ def points(run):
     return out
 
 
+def link_ceiling(results_dir):
+    """The link's measured ceiling (GB/s): the best unpersisted GPU write
+    rate of the newest persist-scaling run under RESULTS_DIR, with the file
+    it comes from; (nan, None) where there is none."""
+    rows = [r for r in R.read_rows(results_dir) if r.get("workload") == "persist-scaling"]
+    if not rows:
+        return float("nan"), None
+    fname, _, run = R.newest_run(rows, results_dir)
+    rates = [p["bytes"] / p["median_s"] / 1e9 for (o, _), p in points(run).items()
+             if o == "gpm-nopersist" and p["median_s"] > 0]
+    return (max(rates), fname) if rates else (float("nan"), None)
+
+
 def paper_value(paper, metric):
     for p in paper:
         if p.get("metric") == metric:

@@ -31,7 +31,7 @@ expect() {
 
 expect "dispatcher: unknown target" 2 "no experiment named nosuch" \
     env RESULTS_DIR="$tmp/results" "$scripts/experiment.sh" nosuch "$tmp/bin"
-for t in figure_1b figure_9 figure_10 table_4 table_5 crash; do
+for t in figure_1b figure_9 figure_10 figure_12 table_4 table_5 crash; do
     if [ -x "$scripts/experiments/$t.sh" ] && [ -f "$scripts/report/$t.py" ]; then
         echo "ok - $t has an experiment script and a report script"
     else

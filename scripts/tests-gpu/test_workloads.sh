@@ -35,7 +35,10 @@ for w in $(workload_list "$bin"); do
             # shellcheck disable=SC2086 # flag is no word or two
             "$bin/$w" --mode "$m" $flag --scale tiny --reps 2 --pm-dir "$dir" --out "$rows" >"$log" 2>&1
             rc=$?
-            if [ $rc -eq 0 ] && tail -n 1 "$rows" | grep -q "	$w	$op	$m	tiny	.*	ok	"; then
+            # A verified row, which in GPU modes says the PCIe throughput
+            # (or that the driver gives none).
+            if [ $rc -eq 0 ] && tail -n 1 "$rows" | grep -q "	$w	$op	$m	tiny	.*	ok	" &&
+                { [ "$m" = cpu ] || tail -n 1 "$rows" | grep -q "pcie_tx"; }; then
                 echo "ok - $w $what$m tiny verified"
             else
                 echo "not ok - $w $what$m tiny: exit $rc: $(tail -n 1 "$log")"

@@ -143,13 +143,15 @@ static int timed(struct wl_ctx *c, struct wl_run *run, int (*fn)(struct wl_ctx *
                  double *t)
 {
     double t0;
-    int rc;
+    int rc, sampling;
     c->bytes_persisted = 0;
     if (arm && arm_crash(c) != 0)
         return -1;
+    sampling = wl_pcie_start(c);
     t0 = wl_now();
     rc = fn(c);
     *t = wl_now() - t0;
+    wl_pcie_stop(c, sampling);
     if (arm && wl_crash_disarm() == 1)
         fprintf(stderr, "crash: the work finished before the watchdog fired\n");
     if (rc == 0)

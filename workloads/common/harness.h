@@ -38,6 +38,14 @@ int wl_resumable(const struct wl_workload *w, enum wl_mode m);
 /* The flusher (persist.c): its thread count, calibrated for "best". */
 int wl_flusher_setup(struct wl_ctx *c);
 
+/* The GPU's PCIe transmit throughput over a timed run (pcie.c), sampled
+ * through NVML every 20 ms where the driver offers it: start returns 1 if
+ * it samples; stop notes pcie_tx_gbps= (or pcie_tx=unavailable) in GPU
+ * modes. wl_pcie_why: why it is unavailable ("" if it is not). */
+int wl_pcie_start(struct wl_ctx *c);
+void wl_pcie_stop(struct wl_ctx *c, int started);
+const char *wl_pcie_why(void);
+
 /* The --crash-after watchdog (crash.c). */
 double wl_crash_pick(double expected_s, unsigned long long salt);
 int wl_crash_arm(double seconds);

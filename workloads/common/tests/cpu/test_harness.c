@@ -15,6 +15,7 @@
 
 #include "gpm/check.h"
 #include "gpm/log.h"
+#include "harness.h"
 #include "identity.h"
 #include "tests/wl_test.h"
 #include "wl.h"
@@ -757,6 +758,30 @@ static void data_dir_from_the_environment(void)
     rmdir(want);
 }
 
+/* The PCIe throughput of Figure 12: sampled (or said unavailable, and why)
+ * in GPU modes, never in the CPU mode. */
+static void pcie_throughput_is_noted_in_gpu_modes(void)
+{
+    struct wl_ctx c;
+    char p[1024];
+    memset(&c, 0, sizeof c);
+    c.m = wl_mode(WL_GPM);
+    wl_pcie_stop(&c, wl_pcie_start(&c));
+    CHECKF(strstr(c.note, "pcie_tx_gbps=") ||
+               (strstr(c.note, "pcie_tx=unavailable") && wl_pcie_why()[0]),
+           "note '%s', why '%s'", c.note, wl_pcie_why());
+    memset(&c, 0, sizeof c);
+    c.m = wl_mode(WL_CPU);
+    wl_pcie_stop(&c, wl_pcie_start(&c));
+    CHECK_EQ_INT((int)strlen(c.note), 0);
+    clean_dir();
+    unlink(rows);
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--reps", "1",
+                          "--out", rows), 0);
+    last_params(p, sizeof p);
+    CHECKF(!strstr(p, "pcie_tx"), "%s", p);
+}
+
 static void float_closeness(void)
 {
     static const float got[3] = {1.0f, 2.5f, 0.0f};
@@ -802,6 +827,7 @@ int main(void)
     RUN(finished_first_is_not_a_crash);
     RUN(killed_before_progress_is_told_apart);
     RUN(operations_are_chosen_named_and_part_of_the_run);
+    RUN(pcie_throughput_is_noted_in_gpu_modes);
     RUN(float_closeness);
     RUN(data_dir_from_the_environment);
     clean_dir();
