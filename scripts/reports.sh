@@ -3,7 +3,8 @@
 #   scripts/reports.sh [TARGET...]   (default: every target with a report script)
 # For each TARGET, scripts/report/TARGET.py reads results/$PLATFORM/ (or
 # RESULTS_DIR) and writes reports/TARGET.tsv; scripts/plot/TARGET.gp, when
-# present and gnuplot is installed, draws reports/TARGET.png from it.
+# present and gnuplot is installed, draws reports/TARGET.png from it. With
+# no TARGET it also writes reports/summary.md (scripts/report/summary.py).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -16,7 +17,8 @@ mkdir -p "$reports"
 every=0
 if [ $# -eq 0 ]; then
     every=1
-    set -- $(cd "$here/report" && ls *.py 2>/dev/null | grep -v '^rows\.py$' | sed 's/\.py$//')
+    set -- $(cd "$here/report" && ls *.py 2>/dev/null | grep -v -e '^rows\.py$' -e '^summary\.py$' |
+        sed 's/\.py$//')
 fi
 # The platform and revision a report's rows come from, for its plot's
 # subtitle: a plot pasted into slides keeps saying what it measured.
@@ -54,3 +56,8 @@ for t in "$@"; do
         fi
     fi
 done
+# Every report built: the summary beside them (reports/summary.md).
+if [ "$every" -eq 1 ]; then
+    python3 "$here/report/summary.py" "$reports" "$reports/summary.md"
+    echo "summary: $reports/summary.md"
+fi

@@ -146,6 +146,31 @@ expect "figure_1b names a workload without a CPU counterpart and runs nothing" 1
     env GPM_BIN="$tmp/rbin" RESULTS_DIR="$tmp/rres" WORKLOADS=fakewl SCALE=tiny \
     "$scripts/experiments/figure_1b.sh"
 
+# make reproduce: without a GPU, one line; with one (a stub gpm-info here, no
+# workload programs), an estimate from earlier rows first, then every step
+# in order, the summary, and the failed steps named with exit 1.
+if [ -x "${GPM_BIN:-}/gpm-info" ] && ! "$GPM_BIN/gpm-info" --check-gpu 2>/dev/null; then
+    expect "reproduce without a GPU: one line" 1 "reproduce: .*run it on a machine with an NVIDIA GPU" \
+        env RESULTS_DIR="$tmp/rp" "$scripts/reproduce.sh" "$GPM_BIN"
+else
+    echo "skip - reproduce without a GPU: a GPU is visible (or no gpm-info)"
+fi
+mkdir -p "$tmp/rpbin" "$tmp/rp"
+printf '#!/bin/sh\nexit 0\n' >"$tmp/rpbin/gpm-info"
+chmod +x "$tmp/rpbin/gpm-info"
+cp "$here/fixtures/figure_9/figure_9.tsv" "$tmp/rp/"
+env RESULTS_DIR="$tmp/rp" REPORTS_DIR="$tmp/rprep" SCALE=small WORKLOADS=nosuch \
+    "$scripts/reproduce.sh" "$tmp/rpbin" >"$tmp/out" 2>&1
+rc=$?
+if [ "$rc" -eq 1 ] &&
+    grep -q "^reproduce: estimated time from earlier rows: about 3 min 45 s; no earlier rows for: figure_3 figure_10" "$tmp/out" &&
+    grep -q "^reproduce: \[9/9\] crash" "$tmp/out" && grep -q "^reproduce: FAILED steps: figure_3 figure_9" "$tmp/out" &&
+    [ -s "$tmp/rprep/summary.md" ]; then
+    echo "ok - reproduce: estimate, every step, the summary, the failures named"
+else
+    echo "not ok - reproduce: exit $rc: $(head -c 600 "$tmp/out")"
+fi
+
 # A real crash campaign through the dispatcher, on the CPU baseline of PS
 # (it needs no GPU): each trial SIGKILLs a run, recovers it from the PM file
 # and verifies it against the golden output; counts, a campaign row and the

@@ -1,0 +1,59 @@
+#!/bin/sh
+# Every figure and table of the paper that the suite covers, at SCALE
+# (default paper), then reports/summary.md: our numbers beside the paper's.
+#   scripts/reproduce.sh BIN_DIR
+# Runs Figure 3, Figures 9, 10, 12 and 1b, Tables 4 and 5, Figure 11b and
+# the crash campaign through scripts/experiment.sh, in that order (later
+# ones reuse Figure 9's rows of the same revision). Before it starts it
+# prints an estimate of the total time from the rows earlier runs left in
+# results/$PLATFORM at this scale; as it goes it prints each step and the
+# time so far. A failed step is reported and the others still run; the
+# script then exits 1. Environment: as scripts/experiment.sh (SCALE,
+# WORKLOADS, TRIALS, PLATFORM, GPM_PM_DIR, REPS).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+bin=$(cd "${1:-build/bin}" && pwd)
+root=$(cd "$here/.." && pwd)
+export SCALE=${SCALE:-paper}
+results=${RESULTS_DIR:-$root/results/${PLATFORM:-local}}
+steps="figure_3 figure_9 figure_10 figure_12 figure_1b table_4 table_5 figure_11b crash"
+if ! why=$("$bin/gpm-info" --check-gpu 2>&1); then
+    echo "reproduce: ${why#gpm-info: }: run it on a machine with an NVIDIA GPU" >&2
+    exit 1
+fi
+
+# The estimate: what the rows of earlier runs at this scale took (each run's
+# repetitions and its two untimed passes, setup and verification, counted
+# as two more), per step; a step without rows is named.
+estimate() {
+    for s in $steps; do
+        [ -f "$results/$s.tsv" ] || { echo "$s ?"; continue; }
+        awk -F'\t' -v s="$SCALE" -v step="$s" '
+            /^#/ { next }
+            !hdr { for (i = 1; i <= NF; i++) c[$i] = i; hdr = 1; next }
+            $c["scale"] == s || step == "figure_3" || step == "figure_11b" {
+                t += $c["median_s"] * ($c["reps"] + 2); n++ }
+            END { if (n) printf "%s %.0f\n", step, t; else print step " ?" }' "$results/$s.tsv"
+    done
+}
+known=0 unknown=""
+while read -r s t; do
+    if [ "$t" = "?" ]; then unknown="$unknown $s"; else known=$((known + ${t%.*})); fi
+done <<EST
+$(estimate)
+EST
+echo "reproduce: SCALE=$SCALE, rows in $results"
+echo "reproduce: estimated time from earlier rows: about $((known / 60)) min $((known % 60)) s${unknown:+; no earlier rows for:$unknown}"
+
+start=$(date +%s) failed="" k=0
+for s in $steps; do
+    k=$((k + 1))
+    echo "reproduce: [$k/9] $s (after $(( $(date +%s) - start )) s)"
+    RESULTS_DIR=$results "$here/experiment.sh" "$s" "$bin" || failed="$failed $s"
+done
+RESULTS_DIR=$results "$here/reports.sh" >/dev/null
+echo "reproduce: done in $(( $(date +%s) - start )) s; ${REPORTS_DIR:-$root/reports}/summary.md"
+if [ -n "$failed" ]; then
+    echo "reproduce: FAILED steps:$failed" >&2
+    exit 1
+fi
