@@ -1,6 +1,7 @@
 #!/bin/sh
-# Crash campaign: for each workload of WORKLOADS, first one uninterrupted
-# run measures how long the work takes; then TRIALS trials of
+# Crash campaign: for each workload of WORKLOADS (each of its operations),
+# first one uninterrupted run measures how long the work takes; then TRIALS
+# trials of
 #   W --mode M --reps 1 --crash-after T --keep --seed I   (SIGKILL at T)
 #   W --mode M --recover --seed I --out crash-trials.tsv  (must verify)
 # with T drawn uniformly from 5-95% of the measured time, so that most kills
@@ -8,8 +9,11 @@
 # (trial=mid-work|before-progress|finished-first) and, where progress was
 # durable, how much it found and reused (durable=D/T,redone=R: the harness
 # fails a recovery that redid durable work). Only kills inside the work count
-# as crash trials. A campaign fails if any trial was not recovered or if
-# fewer than half of its trials were killed mid-work.
+# as crash trials. Transactional workloads (those with --crash-before-commit)
+# also get COMMIT_TRIALS (default 10) runs killed just before their 1st, 2nd
+# or 3rd commit, every update and undo record of that batch durable. A
+# campaign fails if any trial was not recovered or if fewer than half of its
+# random trials were killed mid-work.
 # (CRASH_MODE=cpu crashes the CPU counterpart instead, which needs no GPU.)
 # Appends a campaign row (op=crash-campaign) to $RESULTS_DIR/crash.tsv;
 # report: scripts/report/crash.py. SIGKILL with DRAM as PM tests recovery
@@ -30,6 +34,25 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpm-crash.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 bad=0
 
+# tally STATUS WHAT: counts the trial that crash_trial just ran (STATUS its
+# exit status), says how it ended, and keeps its recovery row (with its
+# platform columns).
+tally() {
+    if [ "$1" -eq 0 ]; then
+        recovered=$((recovered + 1))
+        echo "$name: $lbl trial $2: $TRIAL, recovered" \
+            "($(echo "$TRIAL_PARAMS" | sed -n 's/.*\(durable=[^,]*,redone=[0-9]*\).*/\1/p'))"
+    else
+        unrecovered=$((unrecovered + 1))
+        echo "$name: $lbl trial $2: NOT RECOVERED: $TRIAL; log:" >&2
+        tail -n 20 "$TRIAL_LOG" | sed 's/^/    /' >&2
+    fi
+    if [ -s "$TRIAL_ROWS" ]; then
+        if [ -s "$trials_out" ]; then tail -n +2 "$TRIAL_ROWS" >>"$trials_out"
+        else cat "$TRIAL_ROWS" >>"$trials_out"; fi
+    fi
+}
+
 for w in $(workloads); do
     have_program "$w" || { bad=1; continue; }
     # Each operation is a campaign of its own; CRASH_ARGS and the op flag
@@ -48,39 +71,44 @@ for w in $(workloads); do
             seed=$((${CRASH_SEED:-0} + i))
             at=$(kill_at "$measured" "$seed")
             # shellcheck disable=SC2086
-            if crash_trial "$w" "$mode" "$SCALE" "$seed" "$at" "$tmp" $args; then
-                recovered=$((recovered + 1))
+            crash_trial "$w" "$mode" "$SCALE" "$seed" "$at" "$tmp" $args
+            rc=$?
+            if [ "$rc" -eq 0 ]; then
                 echo "$TRIAL_S" >>"$tmp/times"
                 case $TRIAL in
                     mid-work) mid=$((mid + 1)) ;;
                     before-progress) before=$((before + 1)) ;;
                     *) finished=$((finished + 1)) ;;
                 esac
-                echo "$name: $lbl trial $i/$TRIALS (seed $seed, kill at ${at}s): $TRIAL, recovered" \
-                    "($(echo "$TRIAL_PARAMS" | sed -n 's/.*\(durable=[^,]*,redone=[0-9]*\).*/\1/p'))"
-            else
-                unrecovered=$((unrecovered + 1))
-                echo "$name: $lbl trial $i/$TRIALS (seed $seed, kill at ${at}s): NOT RECOVERED: $TRIAL; log:" >&2
-                tail -n 20 "$TRIAL_LOG" | sed 's/^/    /' >&2
             fi
-            # The recovery row, with its platform columns, is kept.
-            if [ -s "$TRIAL_ROWS" ]; then
-                if [ -s "$trials_out" ]; then tail -n +2 "$TRIAL_ROWS" >>"$trials_out"
-                else cat "$TRIAL_ROWS" >>"$trials_out"; fi
-            fi
+            tally "$rc" "$i/$TRIALS (seed $seed, kill at ${at}s)"
             # (A failed recovery keeps its files for inspection; the next
             # trial's new run resets them.)
             i=$((i + 1))
         done
+        # Transactional workloads: also killed just before a commit, every
+        # update and undo record of the batch durable (the worst case).
+        commits=0
+        if "$GPM_BIN/$w" --help 2>/dev/null | grep -q -- "--crash-before-commit"; then
+            j=1
+            while [ "$j" -le "${COMMIT_TRIALS:-10}" ]; do
+                at=commit:$((1 + (j - 1) % 3))
+                # shellcheck disable=SC2086
+                crash_trial "$w" "$mode" "$SCALE" "$((${CRASH_SEED:-0} + j))" "$at" "$tmp" $args
+                tally $? "before commit ${at#commit:}"
+                commits=$((commits + 1))
+                j=$((j + 1))
+            done
+        fi
         verdict=ok
         [ "$unrecovered" -eq 0 ] && [ $((2 * mid)) -ge "$TRIALS" ] || verdict=fail
         med=$(sort -g "$tmp/times" | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2); else print "nan" }')
-        echo "$name: $lbl ($mode, $SCALE): trials $TRIALS, killed mid-work $mid, killed before any durable progress $before, finished first $finished; counted as crash trials $((mid + before)); recovered $recovered, unrecovered $unrecovered: $verdict"
+        echo "$name: $lbl ($mode, $SCALE): trials $TRIALS, killed mid-work $mid, killed before any durable progress $before, finished first $finished; counted as crash trials $((mid + before)); killed before a commit $commits; recovered $recovered, unrecovered $unrecovered: $verdict"
         [ $((2 * mid)) -ge "$TRIALS" ] ||
             echo "$name: $lbl: fewer than half of the trials were killed mid-work: the campaign tests too little" >&2
         "$GPM_BIN/gpm-row" "$RESULTS_DIR/crash.tsv" workload="$w" op=crash-campaign mode="$mode" \
             scale="$SCALE" reps="$TRIALS" median_s="$med" verified="$verdict" \
-            params="${op_param}trials=$TRIALS,mid_work=$mid,before_progress=$before,finished_first=$finished,recovered=$recovered,unrecovered=$unrecovered,work_s=$measured" ||
+            params="${op_param}trials=$TRIALS,mid_work=$mid,before_progress=$before,finished_first=$finished,before_commit=$commits,recovered=$recovered,unrecovered=$unrecovered,work_s=$measured" ||
             bad=1
         [ "$verdict" = ok ] || bad=1
     done

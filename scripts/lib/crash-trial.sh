@@ -5,7 +5,9 @@
 #   measure_work W MODE SCALE TMPDIR [FLAG...]   prints the median time of the work (s)
 #   kill_at MEASURED SEED                 prints a moment in 5-95% of MEASURED
 #   crash_trial W MODE SCALE SEED AT TMPDIR [FLAG...]
-#       W --crash-after AT (SIGKILL inside the work), then W --recover; sets
+#       W --crash-after AT (SIGKILL inside the work), or with AT commit:N
+#       W --crash-before-commit N (SIGKILL just before its N-th transaction
+#       commits), then W --recover; sets
 #       TRIAL (mid-work | before-progress | finished-first, or unrecovered),
 #       TRIAL_PARAMS (the recovery row's params), TRIAL_S (its median_s),
 #       TRIAL_ROWS (the recovery row file), TRIAL_LOG (both programs' output).
@@ -43,8 +45,12 @@ crash_trial() {
     TRIAL_ROWS=$_t/recover.tsv
     : >"$TRIAL_ROWS"
     _start=$(date +%s)
+    case $_at in
+        commit:*) _kill=--crash-before-commit _at=${_at#commit:} ;;
+        *) _kill=--crash-after ;;
+    esac
     timeout -k 30 "${TRIAL_TIMEOUT:-900}" "$GPM_BIN/$_w" --mode "$_m" --scale "$_s" \
-        --seed "$_seed" --reps 1 --keep --crash-after "$_at" \
+        --seed "$_seed" --reps 1 --keep "$_kill" "$_at" \
         ${GPM_PM_DIR:+--pm-dir "$GPM_PM_DIR"} "$@" >"$TRIAL_LOG" 2>&1
     _rc=$?
     # timeout -k ends a hung program with SIGKILL too (status 137).

@@ -33,7 +33,10 @@ def counts(row):
     if any(k not in p for k in COUNTS):
         return None
     try:
-        return {k: int(p[k]) for k in COUNTS}
+        c = {k: int(p[k]) for k in COUNTS}
+        # Kills just before a commit (transactional workloads; 0 elsewhere).
+        c["before_commit"] = int(p.get("before_commit", "0"))
+        return c
     except ValueError:
         return None
 
@@ -68,25 +71,27 @@ def main():
         every.setdefault(key, []).append(r)
     header = ["workload", "op", "mode", "scale", "trials", "mid_work", "before_progress",
               "finished_first", "crash_trials", "recovered", "unrecovered", "recover_median_s",
-              "verdict", "campaigns", "all_trials", "all_unrecovered"]
+              "verdict", "campaigns", "all_trials", "all_unrecovered", "before_commit"]
     table = []
     for key in sorted(newest):
         r = newest[key]
         c = counts(r)
         allc = [counts(x) for x in every[key]]
         table.append(list(key) + (
-            [c[k] for k in COUNTS[:4]] + [c["mid_work"] + c["before_progress"],
-                                          c["recovered"], c["unrecovered"]]
+            [c[k] for k in COUNTS[:4]] + [c["mid_work"] + c["before_progress"] +
+                                          c["before_commit"], c["recovered"], c["unrecovered"]]
             if c else ["?"] * 7) + [
             F.fnum(r.get("median_s")), verdict(c), len(every[key]),
-            sum(x["trials"] for x in allc if x), sum(x["unrecovered"] for x in allc if x)])
+            sum(x["trials"] + x["before_commit"] for x in allc if x),
+            sum(x["unrecovered"] for x in allc if x), c["before_commit"] if c else "?"])
     rows = [newest[k] for k in sorted(newest)]
     comments = (["Crash campaigns: SIGKILL at a moment drawn from the measured duration of "
                  "the work, then recovery checked against the golden output (newest campaign "
                  "per workload, op, mode and scale; all_* = every campaign recorded)",
                  "crash_trials counts only kills that landed inside the work (mid_work + "
-                 "before_progress); finished_first runs are not crash trials; ok needs every "
-                 "trial recovered and at least half of them killed mid-work",
+                 "before_progress, and before_commit: transactional workloads killed just "
+                 "before a transaction commits); finished_first runs are not crash trials; ok "
+                 "needs every trial recovered and at least half of the random kills mid-work",
                  "SIGKILL with DRAM standing in for PM tests the recovery logic and the order "
                  "in which the program makes its writes visible; it does not test flush "
                  "completeness or a power cut (the page cache survives the kill)"]

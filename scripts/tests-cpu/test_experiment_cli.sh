@@ -185,7 +185,7 @@ else
         env RESULTS_DIR="$tmp/crash" REPORTS_DIR="$tmp/reports" GPM_PM_DIR="$pm" \
         WORKLOADS=PS SCALE=tiny TRIALS=4 CRASH_MODE=cpu CRASH_ARGS="--n 16M --block 256" \
         "$scripts/experiment.sh" crash "$GPM_BIN"
-    if grep -q "	ps	crash-campaign	cpu	tiny	.*	ok	trials=4,mid_work=[34],before_progress=[01],finished_first=[01],recovered=4,unrecovered=0,work_s=" \
+    if grep -q "	ps	crash-campaign	cpu	tiny	.*	ok	trials=4,mid_work=[34],before_progress=[01],finished_first=[01],before_commit=0,recovered=4,unrecovered=0,work_s=" \
             "$tmp/crash/crash.tsv" 2>/dev/null; then
         echo "ok - crash campaign row saved"
     else

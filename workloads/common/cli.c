@@ -45,6 +45,15 @@ const char *wl_op(const struct wl_ctx *c)
     return c->wl->ops ? c->wl->ops[c->opt.op] : "run";
 }
 
+/* A workload with an undo log runs transactions (wl_tx_*). */
+static int has_transactions(const struct wl_workload *w)
+{
+    for (int i = 0; w->objects && w->objects[i].name; i++)
+        if (w->objects[i].kind == WL_OBJ_LOG)
+            return 1;
+    return 0;
+}
+
 static void modes_list(const struct wl_workload *w, char *out, size_t len)
 {
     size_t n = 0;
@@ -74,6 +83,8 @@ static void usage(const struct wl_workload *w, FILE *out)
         fprintf(out, " [--%s %s]", w->params[i].flag, type_word(w->params[i].type));
     fprintf(out, "\n       [--reps N] [--pm-dir DIR] [--cpu-threads N|best] [--recover]\n"
                  "       [--crash-after SECONDS|random] [--seed N] [--out FILE] [--keep]\n");
+    if (has_transactions(w))
+        fprintf(out, "       [--crash-before-commit N]\n");
     for (int i = 0; i < nparams(w); i++) {
         const struct wl_param *p = &w->params[i];
         fprintf(out, "  --%-18s %s ", p->flag, p->help);
@@ -102,10 +113,16 @@ static void usage(const struct wl_workload *w, FILE *out)
                  "  --seed N             input seed (default 1)\n"
                  "  --out FILE           append the result row to FILE (default: print it)\n"
                  "  --keep               keep the PM files after the run\n");
+    if (has_transactions(w))
+        fprintf(out, "  --crash-before-commit N  SIGKILL this process just before the N-th "
+                     "transaction of the first\n"
+                     "                       repetition commits (its updates durable, its undo "
+                     "records too)\n");
 }
 
 enum { OPT_MODE = 1000, OPT_OP, OPT_SCALE, OPT_REPS, OPT_PM_DIR, OPT_CPU_THREADS, OPT_RECOVER,
-       OPT_CRASH_AFTER, OPT_SEED, OPT_OUT, OPT_KEEP, OPT_HELP, OPT_PARAM = 2000 };
+       OPT_CRASH_AFTER, OPT_SEED, OPT_OUT, OPT_KEEP, OPT_HELP, OPT_CRASH_COMMIT,
+       OPT_PARAM = 2000 };
 
 static int parse_param(const struct wl_workload *w, int i, const char *val, struct wl_opts *o)
 {
@@ -187,6 +204,11 @@ static int parse_one(const struct wl_workload *w, int c, const char *val, struct
             return gpm_set_error("--crash-after: expects seconds > 0 or 'random', got '%s'",
                                  val);
         return 0;
+    case OPT_CRASH_COMMIT:
+        if (!has_transactions(w))
+            return gpm_set_error("--crash-before-commit: %s runs no transactions: use "
+                                 "--crash-after", w->name);
+        return gpm_arg_ll("--crash-before-commit", val, 1, 1ll << 40, &o->crash_before_commit);
     case OPT_SEED:
         if (gpm_arg_ll("--seed", val, 0, 0x7fffffffffffffffll, &x) != 0)
             return -1;
@@ -209,6 +231,7 @@ int wl_parse_args(const struct wl_workload *w, int argc, char **argv, struct wl_
         {"pm-dir", 1, OPT_PM_DIR}, {"cpu-threads", 1, OPT_CPU_THREADS},
         {"recover", 0, OPT_RECOVER}, {"crash-after", 1, OPT_CRASH_AFTER},
         {"seed", 1, OPT_SEED}, {"out", 1, OPT_OUT}, {"keep", 0, OPT_KEEP},
+        {"crash-before-commit", 1, OPT_CRASH_COMMIT},
         {"help", 0, OPT_HELP}};
     const int nc = (int)(sizeof common / sizeof common[0]);
     struct option opts[sizeof common / sizeof common[0] + WL_MAX_PARAMS + 1];
@@ -249,6 +272,9 @@ int wl_parse_args(const struct wl_workload *w, int argc, char **argv, struct wl_
     modes_list(w, modes, sizeof modes);
     if (!have_mode)
         return gpm_set_error("--mode: required: pass --mode %s", modes);
+    if (o->crash_before_commit && o->recover)
+        return gpm_set_error("--crash-before-commit: not with --recover (crash the run, then "
+                             "recover it)");
     for (int i = 0; i < nparams(w); i++)
         if (o->given[i] && w->params[i].sizes)
             o->custom = 1;

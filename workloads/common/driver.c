@@ -154,6 +154,9 @@ static int timed(struct wl_ctx *c, struct wl_run *run, int (*fn)(struct wl_ctx *
     wl_pcie_stop(c, sampling);
     if (arm && wl_crash_disarm() == 1)
         fprintf(stderr, "crash: the work finished before the watchdog fired\n");
+    if (c->opt.crash_before_commit && c->rep == 0)
+        fprintf(stderr, "crash: the work finished before commit %lld\n",
+                c->opt.crash_before_commit);
     if (rc == 0)
         rc = wl_identity_write(c, run, WL_ID_COMPLETE);
     return rc;
@@ -315,7 +318,9 @@ int wl_main(const struct wl_workload *w, int argc, char **argv)
                 w->name, gpm_pm_dir());
         files = WL_FILES_KEEP;
     } else
-        files = c->opt.keep || c->opt.crash_after >= 0 ? WL_FILES_KEEP : WL_FILES_REMOVE;
+        files = c->opt.keep || c->opt.crash_after >= 0 || c->opt.crash_before_commit
+                    ? WL_FILES_KEEP
+                    : WL_FILES_REMOVE;
     rc = ok && !row_err ? 0 : 1;
 out:
     free(t);

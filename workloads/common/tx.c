@@ -3,7 +3,10 @@
  * libgpm's commit protocol (gpm/tx.h) in the order each mode needs, and
  * undone after a crash. The CAP modes log nothing: as in the paper, they
  * are not failure-atomic (the row says atomic=no). */
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpm/log_layout.h"
 #include "gpm/tx.h"
@@ -69,6 +72,14 @@ int wl_tx_logged(struct wl_ctx *c, int log)
 
 int wl_tx_commit(struct wl_ctx *c, int log)
 {
+    /* --crash-before-commit N: the N-th transaction of the first repetition
+     * dies here, every update and undo record durable, its commit not. */
+    static long long commits;
+    if (c->opt.crash_before_commit && c->rep == 0 && ++commits == c->opt.crash_before_commit) {
+        fprintf(stderr, "crash: SIGKILL before commit %lld\n", commits);
+        fflush(NULL);
+        kill(getpid(), SIGKILL);
+    }
     return wl_tx_atomic(c) ? gpmtx_commit(wl_log(c, log)) : 0;
 }
 

@@ -152,6 +152,8 @@ struct wl_opts {
     unsigned long long seed;
     const char *out;        /* append rows here; NULL: stdout */
     int keep;               /* keep the PM files after a successful run */
+    long long crash_before_commit; /* SIGKILL before this commit (1-based) of the first
+                                      repetition's transactions; 0: none */
 };
 
 /* What the harness hands a workload's callbacks. */

@@ -510,6 +510,9 @@ static void operations_are_chosen_named_and_part_of_the_run(void)
     CHECK_EQ_INT(wl_parse_args(&w, ARGC(bad), bad, &o, devnull), -1);
     CHECK_MSG(gpm_last_error(), "--op: fake has no operation 'delete': use insert|update");
     EXPECT_ERROR("--op: fake has one operation: leave --op out", "--mode", "cpu", "--op", "x");
+    /* The fake has a log: it runs transactions. */
+    EXPECT_ERROR("--crash-before-commit: 0 is out of range", "--mode", "cpu",
+                 "--crash-before-commit", "0");
     CHECK(h && wl_parse_args(&w, ARGC(hlp), hlp, &o, h) == 1);
     if (h) {
         rewind(h);

@@ -226,6 +226,13 @@ static void a_crash_before_any_checkpoint_starts_over(void)
     CHECK_EQ_INT(wl_test_count_lines(rows, "trial=before-progress,durable=0/40,redone=40"), 1);
 }
 
+/* A workload without transactions has no commit to crash before. */
+static void no_commit_to_crash_before(void)
+{
+    char *av[] = {"iter", "--mode", "cpu", "--pm-dir", dir, "--crash-before-commit", "1"};
+    CHECK_EQ_INT(run(av, ARGC(av)), 2);
+}
+
 int main(void)
 {
     wl_test_scratch("steps", dir, rows, NULL);
@@ -233,6 +240,7 @@ int main(void)
     RUN(a_run_checkpoints_on_schedule);
     RUN(a_crash_resumes_from_the_last_checkpoint);
     RUN(a_crash_before_any_checkpoint_starts_over);
+    RUN(no_commit_to_crash_before);
     unlink(rows);
     wl_test_scratch_remove(dir);
     CHECK_EXIT();

@@ -240,12 +240,37 @@ static void a_recovery_that_skips_the_undo_fails(void)
     CHECKF(caught, "no recovery without undo was caught by verification");
 }
 
+/* --crash-before-commit N: killed with every update and undo record of
+ * batch N durable and its commit not; the recovery undoes all of it. */
+static void killed_just_before_a_commit(void)
+{
+    char line[8192], *p;
+    char *crash[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--reps", "1",
+                     "--crash-before-commit", "5"};
+    char *rec[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--recover", "--out", rows};
+    char *both[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--recover",
+                    "--crash-before-commit", "1"};
+    unsigned long long undone = 0;
+    int active = 0;
+    unlink(rows);
+    CHECK_EQ_INT(run(crash, ARGC(crash)), 128 + SIGKILL);
+    CHECK_EQ_INT(run(rec, ARGC(rec)), 0);
+    wl_test_line(rows, 1, line, sizeof line);
+    p = strstr(line, "tx_was_active=");
+    CHECKF(p && sscanf(p, "tx_was_active=%d,undone=%llu", &active, &undone) == 2 && active &&
+               undone == 64 && strstr(line, "durable=4/40,redone=36") && strstr(line, "\tok\t"),
+           "%s", line);
+    CHECK_EQ_INT(run(both, ARGC(both)), 2);
+    CHECK_EQ_INT(wl_test_count_lines(errf, "--crash-before-commit: not with --recover"), 1);
+}
+
 int main(void)
 {
     wl_test_scratch("bank", dir, rows, errf);
     RUN(runs_say_their_log);
     RUN(kills_inside_a_batch_are_undone_and_resumed);
     RUN(a_recovery_that_skips_the_undo_fails);
+    RUN(killed_just_before_a_commit);
     wl_test_scratch_remove(dir);
     CHECK_EXIT();
 }
