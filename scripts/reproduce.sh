@@ -2,8 +2,8 @@
 # Every figure and table of the paper that the suite covers, at SCALE
 # (default paper), then reports/summary.md: our numbers beside the paper's.
 #   scripts/reproduce.sh BIN_DIR
-# Runs Figure 3, Figures 9, 10, 12 and 1b, Tables 4 and 5, Figure 11b and
-# the crash campaign through scripts/experiment.sh, in that order (later
+# Runs Figure 3, Figures 9, 10, 12 and 1b, Tables 4 and 5, Figures 11a and
+# 11b and the crash campaign through scripts/experiment.sh, in that order (later
 # ones reuse Figure 9's rows of the same revision). Before it starts it
 # prints an estimate of the total time from the rows earlier runs left in
 # results/$PLATFORM at this scale; as it goes it prints each step and the
@@ -16,7 +16,7 @@ bin=$(cd "${1:-build/bin}" && pwd)
 root=$(cd "$here/.." && pwd)
 export SCALE=${SCALE:-paper}
 results=${RESULTS_DIR:-$root/results/${PLATFORM:-local}}
-steps="figure_3 figure_9 figure_10 figure_12 figure_1b table_4 table_5 figure_11b crash"
+steps="figure_3 figure_9 figure_10 figure_12 figure_1b table_4 table_5 figure_11a figure_11b crash"
 if ! why=$("$bin/gpm-info" --check-gpu 2>&1); then
     echo "reproduce: ${why#gpm-info: }: run it on a machine with an NVIDIA GPU" >&2
     exit 1
@@ -48,7 +48,7 @@ echo "reproduce: estimated time from earlier rows: about $((known / 60)) min $((
 start=$(date +%s) failed="" k=0
 for s in $steps; do
     k=$((k + 1))
-    echo "reproduce: [$k/9] $s (after $(( $(date +%s) - start )) s)"
+    echo "reproduce: [$k/$(echo $steps | wc -w)] $s (after $(( $(date +%s) - start )) s)"
     RESULTS_DIR=$results "$here/experiment.sh" "$s" "$bin" || failed="$failed $s"
 done
 RESULTS_DIR=$results "$here/reports.sh" >/dev/null

@@ -137,6 +137,19 @@ else
     echo "not ok - figure_1b plot missing or not a PNG"
 fi
 
+report figure_11a figure_11a
+f=$tmp/figure_11a.tsv
+check "figure_11a HCL over the conventional log at its best count" "$f" "kvs(set)" hcl_speedup 3
+check "figure_11a names the best count" "$f" "kvs(set)" conv_best_partitions 16
+check "figure_11a an unverified count is never the best" "$f" "kvs(set)" conv_partitions_tried 1,4,16
+check "figure_11a the paper's value beside ours" "$f" "db(update)" paper_hcl_speedup 6.1
+if RESULTS_DIR="$fix/figure_11a" REPORTS_DIR="$tmp/out" "$scripts/reports.sh" figure_11a >"$tmp/log" 2>"$tmp/err" &&
+    [ ! -s "$tmp/err" ] && [ "$(head -c 4 "$tmp/out/figure_11a.png" 2>/dev/null | od -An -c | tr -d ' ')" = "211PNG" ]; then
+    echo "ok - reports.sh figure_11a: report and plot, nothing on stderr"
+else
+    echo "not ok - reports.sh figure_11a: $(cat "$tmp/log" "$tmp/err")"
+fi
+
 report figure_12 figure_12
 f=$tmp/figure_12.tsv
 check "figure_12 bandwidth from a reused figure_9 row" "$f" ps pm_write_gbps 8
@@ -170,7 +183,7 @@ fi
 
 # Errors: no rows is a one-line error naming the file, not an empty report.
 mkdir -p "$tmp/empty"
-for t in figure_1b figure_9 figure_10 figure_12 table_4 table_5 crash; do
+for t in figure_1b figure_9 figure_10 figure_11a figure_12 table_4 table_5 crash; do
     if python3 "$scripts/report/$t.py" "$tmp/empty" "$tmp/empty/$t.tsv" 2>"$tmp/err"; then
         echo "not ok - $t with no rows: exited 0"
     elif grep -q "run make $t first" "$tmp/err"; then
