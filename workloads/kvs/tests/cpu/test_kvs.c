@@ -224,6 +224,50 @@ static void a_killed_run_resumes_after_the_last_committed_batch(void)
     CHECKF(resumed >= 1, "no recovery resumed after committed batches");
 }
 
+static unsigned long long file_sum(const char *path)
+{
+    unsigned long long h = 1469598103934665603ull;
+    int ch;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    while ((ch = fgetc(f)) != EOF)
+        h = (h ^ (unsigned)ch) * 1099511628211ull;
+    fclose(f);
+    return h;
+}
+
+/* A corrupt log, or the files of other sizes: a one-line error naming the
+ * file, and nothing on PM changed. */
+static void bad_files_are_refused_and_left_alone(void)
+{
+    char *keep[] = {"kvs", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--reps", "1",
+                    "--keep"};
+    char *rec[] = {"kvs", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--recover"};
+    char *other[] = {"kvs", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--recover",
+                     "--batch", "1000"};
+    char log[4300], table[4300];
+    unsigned long long lsum, tsum;
+    FILE *f;
+    snprintf(log, sizeof log, "%s/kvs-tiny.log", dir);
+    snprintf(table, sizeof table, "%s/kvs-tiny.table", dir);
+    CHECK_EQ_INT(run(keep, ARGC(keep)), 0);
+    f = fopen(log, "r+b");
+    CHECK(f != NULL);
+    if (f) { /* the header's first word */
+        fputs("garbage!", f);
+        fclose(f);
+    }
+    lsum = file_sum(log);
+    tsum = file_sum(table);
+    CHECK(run(rec, ARGC(rec)) != 0);
+    CHECK_EQ_INT(wl_test_count_lines(errf, log), 1);
+    CHECK(file_sum(log) == lsum && file_sum(table) == tsum);
+    CHECK(run(other, ARGC(other)) != 0); /* other sizes: other files, none to recover */
+    CHECK_EQ_INT(wl_test_count_lines(errf, "does not exist: nothing to recover"), 1);
+    CHECK(file_sum(log) == lsum && file_sum(table) == tsum);
+}
+
 static void bad_flags_name_the_fix(void)
 {
     char *chunk[] = {"kvs", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--cap-chunk",
@@ -244,6 +288,7 @@ int main(void)
     RUN(cpu_counterpart_runs_every_operation_and_log);
     RUN(a_killed_run_resumes_after_the_last_committed_batch);
     RUN(bad_flags_name_the_fix);
+    RUN(bad_files_are_refused_and_left_alone);
     RUN(way_is_own_then_free_then_victim);
     RUN(reference_fills_evicts_and_updates);
     RUN(gets_read_the_table_before_the_batch);
