@@ -11,6 +11,7 @@
 #include "../../bfs_graph.h"
 #include "gpm/gpm.h"
 #include "gpm/check.h"
+#include "tests/wl_test.h"
 
 static char dir[256], gr[300];
 
@@ -136,7 +137,6 @@ static void a_missing_file_is_an_error(void)
 
 int main(void)
 {
-    char cmd[300];
     snprintf(dir, sizeof dir, "/tmp/test-bfs-cache-%d", (int)getpid());
     snprintf(gr, sizeof gr, "%s/test-bfs-cache.gr", dir);
     mkdir(dir, 0700);
@@ -145,8 +145,6 @@ int main(void)
     RUN(a_file_is_rebuilt_when_it_changes);
     RUN(a_corrupt_cache_is_rebuilt);
     RUN(a_missing_file_is_an_error);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        return 1;
+    wl_test_scratch_remove(dir);
     CHECK_EXIT();
 }

@@ -223,15 +223,11 @@ static void recovery_refuses_another_graph(void)
 
 int main(void)
 {
-    const char *pm = getenv("GPM_PM_DIR");
-    char data[256], cmd[4300];
-    snprintf(dir, sizeof dir, "%s/bfs-cpu-%d", pm && *pm ? pm : "/dev/shm", (int)getpid());
+    char data[256];
+    wl_test_scratch("bfs-cpu", dir, rows, err);
     snprintf(data, sizeof data, "/tmp/test-bfs-cpu-%d", (int)getpid());
-    mkdir(dir, 0700);
     mkdir(data, 0700);
     setenv("GPM_DATA_DIR", data, 1); /* graph caches: scratch */
-    snprintf(rows, sizeof rows, "%s/rows.tsv", dir);
-    snprintf(err, sizeof err, "%s/err.txt", dir);
     snprintf(gr, sizeof gr, "%s/test-bfs-grid.gr", data);
     RUN(verified_rows_on_the_generator);
     RUN(verified_rows_on_a_dimacs_file);
@@ -239,12 +235,7 @@ int main(void)
     RUN(crash_then_recover_from_a_durable_level);
     RUN(recovery_of_a_finished_a_stale_or_an_empty_search);
     RUN(recovery_refuses_another_graph);
-    remove_pm_files();
-    unlink(rows);
-    unlink(err);
-    rmdir(dir);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", data);
-    if (system(cmd) != 0)
-        return 1;
+    wl_test_scratch_remove(dir);
+    wl_test_scratch_remove(data);
     CHECK_EXIT();
 }

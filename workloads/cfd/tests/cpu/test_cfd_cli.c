@@ -87,7 +87,6 @@ static void bare_name_is_looked_up_in_the_dataset_directory(void)
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
-    char cmd[4300];
     snprintf(dir, sizeof dir, "%s/cfd-cli-%d", tmp && *tmp ? tmp : "/tmp", (int)getpid());
     snprintf(pm, sizeof pm, "%s/pm", dir);
     snprintf(data, sizeof data, "%s/data", dir);
@@ -98,8 +97,6 @@ int main(void)
     setenv("GPM_DATA_DIR", data, 1);
     RUN(unusable_meshes_are_refused_before_any_work);
     RUN(bare_name_is_looked_up_in_the_dataset_directory);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        printf("not ok - cleanup: cannot remove %s\n", dir);
+    wl_test_scratch_remove(dir);
     CHECK_EXIT();
 }

@@ -220,7 +220,7 @@ static int files_in_dir(void)
     char cmd[4300];
     FILE *p;
     int n = -1;
-    snprintf(cmd, sizeof cmd, "ls -A '%s' | grep -v rows.tsv | grep -v err.log | wc -l", dir);
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | grep -v rows.tsv | grep -v stderr | wc -l", dir);
     p = popen(cmd, "r");
     if (p && fscanf(p, "%d", &n) != 1)
         n = -1;
@@ -803,13 +803,9 @@ static void float_closeness(void)
 
 int main(void)
 {
-    const char *pm = getenv("GPM_PM_DIR");
     devnull = fopen("/dev/null", "w");
-    snprintf(dir, sizeof dir, "%s/harness-%d", pm && *pm ? pm : "/dev/shm", (int)getpid());
-    mkdir(dir, 0700);
+    wl_test_scratch("harness", dir, rows, errlog);
     setenv("GPM_PM_DIR", dir, 1);
-    snprintf(rows, sizeof rows, "%s/rows.tsv", dir);
-    snprintf(errlog, sizeof errlog, "%s/err.log", dir);
     RUN(defaults_and_values);
     RUN(every_mode_name);
     RUN(bad_flags);
@@ -833,9 +829,6 @@ int main(void)
     RUN(pcie_throughput_is_noted_in_gpu_modes);
     RUN(float_closeness);
     RUN(data_dir_from_the_environment);
-    clean_dir();
-    unlink(rows);
-    unlink(errlog);
-    rmdir(dir);
+    wl_test_scratch_remove(dir);
     CHECK_EXIT();
 }

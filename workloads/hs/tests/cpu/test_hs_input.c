@@ -281,7 +281,6 @@ static void layout_refuses_impossible_flags(void)
 
 int main(void)
 {
-    char cmd[8400];
     snprintf(dir, sizeof dir, "%s/hs-input.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     if (!mkdtemp(dir)) {
         printf("not ok - setup: cannot make %s\n", dir);
@@ -298,8 +297,6 @@ int main(void)
     RUN(input_names_its_power_file);
     RUN(input_load_generates_or_reads);
     RUN(layout_refuses_impossible_flags);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        printf("# could not remove %s\n", dir);
+    wl_test_scratch_remove(dir);
     CHECK_EXIT();
 }

@@ -97,14 +97,10 @@ static void stale_markers_without_identity_never_count(void)
 
 int main(void)
 {
-    const char *pm = getenv("GPM_PM_DIR");
-    snprintf(dir, sizeof dir, "%s/ps-cpu-%d", pm && *pm ? pm : "/dev/shm", (int)getpid());
-    mkdir(dir, 0700);
-    snprintf(rows, sizeof rows, "%s/rows.tsv", dir);
+    wl_test_scratch("ps-cpu", dir, rows, NULL);
     RUN(verified_rows_in_cpu_mode);
     RUN(crash_then_recover);
     RUN(stale_markers_without_identity_never_count);
-    unlink(rows);
-    rmdir(dir);
+    wl_test_scratch_remove(dir);
     CHECK_EXIT();
 }

@@ -170,18 +170,12 @@ static void roi_outside_the_image_is_refused(void)
 
 int main(void)
 {
-    const char *pm = getenv("GPM_PM_DIR");
-    snprintf(dir, sizeof dir, "%s/srad-cpu-%d", pm && *pm ? pm : "/dev/shm", (int)getpid());
-    mkdir(dir, 0700);
-    snprintf(rows, sizeof rows, "%s/rows.tsv", dir);
-    snprintf(err, sizeof err, "%s/err.txt", dir);
+    wl_test_scratch("srad-cpu", dir, rows, err);
     RUN(verified_rows_in_cpu_mode);
     RUN(crash_then_recover_resumes_the_last_complete_iteration);
     RUN(recovery_after_a_finished_run_redoes_nothing);
     RUN(stale_records_without_identity_never_count);
     RUN(roi_outside_the_image_is_refused);
-    unlink(rows);
-    unlink(err);
-    rmdir(dir);
+    wl_test_scratch_remove(dir);
     CHECK_EXIT();
 }
