@@ -201,15 +201,13 @@ static int gpu_insert(struct wl_ctx *c, struct db_state *st, uint64_t step)
     if (wl_tx_begin(c, DB_LOG) != 0)
         return -1;
     if (c->m->fences) {
+        int rc;
         if (wl_persist_begin(c) != 0)
             return -1;
-        if (db_gpu_insert_rows(st->d_rows, pm_rows, old, st->batch, c->opt.seed,
-                               wl_out_of(c)) != 0 ||
-            db_gpu_set_count((uint64_t *)r->dev, old, now, &log, wl_out_of(c)) != 0) {
-            wl_persist_end(c);
-            return -1;
-        }
-        if (wl_persist_end(c) != 0)
+        rc = db_gpu_insert_rows(st->d_rows, pm_rows, old, st->batch, c->opt.seed,
+                                wl_out_of(c)) ||
+             db_gpu_set_count((uint64_t *)r->dev, old, now, &log, wl_out_of(c));
+        if (wl_persist_end(c) != 0 || rc != 0)
             return -1;
         c->bytes_persisted += (double)st->batch * DB_ROW_BYTES + sizeof now;
         return wl_tx_commit(c, DB_LOG);
@@ -246,13 +244,11 @@ static int gpu_update(struct wl_ctx *c, struct db_state *st, uint64_t u)
     if (wl_tx_begin(c, DB_LOG) != 0)
         return -1;
     if (c->m->fences) {
+        int rc;
         if (wl_persist_begin(c) != 0)
             return -1;
-        if (db_gpu_update(st, count, u, pm_rows, wl_out_of(c), &log, 0, 0) != 0) {
-            wl_persist_end(c);
-            return -1;
-        }
-        if (wl_persist_end(c) != 0 ||
+        rc = db_gpu_update(st, count, u, pm_rows, wl_out_of(c), &log, 0, 0);
+        if (wl_persist_end(c) != 0 || rc != 0 ||
             wl_dev_copy(&changed, &st->d_counts[1], sizeof changed, 0) != 0)
             return -1;
         c->bytes_persisted += (double)changed * DB_ROW_BYTES;

@@ -212,13 +212,11 @@ static int gpu_batch(struct wl_ctx *c, struct kvs_state *st, uint64_t b)
         return -1;
     if (c->m->fences) {
         /* gpm, gpm-eadr: log and store and persist in one kernel. */
+        int rc;
         if (wl_persist_begin(c) != 0)
             return -1;
-        if (kvs_gpu_apply(st, seed, b, (kvs_set *)r->dev, wl_out_of(c), &log, 0, 0) != 0) {
-            wl_persist_end(c);
-            return -1;
-        }
-        if (wl_persist_end(c) != 0 ||
+        rc = kvs_gpu_apply(st, seed, b, (kvs_set *)r->dev, wl_out_of(c), &log, 0, 0);
+        if (wl_persist_end(c) != 0 || rc != 0 ||
             wl_dev_copy(&pairs, &st->d_counts[1], sizeof pairs, 0) != 0)
             return -1;
         c->bytes_persisted += (double)pairs * sizeof(kvs_pair);
