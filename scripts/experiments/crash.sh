@@ -89,7 +89,7 @@ for w in $(workloads); do
         # Transactional workloads: also killed just before a commit, every
         # update and undo record of the batch durable (the worst case).
         commits=0
-        if "$GPM_BIN/$w" --help 2>/dev/null | grep -q -- "--crash-before-commit"; then
+        if runs_transactions "$w"; then
             j=1
             while [ "$j" -le "${COMMIT_TRIALS:-10}" ]; do
                 at=commit:$((1 + (j - 1) % 3))

@@ -14,7 +14,7 @@ name=figure_11a
 ran=0
 for w in $(workloads); do
     have_program "$w" || continue
-    if ! "$GPM_BIN/$w" --help 2>/dev/null | grep -q -- "--crash-before-commit"; then
+    if ! runs_transactions "$w"; then
         echo "$name: $w runs no transactions: skipped"
         continue
     fi

@@ -29,6 +29,12 @@ ops() {
     workload_ops "$GPM_BIN" "$1"
 }
 
+# runs_transactions W: W's batches are transactions (it takes
+# --crash-before-commit).
+runs_transactions() {
+    "$GPM_BIN/$1" --help 2>/dev/null | grep -q -- "--crash-before-commit"
+}
+
 # op_flag OP: the flag that picks OP (none for "run"), for run_mode.
 op_flag() {
     [ "$1" = run ] || echo "--op $1"

@@ -16,7 +16,7 @@ out=$RESULTS_DIR/$name.tsv
 for w in $(workloads); do
     have_program "$w" || continue
     tx=0
-    "$GPM_BIN/$w" --help 2>/dev/null | grep -q -- "--crash-before-commit" && tx=1
+    runs_transactions "$w" && tx=1
     for op in $(ops "$w"); do
         if [ "$tx" -eq 1 ]; then
             # Transactional: the paper's way, the undo of a batch killed just
