@@ -116,29 +116,22 @@ while [ \$# -gt 0 ]; do [ "\$1" = --op ] && op=\$2; shift; done
 echo "\$op" >>"$tmp/calls"
 EOF
 chmod +x "$tmp/rbin/fakeops"
-# opcount: the operations the fake was run with, counted ("get-set:3 set:3 ").
-opcount() {
-    sort "$tmp/calls" | uniq -c | awk '{ printf "%s:%s ", $2, $1 }'
+# ops_run NAME EXPERIMENT WANT: EXPERIMENT on the fake ran it with these
+# operations, counted ("get-set:3 set:3").
+ops_run() {
+    : >"$tmp/calls"
+    env GPM_BIN="$tmp/rbin" RESULTS_DIR="$tmp/rres" WORKLOADS=fakeops SCALE=tiny \
+        "$scripts/experiments/$2.sh" >/dev/null 2>&1
+    got=$(sort "$tmp/calls" | uniq -c | awk '{ printf "%s%s:%s", (NR > 1 ? " " : ""), $2, $1 }')
+    if [ "$got" = "$3" ]; then
+        echo "ok - $1"
+    else
+        echo "not ok - $1: ran '$got', expected '$3'"
+    fi
 }
-: >"$tmp/calls"
-env GPM_BIN="$tmp/rbin" RESULTS_DIR="$tmp/rres" WORKLOADS=fakeops SCALE=tiny \
-    "$scripts/experiments/figure_9.sh" >/dev/null 2>&1
-got=$(opcount)
-if [ "$got" = "get-set:3 set:3 " ]; then
-    echo "ok - figure_9 runs each operation in each mode"
-else
-    echo "not ok - figure_9 with operations ran: '$got'"
-fi
+ops_run "figure_9 runs each operation in each mode" figure_9 "get-set:3 set:3"
 printf 'rev2\tfakeops\tset\tgpm\ttiny\tok\n' >>"$tmp/rres/figure_9.tsv"
-: >"$tmp/calls"
-env GPM_BIN="$tmp/rbin" RESULTS_DIR="$tmp/rres" WORKLOADS=fakeops SCALE=tiny \
-    "$scripts/experiments/figure_1b.sh" >/dev/null 2>&1
-got=$(opcount)
-if [ "$got" = "get-set:2 set:1 " ]; then
-    echo "ok - figure_1b reuses the GPM row of the same operation only"
-else
-    echo "not ok - figure_1b with operations ran: '$got'"
-fi
+ops_run "figure_1b reuses the GPM row of the same operation only" figure_1b "get-set:2 set:1"
 
 # Figure 1b runs only workloads with a CPU counterpart; fakewl lists none.
 expect "figure_1b names a workload without a CPU counterpart and runs nothing" 1 \

@@ -37,6 +37,24 @@ has() {
 lacks() {
     if grep -q -- "$3" "$2"; then echo "not ok - $1: '$3' in $2"; else echo "ok - $1"; fi
 }
+# through_reports NAME: scripts/reports.sh NAME on its fixture rows exits 0
+# with nothing on stderr (a series the rows leave empty is not handed to
+# gnuplot to warn about), and with gnuplot it draws a PNG.
+through_reports() {
+    if RESULTS_DIR="$fix/$1" REPORTS_DIR="$tmp/out" "$scripts/reports.sh" "$1" >"$tmp/log" 2>"$tmp/err" &&
+        [ ! -s "$tmp/err" ]; then
+        echo "ok - reports.sh $1 says nothing on stderr"
+    else
+        echo "not ok - reports.sh $1: $(cat "$tmp/log" "$tmp/err")"
+    fi
+    if ! command -v gnuplot >/dev/null 2>&1; then
+        echo "skip - $1 plot: gnuplot not installed"
+    elif [ "$(head -c 4 "$tmp/out/$1.png" 2>/dev/null | od -An -c | tr -d ' ')" = "211PNG" ]; then
+        echo "ok - $1 plot drawn ($(wc -c <"$tmp/out/$1.png") bytes)"
+    else
+        echo "not ok - $1 plot missing or not a PNG: $(cat "$tmp/log")"
+    fi
+}
 report() {  # report NAME FIXTURE_DIR
     if python3 "$scripts/report/$1.py" "$fix/$2" "$tmp/$1.tsv" 2>"$tmp/$1.err"; then
         echo "ok - $1 report builds from fixture rows"
@@ -123,19 +141,7 @@ check "figure_1b CPU thread count carried" "$f" bfs cpu_threads 16
 check "figure_1b geomean" "$f" geomean gpm_over_cpu 9.524
 check "figure_1b paper range beside ours" "$f" srad paper_hi 27
 lacks "figure_1b leaves out a workload without a CPU counterpart" "$f" "^hs	"
-if RESULTS_DIR="$fix/figure_1b" REPORTS_DIR="$tmp/out" "$scripts/reports.sh" figure_1b >"$tmp/log" 2>"$tmp/err" &&
-    [ ! -s "$tmp/err" ]; then
-    echo "ok - reports.sh figure_1b says nothing on stderr"
-else
-    echo "not ok - reports.sh figure_1b: $(cat "$tmp/log" "$tmp/err")"
-fi
-if ! command -v gnuplot >/dev/null 2>&1; then
-    echo "skip - figure_1b plot: gnuplot not installed"
-elif [ "$(head -c 4 "$tmp/out/figure_1b.png" 2>/dev/null | od -An -c | tr -d ' ')" = "211PNG" ]; then
-    echo "ok - figure_1b plot drawn"
-else
-    echo "not ok - figure_1b plot missing or not a PNG"
-fi
+through_reports figure_1b
 
 report figure_11a figure_11a
 f=$tmp/figure_11a.tsv
@@ -143,12 +149,7 @@ check "figure_11a HCL over the conventional log at its best count" "$f" "kvs(set
 check "figure_11a names the best count" "$f" "kvs(set)" conv_best_partitions 16
 check "figure_11a an unverified count is never the best" "$f" "kvs(set)" conv_partitions_tried 1,4,16
 check "figure_11a the paper's value beside ours" "$f" "db(update)" paper_hcl_speedup 6.1
-if RESULTS_DIR="$fix/figure_11a" REPORTS_DIR="$tmp/out" "$scripts/reports.sh" figure_11a >"$tmp/log" 2>"$tmp/err" &&
-    [ ! -s "$tmp/err" ] && [ "$(head -c 4 "$tmp/out/figure_11a.png" 2>/dev/null | od -An -c | tr -d ' ')" = "211PNG" ]; then
-    echo "ok - reports.sh figure_11a: report and plot, nothing on stderr"
-else
-    echo "not ok - reports.sh figure_11a: $(cat "$tmp/log" "$tmp/err")"
-fi
+through_reports figure_11a
 
 report figure_12 figure_12
 f=$tmp/figure_12.tsv
@@ -159,19 +160,7 @@ check "figure_12 no PCIe throughput where none was sampled" "$f" blk pcie_tx_gbp
 check "figure_12 the ceiling of the newest Figure 3 run" "$f" ps link_ceiling_gbps 4.167
 check "figure_12 an operation is a bar of its own" "$f" "db(update)" pm_write_gbps 0.5
 check "figure_12 the paper's class beside ours" "$f" "db(update)" paper_class transactional
-if RESULTS_DIR="$fix/figure_12" REPORTS_DIR="$tmp/out" "$scripts/reports.sh" figure_12 >"$tmp/log" 2>"$tmp/err" &&
-    [ ! -s "$tmp/err" ]; then
-    echo "ok - reports.sh figure_12 says nothing on stderr"
-else
-    echo "not ok - reports.sh figure_12: $(cat "$tmp/log" "$tmp/err")"
-fi
-if ! command -v gnuplot >/dev/null 2>&1; then
-    echo "skip - figure_12 plot: gnuplot not installed"
-elif [ "$(head -c 4 "$tmp/out/figure_12.png" 2>/dev/null | od -An -c | tr -d ' ')" = "211PNG" ]; then
-    echo "ok - figure_12 plot drawn"
-else
-    echo "not ok - figure_12 plot missing or not a PNG"
-fi
+through_reports figure_12
 
 # make reports (every report) builds what the rows allow and names the rest.
 if RESULTS_DIR="$fix/figure_9" REPORTS_DIR="$tmp/all" "$scripts/reports.sh" >"$tmp/log" 2>&1 &&
@@ -195,25 +184,8 @@ done
 
 # The whole path through scripts/reports.sh, plots included.
 for t in figure_9 figure_10; do
-    if ! RESULTS_DIR="$fix/$t" REPORTS_DIR="$tmp/out" "$scripts/reports.sh" "$t" >"$tmp/log" 2>"$tmp/err"; then
-        echo "not ok - reports.sh $t: $(cat "$tmp/log" "$tmp/err")"
-        continue
-    fi
+    through_reports "$t"
     check "reports.sh $t writes the report" "$tmp/out/$t.tsv" ps gpm_speedup 16
-    # The paper leaves these figures' per-workload columns empty: such a
-    # series is left out, not handed to gnuplot to warn about.
-    if [ -s "$tmp/err" ]; then
-        echo "not ok - reports.sh $t says nothing on stderr: $(cat "$tmp/err")"
-    else
-        echo "ok - reports.sh $t says nothing on stderr"
-    fi
-    if ! command -v gnuplot >/dev/null 2>&1; then
-        echo "skip - $t plot: gnuplot not installed"
-    elif [ -s "$tmp/out/$t.png" ] && [ "$(head -c 4 "$tmp/out/$t.png" | od -An -c | tr -d ' ')" = "211PNG" ]; then
-        echo "ok - $t plot drawn ($(wc -c <"$tmp/out/$t.png") bytes)"
-    else
-        echo "not ok - $t plot missing or not a PNG: $(cat "$tmp/log")"
-    fi
 done
 
 # The summary: every report built above as a table beside the paper's
