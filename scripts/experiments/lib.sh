@@ -70,6 +70,15 @@ run_mode() {
     return 1
 }
 
+# some_ran COUNT WHAT: an experiment for some workloads only (those that
+# WHAT) stops with one line when none of WORKLOADS does and none failed.
+some_ran() {
+    [ "$1" -gt 0 ] || [ -n "$failed" ] || {
+        echo "$name: none of the workloads ($(workloads | tr '\n' ' ')) $2" >&2
+        exit 1
+    }
+}
+
 # finish MESSAGE: exit 1 naming every failed run, or print MESSAGE.
 finish() {
     if [ -n "$failed" ]; then
