@@ -145,9 +145,13 @@ static int timed(struct wl_ctx *c, struct wl_run *run, int (*fn)(struct wl_ctx *
     double t0;
     int rc, sampling;
     c->bytes_persisted = 0;
-    if (arm && arm_crash(c) != 0)
-        return -1;
+    /* The sampler starts first: opening NVML on the first run takes tens of
+     * milliseconds, which the watchdog must not count as work. */
     sampling = wl_pcie_start(c);
+    if (arm && arm_crash(c) != 0) {
+        wl_pcie_stop(c, sampling);
+        return -1;
+    }
     t0 = wl_now();
     rc = fn(c);
     *t = wl_now() - t0;
