@@ -146,7 +146,10 @@ def main():
             continue
         comments, header, rows = read_report(path)
         plat = [c[len("platform: "):] for c in comments if c.startswith("platform: ")]
-        rev = [c[len("revision: "):] for c in comments if c.startswith("revision: ")]
+        several = "NOTE: rows come from several revisions: "
+        rev = (["revision " + c[len("revision: "):] for c in comments
+                if c.startswith("revision: ")] +
+               ["revisions " + c[len(several):] for c in comments if c.startswith(several)])
         platforms += [p for p in plat if p not in platforms]
         shown = [c for c in cols if c in header]
         lines += ["## " + title, ""]
@@ -158,8 +161,8 @@ def main():
         lines += ["", "Paper: %s. %s%s.%s" % (paper, said[:1].upper(), said[1:],
                                               " On this platform " + reason + "." if reason
                                               else ""),
-                  "", "_Rows: %s, revision %s._" % (plat[0] if plat else "?",
-                                                     rev[0] if rev else "?"), ""]
+                  "", "_Rows: %s, %s._" % (plat[0] if plat else "?",
+                                           rev[0] if rev else "revision ?"), ""]
     if not lines:
         R.fail("summary: no reports in %s: run make reproduce (or the experiments and make "
                "reports) first" % reports)

@@ -116,6 +116,12 @@ check "table_5 paper value (Table 5)" "$f" blk paper_restore_pct 0.80
 check "table_5 no paper value for native PS" "$f" ps paper_restore_pct ""
 check "table_5 pairs each operation's run with its recovery (op= of the recover row)" "$f" "db(update)" restore_pct 5
 check "table_5 the paper's value of an operation" "$f" "db(insert)" paper_restore_pct 0.01
+check "table_5 work between two checkpoints: (run - checkpoint time) / checkpoints" "$f" blk between_checkpoints_ms 300
+check "table_5 one checkpoint: checkpoint time / checkpoints" "$f" blk checkpoint_ms 100
+check "table_5 restore in ms" "$f" blk restore_ms 40
+check "table_5 DNN's three figures beside the paper's" "$f" dnn between_checkpoints_ms 5.9
+check "table_5 the paper's DNN checkpoint" "$f" dnn paper_checkpoint_ms 0.221
+check "table_5 no per-checkpoint figures for a run that does not checkpoint" "$f" ps checkpoint_ms nan
 
 report crash crash
 f=$tmp/crash.tsv
@@ -197,9 +203,16 @@ if python3 "$scripts/report/summary.py" "$tmp/out" "$tmp/summary.md" 2>"$tmp/err
     has "summary sets the paper's statement and ours side by side" "$tmp/summary.md" \
         "^Paper: GPM over CAP-fs 7-8x for gpKVS, 11-18x for checkpointing, 5-85x for native workloads. Ours: geomean small 19.6, tiny 10; 2 of 3 workloads inside the paper's stated range. On this platform DRAM stands in for PM"
     has "summary names what did not run" "$tmp/summary.md" "^Not run: figure_3, figure_11b, table_4, table_5, crash."
+    has "summary names the rows' revision" "$tmp/summary.md" "ddio=uncontrolled: fixture data, revision fixture-rev2._"
 else
     echo "not ok - summary failed: $(cat "$tmp/err")"
 fi
+# A report of rows from several revisions says so in the summary too.
+mkdir -p "$tmp/mixed"
+sed 's/^# revision: fixture-rev2$/# NOTE: rows come from several revisions: fixture-rev1, fixture-rev2/' \
+    "$tmp/out/figure_9.tsv" >"$tmp/mixed/figure_9.tsv"
+python3 "$scripts/report/summary.py" "$tmp/mixed" "$tmp/mixed.md" 2>"$tmp/err"
+has "summary names every revision of mixed rows" "$tmp/mixed.md" "revisions fixture-rev1, fixture-rev2._"
 mkdir -p "$tmp/noreports"
 if python3 "$scripts/report/summary.py" "$tmp/noreports" "$tmp/s.md" 2>"$tmp/err"; then
     echo "not ok - summary without reports: exited 0"
