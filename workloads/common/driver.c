@@ -91,8 +91,9 @@ static void write_row(struct wl_ctx *c, const char *op, int reps, const double *
     gpm_result res;
     char params[2048], sizes[1024];
     wl_params_string(c, sizes, sizeof sizes);
-    snprintf(params, sizeof params, "%s,seed=%llu,cpu_threads=%s%s%s", sizes, c->opt.seed,
-             c->threads_how, c->note[0] ? "," : "", c->note);
+    snprintf(params, sizeof params, "%s,seed=%llu,cpu_threads=%s%s%s%s%s", sizes, c->opt.seed,
+             c->threads_how, c->setup_note[0] ? "," : "", c->setup_note, c->note[0] ? "," : "",
+             c->note);
     memset(&res, 0, sizeof res);
     res.workload = c->wl->name;
     res.op = op;

@@ -174,6 +174,8 @@ struct wl_ctx {
     gpm_flusher *flusher;    /* CPU flush threads (gpm-ndp, cap-mm, cap-eadr) */
     int threads;             /* flush threads, or the cpu mode's OpenMP threads (0 where none) */
     char threads_how[32];    /* "best:8", "8", "all:16" */
+    char setup_note[160];    /* "k=v" of choices made once in setup (wl_cap_chunk), in
+                                every row */
     void *stream;            /* cudaStream_t the helpers order against (NULL: the default) */
     int fresh;               /* 1: a new run; 0: --recover resuming durable progress */
     uint32_t epoch;          /* the run in progress: new for every repetition and fresh run */
@@ -271,6 +273,29 @@ int wl_persist_end(struct wl_ctx *c);
  * was stored there; gpm and gpm-eadr do nothing (the kernels persisted, and
  * count their own bytes). Counts the bytes it made durable. */
 int wl_commit(struct wl_ctx *c, int i, const gpm_range *v, int n);
+
+/* --cap-chunk (a WL_STR parameter: "best" or a power of two, 128 to 2^30),
+ * for CAP modes that persist the chunks of a table an update touched:
+ * "best" times the mode's CAP engine on a scratch file (a cost per copy and
+ * a bandwidth) and takes the chunk predicted fastest for the changes at
+ * OFFSETS[0..N) (byte offsets in the table, sorted here: say the first
+ * batch's). Sets *CHUNK; the rows note cap_chunk=. Call it from setup(). */
+int wl_cap_chunk(struct wl_ctx *c, uint64_t *offsets, size_t n, size_t *chunk);
+/* The --cap-chunk flag alone, checked (layout() calls it, so that a bad
+ * value stops the run before any file is touched): *CHUNK its bytes, 0 for
+ * best. */
+int wl_cap_chunk_arg(const struct wl_ctx *c, size_t *chunk);
+/* The prediction alone: over power-of-two chunks from 4 KiB until one holds
+ * BYTES (at most 2^30), runs of touched chunks times PER_RANGE_S plus their
+ * bytes over BYTES_PER_S; the fastest chunk, its time in *PREDICTED_S. */
+size_t wl_cap_chunk_predict(uint64_t *offsets, size_t n, size_t bytes, double per_range_s,
+                            double bytes_per_s, double *predicted_s);
+/* The chunks of CHUNK bytes flagged in FLAGS[0..NFLAGS) as ranges clipped
+ * to [LO, HI), adjacent ones merged into one copy; SRC (NULL: none) is the
+ * device copy of offset LO. Returns how many it wrote to OUT (at most the
+ * flags set). */
+int wl_chunk_ranges(const uint32_t *flags, uint64_t nflags, size_t chunk, size_t lo, size_t hi,
+                    const void *src, gpm_range *out);
 /* Writes LEN host bytes at OFF of region I and makes them durable, in any
  * mode (state words, headers). Counts the bytes. */
 int wl_pm_write(struct wl_ctx *c, int i, size_t off, const void *src, size_t len);

@@ -22,8 +22,8 @@ static const struct wl_param db_params[] = {
      .max = 1ll << 20},
     {.flag = "statements", .help = "UPDATE: statements (each selects about 5% of the rows)",
      .sizes = 1, .scale = {2, 4, 4}, .min = 1, .max = 1ll << 20},
-    {.flag = "cap-chunk", .help = "CAP: bytes persisted around each changed row (a power of "
-     "two)", .scale = {4096, 4096, 4096}, .min = 64, .max = 1ll << 30},
+    {.flag = "cap-chunk", .help = "CAP: bytes persisted around each changed row: best "
+     "(measured) or a power of two", .type = WL_STR, .sscale = {"best", "best", "best"}},
     WL_TX_PARAMS,
     {0},
 };
@@ -64,16 +64,15 @@ static int predicate_column(struct db_state *st, uint64_t seed)
 static int db_layout(struct wl_ctx *c)
 {
     struct db_state *st = S(c);
-    uint64_t chunk = (uint64_t)wl_int(c, "cap-chunk");
     int cpu = c->opt.mode == WL_CPU;
+    size_t chunk;
     st->rows = (uint64_t)wl_int(c, "rows");
     st->batch = (uint64_t)wl_int(c, "batch");
     st->steps = (uint64_t)wl_int(c, inserting(c) ? "batches" : "statements");
     st->cap = st->rows + (inserting(c) ? st->steps * st->batch : 0);
     st->cpu_slots = cpu_slots(c);
-    if (chunk & (chunk - 1))
-        return gpm_set_error("--cap-chunk: %llu is not a power of two: pass 4096, 65536, ...",
-                             (unsigned long long)chunk);
+    if (wl_cap_chunk_arg(c, &chunk) != 0)
+        return -1;
     if (st->cap >= 0xffffffffull)
         return gpm_set_error("--rows: the table would hold %llu rows, more than %llu",
                              (unsigned long long)st->cap, 0xfffffffeull);
@@ -100,7 +99,7 @@ static int db_layout(struct wl_ctx *c)
             return -1;
     }
     c->data_bytes = db_row_off(st->cap);
-    c->calib_bytes = (size_t)chunk * 64;
+    c->calib_bytes = c->data_bytes;
     /* For --crash-after random: on the fast side (a row in about 0.1 ns on
      * the GPU, 20 us a step), so that a random kill lands inside the run. */
     c->expected_s = (double)st->steps *
@@ -109,11 +108,30 @@ static int db_layout(struct wl_ctx *c)
     return 0;
 }
 
+/* The CAP chunk, sized for the rows the first UPDATE changes (an INSERT
+ * persists its new rows as one range and needs none). */
+static int cap_chunk(struct wl_ctx *c, struct db_state *st)
+{
+    uint64_t *off = NULL, n = 0, k = 0;
+    int rc;
+    for (uint64_t r = 0; !inserting(c) && r < st->rows; r++)
+        n += st->h_c0mod[r] == 0;
+    if (n && !(off = malloc(n * sizeof *off)))
+        return gpm_set_error("db: out of memory");
+    for (uint64_t r = 0; k < n; r++)
+        if (st->h_c0mod[r] == 0)
+            off[k++] = db_row_off(r);
+    rc = wl_cap_chunk(c, off, n, &st->chunk);
+    free(off);
+    return rc;
+}
+
 static int db_setup(struct wl_ctx *c)
 {
     struct db_state *st = S(c);
     uint64_t nflags, list;
-    st->chunk = (size_t)wl_int(c, "cap-chunk");
+    if (cap_chunk(c, st) != 0)
+        return -1;
     if (c->opt.mode == WL_CPU)
         return 0;
     nflags = c->data_bytes / st->chunk + 1;
@@ -156,19 +174,11 @@ static uint32_t shift_of(size_t chunk)
 static int flagged_ranges(struct wl_ctx *c, struct db_state *st, int *nr)
 {
     uint64_t nflags = c->data_bytes / st->chunk + 1;
-    int k = 0;
     if (wl_dev_copy(st->h_list, st->d_list, nflags * 4, 0) != 0)
         return -1;
-    for (uint64_t f = 0; f < nflags; f++) {
-        size_t off = f * st->chunk, lo, hi;
-        if (!st->h_list[f] || off >= c->data_bytes)
-            continue;
-        lo = off < DB_HEADER_BYTES ? DB_HEADER_BYTES : off; /* the rows only */
-        hi = off + st->chunk < c->data_bytes ? off + st->chunk : c->data_bytes;
-        st->ranges[k++] = (gpm_range){lo, hi - lo, (const uint8_t *)st->d_rows + lo -
-                                                       DB_HEADER_BYTES};
-    }
-    *nr = k;
+    /* The rows only: the header (the count) is not the UPDATE's. */
+    *nr = wl_chunk_ranges(st->h_list, nflags, st->chunk, DB_HEADER_BYTES, c->data_bytes,
+                          st->d_rows, st->ranges);
     return wl_dev_zero(st->d_list, nflags * 4);
 }
 

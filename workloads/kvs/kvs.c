@@ -22,8 +22,8 @@ static const struct wl_param kvs_params[] = {
      .scale = {0, 0, 0}, .min = 0, .max = 1ll << 40},
     {.flag = "zipf", .help = "Zipfian keys of this skew (0: uniform)", .type = WL_FLOAT,
      .fscale = {0, 0, 0}, .fmin = 0, .fmax = 0.999},
-    {.flag = "cap-chunk", .help = "CAP: bytes persisted around each change (a power of two)",
-     .scale = {4096, 4096, 4096}, .min = 128, .max = 1ll << 30},
+    {.flag = "cap-chunk", .help = "CAP: bytes persisted around each change: best (measured) "
+     "or a power of two", .type = WL_STR, .sscale = {"best", "best", "best"}},
     WL_TX_PARAMS,
     {0},
 };
@@ -80,24 +80,39 @@ static size_t log_bytes(struct wl_ctx *c, uint64_t n, int cpu_threads)
 static int kvs_layout(struct wl_ctx *c)
 {
     uint64_t nsets = (uint64_t)wl_int(c, "sets"), n = (uint64_t)wl_int(c, "batch");
-    uint64_t chunk = (uint64_t)wl_int(c, "cap-chunk");
     int cpu = c->opt.mode == WL_CPU, slots = cpu_slots(c);
+    size_t chunk;
     if (nsets >= 0xffffffffull)
         return gpm_set_error("--sets: at most %llu", 0xfffffffeull);
-    if (chunk & (chunk - 1))
-        return gpm_set_error("--cap-chunk: %llu is not a power of two: pass 4096, 65536, ...",
-                             (unsigned long long)chunk);
+    if (wl_cap_chunk_arg(c, &chunk) != 0)
+        return -1;
     wl_obj_region(c, KVS_TABLE, nsets * sizeof(kvs_set));
     if (wl_tx_layout(c, KVS_LOG, log_bytes(c, n, cpu ? slots : 0), cpu ? 1 : KVS_LOG_BLOCKS,
                      cpu ? (slots + 31) / 32 * 32 : KVS_LOG_THREADS) != 0)
         return -1;
     c->data_bytes = nsets * sizeof(kvs_set);
-    c->calib_bytes = (size_t)chunk * 64;
+    c->calib_bytes = c->data_bytes;
     /* For --crash-after random: on the fast side (about 0.5 ns an
      * operation and 30 us a batch on a recent GPU), so that a random kill
      * lands inside the run. */
     c->expected_s = (double)batches_of(c) * ((double)n * 5e-10 + 3e-5) + 0.005;
     return 0;
+}
+
+/* The CAP chunk, sized for the sets the first batch's SETs touch. */
+static int cap_chunk(struct wl_ctx *c, struct kvs_state *st)
+{
+    uint64_t *off = malloc(st->n * sizeof *off);
+    size_t k = 0;
+    int rc;
+    if (!off)
+        return gpm_set_error("kvs: out of memory");
+    for (uint64_t i = 0; i < st->n; i++)
+        if (kvs_is_set(c->opt.seed, 0, st->n, i, st->set_pct))
+            off[k++] = kvs_set_of(st->h_keys[i], st->nsets) * sizeof(kvs_set);
+    rc = wl_cap_chunk(c, off, k, &st->chunk);
+    free(off);
+    return rc;
 }
 
 static int kvs_setup(struct wl_ctx *c)
@@ -109,11 +124,12 @@ static int kvs_setup(struct wl_ctx *c)
     st->batches = batches_of(c);
     st->keyspace = keys ? keys : st->nsets * 4;
     st->set_pct = c->opt.op == KVS_OP_GET_SET ? 5 : 100;
-    st->chunk = (size_t)wl_int(c, "cap-chunk");
     st->cpu_slots = cpu_slots(c);
     st->digest = calloc(st->batches, sizeof *st->digest);
     if (!st->digest || kvs_gen_keys(st, c->opt.seed, wl_float(c, "zipf")) != 0)
         return st->digest ? -1 : gpm_set_error("kvs: out of memory");
+    if (cap_chunk(c, st) != 0)
+        return -1;
     if (c->opt.mode == WL_CPU) {
         st->h_sets = malloc(st->n * sizeof *st->h_sets);
         st->h_idx = malloc(st->n * sizeof *st->h_idx);
@@ -169,14 +185,8 @@ static int dirty_ranges(struct wl_ctx *c, struct kvs_state *st, int chunks, int 
         uint64_t nflags = c->data_bytes / st->chunk + 1;
         if (wl_dev_copy(st->h_flags, st->d_dirty, nflags * 4, 0) != 0)
             return -1;
-        for (uint64_t f = 0; f < nflags; f++) {
-            size_t off = f * st->chunk, len;
-            if (!st->h_flags[f] || off >= c->data_bytes)
-                continue;
-            len = c->data_bytes - off < st->chunk ? c->data_bytes - off : st->chunk;
-            st->ranges[k++] = (gpm_range){off, len, (const char *)st->d_table + off};
-        }
-        *nr = k;
+        *nr = wl_chunk_ranges(st->h_flags, nflags, st->chunk, 0, c->data_bytes, st->d_table,
+                              st->ranges);
         return wl_dev_zero(st->d_dirty, nflags * 4);
     }
     if (wl_dev_copy(&count, &st->d_counts[0], sizeof count, 0) != 0 ||

@@ -141,7 +141,8 @@ static void bad_flags_name_the_fix(void)
                      "1000"};
     char *op[] = {"db", "--mode", "cpu", "--op", "delete"};
     CHECK_EQ_INT(run(chunk, ARGC(chunk)), 2);
-    CHECK_EQ_INT(wl_test_count_lines(errf, "--cap-chunk: 1000 is not a power of two"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(errf, "--cap-chunk: '1000' is not 'best' or a power of two"),
+                 1);
     CHECK_EQ_INT(run(op, ARGC(op)), 2);
     CHECK_EQ_INT(wl_test_count_lines(errf, "--op: db has no operation 'delete': use "
                                            "insert|update"),

@@ -268,13 +268,20 @@ static void bad_files_are_refused_and_left_alone(void)
     CHECK(file_sum(log) == lsum && file_sum(table) == tsum);
 }
 
+/* A chunk given is taken and noted in the row; a bad one is refused. */
 static void bad_flags_name_the_fix(void)
 {
     char *chunk[] = {"kvs", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--cap-chunk",
                      "3000"};
     char *op[] = {"kvs", "--mode", "cpu", "--op", "get"};
+    char *given[] = {"kvs", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--cap-chunk",
+                     "65536", "--out", rows};
+    unlink(rows);
+    CHECK_EQ_INT(run(given, ARGC(given)), 0);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",cap_chunk=65536,"), 1);
     CHECK_EQ_INT(run(chunk, ARGC(chunk)), 2);
-    CHECK_EQ_INT(wl_test_count_lines(errf, "--cap-chunk: 3000 is not a power of two"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(errf, "--cap-chunk: '3000' is not 'best' or a power of two"),
+                 1);
     CHECK_EQ_INT(run(op, ARGC(op)), 2);
     CHECK_EQ_INT(wl_test_count_lines(errf, "--op: kvs has no operation 'get': use set|get-set"),
                  1);
