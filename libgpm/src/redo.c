@@ -1,6 +1,6 @@
 /* The redo log of CPU-assisted transactions (gpm/redo.h). The order that
- * makes it failure-atomic: records durable, then their count, then the
- * pending bit (the commit point); the table's lines after the records are
+ * makes it failure-atomic: records durable, then their count, then (on
+ * gpm_redo_commit) the pending bit: the commit point; the table's lines after the records are
  * applied; the committed count with the pending bit cleared, in one 8-byte
  * store, last. */
 #include <cuda_runtime_api.h>
@@ -72,7 +72,7 @@ int gpm_redo_log(gpm_region *log, gpm_flusher *f, const void *recs, uint64_t n, 
     gpm_redo_header *h = header(log);
     size_t len = (size_t)n * h->record_bytes;
     if (h->state & 1)
-        return gpm_set_error("%s: a logged batch is not applied yet", log->path);
+        return gpm_set_error("%s: a committed batch is not applied yet", log->path);
     if (n > h->capacity)
         return gpm_set_error("%s: %llu records, more than the log's %llu", log->path,
                              (unsigned long long)n, (unsigned long long)h->capacity);
@@ -86,8 +86,16 @@ int gpm_redo_log(gpm_region *log, gpm_flusher *f, const void *recs, uint64_t n, 
                                  (unsigned long long)n, cudaGetErrorString(e));
     } else
         memcpy(records(log), recs, len);
-    if ((len && persist(log, f, records(log), len) != 0) || set_field(log, &h->count, n) != 0)
+    if (len && persist(log, f, records(log), len) != 0)
         return -1;
+    return set_field(log, &h->count, n);
+}
+
+int gpm_redo_commit(gpm_region *log)
+{
+    gpm_redo_header *h = header(log);
+    if (h->state & 1)
+        return gpm_set_error("%s: a committed batch is not applied yet", log->path);
     return set_field(log, &h->state, h->state | 1);
 }
 
@@ -100,7 +108,7 @@ int gpm_redo_apply(gpm_region *log, gpm_region *table, gpm_flusher *f, uint64_t 
     if (applied)
         *applied = 0;
     if (!(h->state & 1))
-        return gpm_set_error("%s: no logged batch to apply", log->path);
+        return gpm_set_error("%s: no committed batch to apply", log->path);
     if (n > h->capacity || n > (uint64_t)INT32_MAX)
         return gpm_set_error("%s: %llu records: the log is damaged", log->path,
                              (unsigned long long)n);

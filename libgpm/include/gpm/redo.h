@@ -1,7 +1,8 @@
 /* A redo log on PM for CPU-assisted transactions (the cap-delta mode):
  * kernels gather a batch's changes into device memory as fixed-size
  * records (a byte offset in a table, then the bytes it now holds); the CPU
- * makes the records durable in the log (the commit point), applies them to
+ * makes the records durable in the log, then commits them (one 8-byte
+ * store: the commit point), applies them to
  * the table in place, flushes only the lines they touched, and counts the
  * batch committed. A crash before the commit point leaves the table as the
  * last committed batch left it; one after it is finished by
@@ -49,22 +50,26 @@ int gpm_redo_init(gpm_region *log, size_t data_bytes, uint64_t capacity);
 int gpm_redo_check(const gpm_region *log, size_t data_bytes, uint64_t capacity);
 uint64_t gpm_redo_committed(const gpm_region *log);
 
-/* Makes the N records at RECORDS durable in LOG, then the commit point.
+/* Makes the N records at RECORDS durable in LOG, not yet committed.
  * FROM_DEVICE: RECORDS is device memory, copied into the mapping on
  * STREAM (a cudaStream_t, NULL: the default); otherwise host memory. F
  * flushes (NULL: this thread). More than the capacity is an error and logs
  * nothing. */
 int gpm_redo_log(gpm_region *log, gpm_flusher *f, const void *records, uint64_t n,
                  int from_device, void *stream);
+/* The commit point of the batch logged last: from here on it will be
+ * applied, by gpm_redo_apply or by a recovery. */
+int gpm_redo_commit(gpm_region *log);
 
-/* Applies the logged batch (after gpm_redo_log) to TABLE, flushes the
+/* Applies the committed batch (after gpm_redo_commit) to TABLE, flushes the
  * lines it touched and counts the batch committed; *APPLIED (may be NULL)
  * the records applied. A record outside TABLE is an error and applies
  * nothing. */
 int gpm_redo_apply(gpm_region *log, gpm_region *table, gpm_flusher *f, uint64_t *applied);
 
-/* After a crash: finishes a batch logged and not yet applied (*APPLIED
- * records; 0 where none was pending). */
+/* After a crash: finishes a batch committed and not yet applied (*APPLIED
+ * records; 0 where none was; a batch logged and not committed is
+ * dropped). */
 int gpm_redo_recover(gpm_region *log, gpm_region *table, gpm_flusher *f, uint64_t *applied);
 
 #ifdef __cplusplus

@@ -1,8 +1,9 @@
 /* The redo log of CPU-assisted transactions without a GPU: its shape,
- * a batch logged and applied, a batch logged and not applied (recovery
- * applies it), one applied halfway (recovery finishes it), refusals that
- * change nothing, and real SIGKILLs of a process committing batch after
- * batch, each recovered to exactly the table after the last commit. */
+ * a batch committed and applied, one committed and applied halfway
+ * (recovery finishes it), one logged and not committed (recovery drops
+ * it), refusals that change nothing, and real SIGKILLs of a process
+ * committing batch after batch, each recovered to exactly the table after
+ * the last commit. */
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -113,7 +114,8 @@ static void logged_batch_is_applied_and_counted(void)
     for (uint64_t b = 0; b < 3; b++) {
         batch(b, r);
         CHECK_EQ_INT(gpm_redo_log(&log, f, r, RECORDS, 0, NULL), 0);
-        CHECK_EQ_INT(gpm_redo_committed(&log), b); /* logged, not applied */
+        CHECK_EQ_INT(gpm_redo_commit(&log), 0);
+        CHECK_EQ_INT(gpm_redo_committed(&log), b); /* committed, not applied */
         CHECK_EQ_INT(gpm_redo_apply(&log, &table, f, &applied), 0);
         CHECK_EQ_INT(applied, RECORDS);
         CHECK_EQ_INT(gpm_redo_committed(&log), b + 1);
@@ -134,11 +136,11 @@ static void pending_batch_is_finished_by_recovery(void)
     uint64_t applied = 0;
     CHECK(open_pair(&log, &table, 1) == 0);
     batch(0, r);
-    CHECK(gpm_redo_log(&log, NULL, r, RECORDS, 0, NULL) == 0 &&
+    CHECK(gpm_redo_log(&log, NULL, r, RECORDS, 0, NULL) == 0 && gpm_redo_commit(&log) == 0 &&
           gpm_redo_apply(&log, &table, NULL, NULL) == 0);
-    /* Batch 1 logged, then half of it stored before the "crash". */
+    /* Batch 1 committed, then half of it stored before the "crash". */
     batch(1, r);
-    CHECK_EQ_INT(gpm_redo_log(&log, NULL, r, RECORDS, 0, NULL), 0);
+    CHECK(gpm_redo_log(&log, NULL, r, RECORDS, 0, NULL) == 0 && gpm_redo_commit(&log) == 0);
     for (int k = 0; k < RECORDS / 2; k++)
         memcpy((uint8_t *)table.host + r[k].off, r[k].data, DATA);
     close_pair(&log, &table);
@@ -152,6 +154,28 @@ static void pending_batch_is_finished_by_recovery(void)
     close_pair(&log, &table);
 }
 
+static void uncommitted_batch_is_dropped(void)
+{
+    static struct record r[RECORDS];
+    static uint8_t want[TABLE_BYTES];
+    gpm_region log, table;
+    uint64_t applied = 1;
+    CHECK(open_pair(&log, &table, 1) == 0);
+    batch(0, r);
+    CHECK(gpm_redo_log(&log, NULL, r, RECORDS, 0, NULL) == 0 && gpm_redo_commit(&log) == 0 &&
+          gpm_redo_apply(&log, &table, NULL, NULL) == 0);
+    batch(1, r); /* logged whole, the "crash" before its commit point */
+    CHECK_EQ_INT(gpm_redo_log(&log, NULL, r, RECORDS, 0, NULL), 0);
+    close_pair(&log, &table);
+    CHECK(open_pair(&log, &table, 0) == 0);
+    CHECK_EQ_INT(gpm_redo_recover(&log, &table, NULL, &applied), 0);
+    CHECK_EQ_INT(applied, 0);
+    CHECK_EQ_INT(gpm_redo_committed(&log), 1);
+    reference(1, want);
+    CHECK(memcmp(table.host, want, TABLE_BYTES) == 0);
+    close_pair(&log, &table);
+}
+
 static void refusals_change_nothing(void)
 {
     static struct record r[RECORDS + 1];
@@ -161,13 +185,13 @@ static void refusals_change_nothing(void)
     batch(0, r);
     CHECK(gpm_redo_log(&log, NULL, r, RECORDS + 1, 0, NULL) != 0);
     CHECK_MSG(gpm_last_error(), "more than the log's 1000");
-    CHECK(gpm_redo_apply(&log, &table, NULL, NULL) != 0); /* nothing was logged */
-    CHECK_MSG(gpm_last_error(), "no logged batch to apply");
+    CHECK(gpm_redo_apply(&log, &table, NULL, NULL) != 0); /* nothing was committed */
+    CHECK_MSG(gpm_last_error(), "no committed batch to apply");
     r[RECORDS - 1].off = TABLE_BYTES - 8; /* runs past the table */
     memcpy(before, table.host, TABLE_BYTES);
-    CHECK_EQ_INT(gpm_redo_log(&log, NULL, r, RECORDS, 0, NULL), 0);
+    CHECK(gpm_redo_log(&log, NULL, r, RECORDS, 0, NULL) == 0 && gpm_redo_commit(&log) == 0);
     CHECK(gpm_redo_log(&log, NULL, r, RECORDS, 0, NULL) != 0);
-    CHECK_MSG(gpm_last_error(), "a logged batch is not applied yet");
+    CHECK_MSG(gpm_last_error(), "a committed batch is not applied yet");
     CHECK(gpm_redo_apply(&log, &table, NULL, NULL) != 0);
     CHECK_MSG(gpm_last_error(), "1 records outside");
     CHECK(memcmp(before, table.host, TABLE_BYTES) == 0);
@@ -188,7 +212,7 @@ static int committer(void)
         return 1;
     for (uint64_t b = gpm_redo_committed(&log); b < BATCHES; b++) {
         batch(b, r);
-        if (gpm_redo_log(&log, NULL, r, RECORDS, 0, NULL) != 0 ||
+        if (gpm_redo_log(&log, NULL, r, RECORDS, 0, NULL) != 0 || gpm_redo_commit(&log) != 0 ||
             gpm_redo_apply(&log, &table, NULL, NULL) != 0)
             return 1;
     }
@@ -263,6 +287,7 @@ int main(int argc, char **argv)
     RUN(shape_is_checked);
     RUN(logged_batch_is_applied_and_counted);
     RUN(pending_batch_is_finished_by_recovery);
+    RUN(uncommitted_batch_is_dropped);
     RUN(refusals_change_nothing);
     RUN(killed_committers_recover_exactly);
     CHECK_EXIT();
