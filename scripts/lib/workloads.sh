@@ -20,6 +20,12 @@ workload_modes() {
     "$1/$2" --help 2>/dev/null | sed -n 's/^usage: [^ ]* --mode \([^ ]*\).*/\1/p' | tr '|' ' '
 }
 
+# has_mode BIN W MODE: W's --help lists MODE.
+has_mode() {
+    case " $(workload_modes "$1" "$2") " in *" $3 "*) return 0 ;; esac
+    return 1
+}
+
 workload_ops() {
     _ops=$("$1/$2" --help 2>/dev/null | sed -n 's/^usage: .* \[--op \([^] ]*\)\].*/\1/p' | tr '|' ' ')
     echo "${_ops:-run}"

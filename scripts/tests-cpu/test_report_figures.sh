@@ -108,6 +108,8 @@ check "table_4 CAP-fs write amplification" "$f" blk capfs_wa 2.147
 check "table_4 no amplification for ps" "$f" ps capmm_wa 1
 check "table_4 paper value (Table 4)" "$f" ps paper_wa 1.00
 
+check "figure_9 cap-delta beside the paper's modes" "$tmp/figure_9.tsv" ps capdelta_speedup 4
+check "figure_9 GPM over cap-delta" "$tmp/figure_9.tsv" ps gpm_over_capdelta 4
 report table_5 table_5
 f=$tmp/table_5.tsv
 check "table_5 newest recover row" "$f" blk restore_s 0.04

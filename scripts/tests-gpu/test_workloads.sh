@@ -3,7 +3,8 @@
 # reference, then crash trials in gpm (which resumes durable progress) and
 # cap-fs (which reruns): the run is killed with SIGKILL at a moment drawn
 # from the measured duration of its work, and --recover must finish it,
-# verify, and say what the kill hit (scripts/lib/crash-trial.sh).
+# verify, and say what the kill hit (scripts/lib/crash-trial.sh); where a
+# workload has cap-delta, its crash trials too.
 #   GPM_BIN (programs), GPM_PM_DIR (scratch); WORKLOADS (default: every
 #   program in GPM_BIN but libgpm's gpm-* tools), CRASH_TRIALS per workload
 #   and mode (default 4), CRASH_SCALE (default small).
@@ -44,7 +45,9 @@ for w in $(workload_list "$bin"); do
                 echo "not ok - $w $what$m tiny: exit $rc: $(tail -n 1 "$log")"
             fi
         done
-        for m in gpm cap-fs; do
+        extra=""
+        has_mode "$bin" "$w" cap-delta && extra=cap-delta
+        for m in gpm cap-fs $extra; do
             GPM_PM_DIR=$dir
             if ! measured=$(measure_work "$w" "$m" "$cscale" "$dir" $flag 2>"$log"); then
                 echo "not ok - $w $what$m crash trials: $(cat "$log")"

@@ -2,7 +2,8 @@
  * fence, the DDIO bracket, the CPU flusher, the engine that makes output
  * durable, and whether progress persisted during a run survives a crash.
  * (The paper's section 5: GPM, GPM-NDP, GPM-eADR, CAP-mm, CAP-fs, CAP-eADR;
- * the CPU counterpart of its Figure 1b.) */
+ * cap-delta, the CPU-assisted design for sparse updates; the CPU counterpart
+ * of its Figure 1b.) */
 #include "wl.h"
 
 static const struct wl_mode_info modes[WL_NMODES] = {
@@ -13,6 +14,9 @@ static const struct wl_mode_info modes[WL_NMODES] = {
     [WL_CAP_MM]   = {"cap-mm",   0, 0, 0, 1, WL_ENGINE_CAP_MM,    0, 1, 0, GPMCP_CAP_MM},
     [WL_CAP_FS]   = {"cap-fs",   0, 0, 0, 0, WL_ENGINE_CAP_FS,    0, 1, 1, GPMCP_CAP_FS},
     [WL_CAP_EADR] = {"cap-eadr", 0, 0, 0, 1, WL_ENGINE_CAP_EADR,  0, 1, 0, GPMCP_CAP_EADR},
+    /* Beside the paper's CAP: CPU-assisted transactions, whose committed
+     * batches are durable. */
+    [WL_CAP_DELTA] = {"cap-delta", 0, 0, 0, 1, WL_ENGINE_DELTA,  1, 1, 0, GPMCP_CAP_MM},
     /* The CPU counterpart persists each piece before recording it done, as
      * GPM does in-kernel, so its progress is durable too. */
     [WL_CPU]      = {"cpu",      0, 0, 0, 0, WL_ENGINE_CPU,       1, 0, 1, GPMCP_CAP_MM},

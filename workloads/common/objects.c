@@ -226,6 +226,8 @@ static void close_object(struct wl_obj *o)
     o->cp = NULL;
     wl_dev_free(o->rec_dev);
     o->rec_dev = NULL;
+    wl_dev_free(o->delta_dev);
+    o->delta_dev = NULL;
     if (o->log_open)
         gpmlog_close(&o->log);
     o->log_open = 0;

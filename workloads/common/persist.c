@@ -51,7 +51,8 @@ int wl_commit(struct wl_ctx *c, int i, const gpm_range *v, int n)
     switch (c->m->engine) {
     case WL_ENGINE_NONE: return 0; /* persisted in-kernel; the kernels count it */
     case WL_ENGINE_FLUSH: rc = gpm_flusher_persist_ranges(c->flusher, &o->region, v, n, 0); break;
-    case WL_ENGINE_CAP_MM: rc = gpm_cap_mm_ranges(c->flusher, &o->region, v, n, 0, c->stream); break;
+    case WL_ENGINE_CAP_MM:
+    case WL_ENGINE_DELTA: rc = gpm_cap_mm_ranges(c->flusher, &o->region, v, n, 0, c->stream); break;
     case WL_ENGINE_CAP_EADR: rc = gpm_cap_mm_ranges(c->flusher, &o->region, v, n, 1, c->stream); break;
     case WL_ENGINE_CAP_FS: rc = gpm_cap_fs_ranges(&o->cf, v, n, c->stream); break;
     case WL_ENGINE_CPU:

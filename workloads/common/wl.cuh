@@ -41,4 +41,24 @@ __device__ __forceinline__ void wl_persist(wl_out o)
         gpm_persist();
 }
 
+/* cap-delta: records that offset OFF of the region now holds the
+ * record_bytes - 8 bytes at SRC (8-byte aligned). A put past the buffer's
+ * capacity is counted and not stored: wl_tx_logged reports it. Outside
+ * cap-delta (D.buf NULL) nothing. */
+__device__ __forceinline__ void wl_delta_put(wl_delta d, uint64_t off, const void *src)
+{
+    unsigned long long k;
+    uint64_t *dst;
+    const uint64_t *s = (const uint64_t *)src;
+    if (!d.buf)
+        return;
+    k = atomicAdd(d.count, 1ull);
+    if (k >= d.cap)
+        return;
+    dst = (uint64_t *)(d.buf + k * d.record_bytes);
+    dst[0] = off;
+    for (uint32_t i = 1; i < d.record_bytes / 8; i++)
+        dst[i] = s[i - 1];
+}
+
 #endif

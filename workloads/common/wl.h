@@ -34,6 +34,8 @@ enum wl_mode {
     WL_CAP_MM,   /* kernels write device memory; cudaMemcpy into PM + CPU flush */
     WL_CAP_FS,   /* kernels write device memory; staged pwrite + fsync */
     WL_CAP_EADR, /* as WL_CAP_MM with a fence instead of flushes */
+    WL_CAP_DELTA, /* kernels write device memory and gather their changes; the CPU
+                     persists them as a redo log, then applies them (wl_tx_*) */
     WL_CPU,      /* the CPU counterpart (OpenMP + libpmem), where a workload has one */
     WL_NMODES
 };
@@ -49,7 +51,9 @@ enum wl_engine {
     WL_ENGINE_CAP_MM,   /* device -> PM mapping by cudaMemcpy, then CPU flush */
     WL_ENGINE_CAP_FS,   /* device -> pinned staging -> pwrite, then fsync */
     WL_ENGINE_CAP_EADR, /* device -> PM mapping by cudaMemcpy, then a fence */
-    WL_ENGINE_CPU       /* the CPU wrote the mapping: it flushes */
+    WL_ENGINE_CPU,      /* the CPU wrote the mapping: it flushes */
+    WL_ENGINE_DELTA     /* transactions: the gathered changes through a redo log (wl_tx_*);
+                           anything else as WL_ENGINE_CAP_MM */
 };
 
 /* What a mode means, in one place (mode.c); everything else reads this. */
@@ -126,6 +130,11 @@ struct wl_obj {
     size_t rec_size;
     gpmlog log;            /* log */
     int log_open;
+    /* A log in cap-delta mode (wl_tx_delta_layout): a redo log, a region. */
+    size_t delta_data;     /* bytes a record sets (0: not a redo log) */
+    uint64_t delta_cap;    /* records a batch may have */
+    int delta_table;       /* the region the records change */
+    void *delta_dev;       /* on the GPU: the gathered records, then their count */
 };
 
 /* Units of work a recovery found durable and redid (see recover()). */
@@ -360,13 +369,21 @@ int wl_steps_recover(struct wl_ctx *c, const struct wl_steps *s, int (*restore)(
  *   wl_tx_commit(c, L);     the batch is durable: committed count + 1
  *
  * The CAP modes log nothing and are not failure-atomic, as in the paper:
- * their rows say atomic=no, and the begin/commit calls do nothing. */
+ * their rows say atomic=no, and the begin/commit calls do nothing.
+ *
+ * cap-delta (a workload that lists it also calls wl_tx_delta_layout) is
+ * failure-atomic through a redo log instead: the kernels store the new
+ * values in device memory and put each change (its offset in the region
+ * and its new bytes) into wl_tx_delta_dev's buffer (wl_delta_put);
+ * wl_tx_begin empties the buffer, wl_tx_logged makes its records durable
+ * in the log, and wl_tx_commit commits them, applies them to the region
+ * and flushes the lines they touched (gpm/redo.h). */
 #define WL_TX_PARAMS                                                                    \
     {.flag = "log", .help = "undo log: hcl (a lock-free slot per logging thread) or conv " \
      "(partitions appended under locks)", .type = WL_STR, .sscale = {"hcl", "hcl", "hcl"}},  \
     {.flag = "partitions", .help = "partitions of the conventional log (--log conv)",     \
      .scale = {64, 64, 64}, .min = 1, .max = 1 << 20}
-/* Does this mode log (every mode but the CAP ones)? */
+/* Does this mode log (every mode but the paper's CAP ones)? */
 int wl_tx_atomic(const struct wl_ctx *c);
 /* Sizes log object LOG: BYTES of records in all, in BLOCKS x THREADS HCL
  * slots, or in --partitions slots with --log conv. In layout(). */
@@ -384,6 +401,22 @@ uint64_t wl_tx_committed(struct wl_ctx *c, int log);
  * and gives the batches committed, so the run resumes after them; notes
  * what it undid. */
 int wl_tx_recover(struct wl_ctx *c, int log, int region, uint64_t *committed);
+/* A batch's changes gathered on the GPU in cap-delta mode (wl.cuh:
+ * wl_delta_put). */
+typedef struct wl_delta {
+    uint8_t *buf;              /* records: an 8-byte offset, then the bytes set there */
+    unsigned long long *count; /* records put; those past cap are dropped, and counted */
+    uint32_t record_bytes;
+    uint64_t cap;
+} wl_delta;
+/* cap-delta: log object LOG is a redo log of at most CAPACITY records a
+ * batch, each setting DATA_BYTES (a multiple of 8) of region REGION; in
+ * layout(), after wl_tx_layout. Other modes: nothing. */
+int wl_tx_delta_layout(struct wl_ctx *c, int log, int region, size_t data_bytes,
+                       uint64_t capacity);
+/* The buffer the kernels gather a batch's changes into (cap-delta; every
+ * other mode: one whose buf is NULL, which wl_delta_put ignores). */
+wl_delta wl_tx_delta_dev(struct wl_ctx *c, int log);
 
 /* ---- device memory, for the workloads' host code (dev.c) ---- */
 int wl_dev_alloc(void **p, size_t bytes); /* *p = NULL on failure */

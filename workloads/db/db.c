@@ -61,6 +61,17 @@ static int predicate_column(struct db_state *st, uint64_t seed)
     return 0;
 }
 
+/* The most rows one statement changes (cap-delta's redo log holds them). */
+static uint64_t most_changed(const struct db_state *st)
+{
+    uint64_t n[DB_MATCH_MOD] = {0}, most = 0;
+    for (uint64_t r = 0; r < st->rows; r++)
+        n[st->h_c0mod[r]]++;
+    for (uint64_t u = 0; u < st->steps && u < DB_MATCH_MOD; u++)
+        most = n[u] > most ? n[u] : most;
+    return most;
+}
+
 static int db_layout(struct wl_ctx *c)
 {
     struct db_state *st = S(c);
@@ -78,8 +89,10 @@ static int db_layout(struct wl_ctx *c)
                              (unsigned long long)st->cap, 0xfffffffeull);
     wl_obj_region(c, DB_TABLE, db_row_off(st->cap));
     if (inserting(c)) {
-        /* One record, the old count, a transaction. */
+        /* One record, the old count, a transaction (cap-delta: the new). */
         wl_obj_log_conv(c, DB_LOG, 4096, 1);
+        if (wl_tx_delta_layout(c, DB_LOG, DB_TABLE, sizeof(uint64_t), 1) != 0)
+            return -1;
     } else {
         /* The log holds, for every slot, the most rows one slot changes in a
          * statement, counted exactly from the predicate's column. */
@@ -95,7 +108,8 @@ static int db_layout(struct wl_ctx *c)
                                    wl_int(c, "partitions") * DB_LOG_THREADS);
         if (wl_tx_layout(c, DB_LOG, (size_t)slots * (st->max_matches + 1) * rec,
                          cpu ? 1 : DB_LOG_BLOCKS,
-                         cpu ? (st->cpu_slots + 31) / 32 * 32 : DB_LOG_THREADS) != 0)
+                         cpu ? (st->cpu_slots + 31) / 32 * 32 : DB_LOG_THREADS) != 0 ||
+            wl_tx_delta_layout(c, DB_LOG, DB_TABLE, DB_ROW_BYTES, most_changed(st)) != 0)
             return -1;
     }
     c->data_bytes = db_row_off(st->cap);
@@ -198,6 +212,19 @@ static int gpu_insert(struct wl_ctx *c, struct db_state *st, uint64_t step)
     gpm_range v = {db_row_off(old), st->batch * DB_ROW_BYTES,
                    (const uint8_t *)st->d_rows + old * DB_ROW_BYTES};
     gpmlog_dev log;
+    if (c->m->engine == WL_ENGINE_DELTA) {
+        /* cap-delta: the new rows (past the count, unseen until it moves)
+         * by the CAP engine, then the new count through the redo log. */
+        wl_delta d = wl_tx_delta_dev(c, DB_LOG);
+        return wl_tx_begin(c, DB_LOG) ||
+                       db_gpu_insert_rows(st->d_rows, NULL, old, st->batch, c->opt.seed,
+                                          wl_out_of(c)) ||
+                       wl_commit(c, DB_TABLE, &v, 1) ||
+                       db_gpu_set_count(NULL, old, now, NULL, wl_out_of(c), &d) ||
+                       wl_tx_logged(c, DB_LOG) || wl_tx_commit(c, DB_LOG)
+                   ? -1
+                   : 0;
+    }
     if (!c->m->kernels_write_pm) {
         /* CAP: the new rows and then the count, by the CPU. */
         return db_gpu_insert_rows(st->d_rows, NULL, old, st->batch, c->opt.seed,
@@ -216,7 +243,7 @@ static int gpu_insert(struct wl_ctx *c, struct db_state *st, uint64_t step)
             return -1;
         rc = db_gpu_insert_rows(st->d_rows, pm_rows, old, st->batch, c->opt.seed,
                                 wl_out_of(c)) ||
-             db_gpu_set_count((uint64_t *)r->dev, old, now, &log, wl_out_of(c));
+             db_gpu_set_count((uint64_t *)r->dev, old, now, &log, wl_out_of(c), NULL);
         if (wl_persist_end(c) != 0 || rc != 0)
             return -1;
         c->bytes_persisted += (double)st->batch * DB_ROW_BYTES + sizeof now;
@@ -230,9 +257,9 @@ static int gpu_insert(struct wl_ctx *c, struct db_state *st, uint64_t step)
         if (db_gpu_insert_rows(st->d_rows, pm_rows, old, st->batch, c->opt.seed,
                                wl_out_of(c)) != 0 ||
             wl_commit(c, DB_TABLE, &v, 1) != 0 ||
-            db_gpu_set_count(NULL, old, now, &log, wl_out_of(c)) != 0 ||
+            db_gpu_set_count(NULL, old, now, &log, wl_out_of(c), NULL) != 0 ||
             wl_tx_logged(c, DB_LOG) != 0 ||
-            db_gpu_set_count((uint64_t *)r->dev, old, now, NULL, wl_out_of(c)) != 0 ||
+            db_gpu_set_count((uint64_t *)r->dev, old, now, NULL, wl_out_of(c), NULL) != 0 ||
             wl_commit(c, DB_TABLE, &hdr, 1) != 0)
             return -1;
     }
@@ -245,8 +272,19 @@ static int gpu_update(struct wl_ctx *c, struct db_state *st, uint64_t u)
     uint64_t count = st->rows, listed = 0, changed = 0;
     gpmlog_dev log;
     int nr = 0;
+    if (c->m->engine == WL_ENGINE_DELTA) {
+        /* cap-delta: the device copy and a record of each changed row; the
+         * CPU logs the records, commits, applies them to PM. */
+        wl_delta d = wl_tx_delta_dev(c, DB_LOG);
+        return wl_tx_begin(c, DB_LOG) ||
+                       db_gpu_update(st, count, u, NULL, wl_out_of(c), NULL, 0, 0, &d) ||
+                       wl_tx_logged(c, DB_LOG) || wl_tx_commit(c, DB_LOG)
+                   ? -1
+                   : 0;
+    }
     if (!c->m->kernels_write_pm)
-        return db_gpu_update(st, count, u, NULL, wl_out_of(c), NULL, 0, shift_of(st->chunk)) ||
+        return db_gpu_update(st, count, u, NULL, wl_out_of(c), NULL, 0, shift_of(st->chunk),
+                             NULL) ||
                        flagged_ranges(c, st, &nr) || wl_commit(c, DB_TABLE, st->ranges, nr)
                    ? -1
                    : 0;
@@ -257,7 +295,7 @@ static int gpu_update(struct wl_ctx *c, struct db_state *st, uint64_t u)
         int rc;
         if (wl_persist_begin(c) != 0)
             return -1;
-        rc = db_gpu_update(st, count, u, pm_rows, wl_out_of(c), &log, 0, 0);
+        rc = db_gpu_update(st, count, u, pm_rows, wl_out_of(c), &log, 0, 0, NULL);
         if (wl_persist_end(c) != 0 || rc != 0 ||
             wl_dev_copy(&changed, &st->d_counts[1], sizeof changed, 0) != 0)
             return -1;
@@ -266,7 +304,7 @@ static int gpu_update(struct wl_ctx *c, struct db_state *st, uint64_t u)
     }
     /* gpm-ndp: log (and update the device copy), the CPU flushes the log,
      * the changed rows go to PM and the CPU flushes them. */
-    if (db_gpu_update(st, count, u, NULL, wl_out_of(c), &log, 1, 0) != 0 ||
+    if (db_gpu_update(st, count, u, NULL, wl_out_of(c), &log, 1, 0, NULL) != 0 ||
         wl_tx_logged(c, DB_LOG) != 0 ||
         wl_dev_copy(&listed, &st->d_counts[0], sizeof listed, 0) != 0 ||
         wl_dev_copy(st->h_list, st->d_list, listed * 4, 0) != 0 ||
@@ -365,11 +403,11 @@ const struct wl_workload WORKLOAD = {
     .name = "db",
     .about = "gpDB: INSERT batches and UPDATE statements on a PM-resident table, each a "
              "failure-atomic transaction (paper 4.1 and Figure 9)",
-    .modes = WL_MODES_GPU | WL_MODE_BIT(WL_CPU),
+    .modes = WL_MODES_GPU | WL_MODE_BIT(WL_CAP_DELTA) | WL_MODE_BIT(WL_CPU),
     .ops = db_ops,
     /* The logged modes resume after the last committed step; CAP reruns. */
     .resume_modes = WL_MODE_BIT(WL_GPM) | WL_MODE_BIT(WL_GPM_NDP) | WL_MODE_BIT(WL_GPM_EADR) |
-                    WL_MODE_BIT(WL_CPU),
+                    WL_MODE_BIT(WL_CAP_DELTA) | WL_MODE_BIT(WL_CPU),
     .objects = db_objects,
     .params = db_params,
     .state_bytes = sizeof(struct db_state),

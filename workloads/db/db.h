@@ -56,14 +56,17 @@ int db_cpu_step(struct wl_ctx *c, struct db_state *st, uint64_t step);
 int db_gpu_insert_rows(db_row *dev_rows, db_row *pm_rows, uint64_t first, uint64_t n,
                        uint64_t seed, wl_out o);
 /* Logs the count's old value (when LOG) and stores the new one at PM_COUNT
- * (when not NULL), in one thread. */
+ * (when not NULL), or records it in DELTA (when not NULL: cap-delta), in
+ * one thread. */
 int db_gpu_set_count(uint64_t *pm_count, uint64_t old_count, uint64_t new_count,
-                     const gpmlog_dev *log, wl_out o);
+                     const gpmlog_dev *log, wl_out o, const wl_delta *delta);
 /* UPDATE statement U over COUNT rows of the device copy: PM (NULL: none)
  * gets the changed rows as O says; LOG (non-NULL) the old images; LIST
- * (gpm-ndp) the changed rows, or CHUNK_SHIFT > 0 flags their chunks. */
+ * (gpm-ndp) the changed rows, or CHUNK_SHIFT > 0 flags their chunks; DELTA
+ * (NULL: none) a record of each changed row (cap-delta). */
 int db_gpu_update(struct db_state *st, uint64_t count, uint64_t u, db_row *pm, wl_out o,
-                  const gpmlog_dev *log, int list, uint32_t chunk_shift);
+                  const gpmlog_dev *log, int list, uint32_t chunk_shift,
+                  const wl_delta *delta);
 /* gpm-ndp: the listed rows (COUNT of them) from the device copy to PM. */
 int db_gpu_copy_listed(struct db_state *st, db_row *pm, uint64_t count);
 

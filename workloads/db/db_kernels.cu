@@ -30,8 +30,10 @@ __global__ void insert_kernel(db_row *dev_rows, db_row *pm_rows, uint64_t first,
 }
 
 __global__ void count_kernel(uint64_t *pm_count, uint64_t old_count, uint64_t new_count,
-                             gpmlog_dev log, int logged, wl_out o, unsigned long long *fail)
+                             gpmlog_dev log, int logged, wl_out o, wl_delta delta,
+                             unsigned long long *fail)
 {
+    wl_delta_put(delta, 0, &new_count); /* cap-delta: the count is the header's first word */
     if (logged && gpmtx_log_undo(log, 0, 0, &old_count, sizeof old_count) != 0) {
         *fail = 1;
         return; /* nothing logged: the count must not change */
@@ -50,6 +52,7 @@ struct update_args {
     wl_out o;
     uint32_t *list;
     uint32_t chunk_shift;
+    wl_delta delta;
     unsigned long long *counts;
 };
 
@@ -65,6 +68,7 @@ __global__ void update_kernel(struct update_args a)
         }
         db_update(&x, a.u);
         a.rows[k] = x;
+        wl_delta_put(a.delta, db_row_off(k), &x);
         if (a.pm) {
             store_row(a.o, &a.pm[k], &x);
             wl_persist(a.o);
@@ -98,17 +102,19 @@ extern "C" int db_gpu_insert_rows(db_row *dev_rows, db_row *pm_rows, uint64_t fi
 }
 
 extern "C" int db_gpu_set_count(uint64_t *pm_count, uint64_t old_count, uint64_t new_count,
-                                const gpmlog_dev *log, wl_out o)
+                                const gpmlog_dev *log, wl_out o, const wl_delta *delta)
 {
     unsigned long long *fail = NULL, f = 0;
     gpmlog_dev none;
+    wl_delta no_delta;
     memset(&none, 0, sizeof none);
+    memset(&no_delta, 0, sizeof no_delta);
     if (wl_dev_alloc((void **)&fail, sizeof f) != 0 || wl_dev_zero(fail, sizeof f) != 0) {
         wl_dev_free(fail);
         return -1;
     }
     count_kernel<<<1, 1>>>(pm_count, old_count, new_count, log ? *log : none, log != NULL, o,
-                           fail);
+                           delta ? *delta : no_delta, fail);
     if (wl_dev_sync("db: the row count's kernel") != 0 || wl_dev_copy(&f, fail, sizeof f, 0)) {
         wl_dev_free(fail);
         return -1;
@@ -118,7 +124,8 @@ extern "C" int db_gpu_set_count(uint64_t *pm_count, uint64_t old_count, uint64_t
 }
 
 extern "C" int db_gpu_update(struct db_state *st, uint64_t count, uint64_t u, db_row *pm,
-                             wl_out o, const gpmlog_dev *log, int list, uint32_t chunk_shift)
+                             wl_out o, const gpmlog_dev *log, int list, uint32_t chunk_shift,
+                             const wl_delta *delta)
 {
     struct update_args a;
     unsigned long long fails = 0;
@@ -134,6 +141,8 @@ extern "C" int db_gpu_update(struct db_state *st, uint64_t count, uint64_t u, db
     a.o = o;
     a.list = list || chunk_shift ? st->d_list : NULL;
     a.chunk_shift = chunk_shift;
+    if (delta)
+        a.delta = *delta;
     a.counts = st->d_counts;
     if (wl_dev_zero(st->d_counts, 3 * sizeof fails) != 0)
         return -1;

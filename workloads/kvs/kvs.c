@@ -88,7 +88,8 @@ static int kvs_layout(struct wl_ctx *c)
         return -1;
     wl_obj_region(c, KVS_TABLE, nsets * sizeof(kvs_set));
     if (wl_tx_layout(c, KVS_LOG, log_bytes(c, n, cpu ? slots : 0), cpu ? 1 : KVS_LOG_BLOCKS,
-                     cpu ? (slots + 31) / 32 * 32 : KVS_LOG_THREADS) != 0)
+                     cpu ? (slots + 31) / 32 * 32 : KVS_LOG_THREADS) != 0 ||
+        wl_tx_delta_layout(c, KVS_LOG, KVS_TABLE, sizeof(kvs_pair), n) != 0)
         return -1;
     c->data_bytes = nsets * sizeof(kvs_set);
     c->calib_bytes = c->data_bytes;
@@ -207,12 +208,22 @@ static int gpu_batch(struct wl_ctx *c, struct kvs_state *st, uint64_t b)
     int nr = 0;
     if (kvs_gpu_gets(st, seed, b, &st->digest[b]) != 0 || kvs_gpu_sort(st, seed, b) != 0)
         return -1;
+    if (c->m->engine == WL_ENGINE_DELTA) {
+        /* cap-delta: the device table and a record of each changed pair;
+         * the CPU logs the records, commits, applies them to PM. */
+        wl_delta d = wl_tx_delta_dev(c, KVS_LOG);
+        return wl_tx_begin(c, KVS_LOG) ||
+                       kvs_gpu_apply(st, seed, b, NULL, wl_out_of(c), NULL, 0, 0, &d) ||
+                       wl_tx_logged(c, KVS_LOG) || wl_tx_commit(c, KVS_LOG)
+                   ? -1
+                   : 0;
+    }
     if (!c->m->kernels_write_pm) {
         /* CAP: the device table, then the chunks it touched, no log. */
         uint32_t shift = 0;
         while (((size_t)1 << shift) < st->chunk)
             shift++;
-        return kvs_gpu_apply(st, seed, b, NULL, wl_out_of(c), NULL, 0, shift) ||
+        return kvs_gpu_apply(st, seed, b, NULL, wl_out_of(c), NULL, 0, shift, NULL) ||
                        dirty_ranges(c, st, 1, &nr) || wl_commit(c, KVS_TABLE, st->ranges, nr)
                    ? -1
                    : 0;
@@ -225,7 +236,7 @@ static int gpu_batch(struct wl_ctx *c, struct kvs_state *st, uint64_t b)
         int rc;
         if (wl_persist_begin(c) != 0)
             return -1;
-        rc = kvs_gpu_apply(st, seed, b, (kvs_set *)r->dev, wl_out_of(c), &log, 0, 0);
+        rc = kvs_gpu_apply(st, seed, b, (kvs_set *)r->dev, wl_out_of(c), &log, 0, 0, NULL);
         if (wl_persist_end(c) != 0 || rc != 0 ||
             wl_dev_copy(&pairs, &st->d_counts[1], sizeof pairs, 0) != 0)
             return -1;
@@ -234,7 +245,7 @@ static int gpu_batch(struct wl_ctx *c, struct kvs_state *st, uint64_t b)
     }
     /* gpm-ndp: log (and update the device table), the CPU flushes the log,
      * then the changed sets go to PM and the CPU flushes them. */
-    if (kvs_gpu_apply(st, seed, b, NULL, wl_out_of(c), &log, 1, 0) != 0 ||
+    if (kvs_gpu_apply(st, seed, b, NULL, wl_out_of(c), &log, 1, 0, NULL) != 0 ||
         wl_tx_logged(c, KVS_LOG) != 0 || dirty_ranges(c, st, 0, &nr) != 0 ||
         kvs_gpu_copy_dirty(st, (kvs_set *)r->dev, (uint64_t)nr) != 0 ||
         wl_commit(c, KVS_TABLE, st->ranges, nr) != 0)
@@ -343,11 +354,11 @@ const struct wl_workload WORKLOAD = {
     .name = "kvs",
     .about = "gpKVS: batched SETs and GETs on an 8-way set-associative hash table on PM, "
              "each batch a failure-atomic transaction (paper 4.1, Figures 1a and 9)",
-    .modes = WL_MODES_GPU | WL_MODE_BIT(WL_CPU),
+    .modes = WL_MODES_GPU | WL_MODE_BIT(WL_CAP_DELTA) | WL_MODE_BIT(WL_CPU),
     .ops = kvs_ops,
     /* The logged modes resume after the last committed batch; CAP reruns. */
     .resume_modes = WL_MODE_BIT(WL_GPM) | WL_MODE_BIT(WL_GPM_NDP) | WL_MODE_BIT(WL_GPM_EADR) |
-                    WL_MODE_BIT(WL_CPU),
+                    WL_MODE_BIT(WL_CAP_DELTA) | WL_MODE_BIT(WL_CPU),
     .objects = kvs_objects,
     .params = kvs_params,
     .state_bytes = sizeof(struct kvs_state),

@@ -71,9 +71,11 @@ int kvs_gpu_sort(struct kvs_state *st, uint64_t seed, uint64_t b);
 /* Applies batch B's sorted SETs to the device table; PM (NULL: none) gets
  * each changed pair, stored as O says; LOG (when LOGGED) the old pairs;
  * DIRTY_SETS lists changed sets (gpm-ndp), or CHUNK_SHIFT > 0 flags the
- * chunks they lie in (CAP). Counts in st->d_counts. */
+ * chunks they lie in (CAP); DELTA (NULL: none) gets each changed pair as a
+ * record (cap-delta). Counts in st->d_counts. */
 int kvs_gpu_apply(struct kvs_state *st, uint64_t seed, uint64_t b, kvs_set *pm, wl_out o,
-                  const gpmlog_dev *log, int dirty_sets, uint32_t chunk_shift);
+                  const gpmlog_dev *log, int dirty_sets, uint32_t chunk_shift,
+                  const wl_delta *delta);
 /* gpm-ndp: copies the listed dirty sets (COUNT of them) from the device
  * table to PM, plain stores. */
 int kvs_gpu_copy_dirty(struct kvs_state *st, kvs_set *pm, uint64_t count);

@@ -70,6 +70,7 @@ struct apply_args {
     wl_out o;
     uint32_t *dirty;       /* a list of changed sets, or chunk flags (chunk_shift > 0) */
     uint32_t chunk_shift;
+    wl_delta delta;        /* cap-delta: each changed pair as a record */
     unsigned long long *counts;
 };
 
@@ -102,6 +103,8 @@ __global__ void apply_kernel(struct apply_args a)
         }
         if (changed) {
             a.table[set].way[lane] = mine;
+            wl_delta_put(a.delta, (uint64_t)set * sizeof(kvs_set) + lane * sizeof(kvs_pair),
+                         &mine);
             if (a.pm) {
                 uint4 v = make_uint4((uint32_t)mine.key, (uint32_t)(mine.key >> 32),
                                      (uint32_t)mine.val, (uint32_t)(mine.val >> 32));
@@ -175,7 +178,7 @@ extern "C" int kvs_gpu_sort(struct kvs_state *st, uint64_t seed, uint64_t b)
 
 extern "C" int kvs_gpu_apply(struct kvs_state *st, uint64_t seed, uint64_t b, kvs_set *pm,
                              wl_out o, const gpmlog_dev *log, int dirty_sets,
-                             uint32_t chunk_shift)
+                             uint32_t chunk_shift, const wl_delta *delta)
 {
     struct apply_args a;
     unsigned long long fails = 0;
@@ -196,6 +199,8 @@ extern "C" int kvs_gpu_apply(struct kvs_state *st, uint64_t seed, uint64_t b, kv
     a.o = o;
     a.dirty = dirty_sets || chunk_shift ? st->d_dirty : NULL;
     a.chunk_shift = chunk_shift;
+    if (delta)
+        a.delta = *delta;
     a.counts = st->d_counts;
     if (wl_dev_zero(st->d_counts, 2 * sizeof(unsigned long long)) != 0 ||
         wl_dev_zero(&st->d_counts[3], sizeof fails) != 0)
