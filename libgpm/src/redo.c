@@ -4,6 +4,8 @@
  * applied; the committed count with the pending bit cleared, in one 8-byte
  * store, last. */
 #include <cuda_runtime_api.h>
+#include <libpmem.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,12 +101,56 @@ int gpm_redo_commit(gpm_region *log)
     return set_field(log, &h->state, h->state | 1);
 }
 
+/* Stores each record's bytes in TABLE; on PM (or what stands in for it)
+ * each thread writes back the lines of its records and fences its own
+ * write-backs (a fence orders only its core's), so no list of ranges is
+ * sorted. THREADS: 0 for OpenMP's default. */
+static void store_records(const gpm_region *log, gpm_region *table, uint64_t n, int threads,
+                          int flush)
+{
+    uint64_t rb = header(log)->record_bytes;
+    size_t data = (size_t)rb - 8;
+#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
+    {
+#pragma omp for schedule(static)
+        for (uint64_t k = 0; k < n; k++) {
+            const uint8_t *rec = records(log) + k * rb;
+            uint64_t off;
+            memcpy(&off, rec, sizeof off);
+            memcpy((uint8_t *)table->host + off, rec + 8, data);
+            if (flush)
+                pmem_flush((uint8_t *)table->host + off, data);
+        }
+        if (flush)
+            pmem_drain();
+    }
+}
+
+/* An ordinary file: msync of each record's page range, through F. */
+static int sync_records(const gpm_region *log, gpm_region *table, uint64_t n, gpm_flusher *f)
+{
+    uint64_t rb = header(log)->record_bytes;
+    gpm_range *v = malloc((n ? n : 1) * sizeof *v);
+    int rc;
+    if (!v)
+        return gpm_set_error("%s: out of memory for %llu ranges", log->path,
+                             (unsigned long long)n);
+    for (uint64_t k = 0; k < n; k++) {
+        uint64_t off;
+        memcpy(&off, records(log) + k * rb, sizeof off);
+        v[k] = (gpm_range){(size_t)off, (size_t)rb - 8, NULL};
+    }
+    rc = gpm_flusher_persist_ranges(f, table, v, (int)n, 0);
+    free(v);
+    return rc;
+}
+
 int gpm_redo_apply(gpm_region *log, gpm_region *table, gpm_flusher *f, uint64_t *applied)
 {
     gpm_redo_header *h = header(log);
     uint64_t n = h->count, rb = h->record_bytes, bad = 0;
     size_t data = (size_t)rb - 8;
-    gpm_range *v;
+    int file = table->backend == GPM_BACKEND_FILE;
     if (applied)
         *applied = 0;
     if (!(h->state & 1))
@@ -112,31 +158,18 @@ int gpm_redo_apply(gpm_region *log, gpm_region *table, gpm_flusher *f, uint64_t 
     if (n > h->capacity || n > (uint64_t)INT32_MAX)
         return gpm_set_error("%s: %llu records: the log is damaged", log->path,
                              (unsigned long long)n);
-    v = malloc((n ? n : 1) * sizeof *v);
-    if (!v)
-        return gpm_set_error("%s: out of memory for %llu ranges", log->path,
-                             (unsigned long long)n);
     for (uint64_t k = 0; k < n; k++) {
         uint64_t off;
         memcpy(&off, records(log) + k * rb, sizeof off);
-        if (off > table->size || data > table->size - off)
-            bad++;
-        v[k] = (gpm_range){(size_t)off, data, NULL};
+        bad += off > table->size || data > table->size - off;
     }
-    if (bad) {
-        free(v);
+    if (bad)
         return gpm_set_error("%s: %llu records outside %s (%zu bytes): the log is not this "
                              "table's",
                              log->path, (unsigned long long)bad, table->path, table->size);
-    }
-#pragma omp parallel for schedule(static)
-    for (uint64_t k = 0; k < n; k++)
-        memcpy((uint8_t *)table->host + v[k].off, records(log) + k * rb + 8, data);
-    if (gpm_flusher_persist_ranges(f, table, v, (int)n, 0) != 0) {
-        free(v);
+    store_records(log, table, n, f ? gpm_flusher_threads(f) : 1, !file);
+    if (file && sync_records(log, table, n, f) != 0)
         return -1;
-    }
-    free(v);
     if (applied)
         *applied = n;
     return set_field(log, &h->state, ((h->state >> 1) + 1) << 1);

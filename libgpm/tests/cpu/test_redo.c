@@ -5,6 +5,7 @@
  * committing batch after batch, each recovered to exactly the table after
  * the last commit. */
 #include <signal.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +177,35 @@ static void uncommitted_batch_is_dropped(void)
     close_pair(&log, &table);
 }
 
+/* On an ordinary file system the table is made durable with msync, not
+ * cache-line write-backs: the same batch, applied that way. */
+static void ordinary_files_are_synced(void)
+{
+    static struct record r[RECORDS];
+    static uint8_t want[TABLE_BYTES];
+    char dir[] = "/var/tmp/gpm-redo.XXXXXX", lp[64], tp[64];
+    gpm_region log, table;
+    gpm_flusher *f = gpm_flusher_create(2);
+    CHECK(f && mkdtemp(dir));
+    snprintf(lp, sizeof lp, "%s/log", dir);
+    snprintf(tp, sizeof tp, "%s/table", dir);
+    CHECK(gpm_map(&log, lp, gpm_redo_bytes(DATA, RECORDS), GPM_CREATE | GPM_HOST_ONLY) == 0);
+    CHECK(gpm_map(&table, tp, TABLE_BYTES, GPM_CREATE | GPM_HOST_ONLY) == 0);
+    int file = table.backend == GPM_BACKEND_FILE, ok = 0;
+    batch(0, r);
+    reference(1, want);
+    if (file)
+        ok = gpm_redo_init(&log, DATA, RECORDS) == 0 &&
+             gpm_redo_log(&log, f, r, RECORDS, 0, NULL) == 0 && gpm_redo_commit(&log) == 0 &&
+             gpm_redo_apply(&log, &table, f, NULL) == 0 &&
+             memcmp(table.host, want, TABLE_BYTES) == 0 && gpm_redo_committed(&log) == 1;
+    gpm_unmap(&log), gpm_unmap(&table), gpm_flusher_destroy(f);
+    unlink(lp), unlink(tp), rmdir(dir);
+    if (!file)
+        SKIP("/var/tmp is not an ordinary file system here");
+    CHECKF(ok, "the batch was not applied exactly: %s", gpm_last_error());
+}
+
 static void refusals_change_nothing(void)
 {
     static struct record r[RECORDS + 1];
@@ -288,6 +318,7 @@ int main(int argc, char **argv)
     RUN(logged_batch_is_applied_and_counted);
     RUN(pending_batch_is_finished_by_recovery);
     RUN(uncommitted_batch_is_dropped);
+    RUN(ordinary_files_are_synced);
     RUN(refusals_change_nothing);
     RUN(killed_committers_recover_exactly);
     CHECK_EXIT();
