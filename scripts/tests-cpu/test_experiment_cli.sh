@@ -156,7 +156,7 @@ env RESULTS_DIR="$tmp/rp" REPORTS_DIR="$tmp/rprep" SCALE=small WORKLOADS=nosuch 
     "$scripts/reproduce.sh" "$tmp/rpbin" >"$tmp/out" 2>&1
 rc=$?
 if [ "$rc" -eq 1 ] &&
-    grep -q "^reproduce: estimated time from earlier rows: about 3 min 45 s; no earlier rows for: figure_3 figure_10" "$tmp/out" &&
+    grep -q "^reproduce: estimated time from earlier rows: about 3 min 59 s; no earlier rows for: figure_3 figure_10" "$tmp/out" &&
     grep -q "^reproduce: \[10/10\] crash" "$tmp/out" && grep -q "^reproduce: FAILED steps: figure_3 figure_9" "$tmp/out" &&
     [ -s "$tmp/rprep/summary.md" ]; then
     echo "ok - reproduce: estimate, every step, the summary, the failures named"
