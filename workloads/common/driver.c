@@ -246,11 +246,26 @@ static int recovery(struct wl_ctx *c, struct wl_run *run, double *t)
     return judge_resume(c, complete);
 }
 
+/* Where the process's time went apart from the row's times, so that a
+ * figure's wall time can be accounted for: opening the GPU and the PM
+ * files, calibrating the flush threads, the workload's setup, the rest of
+ * the repetitions (prepare, identity writes; in a recovery, the work after
+ * the restore) and verification. */
+static void note_wall(struct wl_ctx *c, const double *when, const double *t, int reps)
+{
+    double timed = 0;
+    for (int r = 0; r < reps; r++)
+        timed += t[r];
+    wl_note(c, "open_s=%.3g,calibrate_s=%.3g,setup_s=%.3g,untimed_s=%.3g,verify_s=%.3g",
+            when[1] - when[0], when[2] - when[1], when[3] - when[2],
+            when[4] - when[3] - timed, wl_now() - when[4]);
+}
+
 int wl_main(const struct wl_workload *w, int argc, char **argv)
 {
     struct wl_ctx ctx, *c = &ctx;
     struct wl_run run;
-    double *t = NULL;
+    double *t = NULL, when[5];
     int reps, ok = 0, rc, row_err = 0;
     char why[1024] = "";
     enum wl_files files = WL_FILES_REMOVE_CREATED;
@@ -282,10 +297,12 @@ int wl_main(const struct wl_workload *w, int argc, char **argv)
         free(c->priv);
         return fail(w, 2);
     }
+    when[0] = wl_now();
     if (check_gpu(c) != 0 || wl_objects_open(c, &run) != 0) {
         free(c->priv);
         return fail(w, 1);
     }
+    when[1] = wl_now();
     /* A resume needs a run that started and whose progress was durable, in
      * a mode that can continue it; anything else starts over. */
     c->fresh = !(c->opt.recover && run.found.state != WL_ID_CREATED &&
@@ -296,10 +313,13 @@ int wl_main(const struct wl_workload *w, int argc, char **argv)
     rc = t ? 0 : gpm_set_error("out of memory");
     if (rc == 0)
         rc = wl_flusher_setup(c);
+    when[2] = wl_now();
     if (rc == 0 && w->setup)
         rc = w->setup(c);
+    when[3] = wl_now();
     if (rc == 0)
         rc = c->opt.recover ? recovery(c, &run, t) : reps_of_run(c, &run, t);
+    when[4] = wl_now();
     if (rc != 0) {
         rc = fail(w, 1);
         goto out;
@@ -312,6 +332,7 @@ int wl_main(const struct wl_workload *w, int argc, char **argv)
         goto out;
     }
     ok = rc == 0;
+    note_wall(c, when, t, reps);
     /* Kept before the row is written: collecting the platform for it may
      * leave a message of its own (no GPU, say). */
     if (!ok)

@@ -471,6 +471,10 @@ static void rows_exit_status_and_cleanup(void)
     /* Bytes made durable: both ranges of each chunk (wl_commit), the 4-byte
      * markers (wl_pm_write), the checkpoint and its flip word. */
     CHECK_EQ_INT(wl_test_count_lines(rows, "\t262472\t"), 2);
+    /* Where the rest of the process's time went. */
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",open_s="), 2);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",calibrate_s="), 2);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",verify_s="), 2);
     CHECK_EQ_INT(files_in_dir(), 0); /* scratch removed after a verified run */
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--reps", "zero"), 2);
 }
