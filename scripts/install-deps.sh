@@ -2,7 +2,7 @@
 # Checks for the CUDA toolkit and installs the Debian packages GPMbench needs.
 # As root it installs them; otherwise it prints the exact command to run.
 set -eu
-PKGS="libpmem-dev libpci-dev pciutils gnuplot-nox python3 zlib1g-dev dataset-fashion-mnist"
+PKGS="libpmem-dev libpmemobj-dev librocksdb-dev libpci-dev pciutils gnuplot-nox python3 zlib1g-dev dataset-fashion-mnist"
 
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 if ! command -v nvcc >/dev/null 2>&1 && [ ! -x "$CUDA_HOME/bin/nvcc" ]; then

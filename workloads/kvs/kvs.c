@@ -24,6 +24,8 @@ static const struct wl_param kvs_params[] = {
      .fscale = {0, 0, 0}, .fmin = 0, .fmax = 0.999},
     {.flag = "cap-chunk", .help = "CAP: bytes persisted around each change: best (measured) "
      "or a power of two", .type = WL_STR, .sscale = {"best", "best", "best"}},
+    {.flag = "store", .help = "cpu mode's store: kvs (gpKVS's own), pmemobj (PMDK) or rocksdb "
+     "(Figure 1a)", .type = WL_STR, .sscale = {"kvs", "kvs", "kvs"}},
     WL_TX_PARAMS,
     {0},
 };
@@ -77,6 +79,27 @@ static size_t log_bytes(struct wl_ctx *c, uint64_t n, int cpu_threads)
     return (size_t)KVS_LOG_BLOCKS * KVS_LOG_THREADS * per_slot * rec;
 }
 
+/* --store: gpKVS's own table, or one of Figure 1a's CPU stores. */
+static int pick_store(struct wl_ctx *c)
+{
+    const char *name = wl_str(c, "store");
+    const struct kvs_store_ops *const stores[] = {&kvs_pmemobj_store, &kvs_rocksdb_store};
+    S(c)->store = NULL;
+    if (strcmp(name, "kvs") == 0)
+        return 0;
+    for (size_t k = 0; k < sizeof stores / sizeof stores[0]; k++)
+        if (strcmp(name, stores[k]->name) == 0)
+            S(c)->store = stores[k];
+    if (!S(c)->store)
+        return gpm_set_error("--store: unknown store '%s': use kvs, pmemobj or rocksdb", name);
+    if (c->opt.mode != WL_CPU)
+        return gpm_set_error("--store %s: a CPU store: use --mode cpu", name);
+    if (c->opt.recover || c->opt.crash_before_commit)
+        return gpm_set_error("--store %s: no crash trials: Figure 1a measures its throughput",
+                             name);
+    return 0;
+}
+
 static int kvs_layout(struct wl_ctx *c)
 {
     uint64_t nsets = (uint64_t)wl_int(c, "sets"), n = (uint64_t)wl_int(c, "batch");
@@ -84,9 +107,10 @@ static int kvs_layout(struct wl_ctx *c)
     size_t chunk;
     if (nsets >= 0xffffffffull)
         return gpm_set_error("--sets: at most %llu", 0xfffffffeull);
-    if (wl_cap_chunk_arg(c, &chunk) != 0)
+    if (wl_cap_chunk_arg(c, &chunk) != 0 || pick_store(c) != 0)
         return -1;
-    wl_obj_region(c, KVS_TABLE, nsets * sizeof(kvs_set));
+    /* Another store keeps its own files: gpKVS's table is left a stub. */
+    wl_obj_region(c, KVS_TABLE, S(c)->store ? 4096 : nsets * sizeof(kvs_set));
     if (wl_tx_layout(c, KVS_LOG, log_bytes(c, n, cpu ? slots : 0), cpu ? 1 : KVS_LOG_BLOCKS,
                      cpu ? (slots + 31) / 32 * 32 : KVS_LOG_THREADS) != 0 ||
         wl_tx_delta_layout(c, KVS_LOG, KVS_TABLE, sizeof(kvs_pair), n) != 0)
@@ -129,7 +153,7 @@ static int kvs_setup(struct wl_ctx *c)
     st->digest = calloc(st->batches, sizeof *st->digest);
     if (!st->digest || kvs_gen_keys(st, c->opt.seed, wl_float(c, "zipf")) != 0)
         return st->digest ? -1 : gpm_set_error("kvs: out of memory");
-    if (cap_chunk(c, st) != 0)
+    if (cap_chunk(c, st) != 0 || (st->store && st->store->open(c, st) != 0))
         return -1;
     if (c->opt.mode == WL_CPU) {
         st->h_sets = malloc(st->n * sizeof *st->h_sets);
@@ -168,10 +192,15 @@ static int kvs_prepare(struct wl_ctx *c)
 {
     struct kvs_state *st = S(c);
     gpm_region *r = wl_region(c, KVS_TABLE);
+    st->first_batch = 0;
+    if (st->store) {
+        wl_note(c, "atomic=%s,distinct_keys=%llu", st->store->atomic,
+                (unsigned long long)st->keyspace);
+        return st->store->reset(c, st);
+    }
     memset(r->host, 0, c->data_bytes);
     if (gpm_region_persist(r, r->host, c->data_bytes) != 0 || wl_tx_reset(c, KVS_LOG) != 0)
         return -1;
-    st->first_batch = 0;
     wl_note(c, "distinct_keys=%llu", (unsigned long long)st->keyspace);
     return c->opt.mode == WL_CPU ? 0 : wl_dev_zero(st->d_table, c->data_bytes);
 }
@@ -257,8 +286,9 @@ static int batches_from(struct wl_ctx *c, uint64_t from)
 {
     struct kvs_state *st = S(c);
     for (uint64_t b = from; b < st->batches; b++) {
-        int rc = c->opt.mode == WL_CPU ? kvs_cpu_batch(c, st, b, &st->digest[b])
-                                       : gpu_batch(c, st, b);
+        int rc = st->store               ? st->store->batch(c, st, b, &st->digest[b])
+                 : c->opt.mode == WL_CPU ? kvs_cpu_batch(c, st, b, &st->digest[b])
+                                         : gpu_batch(c, st, b);
         if (rc != 0)
             return -1;
     }
@@ -299,10 +329,12 @@ static int kvs_recover(struct wl_ctx *c)
 static int kvs_verify(struct wl_ctx *c)
 {
     struct kvs_state *st = S(c);
-    const kvs_set *pm = wl_region(c, KVS_TABLE)->host;
-    kvs_set *ref = calloc(st->nsets, sizeof *ref);
+    const kvs_set *pm = st->store_table ? st->store_table : wl_region(c, KVS_TABLE)->host;
+    kvs_set *ref;
     int rc = 0;
-    if (!ref)
+    if (st->store && st->store->verify)
+        return st->store->verify(c, st);
+    if (!(ref = calloc(st->nsets, sizeof *ref)))
         return gpm_set_error("kvs: out of memory for the reference table");
     for (uint64_t b = 0; b < st->batches && rc == 0; b++) {
         uint64_t d = kvs_ref_batch(st, c->opt.seed, b, ref);
@@ -319,7 +351,7 @@ static int kvs_verify(struct wl_ctx *c)
                                   (unsigned long long)st->batches);
     if (rc == 0)
         rc = kvs_check_unique(pm, st->nsets);
-    if (rc == 0 && wl_tx_atomic(c) && wl_tx_committed(c, KVS_LOG) != st->batches)
+    if (rc == 0 && !st->store && wl_tx_atomic(c) && wl_tx_committed(c, KVS_LOG) != st->batches)
         rc = 1, gpm_set_error("kvs: the log counts %llu committed batches of %llu",
                               (unsigned long long)wl_tx_committed(c, KVS_LOG),
                               (unsigned long long)st->batches);
@@ -330,6 +362,8 @@ static int kvs_verify(struct wl_ctx *c)
 static void kvs_teardown(struct wl_ctx *c)
 {
     struct kvs_state *st = S(c);
+    if (st->store)
+        st->store->close(st);
     wl_dev_free(st->d_keys); /* all NULL in cpu mode */
     wl_dev_free(st->d_table);
     wl_dev_free(st->d_sets);

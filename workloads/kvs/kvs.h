@@ -45,7 +45,27 @@ struct kvs_state {
     gpm_range *ranges;       /* what a commit persists */
     /* cpu mode: */
     uint32_t *h_sets, *h_idx, *h_tmp_sets, *h_tmp_idx;
+    /* cpu mode with --store pmemobj|rocksdb (Figure 1a): */
+    const struct kvs_store_ops *store;
+    void *store_priv;
+    kvs_set *store_table;    /* pmemobj: the table in the pool (gpKVS's layout) */
 };
+
+/* Figure 1a's other CPU stores, fed the same batches as gpKVS's CPU
+ * counterpart (kvs_pmemobj.c, kvs_rocksdb.c). */
+struct kvs_store_ops {
+    const char *name;
+    const char *atomic;   /* what one transaction covers, for the row */
+    int (*open)(struct wl_ctx *c, struct kvs_state *st);  /* setup() */
+    int (*reset)(struct wl_ctx *c, struct kvs_state *st); /* prepare(): an empty store */
+    /* Batch B: its GETs' digest, then its SETs, durable when it returns. */
+    int (*batch)(struct wl_ctx *c, struct kvs_state *st, uint64_t b, uint64_t *digest);
+    /* 0, or 1 with a message; NULL: store_table is compared with gpKVS's
+     * reference. */
+    int (*verify)(struct wl_ctx *c, struct kvs_state *st);
+    void (*close)(struct kvs_state *st);
+};
+extern const struct kvs_store_ops kvs_pmemobj_store, kvs_rocksdb_store;
 
 /* Host side (kvs_ref.c). */
 /* Every batch's keys, uniform over KEYSPACE keys or Zipfian with THETA. */
@@ -54,6 +74,9 @@ int kvs_gen_keys(struct kvs_state *st, uint64_t seed, double theta);
  * batch's SET count (TMP_*: scratch of N each). */
 void kvs_sort_host(const struct kvs_state *st, uint64_t seed, uint64_t b, uint32_t *sets,
                    uint32_t *idx, uint32_t *tmp_sets, uint32_t *tmp_idx);
+/* The digest of batch B's GETs read from TABLE as it is. */
+uint64_t kvs_gets_digest(const struct kvs_state *st, uint64_t seed, uint64_t b,
+                         const kvs_set *table);
 /* Applies batch B to TABLE as the reference does (no logging, no persist),
  * returning its GET digest. */
 uint64_t kvs_ref_batch(const struct kvs_state *st, uint64_t seed, uint64_t b, kvs_set *table);

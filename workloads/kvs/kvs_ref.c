@@ -123,8 +123,8 @@ void kvs_sort_host(const struct kvs_state *st, uint64_t seed, uint64_t b, uint32
     }
 }
 
-static uint64_t gets_digest(const struct kvs_state *st, uint64_t seed, uint64_t b,
-                            const kvs_set *table)
+uint64_t kvs_gets_digest(const struct kvs_state *st, uint64_t seed, uint64_t b,
+                         const kvs_set *table)
 {
     const uint64_t *keys = st->h_keys + b * st->n;
     uint64_t digest = 0;
@@ -148,7 +148,7 @@ static uint64_t gets_digest(const struct kvs_state *st, uint64_t seed, uint64_t 
 uint64_t kvs_ref_batch(const struct kvs_state *st, uint64_t seed, uint64_t b, kvs_set *table)
 {
     const uint64_t *keys = st->h_keys + b * st->n;
-    uint64_t digest = gets_digest(st, seed, b, table); /* the table before the batch */
+    uint64_t digest = kvs_gets_digest(st, seed, b, table); /* the table before the batch */
     for (uint64_t i = 0; i < st->n; i++) {
         kvs_set *s;
         uint64_t ks[KVS_WAYS];
@@ -204,7 +204,7 @@ int kvs_cpu_batch(struct wl_ctx *c, struct kvs_state *st, uint64_t b, uint64_t *
     uint64_t sets_written = 0;
     if (threads > st->cpu_slots)
         threads = st->cpu_slots; /* a log slot each */
-    *digest = gets_digest(st, seed, b, wl_region(c, KVS_TABLE)->host);
+    *digest = kvs_gets_digest(st, seed, b, wl_region(c, KVS_TABLE)->host);
     kvs_sort_host(st, seed, b, st->h_sets, st->h_idx, st->h_tmp_sets, st->h_tmp_idx);
     if (wl_tx_begin(c, KVS_LOG) != 0)
         return -1;

@@ -195,6 +195,27 @@ static void cpu_counterpart_runs_every_operation_and_log(void)
     CHECK_EQ_INT(wl_test_count_lines(rows, ",atomic=yes,"), 3);
 }
 
+/* Figure 1a's CPU stores take the same batches and are checked: the PMDK
+ * pool against gpKVS's reference table (same layout), RocksDB against a
+ * map of every key's last value; the GETs' digests too. */
+static void cpu_stores_run_the_same_batches(void)
+{
+    const char *stores[] = {"pmemobj", "rocksdb"}, *ops[] = {"set", "get-set"};
+    unlink(rows);
+    for (int s = 0; s < 2; s++)
+        for (int o = 0; o < 2; o++) {
+            char *av[] = {"kvs", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--reps",
+                          "2", "--cpu-threads", "2", "--out", rows, "--store",
+                          (char *)stores[s], "--op", (char *)ops[o]};
+            CHECKF(run(av, ARGC(av)) == 0, "--store %s --op %s", stores[s], ops[o]);
+        }
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",store=pmemobj,"), 2);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",store=rocksdb,"), 2);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tok\t"), 4);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",cpu_threads=2,atomic=per-set,"), 2);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",cpu_threads=2,atomic=yes,"), 2);
+}
+
 /* SIGKILLed mid-run: the recovery undoes the interrupted batch, resumes
  * after the last committed one, and the table equals the reference's. */
 static void a_killed_run_resumes_after_the_last_committed_batch(void)
@@ -279,6 +300,14 @@ static void bad_flags_name_the_fix(void)
     unlink(rows);
     CHECK_EQ_INT(run(given, ARGC(given)), 0);
     CHECK_EQ_INT(wl_test_count_lines(rows, ",cap_chunk=65536,"), 1);
+    char *store[] = {"kvs", "--mode", "cpu", "--store", "leveldb"};
+    char *gpu_store[] = {"kvs", "--mode", "gpm", "--store", "rocksdb"};
+    CHECK_EQ_INT(run(store, ARGC(store)), 2);
+    CHECK_EQ_INT(wl_test_count_lines(errf, "--store: unknown store 'leveldb': use kvs, pmemobj "
+                                           "or rocksdb"),
+                 1);
+    CHECK_EQ_INT(run(gpu_store, ARGC(gpu_store)), 2);
+    CHECK_EQ_INT(wl_test_count_lines(errf, "--store rocksdb: a CPU store: use --mode cpu"), 1);
     CHECK_EQ_INT(run(chunk, ARGC(chunk)), 2);
     CHECK_EQ_INT(wl_test_count_lines(errf, "--cap-chunk: '3000' is not 'best' or a power of two"),
                  1);
@@ -294,6 +323,7 @@ int main(void)
      * do not survive a fork once this process has started them. */
     RUN(cpu_counterpart_runs_every_operation_and_log);
     RUN(a_killed_run_resumes_after_the_last_committed_batch);
+    RUN(cpu_stores_run_the_same_batches);
     RUN(bad_flags_name_the_fix);
     RUN(bad_files_are_refused_and_left_alone);
     RUN(way_is_own_then_free_then_victim);

@@ -1,0 +1,234 @@
+/* Figure 1a's RocksDB baseline, unmodified, through its C API: its WAL and
+ * SST files in the PM directory beside gpKVS's; each batch's GETs read
+ * with OpenMP threads, then its SETs written as one synced WriteBatch.
+ * RocksDB keeps every key (gpKVS's 8-way sets may evict one), so its check
+ * is a plain map of the last value of every key, replayed batch by batch. */
+#include <omp.h>
+#include <rocksdb/c.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kvs.h"
+
+struct rdb {
+    rocksdb_t *db;
+    rocksdb_options_t *opt;
+    rocksdb_writeoptions_t *wo;
+    rocksdb_readoptions_t *ro;
+    char path[4200];
+};
+
+static struct rdb *R(struct kvs_state *st) { return st->store_priv; }
+
+/* Keys big-endian, so that RocksDB's order is the keys' order. */
+static void key_bytes(uint64_t k, char out[8])
+{
+    for (int i = 0; i < 8; i++)
+        out[i] = (char)(k >> (56 - 8 * i));
+}
+
+static int failed_with(const char *what, const char *path, char *err)
+{
+    int rc = gpm_set_error("%s: RocksDB %s: %s", path, what, err ? err : "?");
+    free(err);
+    return rc;
+}
+
+static int rdb_open(struct wl_ctx *c, struct kvs_state *st)
+{
+    struct rdb *r = calloc(1, sizeof *r);
+    if (!r)
+        return gpm_set_error("kvs: out of memory");
+    snprintf(r->path, sizeof r->path, "%s.rocksdb", c->obj[KVS_TABLE].path);
+    st->store_priv = r;
+    r->opt = rocksdb_options_create();
+    r->wo = rocksdb_writeoptions_create();
+    r->ro = rocksdb_readoptions_create();
+    rocksdb_options_set_create_if_missing(r->opt, 1);
+    rocksdb_options_increase_parallelism(r->opt, c->threads > 0 ? c->threads : 1);
+    rocksdb_writeoptions_set_sync(r->wo, 1); /* each batch durable when written */
+    return 0;
+}
+
+/* An empty database (the old one destroyed): every repetition starts from
+ * nothing, as gpKVS's does. */
+static int rdb_reset(struct wl_ctx *c, struct kvs_state *st)
+{
+    struct rdb *r = R(st);
+    char *err = NULL;
+    (void)c;
+    if (r->db)
+        rocksdb_close(r->db);
+    r->db = NULL;
+    rocksdb_destroy_db(r->opt, r->path, &err);
+    free(err); /* none there yet is fine */
+    err = NULL;
+    r->db = rocksdb_open(r->opt, r->path, &err);
+    return r->db ? 0 : failed_with("open", r->path, err);
+}
+
+/* The value of KEY, 0 where absent (as gpKVS's GET reads a missing key). */
+static int get_value(struct rdb *r, uint64_t key, uint64_t *val, char **err)
+{
+    char kb[8];
+    size_t len = 0;
+    char *v;
+    key_bytes(key, kb);
+    v = rocksdb_get(r->db, r->ro, kb, sizeof kb, &len, err);
+    *val = 0;
+    if (v && len == sizeof *val)
+        memcpy(val, v, sizeof *val);
+    rocksdb_free(v);
+    return *err ? -1 : 0;
+}
+
+static int rdb_batch(struct wl_ctx *c, struct kvs_state *st, uint64_t b, uint64_t *digest)
+{
+    struct rdb *r = R(st);
+    const uint64_t *keys = st->h_keys + b * st->n;
+    uint64_t seed = c->opt.seed, d = 0;
+    rocksdb_writebatch_t *wb;
+    char *err = NULL;
+    int failed = 0;
+    if (st->set_pct < 100) {
+#pragma omp parallel for num_threads(c->threads) reduction(+ : d) reduction(| : failed)
+        for (uint64_t i = 0; i < st->n; i++) {
+            uint64_t val;
+            char *e = NULL;
+            if (kvs_is_set(seed, b, st->n, i, st->set_pct))
+                continue;
+            if (get_value(r, keys[i], &val, &e) != 0) {
+                free(e);
+                failed = 1;
+                continue;
+            }
+            d += kvs_get_digest(i, val);
+        }
+    }
+    if (failed)
+        return gpm_set_error("%s: a RocksDB get failed in batch %llu", r->path,
+                             (unsigned long long)b);
+    *digest = d;
+    wb = rocksdb_writebatch_create();
+    for (uint64_t i = 0; i < st->n; i++) {
+        char kb[8];
+        uint64_t val;
+        if (!kvs_is_set(seed, b, st->n, i, st->set_pct))
+            continue;
+        key_bytes(keys[i], kb);
+        val = kvs_value(seed, b, st->n, i);
+        rocksdb_writebatch_put(wb, kb, sizeof kb, (const char *)&val, sizeof val);
+    }
+    rocksdb_write(r->db, r->wo, wb, &err);
+    rocksdb_writebatch_destroy(wb);
+    if (err)
+        return failed_with("write", r->path, err);
+    c->bytes_persisted += (double)st->h_nsetops[b] * 2 * sizeof(uint64_t);
+    return 0;
+}
+
+/* ---- the check: a map of every key's last value ---- */
+
+struct map {
+    uint64_t *key, *val, mask;
+};
+
+static uint64_t *slot(struct map *m, uint64_t key)
+{
+    uint64_t h = gpm_mix64(key) & m->mask;
+    while (m->key[h] && m->key[h] != key)
+        h = (h + 1) & m->mask;
+    return &m->key[h];
+}
+
+static uint64_t map_get(struct map *m, uint64_t key)
+{
+    uint64_t *k = slot(m, key);
+    return *k ? m->val[k - m->key] : 0;
+}
+
+static void map_put(struct map *m, uint64_t key, uint64_t val)
+{
+    uint64_t *k = slot(m, key);
+    *k = key;
+    m->val[k - m->key] = val;
+}
+
+/* Every batch's GETs must have read what the map held before it, and at
+ * the end RocksDB must hold every key's last value. */
+static int rdb_verify(struct wl_ctx *c, struct kvs_state *st)
+{
+    struct rdb *r = R(st);
+    uint64_t seed = c->opt.seed, cap = 1, total = 0, bad = 0;
+    struct map m;
+    int rc = 0;
+    for (uint64_t b = 0; b < st->batches; b++)
+        total += st->h_nsetops[b];
+    while (cap < 2 * total + 2)
+        cap <<= 1;
+    m.mask = cap - 1;
+    m.key = calloc(cap, sizeof *m.key);
+    m.val = calloc(cap, sizeof *m.val);
+    if (!m.key || !m.val) {
+        free(m.key), free(m.val);
+        return gpm_set_error("kvs: out of memory for the check's map of %llu keys",
+                             (unsigned long long)total);
+    }
+    for (uint64_t b = 0; b < st->batches && rc == 0; b++) {
+        const uint64_t *keys = st->h_keys + b * st->n;
+        uint64_t d = 0;
+        if (st->set_pct < 100) {
+#pragma omp parallel for reduction(+ : d)
+            for (uint64_t i = 0; i < st->n; i++)
+                if (!kvs_is_set(seed, b, st->n, i, st->set_pct))
+                    d += kvs_get_digest(i, map_get(&m, keys[i]));
+        }
+        if (d != st->digest[b])
+            rc = 1, gpm_set_error("kvs: the GETs of batch %llu read other values than a map's "
+                                  "(RocksDB digest %llx, map %llx)",
+                                  (unsigned long long)b, (unsigned long long)st->digest[b],
+                                  (unsigned long long)d);
+        for (uint64_t i = 0; i < st->n; i++)
+            if (kvs_is_set(seed, b, st->n, i, st->set_pct))
+                map_put(&m, keys[i], kvs_value(seed, b, st->n, i));
+    }
+#pragma omp parallel for reduction(+ : bad)
+    for (uint64_t h = 0; h < cap; h++) {
+        uint64_t val;
+        char *err = NULL;
+        if (!m.key[h])
+            continue;
+        if (get_value(r, m.key[h], &val, &err) != 0 || val != m.val[h])
+            bad++;
+        free(err);
+    }
+    if (rc == 0 && bad)
+        rc = 1, gpm_set_error("kvs: %llu keys in RocksDB (%s) are missing or hold another "
+                              "value than their last SET",
+                              (unsigned long long)bad, r->path);
+    free(m.key), free(m.val);
+    return rc;
+}
+
+static void rdb_close(struct kvs_state *st)
+{
+    struct rdb *r = R(st);
+    char *err = NULL;
+    if (!r)
+        return;
+    if (r->db) {
+        rocksdb_close(r->db);
+        rocksdb_destroy_db(r->opt, r->path, &err);
+        free(err);
+    }
+    rocksdb_readoptions_destroy(r->ro);
+    rocksdb_writeoptions_destroy(r->wo);
+    rocksdb_options_destroy(r->opt);
+    free(r);
+    st->store_priv = NULL;
+}
+
+/* A WriteBatch is written whole or not at all: each batch is atomic. */
+const struct kvs_store_ops kvs_rocksdb_store = {"rocksdb", "yes", rdb_open, rdb_reset,
+                                                rdb_batch, rdb_verify, rdb_close};
