@@ -79,7 +79,7 @@ WORKLOADS    ?= $(subst $(space),$(comma),$(strip $(WL_DIRS)))
 export WORKLOADS
 
 all: $(LIBGPM) $(TOOLS) $(WL_BINS) tests
-.PHONY: all tests deps test test-gpu bundle install clean reports reproduce figure_1b figure_3 figure_9 figure_10 figure_11a figure_12 \
+.PHONY: all tests deps test test-gpu bundle install clean reports reproduce figure_1 figure_1a figure_1b figure_3 figure_9 figure_10 figure_11a figure_12 \
         figure_11b table_4 table_5 crash
 
 deps:
@@ -181,8 +181,11 @@ install: $(LIBGPM)
 	@scripts/install.sh $(PREFIX) $(LIBGPM) $(GPM_VERSION)+$(GIT_REV) $(CUDA_HOME)
 
 # Experiments: thin wrappers over scripts/experiment.sh (see README).
-figure_1b figure_3 figure_9 figure_10 figure_11a figure_11b figure_12 table_4 table_5 crash: deps all
+figure_1a figure_1b figure_3 figure_9 figure_10 figure_11a figure_11b figure_12 table_4 table_5 crash: deps all
 	@scripts/experiment.sh $@ $(B)/bin
+
+# Both panels of Figure 1.
+figure_1: figure_1a figure_1b
 
 # Every figure and table, then reports/summary.md; SCALE defaults to paper here.
 reproduce: deps all

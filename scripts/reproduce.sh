@@ -2,7 +2,7 @@
 # Every figure and table of the paper that the suite covers, at SCALE
 # (default paper), then reports/summary.md: our numbers beside the paper's.
 #   scripts/reproduce.sh BIN_DIR
-# Runs Figure 3, Figures 9, 10, 12 and 1b, Tables 4 and 5, Figures 11a and
+# Runs Figure 3, Figures 9, 10, 12, 1a and 1b, Tables 4 and 5, Figures 11a and
 # 11b and the crash campaign through scripts/experiment.sh, in that order (later
 # ones reuse Figure 9's rows of the same revision). Before it starts it
 # prints an estimate of the total time from the rows earlier runs left in
@@ -16,7 +16,7 @@ bin=$(cd "${1:-build/bin}" && pwd)
 root=$(cd "$here/.." && pwd)
 export SCALE=${SCALE:-paper}
 results=${RESULTS_DIR:-$root/results/${PLATFORM:-local}}
-steps="figure_3 figure_9 figure_10 figure_12 figure_1b table_4 table_5 figure_11a figure_11b crash"
+steps="figure_3 figure_9 figure_10 figure_12 figure_1a figure_1b table_4 table_5 figure_11a figure_11b crash"
 if ! why=$("$bin/gpm-info" --check-gpu 2>&1); then
     echo "reproduce: ${why#gpm-info: }: run it on a machine with an NVIDIA GPU" >&2
     exit 1

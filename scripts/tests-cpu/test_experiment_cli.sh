@@ -31,7 +31,7 @@ expect() {
 
 expect "dispatcher: unknown target" 2 "no experiment named nosuch" \
     env RESULTS_DIR="$tmp/results" "$scripts/experiment.sh" nosuch "$tmp/bin"
-for t in figure_1b figure_9 figure_10 figure_11a figure_12 table_4 table_5 crash; do
+for t in figure_1a figure_1b figure_9 figure_10 figure_11a figure_12 table_4 table_5 crash; do
     if [ -x "$scripts/experiments/$t.sh" ] && [ -f "$scripts/report/$t.py" ]; then
         echo "ok - $t has an experiment script and a report script"
     else
@@ -139,6 +139,24 @@ expect "figure_1b names a workload without a CPU counterpart and runs nothing" 1
     env GPM_BIN="$tmp/rbin" RESULTS_DIR="$tmp/rres" WORKLOADS=fakewl SCALE=tiny \
     "$scripts/experiments/figure_1b.sh"
 
+# Figure 1a on the real gpKVS: every CPU store at every thread count of
+# THREADS, verified rows; GPM's run needs a GPU (named as failed without).
+if [ -x "${GPM_BIN:-}/kvs" ]; then
+    mkdir -p "$tmp/f1a"
+    env RESULTS_DIR="$tmp/f1a" WORKLOADS=kvs SCALE=tiny REPS=1 THREADS="1 2" \
+        "$scripts/experiments/figure_1a.sh" >"$tmp/f1a.log" 2>&1
+    rows=$(grep -c "	kvs	set	cpu	tiny	.*	ok	.*,store=" "$tmp/f1a/figure_1a.tsv" 2>/dev/null)
+    threads=$(awk -F'\t' 'NR > 1 { print $21 }' "$tmp/f1a/figure_1a.tsv" 2>/dev/null | sort | uniq -c |
+        awk '{ printf "%s%s:%s", (NR > 1 ? " " : ""), $2, $1 }')
+    if [ "$rows" = 6 ] && [ "$threads" = "1:3 2:3" ]; then
+        echo "ok - figure_1a sweeps each CPU store over THREADS (6 verified rows)"
+    else
+        echo "not ok - figure_1a: $rows verified store rows, threads '$threads': $(tail -n 3 "$tmp/f1a.log")"
+    fi
+else
+    echo "skip - figure_1a on the real gpKVS: no $GPM_BIN/kvs"
+fi
+
 # make reproduce: without a GPU, one line; with one (a stub gpm-info here, no
 # workload programs), an estimate from earlier rows first, then every step
 # in order, the summary, and the failed steps named with exit 1.
@@ -157,7 +175,7 @@ env RESULTS_DIR="$tmp/rp" REPORTS_DIR="$tmp/rprep" SCALE=small WORKLOADS=nosuch 
 rc=$?
 if [ "$rc" -eq 1 ] &&
     grep -q "^reproduce: estimated time from earlier rows: about 3 min 59 s; no earlier rows for: figure_3 figure_10" "$tmp/out" &&
-    grep -q "^reproduce: \[10/10\] crash" "$tmp/out" && grep -q "^reproduce: FAILED steps: figure_3 figure_9" "$tmp/out" &&
+    grep -q "^reproduce: \[11/11\] crash" "$tmp/out" && grep -q "^reproduce: FAILED steps: figure_3 figure_9" "$tmp/out" &&
     [ -s "$tmp/rprep/summary.md" ]; then
     echo "ok - reproduce: estimate, every step, the summary, the failures named"
 else

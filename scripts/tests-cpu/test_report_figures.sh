@@ -140,6 +140,15 @@ has "crash shows the NDP log trials" "$f" "^crash-log	conv	gpm-ndp	custom	50	50	
 has "crash shows the checkpoint trials" "$f" "^crash-cp	checkpoint	gpm+cap-fs	custom	50	48	2	0	50	50	0	"
 has "crash says what SIGKILL on DRAM does not test" "$f" "does not test flush completeness or a power cut"
 
+report figure_1a figure_1a
+f=$tmp/figure_1a.tsv
+check "figure_1a GPM's throughput in million SETs a second" "$f" gpm msets_per_s 0.02
+check "figure_1a each store at its fastest thread count" "$f" kvs-cpu threads 2
+check "figure_1a GPM's lead over a store" "$f" pmemobj gpm_over_it 10
+check "figure_1a a store's rows of the newest revision only, verified only" "$f" rocksdb median_s 10
+check "figure_1a the paper's range beside ours" "$f" rocksdb paper_hi 5.8
+through_reports figure_1a
+
 report figure_1b figure_1b
 f=$tmp/figure_1b.tsv
 check "figure_1b GPM over CPU from its own rows" "$f" bfs gpm_over_cpu 12
@@ -180,7 +189,7 @@ fi
 
 # Errors: no rows is a one-line error naming the file, not an empty report.
 mkdir -p "$tmp/empty"
-for t in figure_1b figure_9 figure_10 figure_11a figure_12 table_4 table_5 crash; do
+for t in figure_1a figure_1b figure_9 figure_10 figure_11a figure_12 table_4 table_5 crash; do
     if python3 "$scripts/report/$t.py" "$tmp/empty" "$tmp/empty/$t.tsv" 2>"$tmp/err"; then
         echo "not ok - $t with no rows: exited 0"
     elif grep -q "run make $t first" "$tmp/err"; then

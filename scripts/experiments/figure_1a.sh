@@ -1,0 +1,35 @@
+#!/bin/sh
+# Figure 1a: gpKVS's batched SETs under GPM against three CPU key-value
+# stores on the same PM directory, fed the same keys, values and batches:
+# gpKVS's own CPU counterpart (libpmem, undo logging), a PMDK libpmemobj
+# hash table and RocksDB (kvs --mode cpu --store kvs|pmemobj|rocksdb). Each
+# store is swept over CPU thread counts (THREADS, default 1, 2, 4, ... up to
+# the cores) and the report takes it at its fastest. Rows appended to
+# $RESULTS_DIR/figure_1a.tsv (report: scripts/report/figure_1a.py); GPM's
+# verified row in figure_9.tsv of this SCALE and revision is reused.
+# Environment (scripts/experiment.sh sets it): GPM_BIN, RESULTS_DIR, SCALE,
+# WORKLOADS (others than kvs are named and skipped), REPS (default 5),
+# THREADS, GPM_PM_DIR (optional).
+set -u
+name=figure_1a
+. "$(dirname "$0")/lib.sh"
+threads=${THREADS:-$(n=$(nproc) t=1; while [ "$t" -le "$n" ]; do printf '%s ' "$t"; t=$((t * 2)); done)}
+ran=0
+for w in $(workloads); do
+    have_program "$w" || continue
+    [ "$w" = kvs ] || { echo "$name: $w skipped: Figure 1a is gpKVS's (kvs)"; continue; }
+    ran=1
+    for store in kvs pmemobj rocksdb; do
+        for t in $threads; do
+            run_mode kvs cpu "${REPS:-5}" "$RESULTS_DIR/$name.tsv" --op set --store "$store" \
+                --cpu-threads "$t"
+        done
+    done
+    if have_row "$RESULTS_DIR/figure_9.tsv" kvs gpm set; then
+        echo "$name: kvs --mode gpm (set): reusing the verified row of figure_9.tsv (scale $SCALE, this revision)"
+    else
+        run_mode kvs gpm "${REPS:-5}" "$RESULTS_DIR/$name.tsv" --op set
+    fi
+done
+some_ran "$ran" "is gpKVS (kvs)"
+finish "all runs verified; rows in $RESULTS_DIR/$name.tsv"
