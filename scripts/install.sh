@@ -29,6 +29,6 @@ Description: libgpm: GPU kernels that write and persist persistent memory (GPMbe
 Version: $version
 Requires: libpmem libpci
 Cflags: -I\${includedir} -I\${cudadir}/include -D_GNU_SOURCE
-Libs: -L\${libdir} -lgpm -L\${cudadir}/lib64 -Wl,-rpath,\${cudadir}/lib64 -lcudart -lstdc++ -lpthread -ldl -lrt -lm
+Libs: -L\${libdir} -lgpm -L\${cudadir}/lib64 -Wl,-rpath,\${cudadir}/lib64 -lcudart -lstdc++ -lgomp -lpthread -ldl -lrt -lm
 EOT
 echo "install: libgpm $version in $prefix (pkg-config: PKG_CONFIG_PATH=$prefix/lib/pkgconfig)"

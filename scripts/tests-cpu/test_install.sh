@@ -26,6 +26,7 @@ cat >"$tmp/prog.c" <<'EOT'
 #include <string.h>
 #include <unistd.h>
 #include <gpm/gpm.h>
+#include <gpm/redo.h>
 int main(int argc, char **argv)
 {
     gpm_region r;
@@ -34,6 +35,9 @@ int main(int argc, char **argv)
     strcpy(r.host, "persisted");
     if (gpm_region_persist(&r, r.host, 10) != 0)
         return 2;
+    /* The redo log's code (OpenMP inside) links too. */
+    if (gpm_redo_init(&r, 16, 100) != 0 || gpm_redo_committed(&r) != 0)
+        return 3;
     gpm_unmap(&r);
     unlink(argv[1]);
     gpm_set_error("installed %d", 42);
