@@ -19,8 +19,13 @@
 # report: scripts/report/crash.py. SIGKILL with DRAM as PM tests recovery
 # logic and the order of what the program makes visible, not flush
 # completeness or a power cut.
+# JOBS (default 1) trials run at once, each in a PM directory of its own
+# under GPM_PM_DIR: the GPU and the cores are shared, so their work runs
+# slower than the measurement and kills drawn from it land earlier in it
+# (the classification of each trial says where). A trial's PM directory is
+# removed once it recovered; a failed one is kept and named.
 # Environment: GPM_BIN, RESULTS_DIR, SCALE, WORKLOADS, TRIALS (default 50),
-# GPM_PM_DIR, CRASH_SEED (first seed - 1, default 0), TRIAL_TIMEOUT
+# JOBS, GPM_PM_DIR, CRASH_SEED (first seed - 1, default 0), TRIAL_TIMEOUT
 # (seconds one program may run before it counts as hung, default 900),
 # CRASH_MODE (default gpm), CRASH_ARGS (more flags for every run, e.g. sizes).
 set -u
@@ -28,10 +33,13 @@ name=crash
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../lib/crash-trial.sh"
 TRIALS=${TRIALS:-50}
+JOBS=${JOBS:-1}
 mode=${CRASH_MODE:-gpm}
 trials_out=$RESULTS_DIR/crash-trials.tsv
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpm-crash.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
+pm_base=${GPM_PM_DIR:-/dev/shm/gpm-$(id -u)}
+mkdir -p "$pm_base" || exit 1
 bad=0
 
 # tally STATUS WHAT: counts the trial that crash_trial just ran (STATUS its
@@ -53,6 +61,38 @@ tally() {
     fi
 }
 
+# start_trial K SEED AT: trial K (crash_trial with kill moment AT) in the
+# background, in folders of its own; its outcome in $tmp/tK.
+start_trial() {
+    _d=$tmp/t$1
+    rm -rf "$_d" && mkdir -p "$_d" || return 1
+    _pm=$(mktemp -d "$pm_base/crash-trial.XXXXXX") || return 1
+    echo "$_pm" >"$_d/pm"
+    (
+        GPM_PM_DIR=$_pm
+        # shellcheck disable=SC2086 # args is a list of flags
+        crash_trial "$w" "$mode" "$SCALE" "$2" "$3" "$_d" $args
+        echo "$?" >"$_d/rc"
+        printf '%s\n%s\n%s\n' "$TRIAL" "$TRIAL_S" "$TRIAL_PARAMS" >"$_d/outcome"
+    ) &
+}
+
+# finish_trial K WHAT: after the wait, takes trial K's outcome (rc, TRIAL,
+# TRIAL_S, TRIAL_PARAMS, TRIAL_ROWS, TRIAL_LOG) and tallies it.
+finish_trial() {
+    _d=$tmp/t$1
+    rc=$(cat "$_d/rc" 2>/dev/null || echo 1)
+    TRIAL="unrecovered (no outcome)" TRIAL_S="" TRIAL_PARAMS=""
+    [ -f "$_d/outcome" ] && { read -r TRIAL; read -r TRIAL_S; read -r TRIAL_PARAMS; } <"$_d/outcome"
+    TRIAL_ROWS=$_d/recover.tsv TRIAL_LOG=$_d/trial.log
+    tally "$rc" "$2"
+    if [ "$rc" -eq 0 ]; then
+        rm -rf "$(cat "$_d/pm")"
+    else
+        echo "$name: $lbl trial $2: its PM files stay in $(cat "$_d/pm")" >&2
+    fi
+}
+
 for w in $(workloads); do
     have_program "$w" || { bad=1; continue; }
     # Each operation is a campaign of its own; CRASH_ARGS and the op flag
@@ -66,38 +106,47 @@ for w in $(workloads); do
         echo "$name: $lbl ($mode, $SCALE): the work takes $measured s; kills at 5-95% of it"
         mid=0 before=0 finished=0 recovered=0 unrecovered=0
         : >"$tmp/times"
+        # Waves of JOBS trials, tallied in order.
         i=1
         while [ "$i" -le "$TRIALS" ]; do
-            seed=$((${CRASH_SEED:-0} + i))
-            at=$(kill_at "$measured" "$seed")
-            # shellcheck disable=SC2086
-            crash_trial "$w" "$mode" "$SCALE" "$seed" "$at" "$tmp" $args
-            rc=$?
-            if [ "$rc" -eq 0 ]; then
-                echo "$TRIAL_S" >>"$tmp/times"
-                case $TRIAL in
-                    mid-work) mid=$((mid + 1)) ;;
-                    before-progress) before=$((before + 1)) ;;
-                    *) finished=$((finished + 1)) ;;
-                esac
-            fi
-            tally "$rc" "$i/$TRIALS (seed $seed, kill at ${at}s)"
-            # (A failed recovery keeps its files for inspection; the next
-            # trial's new run resets them.)
-            i=$((i + 1))
+            j=$i
+            while [ "$j" -le "$TRIALS" ] && [ "$j" -lt $((i + JOBS)) ]; do
+                seed=$((${CRASH_SEED:-0} + j))
+                kill_at "$measured" "$seed" >"$tmp/at$j"
+                start_trial "$j" "$seed" "$(cat "$tmp/at$j")"
+                j=$((j + 1))
+            done
+            wait
+            while [ "$i" -lt "$j" ]; do
+                finish_trial "$i" "$i/$TRIALS (seed $((${CRASH_SEED:-0} + i)), kill at $(cat "$tmp/at$i")s)"
+                if [ "$rc" -eq 0 ]; then
+                    echo "$TRIAL_S" >>"$tmp/times"
+                    case $TRIAL in
+                        mid-work) mid=$((mid + 1)) ;;
+                        before-progress) before=$((before + 1)) ;;
+                        *) finished=$((finished + 1)) ;;
+                    esac
+                fi
+                i=$((i + 1))
+            done
         done
         # Transactional workloads: also killed just before a commit, every
         # update and undo record of the batch durable (the worst case).
         commits=0
         if runs_transactions "$w"; then
-            j=1
-            while [ "$j" -le "${COMMIT_TRIALS:-10}" ]; do
-                at=commit:$((1 + (j - 1) % 3))
-                # shellcheck disable=SC2086
-                crash_trial "$w" "$mode" "$SCALE" "$((${CRASH_SEED:-0} + j))" "$at" "$tmp" $args
-                tally $? "before commit ${at#commit:}"
-                commits=$((commits + 1))
-                j=$((j + 1))
+            i=1
+            while [ "$i" -le "${COMMIT_TRIALS:-10}" ]; do
+                j=$i
+                while [ "$j" -le "${COMMIT_TRIALS:-10}" ] && [ "$j" -lt $((i + JOBS)) ]; do
+                    start_trial "$j" "$((${CRASH_SEED:-0} + j))" "commit:$((1 + (j - 1) % 3))"
+                    j=$((j + 1))
+                done
+                wait
+                while [ "$i" -lt "$j" ]; do
+                    finish_trial "$i" "before commit $((1 + (i - 1) % 3))"
+                    commits=$((commits + 1))
+                    i=$((i + 1))
+                done
             done
         fi
         verdict=ok

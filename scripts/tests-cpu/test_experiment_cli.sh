@@ -215,4 +215,15 @@ else
     else
         echo "ok - crash campaign leaves no PM file behind"
     fi
+    # Trials at once, each in a PM directory of its own, removed once recovered.
+    expect "crash campaign with JOBS=3: 3 trials at once, all recovered" 0 \
+        "crash: ps (cpu, tiny): trials 3, killed mid-work [23], .* recovered 3, unrecovered 0: ok" \
+        env RESULTS_DIR="$tmp/crash3" REPORTS_DIR="$tmp/reports3" GPM_PM_DIR="$pm" JOBS=3 \
+        WORKLOADS=PS SCALE=tiny TRIALS=3 CRASH_MODE=cpu CRASH_ARGS="--n 16M --block 256" \
+        "$scripts/experiment.sh" crash "$GPM_BIN"
+    if ls "$pm" | grep -q -e '^ps-' -e '^crash-trial'; then
+        echo "not ok - concurrent trials left PM files: $(ls "$pm")"
+    else
+        echo "ok - concurrent trials leave no PM folder behind"
+    fi
 fi
