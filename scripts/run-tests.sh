@@ -40,9 +40,11 @@ for t in "$build/tests/$kind"/* "$here/tests-$kind"/test_*; do
         [ "$wanted" -eq 1 ] || continue
     fi
     echo "# $name"
+    t0=$(date +%s)
     timeout "${GPM_TEST_TIMEOUT:-900}" "$t" >"$log" 2>&1
     rc=$?
     cat "$log"
+    echo "# $name: $(($(date +%s) - t0)) s" # where a long run's time goes
     p=$(grep -c '^ok - ' "$log")
     f=$(grep -c '^not ok - ' "$log")
     s=$(grep -c '^skip - ' "$log")

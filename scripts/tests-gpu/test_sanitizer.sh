@@ -23,9 +23,10 @@ check() { # NAME TOOL PROGRAM ARGS...
     shift 2
     # Each check gets its own PM directory: the programs' files outlive them.
     pm=$(mktemp -d "${GPM_PM_DIR:-/dev/shm}/san.XXXXXX")
+    t0=$(date +%s)
     if GPM_PM_DIR=$pm "$cs" --tool "$tool" --error-exitcode 9 "$@" >"$log" 2>&1 &&
         grep -Eq "(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)" "$log"; then
-        echo "ok - $tool $name"
+        echo "ok - $tool $name ($(($(date +%s) - t0)) s)"
     else
         echo "not ok - $tool $name: $(grep -m1 -E 'ERROR SUMMARY|Error|error' "$log")"
         sed 's/^/#   /' "$log" | tail -20
