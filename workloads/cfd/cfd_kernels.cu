@@ -7,6 +7,7 @@
 
 #include "cfd.h"
 #include "gpm/gpm.cuh"
+#include "wl.cuh"
 
 #define CFD_THREADS 256
 #define CFD_FLUX_THREADS 128 /* the flux kernel holds two cells in registers */
@@ -82,13 +83,9 @@ __global__ void cfd_check_kernel(const float *got, const double *want, uint64_t 
             atomicMin(bad, (unsigned long long)i);
 }
 
-/* Blocks of THREADS for N elements (n <= CFD_MAX_ELEMENTS keeps this far
- * below the grid's limit; the kernels stride over any rest). */
-static unsigned blocks(uint64_t n, unsigned threads)
-{
-    uint64_t b = (n + threads - 1) / threads;
-    return (unsigned)(b < 1 ? 1 : b > 0x7fffffffull ? 0x7fffffffull : b);
-}
+/* The most blocks a launch takes (n <= CFD_MAX_ELEMENTS keeps the count
+ * far below the grid's limit; the kernels stride over any rest). */
+#define CFD_MAX_BLOCKS 0x7fffffffu
 
 /* Launch errors are caught at once, naming the kernel; execution errors
  * when the caller synchronises (wl_dev_sync). */
@@ -112,27 +109,27 @@ extern "C" int cfd_gpu_init(float *var, uint64_t n)
 {
     cfd_cell_f ff;
     cfd_free_stream_f(&ff);
-    cfd_init_kernel_f<<<blocks(n, CFD_THREADS), CFD_THREADS>>>(var, n, ff);
+    cfd_init_kernel_f<<<wl_blocks(n, CFD_THREADS, CFD_MAX_BLOCKS), CFD_THREADS>>>(var, n, ff);
     return launched("free-stream") || wl_dev_sync("free-stream kernel") ? -1 : 0;
 }
 
 extern "C" int cfd_gpu_iterate(const struct cfd_dev *d)
 {
     const uint64_t n = d->n;
+    const unsigned nb = wl_blocks(n, CFD_THREADS, CFD_MAX_BLOCKS),
+                   nf = wl_blocks(n, CFD_FLUX_THREADS, CFD_MAX_BLOCKS);
     cfd_cell_f ff;
     cfd_free_stream_f(&ff);
     if (copy_dd(d->old, d->var, n * CFD_NVAR * sizeof(float)) != 0)
         return -1;
-    cfd_step_factor_kernel_f<<<blocks(n, CFD_THREADS), CFD_THREADS>>>(d->var, d->vol, d->sf, n);
+    cfd_step_factor_kernel_f<<<nb, CFD_THREADS>>>(d->var, d->vol, d->sf, n);
     if (launched("step factor") != 0)
         return -1;
     for (int j = 0; j < CFD_RK; j++) {
-        cfd_flux_kernel_f<<<blocks(n, CFD_FLUX_THREADS), CFD_FLUX_THREADS>>>(
-            d->nb, d->normal, d->var, d->flux, n, ff);
+        cfd_flux_kernel_f<<<nf, CFD_FLUX_THREADS>>>(d->nb, d->normal, d->var, d->flux, n, ff);
         if (launched("flux") != 0)
             return -1;
-        cfd_time_step_kernel_f<<<blocks(n, CFD_THREADS), CFD_THREADS>>>(j, d->old, d->var, d->sf,
-                                                                        d->flux, n);
+        cfd_time_step_kernel_f<<<nb, CFD_THREADS>>>(j, d->old, d->var, d->sf, d->flux, n);
         if (launched("time step") != 0)
             return -1;
     }
@@ -148,24 +145,24 @@ static int reference(const struct cfd_dev *d, uint64_t iters, double *var, doubl
                      double *flux, double *sf)
 {
     const uint64_t n = d->n;
+    const unsigned nb = wl_blocks(n, CFD_THREADS, CFD_MAX_BLOCKS),
+                   nf = wl_blocks(n, CFD_FLUX_THREADS, CFD_MAX_BLOCKS);
     cfd_cell_d ff;
     cfd_free_stream_d(&ff);
-    cfd_init_kernel_d<<<blocks(n, CFD_THREADS), CFD_THREADS>>>(var, n, ff);
+    cfd_init_kernel_d<<<nb, CFD_THREADS>>>(var, n, ff);
     if (launched("reference free-stream") != 0)
         return -1;
     for (uint64_t it = 0; it < iters; it++) {
         if (copy_dd(old, var, n * CFD_NVAR * sizeof(double)) != 0)
             return -1;
-        cfd_step_factor_kernel_d<<<blocks(n, CFD_THREADS), CFD_THREADS>>>(var, d->vol, sf, n);
+        cfd_step_factor_kernel_d<<<nb, CFD_THREADS>>>(var, d->vol, sf, n);
         if (launched("reference step factor") != 0)
             return -1;
         for (int j = 0; j < CFD_RK; j++) {
-            cfd_flux_kernel_d<<<blocks(n, CFD_FLUX_THREADS), CFD_FLUX_THREADS>>>(
-                d->nb, d->normal, var, flux, n, ff);
+            cfd_flux_kernel_d<<<nf, CFD_FLUX_THREADS>>>(d->nb, d->normal, var, flux, n, ff);
             if (launched("reference flux") != 0)
                 return -1;
-            cfd_time_step_kernel_d<<<blocks(n, CFD_THREADS), CFD_THREADS>>>(j, old, var, sf,
-                                                                           flux, n);
+            cfd_time_step_kernel_d<<<nb, CFD_THREADS>>>(j, old, var, sf, flux, n);
             if (launched("reference time step") != 0)
                 return -1;
         }
@@ -190,7 +187,8 @@ extern "C" int cfd_gpu_check(const struct cfd_dev *d, uint64_t iters)
         wl_dev_copy(bad, &first, sizeof first, 1) != 0 ||
         reference(d, iters, var, old, flux, sf) != 0)
         goto out;
-    cfd_check_kernel<<<blocks(n, CFD_THREADS), CFD_THREADS>>>(d->var, var, n, iters, bad);
+    cfd_check_kernel<<<wl_blocks(n, CFD_THREADS, CFD_MAX_BLOCKS), CFD_THREADS>>>(d->var, var, n,
+                                                                             iters, bad);
     if (launched("reference check") != 0 || wl_dev_sync("reference check kernel") != 0 ||
         wl_dev_copy(&first, bad, sizeof first, 0) != 0)
         goto out;

@@ -35,6 +35,14 @@ __device__ __forceinline__ void wl_store_v4(wl_out o, uint4 *p, uint4 v)
         *p = v;
 }
 
+/* Blocks of THREADS for ITEMS items, at least one and at most MAX_BLOCKS:
+ * the kernels' grid-stride loops take what one launch does not cover. */
+static inline unsigned wl_blocks(uint64_t items, unsigned threads, unsigned max_blocks)
+{
+    uint64_t b = (items + threads - 1) / threads;
+    return b < 1 ? 1u : b > max_blocks ? max_blocks : (unsigned)b;
+}
+
 __device__ __forceinline__ void wl_persist(wl_out o)
 {
     if (o.fence)

@@ -9,6 +9,8 @@
 #include "gpm/tx.cuh"
 #include "wl.cuh"
 
+#define MAX_BLOCKS 65535u /* the grid-stride loops take the rest */
+
 /* One 64-byte row, four 16-byte stores. */
 __device__ __forceinline__ void store_row(wl_out o, db_row *dst, const db_row *src)
 {
@@ -88,16 +90,10 @@ __global__ void copy_listed_kernel(const db_row *rows, db_row *pm, const uint32_
         pm[list[k]] = rows[list[k]];
 }
 
-static unsigned grid_for(uint64_t work)
-{
-    uint64_t b = (work + 255) / 256;
-    return (unsigned)(b < 1 ? 1 : b > 65535 ? 65535 : b);
-}
-
 extern "C" int db_gpu_insert_rows(db_row *dev_rows, db_row *pm_rows, uint64_t first, uint64_t n,
                                   uint64_t seed, wl_out o)
 {
-    insert_kernel<<<grid_for(n), 256>>>(dev_rows, pm_rows, first, n, seed, o);
+    insert_kernel<<<wl_blocks(n, 256, MAX_BLOCKS), 256>>>(dev_rows, pm_rows, first, n, seed, o);
     return wl_dev_sync("db: the INSERT kernel");
 }
 
@@ -161,6 +157,7 @@ extern "C" int db_gpu_copy_listed(struct db_state *st, db_row *pm, uint64_t coun
 {
     if (count == 0)
         return 0;
-    copy_listed_kernel<<<grid_for(count), 256>>>(st->d_rows, pm, st->d_list, count);
+    copy_listed_kernel<<<wl_blocks(count, 256, MAX_BLOCKS), 256>>>(st->d_rows, pm, st->d_list,
+                                                                    count);
     return wl_dev_sync("db: the copy of the changed rows");
 }

@@ -5,8 +5,10 @@
 #include <cuda_runtime.h>
 
 #include "dnn.h"
+#include "wl.cuh"
 
 #define THREADS 256
+#define DNN_MAX_BLOCKS (65535u * 32) /* the kernels stride over any rest */
 
 static int launched(const char *what)
 {
@@ -14,12 +16,6 @@ static int launched(const char *what)
     return e == cudaSuccess ? 0
                             : gpm_set_error("dnn: %s kernel launch failed (%s)", what,
                                             cudaGetErrorString(e));
-}
-
-static unsigned blocks_for(uint64_t n)
-{
-    uint64_t b = (n + THREADS - 1) / THREADS;
-    return (unsigned)(b > 65535ull * 32 ? 65535ull * 32 : b);
 }
 
 __global__ void gather_kernel(const uint8_t *images, const uint8_t *labels, const uint32_t *perm,
@@ -40,8 +36,8 @@ extern "C" int dnn_gpu_gather(const uint8_t *images, const uint8_t *labels,
                               const uint32_t *perm, uint64_t first, uint32_t nb, float *x,
                               int32_t *y)
 {
-    gather_kernel<<<blocks_for((uint64_t)nb * DNN_PIXELS), THREADS>>>(images, labels, perm,
-                                                                     first, nb, x, y);
+    const unsigned blocks = wl_blocks((uint64_t)nb * DNN_PIXELS, THREADS, DNN_MAX_BLOCKS);
+    gather_kernel<<<blocks, THREADS>>>(images, labels, perm, first, nb, x, y);
     return launched("gather");
 }
 
@@ -76,6 +72,7 @@ __global__ void sgd_kernel(float *w, const float *g, uint64_t n, uint64_t bias_s
 
 extern "C" int dnn_gpu_sgd(float *w, const float *g, uint64_t n, uint64_t bias_start, float lr)
 {
-    sgd_kernel<<<blocks_for(n), THREADS>>>(w, g, n, bias_start, lr, lr * DNN_BIAS_LR_MULT);
+    sgd_kernel<<<wl_blocks(n, THREADS, DNN_MAX_BLOCKS), THREADS>>>(w, g, n, bias_start, lr,
+                                                                 lr * DNN_BIAS_LR_MULT);
     return launched("SGD");
 }

@@ -15,6 +15,7 @@
 #include "wl.cuh"
 
 #define GROUP 8u
+#define MAX_BLOCKS 65535u /* the grid-stride loops take the rest */
 
 /* This lane's group of 8 in its warp, as a ballot mask. */
 __device__ __forceinline__ unsigned group_mask(void)
@@ -131,12 +132,6 @@ __global__ void copy_dirty_kernel(const kvs_set *table, kvs_set *pm, const uint3
     }
 }
 
-static unsigned grid_for(uint64_t work)
-{
-    uint64_t b = (work + 255) / 256;
-    return (unsigned)(b < 1 ? 1 : b > 65535 ? 65535 : b);
-}
-
 extern "C" int kvs_gpu_alloc_sort(struct kvs_state *st)
 {
     st->sort_tmp_bytes = 0;
@@ -156,8 +151,9 @@ extern "C" int kvs_gpu_gets(struct kvs_state *st, uint64_t seed, uint64_t b, uin
     }
     if (wl_dev_zero(&st->d_counts[2], sizeof d) != 0)
         return -1;
-    gets_kernel<<<grid_for(st->n * GROUP), 256>>>(st->d_keys + b * st->n, st->d_table, st->nsets,
-                                                  seed, b, st->n, st->set_pct, &st->d_counts[2]);
+    gets_kernel<<<wl_blocks(st->n * GROUP, 256, MAX_BLOCKS), 256>>>(
+        st->d_keys + b * st->n, st->d_table, st->nsets, seed, b, st->n, st->set_pct,
+        &st->d_counts[2]);
     if (wl_dev_sync("kvs: the GET kernel") != 0 ||
         wl_dev_copy(&d, &st->d_counts[2], sizeof d, 0) != 0)
         return -1;
@@ -167,8 +163,8 @@ extern "C" int kvs_gpu_gets(struct kvs_state *st, uint64_t seed, uint64_t b, uin
 
 extern "C" int kvs_gpu_sort(struct kvs_state *st, uint64_t seed, uint64_t b)
 {
-    sort_keys_kernel<<<grid_for(st->n), 256>>>(st->d_keys + b * st->n, st->nsets, seed, b,
-                                               st->n, st->set_pct, st->d_sets, st->d_idx);
+    sort_keys_kernel<<<wl_blocks(st->n, 256, MAX_BLOCKS), 256>>>(
+        st->d_keys + b * st->n, st->nsets, seed, b, st->n, st->set_pct, st->d_sets, st->d_idx);
     if (cub::DeviceRadixSort::SortPairs(st->d_sort_tmp, st->sort_tmp_bytes, st->d_sets,
                                         st->d_sets_sorted, st->d_idx, st->d_idx_sorted,
                                         (int)st->n) != cudaSuccess)
@@ -220,6 +216,7 @@ extern "C" int kvs_gpu_copy_dirty(struct kvs_state *st, kvs_set *pm, uint64_t co
 {
     if (count == 0)
         return 0;
-    copy_dirty_kernel<<<grid_for(count * KVS_WAYS), 256>>>(st->d_table, pm, st->d_dirty, count);
+    copy_dirty_kernel<<<wl_blocks(count * KVS_WAYS, 256, MAX_BLOCKS), 256>>>(st->d_table, pm,
+                                                                          st->d_dirty, count);
     return wl_dev_sync("kvs: the copy of the changed sets");
 }

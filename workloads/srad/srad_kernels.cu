@@ -14,13 +14,6 @@
  * persisting 4 pixels at a time runs at the link's rate, not the fence's. */
 #define SRAD_PIX 4
 
-/* Blocks for ITEMS items, one per thread; grid-stride loops do the rest. */
-static unsigned grid_for(uint64_t items)
-{
-    uint64_t b = (items + SRAD_THREADS - 1) / SRAD_THREADS;
-    return b == 0 ? 1u : b > SRAD_MAX_BLOCKS ? SRAD_MAX_BLOCKS : (unsigned)b;
-}
-
 __global__ void srad_roi_rows_kernel(const float *img, srad_geom g, double *sums)
 {
     uint64_t nr = srad_roi_rows(&g);
@@ -105,7 +98,8 @@ __global__ void srad_update_kernel(float *img, srad_geom g, float step, const fl
 
 extern "C" int srad_gpu_q0sqr(const float *d_j, srad_geom g, double *roi_sums, float *q0)
 {
-    srad_roi_rows_kernel<<<grid_for(srad_roi_rows(&g)), SRAD_THREADS>>>(d_j, g, roi_sums);
+    const unsigned blocks = wl_blocks(srad_roi_rows(&g), SRAD_THREADS, SRAD_MAX_BLOCKS);
+    srad_roi_rows_kernel<<<blocks, SRAD_THREADS>>>(d_j, g, roi_sums);
     if (wl_dev_sync("ROI row sums kernel") != 0)
         return -1;
     srad_q0sqr_kernel<<<1, 1>>>(roi_sums, g, q0);
@@ -116,8 +110,9 @@ extern "C" int srad_gpu_coef(const float *d_j, srad_geom g, const float *q0, flo
                              float *c, float *pm_c, wl_out o)
 {
     uint64_t nq = (g.rows * g.cols + SRAD_PIX - 1) / SRAD_PIX;
-    srad_coef_kernel<<<grid_for(nq), SRAD_THREADS>>>(d_j, g, q0, dir[0], dir[1], dir[2], dir[3],
-                                                     c, pm_c, o);
+    const unsigned blocks = wl_blocks(nq, SRAD_THREADS, SRAD_MAX_BLOCKS);
+    srad_coef_kernel<<<blocks, SRAD_THREADS>>>(d_j, g, q0, dir[0], dir[1], dir[2], dir[3], c, pm_c,
+                                               o);
     return wl_dev_sync("coefficient kernel");
 }
 
@@ -125,7 +120,8 @@ extern "C" int srad_gpu_update(float *d_j, srad_geom g, float step, float *const
                                const float *c, float *pm_j, wl_out o)
 {
     uint64_t nq = (g.rows * g.cols + SRAD_PIX - 1) / SRAD_PIX;
-    srad_update_kernel<<<grid_for(nq), SRAD_THREADS>>>(d_j, g, step, dir[0], dir[1], dir[2],
-                                                       dir[3], c, pm_j, o);
+    const unsigned blocks = wl_blocks(nq, SRAD_THREADS, SRAD_MAX_BLOCKS);
+    srad_update_kernel<<<blocks, SRAD_THREADS>>>(d_j, g, step, dir[0], dir[1], dir[2], dir[3], c,
+                                                 pm_j, o);
     return wl_dev_sync("image update kernel");
 }
