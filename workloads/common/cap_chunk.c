@@ -162,9 +162,12 @@ int wl_cap_chunk_arg(const struct wl_ctx *c, size_t *chunk)
     return 0;
 }
 
-int wl_cap_chunk(struct wl_ctx *c, uint64_t *offsets, size_t n, size_t *chunk)
+int wl_cap_chunk(struct wl_ctx *c, int (*changes)(struct wl_ctx *c, uint64_t **offsets, size_t *n),
+                 size_t *chunk)
 {
     double per_range_s, bytes_per_s, predicted_s;
+    uint64_t *offsets = NULL;
+    size_t n = 0;
     int cap = c->m->engine == WL_ENGINE_CAP_MM || c->m->engine == WL_ENGINE_CAP_EADR ||
               c->m->engine == WL_ENGINE_CAP_FS;
     if (wl_cap_chunk_arg(c, chunk) != 0)
@@ -173,14 +176,18 @@ int wl_cap_chunk(struct wl_ctx *c, uint64_t *offsets, size_t n, size_t *chunk)
         snprintf(c->setup_note, sizeof c->setup_note, "cap_chunk=%zu", *chunk);
         return 0;
     }
-    if (!cap || n == 0) { /* no CAP persist of chunks to size: any chunk does */
-        *chunk = 4096;
+    *chunk = 4096; /* where no CAP persist of chunks is to be sized, any chunk does */
+    if (!cap)
         return 0;
-    }
-    if (measure_engine(c, &per_range_s, &bytes_per_s) != 0)
+    if (changes(c, &offsets, &n) != 0)
         return -1;
+    if (n == 0 || measure_engine(c, &per_range_s, &bytes_per_s) != 0) {
+        free(offsets);
+        return n == 0 ? 0 : -1;
+    }
     *chunk = wl_cap_chunk_predict(offsets, n, c->data_bytes, per_range_s, bytes_per_s,
                                   &predicted_s);
+    free(offsets);
     snprintf(c->setup_note, sizeof c->setup_note,
              "cap_chunk=best:%zu,cap_range_us=%.3g,cap_gbps=%.3g,cap_batch_s=%.3g", *chunk,
              per_range_s * 1e6, bytes_per_s / 1e9, predicted_s);

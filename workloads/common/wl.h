@@ -286,10 +286,13 @@ int wl_commit(struct wl_ctx *c, int i, const gpm_range *v, int n);
 /* --cap-chunk (a WL_STR parameter: "best" or a power of two, 128 to 2^30),
  * for CAP modes that persist the chunks of a table an update touched:
  * "best" times the mode's CAP engine on a scratch file (a cost per copy and
- * a bandwidth) and takes the chunk predicted fastest for the changes at
- * OFFSETS[0..N) (byte offsets in the table, sorted here: say the first
- * batch's). Sets *CHUNK; the rows note cap_chunk=. Call it from setup(). */
-int wl_cap_chunk(struct wl_ctx *c, uint64_t *offsets, size_t n, size_t *chunk);
+ * a bandwidth) and takes the chunk predicted fastest for the changes that
+ * CHANGES lists (say the first batch's: *OFFSETS, malloc'd, *N byte offsets
+ * in the table; 0, or -1 with a message). CHANGES is called only then, in a
+ * CAP mode with "best". Sets *CHUNK; the rows note cap_chunk=. Call it from
+ * setup(). */
+int wl_cap_chunk(struct wl_ctx *c, int (*changes)(struct wl_ctx *c, uint64_t **offsets, size_t *n),
+                 size_t *chunk);
 /* The --cap-chunk flag alone, checked (layout() calls it, so that a bad
  * value stops the run before any file is touched): *CHUNK its bytes, 0 for
  * best. */

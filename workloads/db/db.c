@@ -122,29 +122,29 @@ static int db_layout(struct wl_ctx *c)
     return 0;
 }
 
-/* The CAP chunk, sized for the rows the first UPDATE changes (an INSERT
- * persists its new rows as one range and needs none). */
-static int cap_chunk(struct wl_ctx *c, struct db_state *st)
+/* What --cap-chunk best sizes the CAP chunk for: the rows the first
+ * UPDATE changes (an INSERT persists its new rows as one range: none). */
+static int first_changes(struct wl_ctx *c, uint64_t **off, size_t *n)
 {
-    uint64_t *off = NULL, n = 0, k = 0;
-    int rc;
+    struct db_state *st = S(c);
+    uint64_t k = 0;
+    *off = NULL;
+    *n = 0;
     for (uint64_t r = 0; !inserting(c) && r < st->rows; r++)
-        n += st->h_c0mod[r] == 0;
-    if (n && !(off = malloc(n * sizeof *off)))
+        *n += st->h_c0mod[r] == 0;
+    if (*n && !(*off = malloc(*n * sizeof **off)))
         return gpm_set_error("db: out of memory");
-    for (uint64_t r = 0; k < n; r++)
+    for (uint64_t r = 0; k < *n; r++)
         if (st->h_c0mod[r] == 0)
-            off[k++] = db_row_off(r);
-    rc = wl_cap_chunk(c, off, n, &st->chunk);
-    free(off);
-    return rc;
+            (*off)[k++] = db_row_off(r);
+    return 0;
 }
 
 static int db_setup(struct wl_ctx *c)
 {
     struct db_state *st = S(c);
     uint64_t nflags, list;
-    if (cap_chunk(c, st) != 0)
+    if (wl_cap_chunk(c, first_changes, &st->chunk) != 0)
         return -1;
     if (c->opt.mode == WL_CPU)
         return 0;

@@ -124,20 +124,18 @@ static int kvs_layout(struct wl_ctx *c)
     return 0;
 }
 
-/* The CAP chunk, sized for the sets the first batch's SETs touch. */
-static int cap_chunk(struct wl_ctx *c, struct kvs_state *st)
+/* What --cap-chunk best sizes the CAP chunk for: the sets the first
+ * batch's SETs touch. */
+static int first_changes(struct wl_ctx *c, uint64_t **off, size_t *n)
 {
-    uint64_t *off = malloc(st->n * sizeof *off);
-    size_t k = 0;
-    int rc;
-    if (!off)
+    struct kvs_state *st = S(c);
+    *n = 0;
+    if (!(*off = malloc(st->n * sizeof **off)))
         return gpm_set_error("kvs: out of memory");
     for (uint64_t i = 0; i < st->n; i++)
         if (kvs_is_set(c->opt.seed, 0, st->n, i, st->set_pct))
-            off[k++] = kvs_set_of(st->h_keys[i], st->nsets) * sizeof(kvs_set);
-    rc = wl_cap_chunk(c, off, k, &st->chunk);
-    free(off);
-    return rc;
+            (*off)[(*n)++] = kvs_set_of(st->h_keys[i], st->nsets) * sizeof(kvs_set);
+    return 0;
 }
 
 static int kvs_setup(struct wl_ctx *c)
@@ -153,7 +151,8 @@ static int kvs_setup(struct wl_ctx *c)
     st->digest = calloc(st->batches, sizeof *st->digest);
     if (!st->digest || kvs_gen_keys(st, c->opt.seed, wl_float(c, "zipf")) != 0)
         return st->digest ? -1 : gpm_set_error("kvs: out of memory");
-    if (cap_chunk(c, st) != 0 || (st->store && st->store->open(c, st) != 0))
+    if (wl_cap_chunk(c, first_changes, &st->chunk) != 0 ||
+        (st->store && st->store->open(c, st) != 0))
         return -1;
     if (c->opt.mode == WL_CPU) {
         st->h_sets = malloc(st->n * sizeof *st->h_sets);
