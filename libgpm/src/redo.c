@@ -5,7 +5,6 @@
  * store, last. */
 #include <cuda_runtime_api.h>
 #include <libpmem.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,16 +100,16 @@ int gpm_redo_commit(gpm_region *log)
     return set_field(log, &h->state, h->state | 1);
 }
 
-/* Stores each record's bytes in TABLE; on PM (or what stands in for it)
- * each thread writes back the lines of its records and fences its own
- * write-backs (a fence orders only its core's), so no list of ranges is
- * sorted. THREADS: 0 for OpenMP's default. */
+/* Stores each record's bytes in TABLE with THREADS threads; on PM (or what
+ * stands in for it) each thread writes back the lines of its records and
+ * fences its own write-backs (a fence orders only its core's), so no list
+ * of ranges is sorted. */
 static void store_records(const gpm_region *log, gpm_region *table, uint64_t n, int threads,
                           int flush)
 {
     uint64_t rb = header(log)->record_bytes;
     size_t data = (size_t)rb - 8;
-#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
+#pragma omp parallel num_threads(threads)
     {
 #pragma omp for schedule(static)
         for (uint64_t k = 0; k < n; k++) {
