@@ -149,18 +149,27 @@ uint64_t kvs_ref_batch(const struct kvs_state *st, uint64_t seed, uint64_t b, kv
 {
     const uint64_t *keys = st->h_keys + b * st->n;
     uint64_t digest = kvs_gets_digest(st, seed, b, table); /* the table before the batch */
-    for (uint64_t i = 0; i < st->n; i++) {
-        kvs_set *s;
-        uint64_t ks[KVS_WAYS];
-        uint32_t w;
-        if (!kvs_is_set(seed, b, st->n, i, st->set_pct))
-            continue;
-        s = &table[kvs_set_of(keys[i], st->nsets)];
-        for (int k = 0; k < KVS_WAYS; k++)
-            ks[k] = s->way[k].key;
-        w = kvs_way_for(ks, keys[i]);
-        s->way[w].key = keys[i];
-        s->way[w].val = kvs_value(seed, b, st->n, i);
+    /* Each thread applies, in batch order, the SETs of its own share of the
+     * sets: sets are independent, so this is the sequential table, in a
+     * fraction of its time (a paper-scale reference takes seconds). */
+#pragma omp parallel
+    {
+        uint64_t t = (uint64_t)omp_get_thread_num(), nt = (uint64_t)omp_get_num_threads();
+        uint64_t lo = st->nsets * t / nt, hi = st->nsets * (t + 1) / nt;
+        for (uint64_t i = 0; i < st->n; i++) {
+            uint64_t ks[KVS_WAYS], si;
+            uint32_t w;
+            if (!kvs_is_set(seed, b, st->n, i, st->set_pct))
+                continue;
+            si = kvs_set_of(keys[i], st->nsets);
+            if (si < lo || si >= hi)
+                continue;
+            for (int k = 0; k < KVS_WAYS; k++)
+                ks[k] = table[si].way[k].key;
+            w = kvs_way_for(ks, keys[i]);
+            table[si].way[w].key = keys[i];
+            table[si].way[w].val = kvs_value(seed, b, st->n, i);
+        }
     }
     return digest;
 }
@@ -231,13 +240,22 @@ int kvs_cpu_batch(struct wl_ctx *c, struct kvs_state *st, uint64_t b, uint64_t *
 
 int kvs_check_unique(const kvs_set *table, uint64_t nsets)
 {
+    uint64_t bad = UINT64_MAX; /* the first set that holds a key twice */
+#pragma omp parallel for reduction(min : bad) schedule(static)
     for (uint64_t s = 0; s < nsets; s++)
         for (int a = 0; a < KVS_WAYS; a++)
             for (int b = a + 1; b < KVS_WAYS; b++)
-                if (table[s].way[a].key && table[s].way[a].key == table[s].way[b].key)
-                    return gpm_set_error("kvs: set %llu holds key %llx twice (ways %d and %d)",
-                                         (unsigned long long)s,
-                                         (unsigned long long)table[s].way[a].key, a, b),
-                           1;
-    return 0;
+                if (table[s].way[a].key && table[s].way[a].key == table[s].way[b].key &&
+                    s < bad)
+                    bad = s;
+    if (bad == UINT64_MAX)
+        return 0;
+    for (int a = 0; a < KVS_WAYS; a++)
+        for (int b = a + 1; b < KVS_WAYS; b++)
+            if (table[bad].way[a].key && table[bad].way[a].key == table[bad].way[b].key)
+                return gpm_set_error("kvs: set %llu holds key %llx twice (ways %d and %d)",
+                                     (unsigned long long)bad,
+                                     (unsigned long long)table[bad].way[a].key, a, b),
+                       1;
+    return 1;
 }
