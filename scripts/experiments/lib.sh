@@ -25,8 +25,15 @@ have_program() {
 }
 
 # ops W: W's operations, one per word ("run" for a workload with one).
+# With OPS (a comma list, e.g. OPS=set,update), only the operations named
+# there, and all of them where none is.
 ops() {
-    workload_ops "$GPM_BIN" "$1"
+    _all=$(workload_ops "$GPM_BIN" "$1")
+    _some=""
+    for _o in $_all; do
+        case ",${OPS:-$_o}," in *",$_o,"*) _some="$_some $_o" ;; esac
+    done
+    echo "${_some:-$_all}"
 }
 
 # runs_transactions W: W's batches are transactions (it takes
