@@ -10,6 +10,7 @@ mkdir -p "$RESULTS_DIR"
 failed=""
 
 . "$(dirname "$0")/../lib/workloads.sh"
+. "$(dirname "$0")/../lib/tsv.sh"
 # The workloads of WORKLOADS (a comma list, any case), else every workload
 # program, one per word.
 workloads() {

@@ -15,11 +15,7 @@
 # recovery agrees), and the recovery exited 0 with a verified row that says
 # what the kill hit.
 
-# The last row's column COL in a TSV whose first line is the header.
-last_field() {
-    awk -F'\t' -v col="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
-                            { v = $c } END { print v }' "$1"
-}
+. "$(dirname "$0")/../lib/tsv.sh"
 
 kill_at() {
     awk -v m="$1" -v s="$2" 'BEGIN { x = (s * 2654435761) % 4294967296 / 4294967296;

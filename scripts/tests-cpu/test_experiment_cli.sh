@@ -133,6 +133,38 @@ ops_run "figure_9 runs each operation in each mode" figure_9 "get-set:3 set:3"
 printf 'rev2\tfakeops\tset\tgpm\ttiny\tok\n' >>"$tmp/rres/figure_9.tsv"
 ops_run "figure_1b reuses the GPM row of the same operation only" figure_1b "get-set:2 set:1"
 
+# Figure 11a sweeps the conventional log from the most partitions down and
+# stops at the first count over STOP_RATIO times the best: a fake whose
+# P partitions take 256/P s runs 256, 64 (4x: on) and 16 (16x: the last).
+cat >"$tmp/rbin/fakelog" <<EOF
+#!/bin/sh
+if [ "\$1" = --help ]; then
+    echo "usage: fakelog --mode gpm [--scale tiny|small|paper] [--log S] [--partitions N]"
+    echo "       [--crash-before-commit N]"
+    exit 0
+fi
+log=hcl p=0 out=/dev/null
+while [ \$# -gt 0 ]; do
+    case \$1 in --log) log=\$2 ;; --partitions) p=\$2 ;; --out) out=\$2 ;; esac
+    shift
+done
+echo "\$log:\$p" >>"$tmp/calls"
+[ -s "\$out" ] || printf 'workload\tmedian_s\n' >"\$out"
+awk -v p="\$p" 'BEGIN { printf "fakelog\t%g\n", p ? 256 / p : 1 }' >>"\$out"
+EOF
+chmod +x "$tmp/rbin/fakelog"
+: >"$tmp/calls"
+mkdir -p "$tmp/f11"
+env GPM_BIN="$tmp/rbin" RESULTS_DIR="$tmp/f11" WORKLOADS=fakelog SCALE=tiny \
+    "$scripts/experiments/figure_11a.sh" >"$tmp/f11.log" 2>&1
+got=$(tr '\n' ' ' <"$tmp/calls")
+if [ "$got" = "hcl:0 conv:256 conv:64 conv:16 " ] &&
+    grep -q "not run with 4 1 partitions" "$tmp/f11.log"; then
+    echo "ok - figure_11a stops its partition sweep where fewer partitions only contend more"
+else
+    echo "not ok - figure_11a sweep ran '$got': $(tail -n 2 "$tmp/f11.log")"
+fi
+
 # Figure 1b runs only workloads with a CPU counterpart; fakewl lists none.
 expect "figure_1b names a workload without a CPU counterpart and runs nothing" 1 \
     "fakewl has no CPU counterpart (--mode cpu): skipped" \
