@@ -5,7 +5,8 @@
 # restore from PM), both appended to $RESULTS_DIR/table_5.tsv.
 # Transactional workloads (those with --crash-before-commit) restore the
 # paper's way: a run killed just before its first commit, then --recover
-# (its median_s: the undo of the whole batch).
+# (its median_s: the undo of the whole batch and the reload of what the GPU
+# holds; undo_s in its params: the undo alone).
 # Report: scripts/report/table_5.py.
 # Environment: GPM_BIN, RESULTS_DIR, SCALE, WORKLOADS, REPS (default 5),
 # GPM_PM_DIR.

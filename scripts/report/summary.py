@@ -42,7 +42,7 @@ SECTIONS = [
     ("table_4", "Table 4: write amplification of CAP", ["workload", "scale", "capmm_wa",
      "capfs_wa", "paper_wa"], "1.00 for checkpointing and native workloads, 1.27-39x transactional"),
     ("table_5", "Table 5: restoration latency (% of the operation)", ["workload", "scale",
-     "restore_pct", "paper_restore_pct"], "0.01-19% (transactional), 0.12-1.65% (checkpointing)"),
+     "restore_pct", "undo_pct", "paper_restore_pct"], "0.01-19% (transactional), 0.12-1.65% (checkpointing)"),
     ("crash", "Crash campaigns", ["workload", "op", "mode", "scale", "crash_trials",
      "recovered", "unrecovered", "verdict"], "every program recovered (crashes injected with NVBitFI)"),
 ]
