@@ -9,14 +9,24 @@
 # results/$PLATFORM at this scale; as it goes it prints each step and the
 # time so far. A failed step is reported and the others still run; the
 # script then exits 1. Environment: as scripts/experiment.sh (SCALE,
-# WORKLOADS, TRIALS, PLATFORM, GPM_PM_DIR, REPS).
+# WORKLOADS, OPS, TRIALS, PLATFORM, GPM_PM_DIR, REPS), and STEPS (a comma
+# list, default every step): only these steps, so that one revision's
+# results can be made in several sittings (rows are appended; the reports
+# read them all).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$(cd "${1:-build/bin}" && pwd)
 root=$(cd "$here/.." && pwd)
 export SCALE=${SCALE:-paper}
 results=${RESULTS_DIR:-$root/results/${PLATFORM:-local}}
-steps="figure_3 figure_9 figure_10 figure_12 figure_1a figure_1b table_4 table_5 figure_11a figure_11b crash"
+all_steps="figure_3 figure_9 figure_10 figure_12 figure_1a figure_1b table_4 table_5 figure_11a figure_11b crash"
+steps=$(echo "${STEPS:-$all_steps}" | tr ',' ' ')
+for s in $steps; do
+    case " $all_steps " in
+        *" $s "*) ;;
+        *) echo "reproduce: STEPS: no step '$s'; the steps are: $all_steps" >&2; exit 2 ;;
+    esac
+done
 if ! why=$("$bin/gpm-info" --check-gpu 2>&1); then
     echo "reproduce: ${why#gpm-info: }: run it on a machine with an NVIDIA GPU" >&2
     exit 1

@@ -214,6 +214,19 @@ else
     echo "not ok - reproduce: exit $rc: $(head -c 600 "$tmp/out")"
 fi
 
+# STEPS: only the steps named, in order; a step it does not know is refused.
+env RESULTS_DIR="$tmp/rp" REPORTS_DIR="$tmp/rprep" SCALE=small WORKLOADS=nosuch STEPS=table_4,figure_12 \
+    "$scripts/reproduce.sh" "$tmp/rpbin" >"$tmp/out" 2>&1
+if grep -q "^reproduce: \[1/2\] table_4" "$tmp/out" && grep -q "^reproduce: \[2/2\] figure_12" "$tmp/out" &&
+    ! grep -q "figure_9 (after" "$tmp/out"; then
+    echo "ok - reproduce: STEPS runs only the steps named"
+else
+    echo "not ok - reproduce: STEPS=table_4,figure_12: $(head -c 600 "$tmp/out")"
+fi
+expect "reproduce: an unknown step in STEPS is refused, naming the steps" 2 \
+    "reproduce: STEPS: no step 'figure_99'; the steps are: figure_3 .* crash" \
+    env RESULTS_DIR="$tmp/rp" STEPS=figure_99 "$scripts/reproduce.sh" "$tmp/rpbin"
+
 # A real crash campaign through the dispatcher, on the CPU baseline of PS
 # (it needs no GPU): each trial SIGKILLs a run, recovers it from the PM file
 # and verifies it against the golden output; counts, a campaign row and the
