@@ -52,6 +52,15 @@ GPM_HD uint32_t kvs_way_for(const uint64_t keys[KVS_WAYS], uint64_t key)
     return free_way < KVS_WAYS ? free_way : kvs_victim(key);
 }
 
+/* The same for set S as it is: the way a SET of KEY writes there. */
+GPM_HD uint32_t kvs_way_in(const kvs_set *s, uint64_t key)
+{
+    uint64_t keys[KVS_WAYS];
+    for (int w = 0; w < KVS_WAYS; w++)
+        keys[w] = s->way[w].key;
+    return kvs_way_for(keys, key);
+}
+
 /* Operation I of batch B (N operations a batch) of the run SEED: its value,
  * and whether it is a SET (all are, unless SET_PCT < 100: get-set). The key
  * comes from the host's generator (kvs_ref.c), uniform or Zipfian. */

@@ -73,11 +73,8 @@ static int pm_run(PMEMobjpool *pop, const struct kvs_state *st, uint64_t seed, u
     {
         pmemobj_tx_add_range_direct(s, sizeof *s);
         for (uint64_t q = p; q < m && st->h_sets[q] == st->h_sets[p]; q++) {
-            uint64_t ks[KVS_WAYS], i = st->h_idx[q];
-            uint32_t w;
-            for (int k = 0; k < KVS_WAYS; k++)
-                ks[k] = s->way[k].key;
-            w = kvs_way_for(ks, keys[i]);
+            uint64_t i = st->h_idx[q];
+            uint32_t w = kvs_way_in(s, keys[i]);
             s->way[w].key = keys[i];
             s->way[w].val = kvs_value(seed, b, st->n, i);
         }

@@ -157,16 +157,14 @@ uint64_t kvs_ref_batch(const struct kvs_state *st, uint64_t seed, uint64_t b, kv
         uint64_t t = (uint64_t)omp_get_thread_num(), nt = (uint64_t)omp_get_num_threads();
         uint64_t lo = st->nsets * t / nt, hi = st->nsets * (t + 1) / nt;
         for (uint64_t i = 0; i < st->n; i++) {
-            uint64_t ks[KVS_WAYS], si;
+            uint64_t si;
             uint32_t w;
             if (!kvs_is_set(seed, b, st->n, i, st->set_pct))
                 continue;
             si = kvs_set_of(keys[i], st->nsets);
             if (si < lo || si >= hi)
                 continue;
-            for (int k = 0; k < KVS_WAYS; k++)
-                ks[k] = table[si].way[k].key;
-            w = kvs_way_for(ks, keys[i]);
+            w = kvs_way_in(&table[si], keys[i]);
             table[si].way[w].key = keys[i];
             table[si].way[w].val = kvs_value(seed, b, st->n, i);
         }
@@ -187,11 +185,8 @@ static int64_t cpu_run(struct wl_ctx *c, const struct kvs_state *st, uint64_t se
     uint32_t logged = 0;
     int64_t written = 0;
     for (uint64_t q = p; q < m && st->h_sets[q] == st->h_sets[p]; q++) {
-        uint64_t ks[KVS_WAYS], i = st->h_idx[q];
-        uint32_t w;
-        for (int k = 0; k < KVS_WAYS; k++)
-            ks[k] = s->way[k].key;
-        w = kvs_way_for(ks, keys[i]);
+        uint64_t i = st->h_idx[q];
+        uint32_t w = kvs_way_in(s, keys[i]);
         if (!(logged & (1u << w))) {
             if (gpmtx_host_log_undo(wl_log(c, KVS_LOG), slot, (uint64_t)((char *)&s->way[w] -
                                                                          (char *)r->host),
