@@ -73,6 +73,17 @@ int wl_check_u32(const char *what, const uint32_t *got, const uint32_t *want, si
     return 0;
 }
 
+size_t wl_first_difference(const void *a, const void *b, size_t n, size_t size)
+{
+    const char *x = a, *y = b;
+    size_t first = n;
+#pragma omp parallel for reduction(min : first) schedule(static)
+    for (size_t i = 0; i < n; i++)
+        if (i < first && memcmp(x + i * size, y + i * size, size) != 0)
+            first = i;
+    return first;
+}
+
 int wl_check_close_f32(const char *what, const float *got, const double *want, size_t n,
                        double abs_tol, double rel_tol)
 {

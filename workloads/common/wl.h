@@ -455,6 +455,9 @@ void wl_note(struct wl_ctx *c, const char *fmt, ...)
 const char *wl_data_dir(void);
 /* Verification: the first mismatch is reported in the error message. */
 int wl_check_u32(const char *what, const uint32_t *got, const uint32_t *want, size_t n);
+/* The first of the N records of SIZE bytes at A and B that differ, or N;
+ * compared in parallel (a paper-scale table holds gigabytes). */
+size_t wl_first_difference(const void *a, const void *b, size_t n, size_t size);
 /* The closeness rule of the float checks: |got - want| <= abs_tol +
  * rel_tol * |want| (a NaN is never close). */
 static inline int wl_close(double got, double want, double abs_tol, double rel_tol)

@@ -367,6 +367,7 @@ static int db_verify(struct wl_ctx *c)
     const uint8_t *pm = wl_region(c, DB_TABLE)->host;
     db_row *ref = malloc(st->cap * sizeof *ref);
     uint64_t count = st->rows, got;
+    size_t bad;
     int rc = 0;
     if (!ref)
         return gpm_set_error("db: out of memory for the reference table");
@@ -379,10 +380,10 @@ static int db_verify(struct wl_ctx *c)
     if (got != count)
         rc = 1, gpm_set_error("db: the table counts %llu rows, the reference %llu",
                               (unsigned long long)got, (unsigned long long)count);
-    for (uint64_t k = 0; k < count && rc == 0; k++)
-        if (memcmp(pm + db_row_off(k), &ref[k], sizeof ref[k]) != 0)
-            rc = 1, gpm_set_error("db: row %llu on PM differs from the reference's",
-                                  (unsigned long long)k);
+    if (rc == 0 && (bad = wl_first_difference(pm + db_row_off(0), ref, count, sizeof *ref)) <
+                       count)
+        rc = 1, gpm_set_error("db: row %llu on PM differs from the reference's",
+                              (unsigned long long)bad);
     if (rc == 0 && wl_tx_atomic(c) && wl_tx_committed(c, DB_LOG) != st->steps)
         rc = 1, gpm_set_error("db: the log counts %llu committed steps of %llu",
                               (unsigned long long)wl_tx_committed(c, DB_LOG),

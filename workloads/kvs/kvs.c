@@ -322,17 +322,6 @@ static int kvs_recover(struct wl_ctx *c)
     return 0;
 }
 
-/* The first of the N sets where A and B differ, or N. */
-static uint64_t first_difference(const kvs_set *a, const kvs_set *b, uint64_t n)
-{
-    uint64_t first = n;
-#pragma omp parallel for reduction(min : first) schedule(static)
-    for (uint64_t s = 0; s < n; s++)
-        if (s < first && memcmp(&a[s], &b[s], sizeof a[s]) != 0)
-            first = s;
-    return first;
-}
-
 /* The table on PM must be the reference's after every batch, exactly, and
  * the GETs of the batches this process ran must have read what the
  * reference read. */
@@ -341,7 +330,7 @@ static int kvs_verify(struct wl_ctx *c)
     struct kvs_state *st = S(c);
     const kvs_set *pm = st->store_table ? st->store_table : wl_region(c, KVS_TABLE)->host;
     kvs_set *ref;
-    uint64_t bad;
+    size_t bad;
     int rc = 0;
     if (st->store && st->store->verify)
         return st->store->verify(c, st);
@@ -355,7 +344,7 @@ static int kvs_verify(struct wl_ctx *c)
                                   (unsigned long long)b, (unsigned long long)st->digest[b],
                                   (unsigned long long)d);
     }
-    if (rc == 0 && (bad = first_difference(pm, ref, st->nsets)) < st->nsets)
+    if (rc == 0 && (bad = wl_first_difference(pm, ref, st->nsets, sizeof *ref)) < st->nsets)
         rc = 1, gpm_set_error("kvs: set %llu on PM differs from the reference after %llu "
                               "batches", (unsigned long long)bad,
                               (unsigned long long)st->batches);

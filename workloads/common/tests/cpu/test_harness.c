@@ -810,6 +810,19 @@ static void float_closeness(void)
     }
 }
 
+static void first_difference_of_records(void)
+{
+    uint64_t a[1000], b[1000];
+    for (int i = 0; i < 1000; i++)
+        a[i] = b[i] = (uint64_t)i * 7;
+    CHECK_EQ_INT((int)wl_first_difference(a, b, 1000, sizeof a[0]), 1000);
+    b[900] ^= 1;
+    b[371] ^= 1ull << 63;
+    CHECK_EQ_INT((int)wl_first_difference(a, b, 1000, sizeof a[0]), 371);
+    CHECK_EQ_INT((int)wl_first_difference(a, b, 250, 4 * sizeof a[0]), 92); /* 371 / 4 */
+    CHECK_EQ_INT((int)wl_first_difference(a, b, 0, sizeof a[0]), 0);
+}
+
 int main(void)
 {
     devnull = fopen("/dev/null", "w");
@@ -837,6 +850,7 @@ int main(void)
     RUN(operations_are_chosen_named_and_part_of_the_run);
     RUN(pcie_throughput_is_noted_in_gpu_modes);
     RUN(float_closeness);
+    RUN(first_difference_of_records);
     RUN(data_dir_from_the_environment);
     wl_test_scratch_remove(dir);
     CHECK_EXIT();
