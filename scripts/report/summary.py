@@ -147,7 +147,7 @@ def main():
     if len(sys.argv) != 3:
         R.fail("usage: summary.py REPORTS_DIR OUT_MD")
     reports, out = sys.argv[1], sys.argv[2]
-    lines, platforms, missing = [], [], []
+    lines, platforms, missing, revisions = [], [], [], []
     for name, title, cols, paper in SECTIONS:
         path = os.path.join(reports, name + ".tsv")
         if not os.path.exists(path):
@@ -160,6 +160,8 @@ def main():
                 if c.startswith("revision: ")] +
                ["revisions " + c[len(several):] for c in comments if c.startswith(several)])
         platforms += [p for p in plat if p not in platforms]
+        for r in rev:
+            revisions += [v for v in r.split(" ", 1)[1].split(", ") if v not in revisions]
         shown = [c for c in cols if c in header]
         lines += ["## " + title, ""]
         lines += ["| " + " | ".join(shown) + " |", "|" + " --- |" * len(shown)]
@@ -177,6 +179,10 @@ def main():
                "reports) first" % reports)
     head = ["# GPMbench against the paper", "",
             "Platform%s: %s" % ("s" if len(platforms) > 1 else "", "; ".join(platforms) or "?"),
+            "", ("Revisions: %s. The rows come from %d revisions: they are not one revision's "
+                 "results; rerun them at one revision (make reproduce) for a reference."
+                 % (", ".join(revisions), len(revisions)) if len(revisions) > 1
+                 else "Revision: %s." % (revisions[0] if revisions else "?")),
             "", "Not run: %s." % ", ".join(missing) if missing else "Every experiment ran.", ""]
     with open(out, "w") as f:
         f.write("\n".join(head + lines) + "\n")

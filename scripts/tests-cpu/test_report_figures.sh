@@ -217,6 +217,7 @@ if python3 "$scripts/report/summary.py" "$tmp/out" "$tmp/summary.md" 2>"$tmp/err
         "^Paper: GPM over CAP-fs 7-8x for gpKVS, 11-18x for checkpointing, 5-85x for native workloads; GPM over CAP-mm 4x for gpKVS, 3.6x for gpDB insert, 2.6x for gpDB update. Ours: geomean small 19.6, tiny 10; 2 of 3 workloads inside the paper's stated range. On this platform DRAM stands in for PM"
     has "summary names what did not run" "$tmp/summary.md" "^Not run: figure_3, figure_11b, table_4, table_5, crash."
     has "summary names the rows' revision" "$tmp/summary.md" "ddio=uncontrolled: fixture data, revision fixture-rev2._"
+    has "summary names one revision on top" "$tmp/summary.md" "^Revision: fixture-rev2.$"
 else
     echo "not ok - summary failed: $(cat "$tmp/err")"
 fi
@@ -226,6 +227,8 @@ sed 's/^# revision: fixture-rev2$/# NOTE: rows come from several revisions: fixt
     "$tmp/out/figure_9.tsv" >"$tmp/mixed/figure_9.tsv"
 python3 "$scripts/report/summary.py" "$tmp/mixed" "$tmp/mixed.md" 2>"$tmp/err"
 has "summary names every revision of mixed rows" "$tmp/mixed.md" "revisions fixture-rev1, fixture-rev2._"
+has "summary says on top that mixed rows are no one revision's results" "$tmp/mixed.md" \
+    "^Revisions: fixture-rev1, fixture-rev2. The rows come from 2 revisions: they are not one revision's results"
 mkdir -p "$tmp/noreports"
 if python3 "$scripts/report/summary.py" "$tmp/noreports" "$tmp/s.md" 2>"$tmp/err"; then
     echo "not ok - summary without reports: exited 0"
