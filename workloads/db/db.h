@@ -17,8 +17,8 @@ extern "C" {
 enum { DB_TABLE, DB_LOG }; /* the PM objects */
 enum { DB_OP_INSERT, DB_OP_UPDATE };
 
-/* The UPDATE kernel runs with the log's HCL grid (a slot a thread, rows
- * taken grid-stride); the CPU counterpart's threads take contiguous
+/* The UPDATE kernel runs with the log's HCL grid (a slot a thread, 32-row
+ * tiles taken warp-stride); the CPU counterpart's threads take contiguous
  * shares of the rows, a slot each. */
 #define DB_LOG_BLOCKS 256
 #define DB_LOG_THREADS 256
@@ -44,8 +44,10 @@ struct db_state {
 /* The table before the run at HOST (header and ROWS rows), made durable. */
 int db_fill(const gpm_region *r, uint64_t rows, uint64_t seed);
 /* The most rows of a statement that one of SLOTS logging slots changes:
- * grid-stride (GRID_STRIDE) or contiguous shares of the rows. */
-uint64_t db_max_matches(const struct db_state *st, uint64_t slots, int grid_stride);
+ * the UPDATE kernel's warps (WARPS: slots / 32 of them, 32-row tiles taken
+ * warp-stride, selected rows dealt to the lanes in turn) or contiguous
+ * shares of the rows (the CPU counterpart's threads). */
+uint64_t db_max_matches(const struct db_state *st, uint64_t slots, int warps);
 /* The reference: the table after the first STEPS steps of the operation. */
 void db_ref_step(const struct db_state *st, int op, uint64_t seed, uint64_t step,
                  db_row *rows, uint64_t *count);

@@ -1,8 +1,8 @@
 /* gpDB kernels: INSERT appends rows in parallel and one thread logs and
- * raises the row count; UPDATE takes the rows grid-stride with the log's
- * HCL grid, each thread logging the old image of every row it changes
- * before storing the new one. The kernels read the device copy of the
- * table and write it and, where the mode says, PM. */
+ * raises the row count; UPDATE runs with the log's HCL grid, each warp
+ * taking 32 rows at a time and its lanes logging the old images of the
+ * selected rows before storing the new ones. The kernels read the device
+ * copy of the table and write it and, where the mode says, PM. */
 #include <cuda_runtime.h>
 
 #include "db.h"
@@ -10,14 +10,6 @@
 #include "wl.cuh"
 
 #define MAX_BLOCKS 65535u /* the grid-stride loops take the rest */
-
-/* One 64-byte row, four 16-byte stores. */
-__device__ __forceinline__ void store_row(wl_out o, db_row *dst, const db_row *src)
-{
-    const uint4 *s = (const uint4 *)src;
-    for (int k = 0; k < 4; k++)
-        wl_store_v4(o, (uint4 *)dst + k, s[k]);
-}
 
 /* Thread p writes the 16-byte piece p % 4 of row p / 4, so that a warp's
  * store covers 512 contiguous bytes, whole lines over PCIe: one thread a
@@ -65,29 +57,82 @@ struct update_args {
     unsigned long long *counts;
 };
 
+/* Row K of a statement, taken by one lane of a warp whose other lanes take
+ * theirs at the same time: logs the old image, updates the device copy
+ * and stages the new row in ROW. Returns 1 if the row changed. */
+__device__ __forceinline__ int update_row(const struct update_args *a, uint64_t k, db_row *row)
+{
+    db_row x = a->rows[k];
+    if (a->logged && gpmtx_log_undo(a->log, -1, db_row_off(k), &x, sizeof x) != 0) {
+        atomicAdd(&a->counts[2], 1ull);
+        return 0; /* not logged: not changed */
+    }
+    db_update(&x, a->u);
+    a->rows[k] = x;
+    *row = x;
+    wl_delta_put(a->delta, db_row_off(k), &x);
+    if (a->chunk_shift)
+        a->list[db_row_off(k) >> a->chunk_shift] = 1;
+    else if (a->list)
+        a->list[atomicAdd(&a->counts[0], 1ull)] = (uint32_t)k;
+    atomicAdd(&a->counts[1], 1ull);
+    return 1;
+}
+
+/* The first N (at most 32) rows of the warp's queue Q, lane L taking Q[L];
+ * every lane of the warp calls it. Each lane's undo record is durable
+ * before the __syncwarp, so the rows are stored after all of them: four
+ * lanes a row, a 64-byte piece of the link for each, where one lane would
+ * store its row in four 16-byte pieces. */
+__device__ void update_rows(const struct update_args *a, const uint64_t *q, uint32_t n,
+                            db_row *staged)
+{
+    uint32_t lane = threadIdx.x % 32u;
+    unsigned changed = __ballot_sync(0xffffffffu, lane < n && update_row(a, q[lane], &staged[lane]));
+    __syncwarp();
+    if (!a->pm)
+        return;
+    for (uint32_t j = lane / 4u; j < 32u; j += 8u)
+        if (changed >> j & 1u)
+            wl_store_v4(a->o, (uint4 *)&a->pm[q[j]] + lane % 4u,
+                        ((const uint4 *)&staged[j])[lane % 4u]);
+    wl_persist(a->o);
+    __syncwarp();
+}
+
+/* A statement selects about one row in twenty: a warp whose lanes each
+ * took their own row would log with one or two lanes at a time, and each
+ * 4-byte chunk of an HCL record would cross the link as a few bytes of a
+ * 128-byte line. So each warp reads 32 consecutive rows at a time, queues
+ * the selected ones, and logs and stores them 32 at a time, a lane each:
+ * a record's chunk then fills its line (gpm/log_layout.h). The I-th
+ * selected row of a warp goes to lane I % 32 (db_max_matches counts so). */
 __global__ void update_kernel(struct update_args a)
 {
-    for (uint64_t k = gpm_grid_rank(); k < a.count; k += gpm_grid_threads()) {
-        db_row x = a.rows[k];
-        if (!db_matches(&x, a.u))
-            continue;
-        if (a.logged && gpmtx_log_undo(a.log, -1, db_row_off(k), &x, sizeof x) != 0) {
-            atomicAdd(&a.counts[2], 1ull);
-            continue; /* not logged: not changed */
+    __shared__ uint64_t queues[DB_LOG_THREADS / 32][64];
+    __shared__ __align__(16) db_row staging[DB_LOG_THREADS / 32][32];
+    uint32_t lane = threadIdx.x % 32u, w = threadIdx.x / 32u, n = 0;
+    uint64_t *q = queues[w];
+    uint64_t warps = (uint64_t)gridDim.x * (blockDim.x / 32u);
+    for (uint64_t t = (uint64_t)blockIdx.x * (blockDim.x / 32u) + w; 32 * t < a.count;
+         t += warps) {
+        uint64_t k = 32 * t + lane;
+        int hit = k < a.count && db_matches(&a.rows[k], a.u);
+        unsigned m = __ballot_sync(0xffffffffu, hit);
+        if (hit)
+            q[n + __popc(m & ((1u << lane) - 1u))] = k;
+        n += __popc(m);
+        __syncwarp();
+        if (n >= 32u) {
+            update_rows(&a, q, 32u, staging[w]);
+            n -= 32u;
+            if (lane < n)
+                q[lane] = q[lane + 32u];
+            __syncwarp();
         }
-        db_update(&x, a.u);
-        a.rows[k] = x;
-        wl_delta_put(a.delta, db_row_off(k), &x);
-        if (a.pm) {
-            store_row(a.o, &a.pm[k], &x);
-            wl_persist(a.o);
-        }
-        if (a.chunk_shift)
-            a.list[db_row_off(k) >> a.chunk_shift] = 1;
-        else if (a.list)
-            a.list[atomicAdd(&a.counts[0], 1ull)] = (uint32_t)k;
-        atomicAdd(&a.counts[1], 1ull);
     }
+    if (n)
+        update_rows(&a, q, n, staging[w]);
 }
 
 __global__ void copy_listed_kernel(const db_row *rows, db_row *pm, const uint32_t *list,

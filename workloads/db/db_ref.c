@@ -20,19 +20,29 @@ int db_fill(const gpm_region *r, uint64_t rows, uint64_t seed)
     return gpm_region_persist(r, base, db_row_off(rows));
 }
 
-uint64_t db_max_matches(const struct db_state *st, uint64_t slots, int grid_stride)
+uint64_t db_max_matches(const struct db_state *st, uint64_t slots, int warps)
 {
     uint64_t best = 0;
     for (uint64_t m = 0; m < DB_MATCH_MOD && m < st->steps; m++) {
+        if (warps) {
+            /* Warp w takes the 32-row tiles w, w + nw, ...; its I-th
+             * selected row goes to lane I % 32. */
+            uint64_t nw = slots / 32;
+#pragma omp parallel for schedule(static) reduction(max : best)
+            for (uint64_t w = 0; w < nw; w++) {
+                uint64_t n = 0;
+                for (uint64_t k0 = 32 * w; k0 < st->rows; k0 += 32 * nw)
+                    for (uint64_t k = k0; k < k0 + 32 && k < st->rows; k++)
+                        n += st->h_c0mod[k] == m;
+                best = (n + 31) / 32 > best ? (n + 31) / 32 : best;
+            }
+            continue;
+        }
 #pragma omp parallel for schedule(static) reduction(max : best)
         for (uint64_t t = 0; t < slots; t++) {
             uint64_t n = 0;
-            if (grid_stride)
-                for (uint64_t k = t; k < st->rows; k += slots)
-                    n += st->h_c0mod[k] == m;
-            else
-                for (uint64_t k = st->rows * t / slots; k < st->rows * (t + 1) / slots; k++)
-                    n += st->h_c0mod[k] == m;
+            for (uint64_t k = st->rows * t / slots; k < st->rows * (t + 1) / slots; k++)
+                n += st->h_c0mod[k] == m;
             best = n > best ? n : best;
         }
     }

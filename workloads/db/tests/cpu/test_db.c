@@ -74,7 +74,10 @@ static void log_sizing_counts_the_fullest_slot(void)
         st.h_c0mod[k] = (uint8_t)(k % 7 == 0 ? 2 : 19);
     /* Statements 0..2 select c0 % 20 in {0, 1, 2}: only the rows k % 7 == 0. */
     CHECK_EQ_INT((int)db_max_matches(&st, 1, 0), 143);
-    CHECK_EQ_INT((int)db_max_matches(&st, 7, 1), 143); /* all in slot 0 */
+    /* One warp: 143 selected rows dealt to 32 lanes, 5 to the first. Two
+     * warps take alternate 32-row tiles: 73 and 70 rows, 3 a lane. */
+    CHECK_EQ_INT((int)db_max_matches(&st, 32, 1), 5);
+    CHECK_EQ_INT((int)db_max_matches(&st, 64, 1), 3);
     best = db_max_matches(&st, 10, 0);                 /* contiguous shares of 100 */
     CHECK_EQ_INT((int)best, 15);
     free(st.h_c0mod);
