@@ -1,7 +1,7 @@
 #!/bin/sh
 # Crash campaign: for each workload of WORKLOADS (each of its operations),
-# first one uninterrupted run measures how long the work takes; then TRIALS
-# trials of
+# first one uninterrupted repetition of a process measures how long the work
+# takes (measure_work: the repetition that a kill hits); then TRIALS
 #   W --mode M --reps 1 --crash-after T --keep --seed I   (SIGKILL at T)
 #   W --mode M --recover --seed I --out crash-trials.tsv  (must verify)
 # with T drawn uniformly from 5-95% of the measured time, so that most kills

@@ -2,7 +2,7 @@
 # campaign (scripts/experiments/crash.sh) and the GPU tests
 # (scripts/tests-gpu/test_workloads.sh). Needs GPM_BIN; uses GPM_PM_DIR.
 #
-#   measure_work W MODE SCALE TMPDIR [FLAG...]   prints the work's fastest time (s)
+#   measure_work W MODE SCALE TMPDIR [FLAG...]   prints a first repetition's time (s)
 #   kill_at MEASURED SEED                 prints a moment in 5-95% of MEASURED
 #   crash_trial W MODE SCALE SEED AT TMPDIR [FLAG...]
 #       W --crash-after AT (SIGKILL inside the work), or with AT commit:N
@@ -22,14 +22,15 @@ kill_at() {
                                     printf "%.6f", m * (0.05 + 0.9 * x) }'
 }
 
-# The fastest of three repetitions: the watchdog covers a run's first
-# repetition, which may be the fastest of a process (cap-delta's ran in half
-# the median on an H100), so kills drawn below it land inside the work.
+# One repetition of a process of its own: the watchdog covers a process's
+# first repetition, which may differ from the others either way (it loads
+# its kernels; cap-delta's ran in half the median on an H100), so the kills
+# are drawn from the time of that one.
 measure_work() {
     _w=$1 _m=$2 _s=$3 _t=$4
     shift 4
     rm -f "$_t/measure.tsv"
-    "$GPM_BIN/$_w" --mode "$_m" --scale "$_s" --reps 3 ${GPM_PM_DIR:+--pm-dir "$GPM_PM_DIR"} \
+    "$GPM_BIN/$_w" --mode "$_m" --scale "$_s" --reps 1 ${GPM_PM_DIR:+--pm-dir "$GPM_PM_DIR"} \
         "$@" --out "$_t/measure.tsv" >"$_t/measure.log" 2>&1 || {
         echo "cannot measure $_w --mode $_m --scale $_s: $(tail -n 1 "$_t/measure.log")" >&2
         return 1
