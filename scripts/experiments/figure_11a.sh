@@ -1,8 +1,10 @@
 #!/bin/sh
 # Figure 11a: the transactional workloads (those with --crash-before-commit)
 # in GPM mode with HCL and with the conventional log, swept over its
-# partition count (PARTITIONS, default "256 64 16 4 1", most first: the grid
-# has 256 blocks, and a block logs into partition block % P), each
+# partition count (PARTITIONS, default "2048 256 64 16 4 1", most first: the
+# grid has 256 blocks of 8 warps; a block logs into partition block % P, or,
+# with more partitions than blocks, a warp into global warp % P, so 2048 is
+# a partition a warp and 256 one a block), each
 # operation; rows appended to $RESULTS_DIR/figure_11a.tsv (report:
 # scripts/report/figure_11a.py, which sets HCL against the conventional log
 # at its best count, and says which).
@@ -27,7 +29,7 @@ for w in $(workloads); do
         # shellcheck disable=SC2046 # op_flag gives no word or two
         run_mode "$w" gpm "${REPS:-5}" "$RESULTS_DIR/$name.tsv" --log hcl $(op_flag "$op")
         best="" stop=0 skipped=""
-        for p in ${PARTITIONS:-256 64 16 4 1}; do
+        for p in ${PARTITIONS:-2048 256 64 16 4 1}; do
             if [ "$stop" -eq 1 ]; then
                 skipped="$skipped $p"
                 continue

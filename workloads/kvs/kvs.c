@@ -74,7 +74,8 @@ static size_t log_bytes(struct wl_ctx *c, uint64_t n, int cpu_threads)
     per_slot = (n + groups - 1) / groups;
     if (conv) {
         uint64_t p = (uint64_t)wl_int(c, "partitions");
-        return (size_t)(p * ((KVS_LOG_BLOCKS + p - 1) / p) * KVS_LOG_THREADS * per_slot * rec);
+        return (size_t)(p * gpmlog_conv_share((uint32_t)p, KVS_LOG_BLOCKS, KVS_LOG_THREADS) *
+                        per_slot * rec);
     }
     return (size_t)KVS_LOG_BLOCKS * KVS_LOG_THREADS * per_slot * rec;
 }

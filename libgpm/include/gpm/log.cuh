@@ -8,7 +8,8 @@
  *
  * SLOT -1 derives it from the calling thread: in HCL the thread's own slot
  * from (block, warp, lane); in a conventional log partition
- * blockIdx % partitions. An explicit SLOT picks a partition (conventional)
+ * blockIdx % partitions, or the global warp % partitions where there are
+ * more partitions than blocks (gpmlog_conv_slot). An explicit SLOT picks a partition (conventional)
  * or another thread's slot (HCL, e.g. a recovery kernel of another shape).
  * Each returns 0, or -1 when the slot is out of range, full, or holds fewer
  * bytes than asked for.
@@ -48,7 +49,9 @@ __device__ __forceinline__ uint32_t gpmlog_slot_of(const gpmlog_dev *log, int sl
             return UINT32_MAX;
         s = gpmlog_hcl_slot(&log->g, b, t / GPMLOG_WARP, t % GPMLOG_WARP);
     } else {
-        s = gpmlog_linear_block() % log->g.n_slots;
+        uint32_t wpb = gpmlog_warps_per_block(blockDim.x * blockDim.y * blockDim.z);
+        s = gpmlog_conv_slot(log->g.n_slots, gridDim.x * gridDim.y * gridDim.z, wpb,
+                             gpmlog_linear_block(), gpmlog_linear_thread() / GPMLOG_WARP);
     }
     return s < log->g.n_slots ? s : UINT32_MAX;
 }

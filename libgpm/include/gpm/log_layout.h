@@ -223,6 +223,28 @@ GPM_HD uint64_t gpmlog_hcl_chunk_off(const gpmlog_geom *g, uint32_t slot, uint32
            lane * 4u;
 }
 
+/* Conventional: the partition a thread appends to when it names none: its
+ * block's (block % N_SLOTS), or, with more partitions than the grid's
+ * BLOCKS, its warp's (global warp % N_SLOTS), so that partitions beyond one
+ * a block still divide the contention. */
+GPM_HD uint32_t gpmlog_conv_slot(uint32_t n_slots, uint32_t blocks, uint32_t warps_per_block,
+                                 uint32_t block, uint32_t warp)
+{
+    if (n_slots <= blocks)
+        return block % n_slots;
+    return (uint32_t)(((uint64_t)block * warps_per_block + warp) % n_slots);
+}
+
+/* Conventional: the most threads of a BLOCKS x THREADS grid that append to
+ * one of N_SLOTS partitions (gpmlog_conv_slot), for sizing the log. */
+GPM_HD uint64_t gpmlog_conv_share(uint32_t n_slots, uint32_t blocks, uint32_t threads)
+{
+    uint64_t warps = (uint64_t)blocks * gpmlog_warps_per_block(threads);
+    if (n_slots <= blocks)
+        return ((uint64_t)blocks + n_slots - 1) / n_slots * threads;
+    return (warps + n_slots - 1) / n_slots * (threads < GPMLOG_WARP ? threads : GPMLOG_WARP);
+}
+
 /* Conventional: byte offset in the file of byte POS of partition SLOT. */
 GPM_HD uint64_t gpmlog_conv_off(const gpmlog_geom *g, uint32_t slot, uint32_t pos)
 {

@@ -101,6 +101,32 @@ static void conv_partitions_are_contiguous_and_line_aligned(void)
     CHECK_EQ_INT(gpmlog_tail_off(&g, 6), 4096 + 24);
 }
 
+/* A conventional log's default partition: the block's while there are no
+ * more partitions than blocks, then the warp's; gpmlog_conv_share is the
+ * fullest partition's thread count, counted thread by thread. */
+static void conv_default_partitions_and_their_shares(void)
+{
+    const uint32_t parts[] = {1, 3, 4, 8, 9, 32, 64, 100}, threads[] = {1, 48, 64};
+    CHECK_EQ_INT(gpmlog_conv_slot(4, 8, 2, 5, 1), 1);  /* block 5 of 8, 4 partitions */
+    CHECK_EQ_INT(gpmlog_conv_slot(16, 8, 2, 5, 1), 11); /* warp 11 of 16, a partition each */
+    for (uint32_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        for (uint32_t j = 0; j < sizeof threads / sizeof threads[0]; j++) {
+            uint32_t blocks = 8, t = threads[j], wpb = gpmlog_warps_per_block(t), n[100] = {0};
+            uint64_t most = 0;
+            for (uint32_t b = 0; b < blocks; b++)
+                for (uint32_t k = 0; k < t; k++) {
+                    uint32_t s = gpmlog_conv_slot(parts[i], blocks, wpb, b, k / GPMLOG_WARP);
+                    CHECK(s < parts[i]);
+                    most = ++n[s] > most ? n[s] : most;
+                }
+            CHECKF(gpmlog_conv_share(parts[i], blocks, t) >= most &&
+                       gpmlog_conv_share(parts[i], blocks, t) <= most + GPMLOG_WARP,
+                   "%u partitions, 8 x %u threads: share %llu, fullest %llu", parts[i], t,
+                   (unsigned long long)gpmlog_conv_share(parts[i], blocks, t),
+                   (unsigned long long)most);
+        }
+}
+
 /* Striping an odd-sized entry into chunks and reading it back through the
  * layout gives the same bytes, for both kinds. */
 static void striped_entries_round_trip(void)
@@ -216,6 +242,7 @@ int main(void)
     RUN(hcl_warp_chunk_fills_one_line);
     RUN(hcl_chunks_partition_the_data_area);
     RUN(conv_partitions_are_contiguous_and_line_aligned);
+    RUN(conv_default_partitions_and_their_shares);
     RUN(striped_entries_round_trip);
     RUN(chunk_of_pads_with_zeros);
     RUN(tails_beyond_the_slot_are_untrusted);
