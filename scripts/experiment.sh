@@ -1,5 +1,6 @@
 #!/bin/sh
-# Runs one experiment, then builds its report.
+# Runs one experiment, notes its wall time in results/$PLATFORM/timing.tsv,
+# then builds its report and the timing report.
 #   scripts/experiment.sh TARGET BIN_DIR
 # TARGET is figure_3, figure_9, ...; scripts/experiments/TARGET.sh does the
 # runs and appends raw rows under results/$PLATFORM/, then
@@ -32,6 +33,19 @@ mkdir -p "$RESULTS_DIR"
 "$GPM_BIN/gpm-info" >"$RESULTS_DIR/gpm-info.tsv" 2>/dev/null || true
 # Reports are built even when some runs failed: the failures are in them.
 rc=0
+start=$(date +%s.%N)
 "$script" || rc=$?
-"$here/reports.sh" "$target" || { [ "$rc" -ne 0 ] || rc=1; }
+# The experiment's wall time, for the report that sets it against the
+# rows' timed repetitions (scripts/report/timing.py).
+timing=$RESULTS_DIR/timing.tsv
+[ -s "$timing" ] ||
+    printf 'target\tscale\tworkloads\tops\tstarted\twall_s\texit\tgit_rev\thost\n' >"$timing"
+"$GPM_BIN/gpm-info" 2>/dev/null |
+    awk -F'\t' -v t="$target" -v s="$SCALE" -v w="${WORKLOADS:-all}" -v o="${OPS:-all}" \
+        -v t0="$start" -v t1="$(date +%s.%N)" -v rc="$rc" \
+        -v at="$(date -u -d "@${start%.*}" +%Y-%m-%dT%H:%M:%SZ)" '
+        { v[$1] = $2 }
+        END { printf "%s\t%s\t%s\t%s\t%s\t%.1f\t%s\t%s\t%s\n", t, s, w, o, at, t1 - t0, rc,
+                     v["git_rev"], v["host"] }' >>"$timing"
+"$here/reports.sh" "$target" timing || { [ "$rc" -ne 0 ] || rc=1; }
 exit "$rc"

@@ -255,6 +255,13 @@ else
     else
         echo "not ok - crash report: $(cat "$tmp/reports/crash.tsv" 2>&1)"
     fi
+    if grep -q "^crash	tiny	PS	all	20[0-9-]*T[0-9:]*Z	[0-9.]*	0	[0-9a-f]" "$tmp/crash/timing.tsv" 2>/dev/null &&
+        awk -F'\t' '!/^#/ && $1 == "crash" && $2 == "tiny" && $4 == 1 { f = 1 } END { exit !f }' \
+            "$tmp/reports/timing.tsv" 2>/dev/null; then
+        echo "ok - the campaign's wall time noted in timing.tsv and reported"
+    else
+        echo "not ok - timing: $(cat "$tmp/crash/timing.tsv" "$tmp/reports/timing.tsv" 2>&1)"
+    fi
     if ls "$pm" | grep -q '^ps-'; then
         echo "not ok - crash campaign left PM files: $(ls "$pm")"
     else

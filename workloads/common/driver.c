@@ -246,18 +246,20 @@ static int recovery(struct wl_ctx *c, struct wl_run *run, double *t)
     return judge_resume(c, complete);
 }
 
-/* Where the process's time went apart from the row's times, so that a
- * figure's wall time can be accounted for: opening the GPU and the PM
- * files, calibrating the flush threads, the workload's setup, the rest of
- * the repetitions (prepare, identity writes; in a recovery, the work after
- * the restore) and verification. */
+/* Where the process's time went, so that a figure's wall time can be
+ * accounted for (scripts/report/timing.py): opening the GPU and the PM
+ * files, calibrating the flush threads, the workload's setup, the timed
+ * repetitions together, the rest of the repetitions (prepare, identity
+ * writes; in a recovery, the work after the restore) and verification. */
 static void note_wall(struct wl_ctx *c, const double *when, const double *t, int reps)
 {
     double timed = 0;
     for (int r = 0; r < reps; r++)
         timed += t[r];
-    wl_note(c, "open_s=%.3g,calibrate_s=%.3g,setup_s=%.3g,untimed_s=%.3g,verify_s=%.3g",
-            when[1] - when[0], when[2] - when[1], when[3] - when[2],
+    wl_note(c,
+            "open_s=%.3g,calibrate_s=%.3g,setup_s=%.3g,timed_s=%.6g,untimed_s=%.3g,"
+            "verify_s=%.3g",
+            when[1] - when[0], when[2] - when[1], when[3] - when[2], timed,
             when[4] - when[3] - timed, wl_now() - when[4]);
 }
 
