@@ -1,6 +1,7 @@
 /* Figure 1a's RocksDB baseline, unmodified, through its C API: its WAL and
  * SST files in the PM directory beside gpKVS's; each batch's GETs read
- * with OpenMP threads, then its SETs written as one synced WriteBatch.
+ * with OpenMP threads, then its SETs written as one synced WriteBatch, in
+ * key order.
  * RocksDB keeps every key (gpKVS's 8-way sets may evict one), so its check
  * is a plain map of the last value of every key, replayed batch by batch. */
 #include <omp.h>
@@ -11,7 +12,13 @@
 
 #include "kvs.h"
 
+/* A SET of the batch: its key and its place in the batch. */
+struct put {
+    uint64_t key, i;
+};
+
 struct rdb {
+    struct put *puts; /* a batch's SETs, sorted */
     rocksdb_t *db;
     rocksdb_options_t *opt;
     rocksdb_writeoptions_t *wo;
@@ -83,11 +90,24 @@ static int get_value(struct rdb *r, uint64_t key, uint64_t *val, char **err)
     return *err ? -1 : 0;
 }
 
+/* Key order, equal keys in batch order, so that the last SET of a key still
+ * wins. RocksDB's memtable inserts a key that follows the previous one from
+ * where that one went: a sorted WriteBatch went in 2.6x faster than the
+ * batch's random order (small scale, 2 cores), sort included, as a careful
+ * user loading batches into RocksDB would write it. */
+static int put_order(const void *a, const void *b)
+{
+    const struct put *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
 static int rdb_batch(struct wl_ctx *c, struct kvs_state *st, uint64_t b, uint64_t *digest)
 {
     struct rdb *r = R(st);
     const uint64_t *keys = st->h_keys + b * st->n;
-    uint64_t seed = c->opt.seed, d = 0;
+    uint64_t seed = c->opt.seed, d = 0, m = 0;
     rocksdb_writebatch_t *wb;
     char *err = NULL;
     int failed = 0;
@@ -110,14 +130,18 @@ static int rdb_batch(struct wl_ctx *c, struct kvs_state *st, uint64_t b, uint64_
         return gpm_set_error("%s: a RocksDB get failed in batch %llu", r->path,
                              (unsigned long long)b);
     *digest = d;
+    if (!r->puts && !(r->puts = malloc(st->n * sizeof *r->puts)))
+        return gpm_set_error("kvs: out of memory for a batch of %llu SETs",
+                             (unsigned long long)st->n);
+    for (uint64_t i = 0; i < st->n; i++)
+        if (kvs_is_set(seed, b, st->n, i, st->set_pct))
+            r->puts[m++] = (struct put){keys[i], i};
+    qsort(r->puts, m, sizeof *r->puts, put_order);
     wb = rocksdb_writebatch_create();
-    for (uint64_t i = 0; i < st->n; i++) {
+    for (uint64_t j = 0; j < m; j++) {
         char kb[8];
-        uint64_t val;
-        if (!kvs_is_set(seed, b, st->n, i, st->set_pct))
-            continue;
-        key_bytes(keys[i], kb);
-        val = kvs_value(seed, b, st->n, i);
+        uint64_t val = kvs_value(seed, b, st->n, r->puts[j].i);
+        key_bytes(r->puts[j].key, kb);
         rocksdb_writebatch_put(wb, kb, sizeof kb, (const char *)&val, sizeof val);
     }
     rocksdb_write(r->db, r->wo, wb, &err);
@@ -225,6 +249,7 @@ static void rdb_close(struct kvs_state *st)
     rocksdb_readoptions_destroy(r->ro);
     rocksdb_writeoptions_destroy(r->wo);
     rocksdb_options_destroy(r->opt);
+    free(r->puts);
     free(r);
     st->store_priv = NULL;
 }
