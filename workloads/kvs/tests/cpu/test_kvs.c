@@ -216,6 +216,17 @@ static void cpu_stores_run_the_same_batches(void)
     CHECK_EQ_INT(wl_test_count_lines(rows, ",cpu_threads=2,atomic=yes,"), 2);
 }
 
+/* RocksDB gets a batch's SETs in key order: with 64 keys every batch sets
+ * each key many times, and the last SET of each must still win. */
+static void rocksdb_keeps_the_last_set_of_a_key(void)
+{
+    char *av[] = {"kvs", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--reps", "1",
+                  "--cpu-threads", "2", "--out", rows, "--store", "rocksdb", "--keys", "64"};
+    unlink(rows);
+    CHECK_EQ_INT(run(av, ARGC(av)), 0);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tok\t"), 1);
+}
+
 /* SIGKILLed mid-run: the recovery undoes the interrupted batch, resumes
  * after the last committed one, and the table equals the reference's. */
 static void a_killed_run_resumes_after_the_last_committed_batch(void)
@@ -324,6 +335,7 @@ int main(void)
     RUN(cpu_counterpart_runs_every_operation_and_log);
     RUN(a_killed_run_resumes_after_the_last_committed_batch);
     RUN(cpu_stores_run_the_same_batches);
+    RUN(rocksdb_keeps_the_last_set_of_a_key);
     RUN(bad_flags_name_the_fix);
     RUN(bad_files_are_refused_and_left_alone);
     RUN(way_is_own_then_free_then_victim);
