@@ -185,6 +185,18 @@ if [ -x "${GPM_BIN:-}/kvs" ]; then
     else
         echo "not ok - figure_1a: $rows verified store rows, threads '$threads': $(tail -n 3 "$tmp/f1a.log")"
     fi
+    # More repetitions than the sweep's: each count once, then the fastest
+    # count of each store again with REPS.
+    mkdir -p "$tmp/f1b"
+    env RESULTS_DIR="$tmp/f1b" WORKLOADS=kvs SCALE=tiny REPS=2 THREADS="1 2" \
+        "$scripts/experiments/figure_1a.sh" >"$tmp/f1a.log" 2>&1
+    reps=$(awk -F'\t' 'NR > 1 && $18 == "cpu" && $28 == "ok" { print $22 }' "$tmp/f1b/figure_1a.tsv" 2>/dev/null |
+        sort | uniq -c | awk '{ printf "%s%s:%s", (NR > 1 ? " " : ""), $2, $1 }')
+    if [ "$reps" = "1:6 2:3" ] && [ "$(grep -c "is fastest at [12] threads" "$tmp/f1a.log")" = 3 ]; then
+        echo "ok - figure_1a runs each count once, then each store's fastest with REPS"
+    else
+        echo "not ok - figure_1a with REPS=2: rows by repetitions '$reps': $(tail -n 3 "$tmp/f1a.log")"
+    fi
 else
     echo "skip - figure_1a on the real gpKVS: no $GPM_BIN/kvs"
 fi
