@@ -143,7 +143,13 @@ static int blk_verify(struct wl_ctx *c)
                       (unsigned long long)st->meta.iters_done, (unsigned long long)st->iters);
         return 1;
     }
-    return blk_gpu_check(st->d_call, st->d_put, st->n, c->opt.seed, st->iters, st->d_bad);
+    if (wl_check_digest(c, st->d_call, st->n * sizeof(float), 1) != 0 ||
+        wl_check_digest(c, st->d_put, st->n * sizeof(float), 1) != 0)
+        return -1;
+    if ((rc = wl_check_known(c)) != 0)
+        return rc < 0 ? -1 : 0; /* these prices passed the check before */
+    rc = blk_gpu_check(st->d_call, st->d_put, st->n, c->opt.seed, st->iters, st->d_bad);
+    return rc == 0 ? wl_check_passed(c) : rc;
 }
 
 static void blk_teardown(struct wl_ctx *c)

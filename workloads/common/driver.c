@@ -328,6 +328,7 @@ int wl_main(const struct wl_workload *w, int argc, char **argv)
     }
 
     /* Every run verifies its output: a workload without a check fails. */
+    memset(c->check_digest, 0, sizeof c->check_digest);
     rc = w->verify ? w->verify(c) : gpm_set_error("%s has no verify callback", w->name);
     if (rc < 0) {
         rc = fail(w, 1);

@@ -196,6 +196,7 @@ struct wl_ctx {
     char note[512];          /* extra "k=v" for the params column (wl_note); cleared
                                 before every repetition */
     int rep;
+    uint64_t check_digest[3]; /* wl_check_digest: the two sums and the words so far */
     void *priv;              /* the workload's own state (state_bytes of it) */
 };
 
@@ -453,6 +454,25 @@ void wl_note(struct wl_ctx *c, const char *fmt, ...)
  * ${XDG_CACHE_HOME:-$HOME/.cache}/gpmbench, created 0700 if missing. NULL
  * with the message set if it cannot be made. Shared with datasets/fetch.sh. */
 const char *wl_data_dir(void);
+/* ---- checks made once (check_cache.c) ----
+ * A workload whose check is costly (it recomputes the whole run) digests
+ * its output once restored, then asks whether a process of the same clean
+ * build, workload, parameters and seed, in any mode, already checked output
+ * with that digest: Figure 9 runs three or four modes whose outputs must be
+ * the same bytes, and only the first need pay for the check. Verdicts are
+ * kept in wl_data_dir()/checked.tsv. GPM_CHECK_CACHE=off checks every
+ * time, as does a build from a modified tree unless GPM_CHECK_CACHE=on.
+ *   wl_check_digest(c, p, bytes, on_device)  adds BYTES at P to the digest
+ *   wl_check_known(c)   1: that digest passed before (the row notes
+ *                       check=cached), 0: check it, -1: error
+ *   wl_check_passed(c)  after the check passed: records the digest */
+int wl_check_digest(struct wl_ctx *c, const void *p, size_t bytes, int on_device);
+int wl_check_known(struct wl_ctx *c);
+int wl_check_passed(struct wl_ctx *c);
+/* The digest of BYTES of device memory at P, added to A and B with word
+ * indices from FIRST (digest.cu). */
+int wl_dev_digest(const void *p, size_t bytes, uint64_t first, uint64_t *a, uint64_t *b);
+
 /* Verification: the first mismatch is reported in the error message. */
 int wl_check_u32(const char *what, const uint32_t *got, const uint32_t *want, size_t n);
 /* The first of the N records of SIZE bytes at A and B that differ, or N;

@@ -1,6 +1,6 @@
 /* Code the harness shares between the CPU and the GPU: the input hash that
- * lets kernels and CPU references generate the same inputs from a seed, and
- * the checkpoint schedule of iterative workloads. */
+ * lets kernels and CPU references generate the same inputs from a seed, the
+ * checkpoint schedule of iterative workloads, and the output digest. */
 #ifndef WL_HD_H
 #define WL_HD_H
 
@@ -25,6 +25,15 @@ GPM_HD float wl_unit_f32(uint64_t seed, uint64_t i)
 GPM_HD int wl_checkpoint_due(uint64_t done, uint64_t total, uint64_t k)
 {
     return done % k == 0 || done == total;
+}
+
+/* The output digest (wl_check_*): 8-byte word W at index I adds to two
+ * sums of differently mixed words, so that any order of summing, on the
+ * CPU or the GPU, gives the same 128 bits. */
+GPM_HD void wl_digest_word(uint64_t w, uint64_t i, uint64_t *a, uint64_t *b)
+{
+    *a += gpm_mix64(w ^ (i * 0x9e3779b97f4a7c15ull));
+    *b += gpm_mix64(w + i * 0xd6e8feb86659fd93ull + 0x2545f4914f6cdd1dull);
 }
 
 #endif

@@ -1,0 +1,109 @@
+/* Checks made once: verdicts of costly output checks, kept by the digest of
+ * the output and a key of everything that decides what the output must be
+ * (see wl.h). A cached verdict stands for a check of the same bytes by the
+ * same code on the same inputs, so it is the check's own verdict. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wl.h"
+#include "wl_hd.h"
+
+#ifndef GPM_GIT_REV
+#define GPM_GIT_REV "unknown"
+#endif
+
+/* Off where asked, and for builds whose code the revision does not name
+ * unless asked (the tests). */
+static int cache_on(void)
+{
+    const char *e = getenv("GPM_CHECK_CACHE");
+    if (e && strcmp(e, "off") == 0)
+        return 0;
+    if (e && strcmp(e, "on") == 0)
+        return 1;
+    return strcmp(GPM_GIT_REV, "unknown") != 0 && !strstr(GPM_GIT_REV, "dirty");
+}
+
+/* The build, the workload, its operation and parameters and the seed. */
+static uint64_t key_of(const struct wl_ctx *c)
+{
+    char text[2048], params[1536];
+    uint64_t h = 0xcbf29ce484222325ull;
+    wl_params_string(c, params, sizeof params);
+    snprintf(text, sizeof text, "%s|%s|%s|%s|%llu", GPM_GIT_REV, c->wl->name,
+             c->opt.custom ? "custom" : wl_scale_name(c->opt.scale), params,
+             (unsigned long long)c->opt.seed);
+    for (const char *t = text; *t; t++)
+        h = (h ^ (unsigned char)*t) * 0x100000001b3ull;
+    return gpm_mix64(h);
+}
+
+static int cache_path(char *path, size_t n)
+{
+    const char *dir = wl_data_dir();
+    if (!dir)
+        return -1;
+    snprintf(path, n, "%s/checked.tsv", dir);
+    return 0;
+}
+
+int wl_check_digest(struct wl_ctx *c, const void *p, size_t bytes, int on_device)
+{
+    uint64_t *d = c->check_digest, words = bytes / 8, a = 0, b = 0;
+    const unsigned char *s = p;
+    if (on_device) {
+        if (wl_dev_digest(p, bytes, d[2], &d[0], &d[1]) != 0)
+            return -1;
+        d[2] += (bytes + 7) / 8;
+        return 0;
+    }
+#pragma omp parallel for schedule(static) reduction(+ : a, b)
+    for (uint64_t i = 0; i < words; i++) {
+        uint64_t w;
+        memcpy(&w, s + 8 * i, 8);
+        wl_digest_word(w, d[2] + i, &a, &b);
+    }
+    if (bytes % 8) {
+        uint64_t w = 0;
+        memcpy(&w, s + 8 * words, bytes % 8);
+        wl_digest_word(w, d[2] + words, &a, &b);
+    }
+    d[0] += a, d[1] += b, d[2] += (bytes + 7) / 8;
+    return 0;
+}
+
+int wl_check_known(struct wl_ctx *c)
+{
+    char path[4200], line[256];
+    uint64_t key = key_of(c), k, a, b;
+    FILE *f;
+    int found = 0;
+    if (!cache_on() || cache_path(path, sizeof path) != 0)
+        return 0;
+    if (!(f = fopen(path, "r")))
+        return 0; /* nothing checked yet */
+    while (!found && fgets(line, sizeof line, f))
+        found = sscanf(line, "%*s %" SCNx64 " %" SCNx64 " %" SCNx64, &k, &a, &b) == 3 &&
+                k == key && a == c->check_digest[0] && b == c->check_digest[1];
+    fclose(f);
+    if (found)
+        wl_note(c, "check=cached:%016" PRIx64, c->check_digest[0]);
+    return found;
+}
+
+int wl_check_passed(struct wl_ctx *c)
+{
+    char path[4200];
+    FILE *f;
+    if (!cache_on() || cache_path(path, sizeof path) != 0)
+        return 0;
+    /* One short line, appended: processes running at once do not mix. */
+    if (!(f = fopen(path, "a")))
+        return 0; /* a cache that cannot be written only costs time */
+    fprintf(f, "%s %016" PRIx64 " %016" PRIx64 " %016" PRIx64 "\n", c->wl->name, key_of(c),
+            c->check_digest[0], c->check_digest[1]);
+    fclose(f);
+    return 0;
+}
