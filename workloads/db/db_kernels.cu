@@ -88,7 +88,8 @@ __device__ void update_rows(const struct update_args *a, const uint64_t *q, uint
                             db_row *staged)
 {
     uint32_t lane = threadIdx.x % 32u;
-    unsigned changed = __ballot_sync(0xffffffffu, lane < n && update_row(a, q[lane], &staged[lane]));
+    unsigned changed =
+        __ballot_sync(0xffffffffu, lane < n && update_row(a, q[lane], &staged[lane]));
     __syncwarp();
     if (!a->pm)
         return;

@@ -9,8 +9,9 @@
  * SLOT -1 derives it from the calling thread: in HCL the thread's own slot
  * from (block, warp, lane); in a conventional log partition
  * blockIdx % partitions, or the global warp % partitions where there are
- * more partitions than blocks (gpmlog_conv_slot). An explicit SLOT picks a partition (conventional)
- * or another thread's slot (HCL, e.g. a recovery kernel of another shape).
+ * more partitions than blocks (gpmlog_conv_slot). An explicit SLOT picks a
+ * partition (conventional) or another thread's slot (HCL, e.g. a recovery
+ * kernel of another shape).
  * Each returns 0, or -1 when the slot is out of range, full, or holds fewer
  * bytes than asked for.
  *

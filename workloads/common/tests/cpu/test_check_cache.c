@@ -93,7 +93,8 @@ static void the_digest_covers_every_byte_and_its_place(void)
     CHECK(swapped.check_digest[0] != one.check_digest[0]);
     w[1] ^= 1ull << 40;
     CHECK(wl_check_digest(&byte, w, sizeof w, 0) == 0);
-    CHECK(byte.check_digest[0] != one.check_digest[0] && byte.check_digest[1] != one.check_digest[1]);
+    CHECK(byte.check_digest[0] != one.check_digest[0] &&
+          byte.check_digest[1] != one.check_digest[1]);
 }
 
 static void a_second_run_of_the_same_bytes_is_not_checked_again(void)

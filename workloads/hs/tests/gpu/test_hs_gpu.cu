@@ -143,7 +143,8 @@ static void device_digest_equals_the_host_digest(void)
     CHECK(wl_check_digest(&host, g.t, n * 4 + 2, 0) == 0);
     CHECK(wl_check_digest(&dev, g.d_t, n * 4 + 2, 1) == 0);
     CHECK(host.check_digest[0] == dev.check_digest[0] &&
-          host.check_digest[1] == dev.check_digest[1] && host.check_digest[2] == dev.check_digest[2]);
+          host.check_digest[1] == dev.check_digest[1] &&
+          host.check_digest[2] == dev.check_digest[2]);
     g.t[777] = -g.t[777];
     memset(&host, 0, sizeof host);
     CHECK(wl_check_digest(&host, g.t, n * 4 + 2, 0) == 0);
