@@ -24,8 +24,8 @@ static const struct wl_param db_params[] = {
     {.flag = "batches", .help = "INSERT: batches", .sizes = 1, .scale = {4, 10, 25}, .min = 1,
      .max = 1ll << 20},
     /* Small: sixteen statements, so that the crash trials' kills land
-     * between commits: four took 1.2 ms on an H100, less than the first
-     * statement's kernel load, and 35 of 40 kills found no commit. */
+     * between commits: four took 1.2 ms on an H100, and 35 of 40 kills
+     * drawn from that time found no commit. */
     {.flag = "statements", .help = "UPDATE: statements (each selects about 5% of the rows)",
      .sizes = 1, .scale = {2, 16, 4}, .min = 1, .max = 1ll << 20},
     {.flag = "cap-chunk", .help = "CAP: bytes persisted around each changed row: best "
