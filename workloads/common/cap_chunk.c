@@ -17,6 +17,14 @@
 #define SMALL_RANGE 4096u
 #define SMALL_RANGES 4096
 
+uint32_t wl_chunk_shift(size_t chunk)
+{
+    uint32_t s = 0;
+    while (((size_t)1 << s) < chunk)
+        s++;
+    return s;
+}
+
 int wl_chunk_ranges(const uint32_t *flags, uint64_t nflags, size_t chunk, size_t lo, size_t hi,
                     const void *src, gpm_range *out)
 {

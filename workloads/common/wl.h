@@ -309,6 +309,9 @@ size_t wl_cap_chunk_predict(uint64_t *offsets, size_t n, size_t bytes, double pe
  * flags set). */
 int wl_chunk_ranges(const uint32_t *flags, uint64_t nflags, size_t chunk, size_t lo, size_t hi,
                     const void *src, gpm_range *out);
+/* The shift of a power-of-two CHUNK: a kernel flags the chunk of byte
+ * offset OFF at OFF >> shift. */
+uint32_t wl_chunk_shift(size_t chunk);
 /* Writes LEN host bytes at OFF of region I and makes them durable, in any
  * mode (state words, headers). Counts the bytes. */
 int wl_pm_write(struct wl_ctx *c, int i, size_t off, const void *src, size_t len);

@@ -183,14 +183,6 @@ static int db_prepare(struct wl_ctx *c)
                        st->rows * sizeof(db_row), 1);
 }
 
-static uint32_t shift_of(size_t chunk)
-{
-    uint32_t s = 0;
-    while (((size_t)1 << s) < chunk)
-        s++;
-    return s;
-}
-
 /* CAP: the chunks an UPDATE flagged, as ranges of the device copy. */
 static int flagged_ranges(struct wl_ctx *c, struct db_state *st, int *nr)
 {
@@ -290,7 +282,7 @@ static int gpu_update(struct wl_ctx *c, struct db_state *st, uint64_t u)
                    : 0;
     }
     if (!c->m->kernels_write_pm)
-        return db_gpu_update(st, count, u, NULL, wl_out_of(c), NULL, 0, shift_of(st->chunk),
+        return db_gpu_update(st, count, u, NULL, wl_out_of(c), NULL, 0, wl_chunk_shift(st->chunk),
                              NULL) ||
                        flagged_ranges(c, st, &nr) || wl_commit(c, DB_TABLE, st->ranges, nr)
                    ? -1

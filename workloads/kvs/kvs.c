@@ -249,10 +249,8 @@ static int gpu_batch(struct wl_ctx *c, struct kvs_state *st, uint64_t b)
     }
     if (!c->m->kernels_write_pm) {
         /* CAP: the device table, then the chunks it touched, no log. */
-        uint32_t shift = 0;
-        while (((size_t)1 << shift) < st->chunk)
-            shift++;
-        return kvs_gpu_apply(st, seed, b, NULL, wl_out_of(c), NULL, 0, shift, NULL) ||
+        return kvs_gpu_apply(st, seed, b, NULL, wl_out_of(c), NULL, 0,
+                             wl_chunk_shift(st->chunk), NULL) ||
                        dirty_ranges(c, st, 1, &nr) || wl_commit(c, KVS_TABLE, st->ranges, nr)
                    ? -1
                    : 0;
