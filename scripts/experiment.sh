@@ -40,12 +40,12 @@ start=$(date +%s.%N)
 timing=$RESULTS_DIR/timing.tsv
 [ -s "$timing" ] ||
     printf 'target\tscale\tworkloads\tops\tstarted\twall_s\texit\tgit_rev\thost\n' >"$timing"
-"$GPM_BIN/gpm-info" 2>/dev/null |
-    awk -F'\t' -v t="$target" -v s="$SCALE" -v w="${WORKLOADS:-all}" -v o="${OPS:-all}" \
-        -v t0="$start" -v t1="$(date +%s.%N)" -v rc="$rc" \
-        -v at="$(date -u -d "@${start%.*}" +%Y-%m-%dT%H:%M:%SZ)" '
-        { v[$1] = $2 }
-        END { printf "%s\t%s\t%s\t%s\t%s\t%.1f\t%s\t%s\t%s\n", t, s, w, o, at, t1 - t0, rc,
-                     v["git_rev"], v["host"] }' >>"$timing"
+# The revision and host from the platform written above.
+awk -F'\t' -v t="$target" -v s="$SCALE" -v w="${WORKLOADS:-all}" -v o="${OPS:-all}" \
+    -v t0="$start" -v t1="$(date +%s.%N)" -v rc="$rc" \
+    -v at="$(date -u -d "@${start%.*}" +%Y-%m-%dT%H:%M:%SZ)" '
+    { v[$1] = $2 }
+    END { printf "%s\t%s\t%s\t%s\t%s\t%.1f\t%s\t%s\t%s\n", t, s, w, o, at, t1 - t0, rc,
+                 v["git_rev"], v["host"] }' "$RESULTS_DIR/gpm-info.tsv" >>"$timing"
 "$here/reports.sh" "$target" timing || { [ "$rc" -ne 0 ] || rc=1; }
 exit "$rc"
