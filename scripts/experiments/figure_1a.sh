@@ -12,17 +12,25 @@
 # verified row in figure_9.tsv of this SCALE and revision is reused.
 # Environment (scripts/experiment.sh sets it): GPM_BIN, RESULTS_DIR, SCALE,
 # WORKLOADS (others than kvs are named and skipped), REPS (default 5),
-# SWEEP_REPS, THREADS, GPM_PM_DIR (optional).
+# SWEEP_REPS, THREADS, STORES (default "kvs pmemobj rocksdb": a paper-scale
+# sweep of all three takes longer than some sittings), GPM_PM_DIR (optional).
 set -u
 name=figure_1a
 . "$(dirname "$0")/lib.sh"
 threads=${THREADS:-$(n=$(nproc) t=1; while [ "$t" -le "$n" ]; do printf '%s ' "$t"; t=$((t * 2)); done)}
+stores=$(echo "${STORES:-kvs pmemobj rocksdb}" | tr ',' ' ')
+for store in $stores; do
+    case $store in kvs | pmemobj | rocksdb) ;;
+        *) echo "$name: STORES: no store '$store'; the stores are kvs, pmemobj and rocksdb" >&2
+           exit 2 ;;
+    esac
+done
 ran=0
 for w in $(workloads); do
     have_program "$w" || continue
     [ "$w" = kvs ] || { echo "$name: $w skipped: Figure 1a is gpKVS's (kvs)"; continue; }
     ran=1
-    for store in kvs pmemobj rocksdb; do
+    for store in $stores; do
         best="" best_s=""
         for t in $threads; do
             run_mode kvs cpu "${SWEEP_REPS:-1}" "$RESULTS_DIR/$name.tsv" --op set \
