@@ -12,12 +12,17 @@
 # WORKLOADS, OPS, TRIALS, PLATFORM, GPM_PM_DIR, REPS), and STEPS (a comma
 # list, default every step): only these steps, so that one revision's
 # results can be made in several sittings (rows are appended; the reports
-# read them all).
+# read them all). The crash campaign runs at CRASH_SCALE (default small;
+# a kill tests recovery, whose logic is the same at every size, and a
+# paper-scale trial takes seconds to minutes) with CRASH_TRIALS (default
+# 100) random kills per workload and operation: 1,100 over the nine
+# workloads, with the commit kills of gpKVS and gpDB on top.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$(cd "${1:-build/bin}" && pwd)
 root=$(cd "$here/.." && pwd)
 export SCALE=${SCALE:-paper}
+crash_scale=${CRASH_SCALE:-small}
 results=${RESULTS_DIR:-$root/results/${PLATFORM:-local}}
 all_steps="figure_3 figure_9 figure_10 figure_12 figure_1a figure_1b table_4 table_5 figure_11a figure_11b crash"
 steps=$(echo "${STEPS:-$all_steps}" | tr ',' ' ')
@@ -38,7 +43,9 @@ fi
 estimate() {
     for s in $steps; do
         [ -f "$results/$s.tsv" ] || { echo "$s ?"; continue; }
-        awk -F'\t' -v s="$SCALE" -v step="$s" '
+        sc=$SCALE
+        [ "$s" != crash ] || sc=$crash_scale
+        awk -F'\t' -v s="$sc" -v step="$s" '
             /^#/ { next }
             !hdr { for (i = 1; i <= NF; i++) c[$i] = i; hdr = 1; next }
             $c["scale"] == s || step == "figure_3" || step == "figure_11b" {
@@ -59,7 +66,13 @@ start=$(date +%s) failed="" k=0
 for s in $steps; do
     k=$((k + 1))
     echo "reproduce: [$k/$(echo $steps | wc -w)] $s (after $(( $(date +%s) - start )) s)"
-    RESULTS_DIR=$results "$here/experiment.sh" "$s" "$bin" || failed="$failed $s"
+    if [ "$s" = crash ]; then
+        echo "reproduce: crash at scale $crash_scale, ${CRASH_TRIALS:-100} trials per workload and operation"
+        SCALE=$crash_scale TRIALS=${CRASH_TRIALS:-100} RESULTS_DIR=$results \
+            "$here/experiment.sh" crash "$bin" || failed="$failed $s"
+    else
+        RESULTS_DIR=$results "$here/experiment.sh" "$s" "$bin" || failed="$failed $s"
+    fi
 done
 RESULTS_DIR=$results "$here/reports.sh" >/dev/null
 echo "reproduce: done in $(( $(date +%s) - start )) s; ${REPORTS_DIR:-$root/reports}/summary.md"

@@ -197,9 +197,24 @@ if [ -x "${GPM_BIN:-}/kvs" ]; then
     else
         echo "not ok - figure_1a with REPS=2: rows by repetitions '$reps': $(tail -n 3 "$tmp/f1a.log")"
     fi
+    # STORES: only the stores named, so a paper-scale sweep can be split.
+    mkdir -p "$tmp/f1c"
+    env RESULTS_DIR="$tmp/f1c" WORKLOADS=kvs SCALE=tiny REPS=1 THREADS=1 STORES=pmemobj \
+        "$scripts/experiments/figure_1a.sh" >"$tmp/f1a.log" 2>&1
+    stores=$(awk -F'\t' 'NR > 1 && $18 == "cpu" { sub(/.*,store=/, "", $29); sub(/,.*/, "", $29); print $29 }' \
+        "$tmp/f1c/figure_1a.tsv" 2>/dev/null | sort -u | tr '\n' ' ')
+    if [ "$stores" = "pmemobj " ]; then
+        echo "ok - figure_1a with STORES=pmemobj runs that store only"
+    else
+        echo "not ok - figure_1a with STORES=pmemobj ran the stores '$stores': $(tail -n 3 "$tmp/f1a.log")"
+    fi
 else
     echo "skip - figure_1a on the real gpKVS: no $GPM_BIN/kvs"
 fi
+expect "figure_1a: an unknown store in STORES is refused, naming the stores" 2 \
+    "figure_1a: STORES: no store 'lmdb'; the stores are kvs, pmemobj and rocksdb" \
+    env GPM_BIN="$tmp/rbin" RESULTS_DIR="$tmp/rres" WORKLOADS=kvs STORES=kvs,lmdb \
+    "$scripts/experiments/figure_1a.sh"
 
 # make reproduce: without a GPU, one line; with one (a stub gpm-info here, no
 # workload programs), an estimate from earlier rows first, then every step
@@ -234,6 +249,15 @@ if grep -q "^reproduce: \[1/2\] table_4" "$tmp/out" && grep -q "^reproduce: \[2/
     echo "ok - reproduce: STEPS runs only the steps named"
 else
     echo "not ok - reproduce: STEPS=table_4,figure_12: $(head -c 600 "$tmp/out")"
+fi
+# The crash step runs at CRASH_SCALE with CRASH_TRIALS, not at SCALE.
+env RESULTS_DIR="$tmp/rp" REPORTS_DIR="$tmp/rprep" SCALE=paper WORKLOADS=nosuch STEPS=crash \
+    CRASH_SCALE=tiny CRASH_TRIALS=7 "$scripts/reproduce.sh" "$tmp/rpbin" >"$tmp/out" 2>&1
+if grep -q "^reproduce: crash at scale tiny, 7 trials per workload and operation" "$tmp/out" &&
+    [ "$(awk -F'\t' '$1 == "crash" { s = $2 } END { print s }' "$tmp/rp/timing.tsv")" = tiny ]; then
+    echo "ok - reproduce: the crash step runs at CRASH_SCALE with CRASH_TRIALS"
+else
+    echo "not ok - reproduce: STEPS=crash CRASH_SCALE=tiny: $(head -c 600 "$tmp/out")"
 fi
 expect "reproduce: an unknown step in STEPS is refused, naming the steps" 2 \
     "reproduce: STEPS: no step 'figure_99'; the steps are: figure_3 .* crash" \
