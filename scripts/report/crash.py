@@ -9,12 +9,15 @@ op=crash-campaign, written by scripts/experiments/crash.sh), crash-log.tsv
 (undo-log trials, op=hcl|conv) and crash-cp.tsv (checkpoint trials), all in
 the result schema with params trials, mid_work, before_progress,
 finished_first, recovered, unrecovered. Writes one row per workload (or
-log/checkpoint kind), mode and scale: the newest campaign's counts, how many
-of its trials count as crash trials (killed mid-work or before any durable
-progress; a run that finished first does not), its verdict, and totals over
-every campaign recorded. A campaign is ok when every trial recovered and at
-least half of its trials were killed mid-work."""
+log/checkpoint kind), op, mode and scale: the counts summed over the
+campaigns of its newest revision (a campaign split into parts, or extended
+with more seeds, adds up; one that failed at that revision fails the row),
+how many of those trials count as crash trials (killed mid-work or before
+any durable progress; a run that finished first does not), the verdict, and
+totals over every campaign recorded. A row is ok when every trial recovered
+and at least half of its trials were killed mid-work."""
 import os
+import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -41,6 +44,14 @@ def counts(row):
         return None
 
 
+def summed(cs):
+    """The counts of several campaigns added up, or None if one of them is
+    unclassified."""
+    if not cs or any(c is None for c in cs):
+        return None
+    return {k: sum(c[k] for c in cs) for k in cs[0]}
+
+
 def verdict(c):
     if c is None:
         return "UNCLASSIFIED"
@@ -62,32 +73,34 @@ def main():
         R.fail("crash: no campaign rows in %s: run make crash first (make test-gpu records "
                "the log and checkpoint trials)"
                % ", ".join(os.path.join(results_dir, f) for f in FILES))
-    newest, every = {}, {}
+    every = {}
     for r in campaigns:  # files and rows in the order they were written
         # A workload campaign's op is its operation (op= in params), if any.
         op = R.params(r).get("op", "") if r.get("op") == "crash-campaign" else r.get("op", "")
         key = (r["workload"], op, r.get("mode", ""), r.get("scale", ""))
-        newest[key] = r
         every.setdefault(key, []).append(r)
     header = ["workload", "op", "mode", "scale", "trials", "mid_work", "before_progress",
               "finished_first", "crash_trials", "recovered", "unrecovered", "recover_median_s",
               "verdict", "campaigns", "all_trials", "all_unrecovered", "before_commit"]
-    table = []
-    for key in sorted(newest):
-        r = newest[key]
-        c = counts(r)
+    table, rows = [], []
+    for key in sorted(every):
+        rev = every[key][-1].get("git_rev")
+        newest = [r for r in every[key] if r.get("git_rev") == rev]
+        c = summed([counts(r) for r in newest])
         allc = [counts(x) for x in every[key]]
         table.append(list(key) + (
             [c[k] for k in COUNTS[:4]] + [c["mid_work"] + c["before_progress"] +
                                           c["before_commit"], c["recovered"], c["unrecovered"]]
             if c else ["?"] * 7) + [
-            F.fnum(r.get("median_s")), verdict(c), len(every[key]),
-            sum(x["trials"] + x["before_commit"] for x in allc if x),
+            statistics.median([F.fnum(r.get("median_s")) for r in newest]), verdict(c),
+            len(newest), sum(x["trials"] + x["before_commit"] for x in allc if x),
             sum(x["unrecovered"] for x in allc if x), c["before_commit"] if c else "?"])
-    rows = [newest[k] for k in sorted(newest)]
+        rows += newest
     comments = (["Crash campaigns: SIGKILL at a moment drawn from the measured duration of "
-                 "the work, then recovery checked against the golden output (newest campaign "
-                 "per workload, op, mode and scale; all_* = every campaign recorded)",
+                 "the work, then recovery checked against the golden output (per workload, "
+                 "op, mode and scale, the campaigns of its newest revision summed; "
+                 "recover_median_s is the median of their median recovery times; all_* = "
+                 "every campaign recorded)",
                  "crash_trials counts only kills that landed inside the work (mid_work + "
                  "before_progress, and before_commit: transactional workloads killed just "
                  "before a transaction commits); finished_first runs are not crash trials; ok "

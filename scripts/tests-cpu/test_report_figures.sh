@@ -129,12 +129,16 @@ check "table_5 no per-checkpoint figures for a run that does not checkpoint" "$f
 
 report crash crash
 f=$tmp/crash.tsv
-check "crash newest campaign" "$f" ps trials 30
-check "crash killed mid-work" "$f" ps mid_work 27
-check "crash finished first is not a crash trial" "$f" ps crash_trials 28
-check "crash totals over campaigns" "$f" ps all_unrecovered 1
-check "crash campaign count" "$f" ps campaigns 2
-check "crash verdict" "$f" ps verdict ok
+check "crash sums the campaigns of the newest revision" "$f" ps trials 50
+check "crash killed mid-work" "$f" ps mid_work 47
+check "crash finished first is not a crash trial" "$f" ps crash_trials 48
+check "crash totals over every revision's campaigns" "$f" ps all_unrecovered 1
+check "crash total trials over every revision" "$f" ps all_trials 60
+check "crash campaign count: the newest revision's" "$f" ps campaigns 2
+check "crash median of the campaigns' recovery medians" "$f" ps recover_median_s 0.3
+check "crash verdict: an older revision's failure does not fail the newest" "$f" ps verdict ok
+check "crash verdict: one failed campaign of the newest revision fails its row" "$f" kvs verdict FAILED
+check "crash counts kills before a commit as crash trials" "$f" kvs crash_trials 37
 check "crash fails a campaign with too few kills mid-work" "$f" blk verdict FEW-MID-WORK
 check "crash does not count a row written before trials were classified" "$f" old verdict UNCLASSIFIED
 has "crash shows the log trials" "$f" "^crash-log	hcl	gpm	custom	50	31	19	0	50	50	0	"
