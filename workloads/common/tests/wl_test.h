@@ -13,6 +13,9 @@
 
 #include "wl.h"
 
+/* The length of an argv array literal A, for wl_test_run. */
+#define ARGC(a) ((int)(sizeof(a) / sizeof(a[0])))
+
 /* Runs wl_main(W, ARGC, ARGV) in a child with stdout on /dev/null and
  * stderr, unbuffered, in ERR (NULL: /dev/null); returns its exit status, or
  * 128 + the signal that ended it. */

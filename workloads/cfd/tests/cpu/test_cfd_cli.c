@@ -12,7 +12,6 @@
 #include "tests/wl_test.h"
 #include "wl.h"
 
-#define ARGC(a) ((int)(sizeof(a) / sizeof(a[0])))
 static char dir[4096], pm[4200], data[4200], err[4200];
 
 /* ERR's first line contains NEEDLE, and ERR has one line. */

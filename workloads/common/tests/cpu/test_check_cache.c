@@ -70,7 +70,6 @@ const struct wl_workload WORKLOAD = {
     .verify = out_verify,
 };
 
-#define ARGC(a) ((int)(sizeof(a) / sizeof(a[0])))
 static char dir[4096], rows[4200];
 
 static int run(const char *seed, const char *wrong)

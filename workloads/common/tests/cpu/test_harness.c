@@ -170,7 +170,6 @@ const struct wl_workload WORKLOAD = {
 
 /* ---- helpers ---- */
 
-#define ARGC(a) ((int)(sizeof(a) / sizeof(a[0])))
 static FILE *devnull;
 static char dir[4096], rows[4200], errlog[4200];
 

@@ -154,7 +154,6 @@ const struct wl_workload WORKLOAD = {
     .verify = iter_verify,
 };
 
-#define ARGC(a) ((int)(sizeof(a) / sizeof(a[0])))
 static char dir[4096], rows[4200];
 
 static int run(char **argv, int argc) { return wl_test_run(&WORKLOAD, argv, argc, NULL); }

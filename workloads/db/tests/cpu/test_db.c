@@ -12,7 +12,6 @@
 #include "gpm/check.h"
 #include "tests/wl_test.h"
 
-#define ARGC(a) ((int)(sizeof(a) / sizeof(a[0])))
 static char dir[4096], rows[4200], errf[4200];
 
 static int run(char **argv, int argc) { return wl_test_run(&WORKLOAD, argv, argc, errf); }

@@ -13,7 +13,6 @@
 #include "../../kvs.h"
 #include "tests/wl_test.h"
 
-#define ARGC(a) ((int)(sizeof(a) / sizeof(a[0])))
 static char dir[4096], rows[4200], errf[4200];
 
 static void way_is_own_then_free_then_victim(void)

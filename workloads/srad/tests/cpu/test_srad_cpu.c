@@ -15,7 +15,6 @@
 #include "tests/wl_test.h"
 #include "wl.h"
 
-#define ARGC(a) ((int)(sizeof(a) / sizeof(a[0])))
 static char dir[4096], rows[4200], err[4200];
 
 static int run_main(char **argv, int argc)
