@@ -30,9 +30,19 @@ subtitle() {
              if (n > 1) { printf "%d platforms (see the TSV)", n; exit }
              split(p, kv, ", ")
              for (i in kv) { k = kv[i]; sub(/=.*/, "", k); v = kv[i]; sub(/^[^=]*=/, "", v); f[k] = v }
-             printf "%s, PCIe %s, PM %s (persistence domain %s), DDIO %s, revision %s",
+             printf "%s, PCIe %s, PM %s (persistence domain %s)\tDDIO %s, revision %s",
                     f["gpu"], f["pcie"], f["pm_backend"], f["persist_domain"], f["ddio"], r
          }' "$1" | tr -d "'" | tr -d '\\'
+}
+# gnuplot_sub FILE: the subtitle as a gnuplot string expression, on two
+# lines where it has two parts (on one it runs wider than a plot).
+tab=$(printf '\t')
+gnuplot_sub() {
+    s=$(subtitle "$1")
+    case $s in
+        *"$tab"*) printf '%s' "'${s%%"$tab"*}'.\"\\n\".'${s#*"$tab"}'" ;;
+        *) printf '%s' "'$s'" ;;
+    esac
 }
 
 for t in "$@"; do
@@ -48,7 +58,7 @@ for t in "$@"; do
     echo "report: $reports/$t.tsv"
     if [ -f "$here/plot/$t.gp" ]; then
         if command -v gnuplot >/dev/null 2>&1; then
-            gnuplot -e "in='$reports/$t.tsv'; out='$reports/$t.png'; sub='$(subtitle "$reports/$t.tsv")'" \
+            gnuplot -e "in='$reports/$t.tsv'; out='$reports/$t.png'; sub=$(gnuplot_sub "$reports/$t.tsv")" \
                 "$here/plot/$t.gp"
             echo "plot: $reports/$t.png"
         else

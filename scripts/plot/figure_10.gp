@@ -33,6 +33,8 @@ set style fill solid 0.8 border -1
 bw = 0.18
 set boxwidth bw
 set xtics rotate by -30 nomirror
+# Room on the right for the last label, which leans past the plot.
+set rmargin 9
 set key top left
 set xrange [-0.6:*]
 cmd = "plot in using 0:(1):xtic(stringcolumn(1).' '.stringcolumn(2)) with points lt nodraw notitle"

@@ -19,7 +19,10 @@ set grid ytics
 set style fill solid 0.8 border -1
 set boxwidth 0.5
 set xtics rotate by -30 nomirror
-set key top left
+# Room on the right for the last label, which leans past the plot.
+set rmargin 9
+# Below the plot: the points of any workload can reach its top.
+set key below horizontal
 set xrange [-0.6:*]
 cmd = "plot in using 0:(0):xtic(stringcolumn(1).' '.stringcolumn(2)) with points lt nodraw notitle"
 if (N5_sum > 0) cmd = cmd . ", in using 0:5 with boxes lc rgb '#ee6677' title 'bytes persisted / operation time'"

@@ -28,6 +28,8 @@ set grid ytics
 set style fill solid 0.8 border -1
 set boxwidth 0.3
 set xtics rotate by -30 nomirror
+# Room on the right for the last label, which leans past the plot.
+set rmargin 9
 set key top left
 set xrange [-0.6:*]
 bw = 0.3

@@ -272,8 +272,8 @@ printf '#!/bin/sh\nprintf "%%s\\n" "$2" >>"%s/gnuplot-args"\n' "$tmp" >"$tmp/stu
 chmod +x "$tmp/stub/gnuplot"
 PATH="$tmp/stub:$PATH" RESULTS_DIR="$fix/figure_9" REPORTS_DIR="$tmp/sub" \
     "$scripts/reports.sh" figure_9 >/dev/null 2>&1
-has "plots are given their platform and revision" "$tmp/gnuplot-args" \
-    "sub='FIXTURE GPU (not measured), PCIe gen5 x16, PM tmpfs (persistence domain unknown: emulated PM), DDIO uncontrolled: fixture data, revision fixture-rev"
+has "plots are given their platform and revision, on two lines" "$tmp/gnuplot-args" \
+    "sub='FIXTURE GPU (not measured), PCIe gen5 x16, PM tmpfs (persistence domain unknown: emulated PM)'\\.\"\\\\n\"\\.'DDIO uncontrolled: fixture data, revision fixture-rev"
 for gp in "$scripts"/plot/*.gp; do
     if grep -q 'exists("sub")' "$gp"; then
         echo "ok - $(basename "$gp") puts the subtitle under its title"
