@@ -40,8 +40,9 @@ def main():
     comments = (["Figure 1b: speedup of GPM over the workload's CPU counterpart (OpenMP threads "
                  "persisting the same data through libpmem); ratio of median operation times, "
                  "newest verified run per workload, mode and scale"]
-                + R.platform_comments(used or rows) + R.rev_comments(used or rows)
-                + warnings + F.paper_comments("figure_1b"))
+                + R.platform_comments(used or rows)
+                + R.cpu_comment([r for r in used if r.get("mode") == "cpu"])
+                + R.rev_comments(used or rows) + warnings + F.paper_comments("figure_1b"))
     R.write_tsv(out, header, out_rows, comments)
 
 

@@ -78,6 +78,18 @@ def platform_comments(rows):
     return ["platform: " + ", ".join("%s=%s" % kv for kv in zip(PLATFORM_KEYS, p)) for p in seen]
 
 
+def cpu_comment(rows):
+    """A comment line naming the CPU the rows' CPU-side runs had: Figure 1
+    sets GPM against CPU systems, and their core count moves the ratio as
+    much as the GPU does."""
+    seen = []
+    for r in rows:
+        c = "%s cores (%s)" % (r.get("cores") or "?", r.get("cpu") or "unknown")
+        if c not in seen:
+            seen.append(c)
+    return ["cpu: " + "; ".join(seen)] if seen else []
+
+
 def rev_comments(rows):
     revs = []
     for r in rows:

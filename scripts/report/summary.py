@@ -7,6 +7,7 @@ Reads the report TSVs that scripts/reports.sh wrote (figure_9.tsv, ...);
 reports that are missing are named as not run."""
 import math
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -89,6 +90,45 @@ def platform_reason(platform):
         parts.append("the link is PCIe %s against the paper's PCIe 3.0 x16, so copies "
                      "through the CPU cost less" % p["pcie"])
     return "; ".join(parts)
+
+
+# Figure 1's ratios set the GPU against the CPU: (report, our ratio column).
+GPU_AGAINST_CPU = {"figure_1a": "gpm_over_it", "figure_1b": "gpm_over_cpu"}
+
+
+def gpu_against_cpu_reason(name, platform, cpu, rows):
+    """Figure 1's reason: both the GPU and the CPU differ from the paper's;
+    which difference likely moved ours depends on whether ours falls above
+    the paper's range (the GPU side gained) or below it (the CPU side)."""
+    p = dict(kv.split("=", 1) for kv in platform.split(", ") if "=" in kv)
+    col = GPU_AGAINST_CPU[name]
+    sides = []
+    for r in rows:
+        v, lo = num(r.get(col)), num(r.get("paper_lo"))
+        hi = num(r.get("paper_hi"))
+        if v is not None and lo is not None and hi is not None:
+            sides.append("above" if v > hi else "below" if v < lo else "inside")
+    cores = re.match(r"\d+", cpu or "")
+    fewer = bool(cores) and int(cores.group()) < 64
+    widen = ("a newer GPU%s likely widen%s GPM's lead"
+             % ((" and fewer CPU cores", "") if fewer else ("", "s")))
+    spare = ("DRAM standing in for PM (%s) likely helps the CPU side most, sparing it "
+             "Optane's low write bandwidth" % p.get("pm_backend", "?"))
+    above, below = "above" in sides, "below" in sides
+    if above and below:
+        why = "where ours is above the paper's range, %s; where below, %s" % (widen, spare)
+    elif above:
+        why = widen + (" beyond the paper's" if all(x == "above" for x in sides)
+                       else " where ours is above the paper's range")
+    elif below:
+        why = spare + (", so GPM leads by less than in the paper"
+                       if all(x == "below" for x in sides)
+                       else " where ours falls below the paper's range")
+    else:
+        why = "ours falls inside the paper's range"
+    return ("the GPU is an %s on PCIe %s and the CPU side had %s, where the paper set a Titan "
+            "RTX on PCIe 3.0 x16 against 64 cores (four Xeon Gold 6242) and Optane; %s"
+            % (p.get("gpu", "?"), p.get("pcie", "?"), cpu or "? cores", why))
 
 
 def verdict(name, rows):
@@ -177,6 +217,9 @@ def main():
         lines += ["| " + " | ".join(r.get(c, "") for c in shown) + " |" for r in rows]
         # The platform explains the performance figures, not the counts.
         reason = platform_reason(plat[0]) if plat and name in PERFORMANCE else ""
+        if plat and name in GPU_AGAINST_CPU:
+            cpu = [c[len("cpu: "):] for c in comments if c.startswith("cpu: ")]
+            reason = gpu_against_cpu_reason(name, plat[0], cpu[0] if cpu else "", rows)
         said = verdict(name, rows)
         lines += ["", "Paper: %s. %s%s.%s" % (paper, said[:1].upper(), said[1:],
                                               " On this platform " + reason + "." if reason
