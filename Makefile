@@ -170,7 +170,8 @@ test-gpu: deps
 
 # A relocatable folder: programs, tests, scripts and the shared libraries
 # they need, for a machine with a CUDA driver but without the -dev packages.
-bundle: deps all
+bundle: deps
+	@$(MAKE) --no-print-directory all
 	@scripts/make-bundle.sh $(B) bundle
 
 # libgpm for programs built elsewhere: PREFIX/lib/libgpm.a, its headers and
@@ -180,15 +181,23 @@ GPM_VERSION := 0.2.0
 install: $(LIBGPM)
 	@scripts/install.sh $(PREFIX) $(LIBGPM) $(GPM_VERSION)+$(GIT_REV) $(CUDA_HOME)
 
-# Experiments: thin wrappers over scripts/experiment.sh (see README).
-figure_1a figure_1b figure_3 figure_9 figure_10 figure_11a figure_11b figure_12 table_4 table_5 crash: deps all
+# Experiments: thin wrappers over scripts/experiment.sh (see README). Each
+# target that needs the build makes it in a sub-make after deps, never
+# beside it: under make -j, a prerequisite list "deps all" would compile
+# before the -dev packages are in.
+figure_1a figure_1b figure_3 figure_9 figure_10 figure_11a figure_11b figure_12 table_4 table_5 crash: deps
+	@$(MAKE) --no-print-directory all
 	@scripts/experiment.sh $@ $(B)/bin
 
-# Both panels of Figure 1.
-figure_1: figure_1a figure_1b
+# Both panels of Figure 1, one after the other: side by side they would
+# share the GPU and the cores they measure.
+figure_1:
+	@$(MAKE) --no-print-directory figure_1a
+	@$(MAKE) --no-print-directory figure_1b
 
 # Every figure and table, then reports/summary.md; SCALE defaults to paper here.
-reproduce: deps all
+reproduce: deps
+	@$(MAKE) --no-print-directory all
 	@SCALE=$(if $(filter file,$(origin SCALE)),paper,$(SCALE)) scripts/reproduce.sh $(B)/bin
 
 reports:
