@@ -247,6 +247,8 @@ if python3 "$scripts/report/summary.py" "$tmp/out" "$tmp/summary.md" 2>"$tmp/err
     has "summary names what did not run" "$tmp/summary.md" "^Not run: figure_3, figure_11b, table_4, table_5, timing, crash."
     has "summary names the rows' revision" "$tmp/summary.md" "ddio=uncontrolled: fixture data, revision fixture-rev2._"
     has "summary names one revision on top" "$tmp/summary.md" "^Revision: fixture-rev2.$"
+    has "summary gives Figure 9's reason by the side of the paper's range ours falls on" \
+        "$tmp/summary.md" "against the paper's Optane and PCIe 3.0 x16: where ours is above the paper's range (blk), CAP-fs's copies"
     has "summary names Figure 1a's CPU and why ours is above the paper's range" "$tmp/summary.md" \
         "the CPU side had 2 cores (fixture cpu), where the paper set a Titan RTX on PCIe 3.0 x16 against 64 cores (four Xeon Gold 6242) and Optane; a newer GPU and fewer CPU cores likely widen GPM's lead where ours is above the paper's range.$"
 else
