@@ -25,7 +25,8 @@
 # (the classification of each trial says where). A trial's PM directory is
 # removed once it recovered; a failed one is kept and named.
 # Environment: GPM_BIN, RESULTS_DIR, SCALE, WORKLOADS, TRIALS (default 50),
-# JOBS, GPM_PM_DIR, CRASH_SEED (first seed - 1, default 0), TRIAL_TIMEOUT
+# JOBS, OMP_NUM_THREADS (default with JOBS > 1: the cores over JOBS),
+# GPM_PM_DIR, CRASH_SEED (first seed - 1, default 0), TRIAL_TIMEOUT
 # (seconds one program may run before it counts as hung, default 900),
 # CRASH_MODE (default gpm), CRASH_ARGS (more flags for every run, e.g. sizes).
 set -u
@@ -34,6 +35,14 @@ name=crash
 . "$(dirname "$0")/../lib/crash-trial.sh"
 TRIALS=${TRIALS:-50}
 JOBS=${JOBS:-1}
+# A recovery that checks its output against an OpenMP CPU reference runs it
+# on every core: JOBS of them at once would oversubscribe the cores (CFD's
+# check took minutes so), so unless told otherwise each gets its share.
+if [ "$JOBS" -gt 1 ] && [ -z "${OMP_NUM_THREADS:-}" ]; then
+    share=$(( $(nproc) / JOBS ))
+    export OMP_NUM_THREADS=$(( share > 0 ? share : 1 ))
+    echo "$name: $JOBS trials at once: OMP_NUM_THREADS=$OMP_NUM_THREADS each (set it to choose)"
+fi
 mode=${CRASH_MODE:-gpm}
 trials_out=$RESULTS_DIR/crash-trials.tsv
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpm-crash.XXXXXX") || exit 1

@@ -309,6 +309,13 @@ else
         env RESULTS_DIR="$tmp/crash3" REPORTS_DIR="$tmp/reports3" GPM_PM_DIR="$pm" JOBS=3 \
         WORKLOADS=PS SCALE=tiny TRIALS=3 CRASH_MODE=cpu CRASH_ARGS="--n 16M --block 256" \
         "$scripts/experiment.sh" crash "$GPM_BIN"
+    share=$(( $(nproc) / 3 )); [ "$share" -gt 0 ] || share=1
+    if [ -n "${OMP_NUM_THREADS:-}" ] ||
+        grep -q "^crash: 3 trials at once: OMP_NUM_THREADS=$share each" "$tmp/out"; then
+        echo "ok - JOBS=3 gives each trial's CPU reference its share of the cores"
+    else
+        echo "not ok - JOBS=3 did not set OMP_NUM_THREADS to the cores over JOBS: $(head -c 300 "$tmp/out")"
+    fi
     if ls "$pm" | grep -q -e '^ps-' -e '^crash-trial'; then
         echo "not ok - concurrent trials left PM files: $(ls "$pm")"
     else
