@@ -78,15 +78,25 @@ def num(v):
         return None
 
 
+def parse_platform(platform):
+    """The platform line as a dict, with 'dram' (DRAM stands in for PM) and
+    'fast_link' (a newer PCIe than the paper's 3.0) added."""
+    p = dict(kv.split("=", 1) for kv in platform.split(", ") if "=" in kv)
+    p["dram"] = ("emulated" in p.get("persist_domain", "") or
+                 p.get("pm_backend") in ("tmpfs", "file"))
+    p["fast_link"] = bool(p.get("pcie")) and not p["pcie"].startswith("gen3")
+    return p
+
+
 def platform_reason(platform):
     """What about this platform moves our numbers from the paper's."""
-    p = dict(kv.split("=", 1) for kv in platform.split(", ") if "=" in kv)
+    p = parse_platform(platform)
     parts = []
-    if "emulated" in p.get("persist_domain", "") or p.get("pm_backend") in ("tmpfs", "file"):
+    if p["dram"]:
         parts.append("DRAM stands in for PM (%s), so persisting costs little and CAP-fs's "
                      "fsync is almost free: the gaps the paper measured on Optane shrink"
                      % p.get("pm_backend", "?"))
-    if p.get("pcie") and not p["pcie"].startswith("gen3"):
+    if p["fast_link"]:
         parts.append("the link is PCIe %s against the paper's PCIe 3.0 x16, so copies "
                      "through the CPU cost less" % p["pcie"])
     return "; ".join(parts)
@@ -114,14 +124,15 @@ def gpu_against_cpu_reason(name, platform, cpu, rows):
     """Figure 1's reason: both the GPU and the CPU differ from the paper's;
     which difference likely moved ours depends on whether ours falls above
     the paper's range (the GPU side gained) or below it (the CPU side)."""
-    p = dict(kv.split("=", 1) for kv in platform.split(", ") if "=" in kv)
+    p = parse_platform(platform)
     where = sides(rows, GPU_AGAINST_CPU[name])
     cores = re.match(r"\d+", cpu or "")
     fewer = bool(cores) and int(cores.group()) < 64
     widen = ("a newer GPU%s likely widen%s GPM's lead"
              % ((" and fewer CPU cores", "") if fewer else ("", "s")))
     spare = ("DRAM standing in for PM (%s) likely helps the CPU side most, sparing it "
-             "Optane's low write bandwidth" % p.get("pm_backend", "?"))
+             "Optane's low write bandwidth" % p.get("pm_backend", "?") if p["dram"]
+             else "the CPU side likely gained more on the paper's than the GPU side")
     above, below, inside = where["above"], where["below"], where["inside"]
     if above and below:
         why = "where ours is above the paper's range, %s; where below, %s" % (widen, spare)
@@ -134,32 +145,34 @@ def gpu_against_cpu_reason(name, platform, cpu, rows):
     else:
         why = "ours falls inside the paper's range"
     return ("the GPU is an %s on PCIe %s and the CPU side had %s, where the paper set a Titan "
-            "RTX on PCIe 3.0 x16 against 64 cores (four Xeon Gold 6242) and Optane; %s"
-            % (p.get("gpu", "?"), p.get("pcie", "?"), cpu or "? cores", why))
+            "RTX on PCIe 3.0 x16 against 64 cores (four Xeon Gold 6242)%s; %s"
+            % (p.get("gpu", "?"), p.get("pcie", "?"), cpu or "? cores",
+               " and Optane" if p["dram"] else "", why))
 
 
 def figure_9_reason(platform, rows):
     """Figure 9's reason, by the side of the paper's range ours falls on:
     below where the computation outweighs a cheap CAP-fs, above where
     CAP-fs's kernel copies lag GPM's writes over a faster link."""
-    p = dict(kv.split("=", 1) for kv in platform.split(", ") if "=" in kv)
+    p = parse_platform(platform)
     where = sides(rows, "gpm_speedup", "paper_gpm_lo", "paper_gpm_hi")
     parts = []
-    if where["below"]:
+    if where["below"] and p["dram"]:
         parts.append("where ours falls below the paper's range (%s), persisting through CAP-fs "
                      "costs little on DRAM (%s: fsync is almost free), so the computation, the "
                      "same in every mode, likely dominates" % (", ".join(where["below"]),
                                                               p.get("pm_backend", "?")))
-    if where["above"]:
+    if where["above"] and p["fast_link"]:
         parts.append("where %s (%s), CAP-fs's copies through the kernel's write path, a "
                      "few GB/s, likely did not speed up as GPM's writes over PCIe %s did"
                      % ("above" if parts else "ours is above the paper's range",
                         ", ".join(where["above"]), p.get("pcie", "?")))
     if not parts:
         return platform_reason(platform)
-    return ("DRAM stands in for PM (%s) and the link is PCIe %s, against the paper's Optane "
-            "and PCIe 3.0 x16: %s" % (p.get("pm_backend", "?"), p.get("pcie", "?"),
-                                      "; ".join(parts)))
+    facts = ((["DRAM stands in for PM (%s)" % p.get("pm_backend", "?")] if p["dram"] else []) +
+             (["the link is PCIe %s" % p["pcie"]] if p["fast_link"] else []))
+    return "%s, against the paper's Optane and PCIe 3.0 x16: %s" % (" and ".join(facts),
+                                                                   "; ".join(parts))
 
 
 def verdict(name, rows):
