@@ -254,6 +254,23 @@ if python3 "$scripts/report/summary.py" "$tmp/out" "$tmp/summary.md" 2>"$tmp/err
 else
     echo "not ok - summary failed: $(cat "$tmp/err")"
 fi
+# On real PM over PCIe 3.0 the reasons do not speak of DRAM or a faster link.
+if python3 -c "
+import sys
+sys.path.insert(0, '$scripts/report')
+import summary as S
+plat = 'gpu=X, pcie=gen3 x16, pm_backend=fsdax, persist_domain=ADR, ddio=on'
+r9 = S.figure_9_reason(plat, [{'workload': 'bfs', 'gpm_speedup': '2',
+                               'paper_gpm_lo': '5', 'paper_gpm_hi': '85'}])
+r1 = S.gpu_against_cpu_reason('figure_1b', plat, '64 cores (x)',
+                              [{'workload': 'ps', 'gpm_over_cpu': '1', 'paper_lo': '2.8',
+                                'paper_hi': '27'}])
+sys.exit('DRAM' in r9 + r1 or 'faster' in r9 or 'gen5' in r9)"; then
+    echo "ok - summary's reasons on Optane over PCIe 3.0 name neither DRAM nor a faster link"
+else
+    echo "not ok - summary's reasons speak of DRAM or a faster link on Optane over PCIe 3.0"
+fi
+
 # A report of rows from several revisions says so in the summary too.
 mkdir -p "$tmp/mixed"
 sed 's/^# revision: fixture-rev2$/# NOTE: rows come from several revisions: fixture-rev1, fixture-rev2/' \
