@@ -78,7 +78,7 @@ def main():
                  "sets in a PMDK pool, a transaction per set's run; rocksdb: RocksDB's C API, "
                  "one synced WriteBatch a batch, its files in the PM directory"]
                 + R.platform_comments(used or rows)
-                + R.cpu_comment([r for r in used if r.get("mode") == "cpu"])
+                + R.cpu_comment(used)
                 + R.rev_comments(used or rows) + warnings + F.paper_comments("figure_1a"))
     R.write_tsv(out, header, out_rows, comments)
 

@@ -41,7 +41,7 @@ def main():
                  "persisting the same data through libpmem); ratio of median operation times, "
                  "newest verified run per workload, mode and scale"]
                 + R.platform_comments(used or rows)
-                + R.cpu_comment([r for r in used if r.get("mode") == "cpu"])
+                + R.cpu_comment(used)
                 + R.rev_comments(used or rows) + warnings + F.paper_comments("figure_1b"))
     R.write_tsv(out, header, out_rows, comments)
 

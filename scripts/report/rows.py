@@ -79,11 +79,11 @@ def platform_comments(rows):
 
 
 def cpu_comment(rows):
-    """A comment line naming the CPU the rows' CPU-side runs had: Figure 1
-    sets GPM against CPU systems, and their core count moves the ratio as
-    much as the GPU does."""
+    """A comment line naming the CPU that the CPU-side runs (mode cpu) among
+    ROWS had: Figure 1 sets GPM against CPU systems, and their core count
+    moves the ratio as much as the GPU does."""
     seen = []
-    for r in rows:
+    for r in (r for r in rows if r.get("mode") == "cpu"):
         c = "%s cores (%s)" % (r.get("cores") or "?", r.get("cpu") or "unknown")
         if c not in seen:
             seen.append(c)

@@ -260,12 +260,14 @@ def main():
         lines += ["| " + " | ".join(shown) + " |", "|" + " --- |" * len(shown)]
         lines += ["| " + " | ".join(r.get(c, "") for c in shown) + " |" for r in rows]
         # The platform explains the performance figures, not the counts.
-        reason = platform_reason(plat[0]) if plat and name in PERFORMANCE else ""
+        reason = ""
         if plat and name == "figure_9":
             reason = figure_9_reason(plat[0], rows)
-        if plat and name in GPU_AGAINST_CPU:
+        elif plat and name in GPU_AGAINST_CPU:
             cpu = [c[len("cpu: "):] for c in comments if c.startswith("cpu: ")]
             reason = gpu_against_cpu_reason(name, plat[0], cpu[0] if cpu else "", rows)
+        elif plat and name in PERFORMANCE:
+            reason = platform_reason(plat[0])
         said = verdict(name, rows)
         lines += ["", "Paper: %s. %s%s.%s" % (paper, said[:1].upper(), said[1:],
                                               " On this platform " + reason + "." if reason

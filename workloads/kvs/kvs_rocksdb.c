@@ -36,6 +36,14 @@ static void key_bytes(uint64_t k, char out[8])
         out[i] = (char)(k >> (56 - 8 * i));
 }
 
+static uint64_t key_of(const char kb[8])
+{
+    uint64_t k = 0;
+    for (int i = 0; i < 8; i++)
+        k = k << 8 | (unsigned char)kb[i];
+    return k;
+}
+
 static int failed_with(const char *what, const char *path, char *err)
 {
     int rc = gpm_set_error("%s: RocksDB %s: %s", path, what, err ? err : "?");
@@ -190,14 +198,6 @@ static int kv_order(const void *a, const void *b)
 {
     const struct kv *x = a, *y = b;
     return x->key < y->key ? -1 : x->key > y->key;
-}
-
-static uint64_t key_of(const char *kb)
-{
-    uint64_t k = 0;
-    for (int i = 0; i < 8; i++)
-        k = k << 8 | (unsigned char)kb[i];
-    return k;
 }
 
 /* Walks RocksDB's keys from FROM (up to END, or to its last key where LAST)
