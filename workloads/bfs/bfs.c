@@ -27,7 +27,7 @@ static const struct wl_obj_decl bfs_objects[] = {
 };
 
 static struct bfs_state *S(struct wl_ctx *c) { return c->priv; }
-static int is_cpu(const struct wl_ctx *c) { return c->opt.mode == WL_CPU; }
+static int is_cpu(const struct wl_ctx *c) { return !c->m->needs_gpu; }
 static const uint8_t *pm(struct wl_ctx *c) { return wl_region(c, BFS_PM)->host; }
 
 static int bfs_layout(struct wl_ctx *c)
@@ -68,10 +68,9 @@ int bfs_write_meta(struct wl_ctx *c, uint32_t cost_epoch)
 static void set_note(struct wl_ctx *c, const char *extra)
 {
     struct bfs_state *st = S(c);
-    snprintf(c->note, sizeof c->note,
-             "graph_nodes=%llu,arcs=%llu,levels=%u,graph_cache=%s,input=%.64s%s%s",
-             (unsigned long long)st->n, (unsigned long long)st->g.m, st->levels,
-             bfs_cache_how_name(st->how), st->g.what, *extra ? "," : "", extra);
+    wl_note(c, "graph_nodes=%llu,arcs=%llu,levels=%u,graph_cache=%s,input=%.64s%s%s",
+            (unsigned long long)st->n, (unsigned long long)st->g.m, st->levels,
+            bfs_cache_how_name(st->how), st->g.what, *extra ? "," : "", extra);
 }
 
 static int bfs_setup(struct wl_ctx *c)
@@ -85,7 +84,6 @@ static int bfs_setup(struct wl_ctx *c)
     if (bfs_file_bytes(st->n) != c->obj[BFS_PM].bytes || st->src >= st->n)
         return gpm_set_error("%s: changed while the run started (now %llu nodes): run again",
                              wl_str(c, "graph"), (unsigned long long)st->n);
-    set_note(c, "");
     return is_cpu(c) ? bfs_cpu_setup(c) : bfs_gpu_setup(c);
 }
 
@@ -186,7 +184,7 @@ const struct wl_workload WORKLOAD = {
     .modes = WL_MODES_GPU | WL_MODE_BIT(WL_CPU),
     /* Every mode persists each level as it goes (the CAP and NDP modes with
      * one commit per level), so every mode resumes. */
-    .resume_modes = WL_MODES_GPU | WL_MODE_BIT(WL_CPU),
+    .progress_by = WL_BY_COMMITS,
     .objects = bfs_objects,
     .params = bfs_params,
     .state_bytes = sizeof(struct bfs_state),

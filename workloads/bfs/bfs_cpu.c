@@ -49,10 +49,7 @@ static uint8_t *pm(struct wl_ctx *c) { return wl_region(c, BFS_PM)->host; }
 
 static int persist(struct wl_ctx *c, const void *p, size_t len)
 {
-    if (gpm_region_persist(wl_region(c, BFS_PM), p, len) != 0)
-        return -1;
-    c->bytes_persisted += (double)len;
-    return 0;
+    return wl_pm_persist(c, BFS_PM, p, len);
 }
 
 int bfs_cpu_fresh(struct wl_ctx *c)
@@ -128,7 +125,7 @@ static int publish(struct wl_ctx *c, struct bfs_cpu_buf *b, uint32_t cost, uint6
         b->r[k++] = (gpm_range){bfs_cost_off() + 4 * (size_t)b->v[j], 4, NULL};
     }
     b->r[k++] = (gpm_range){bfs_seq_off(st->n) + 4 * at, 4 * b->n, NULL};
-    return gpm_flusher_persist_ranges(NULL, wl_region(c, BFS_PM), b->r, (int)k, 0);
+    return wl_commit(c, BFS_PM, b->r, (int)k);
 }
 
 /* Expands LEVEL, whose frontier is seq[BASE, END): *NEXT gets the nodes
@@ -180,7 +177,6 @@ static int expand(struct wl_ctx *c, uint32_t level, uint32_t base, uint32_t end,
     }
     if (failed)
         return gpm_set_error("%s", why);
-    c->bytes_persisted += 8.0 * (double)found;
     *next = (uint32_t)found;
     return 0;
 }
@@ -216,6 +212,7 @@ int bfs_cpu_search(struct wl_ctx *c, uint32_t durable, uint32_t *levels, uint32_
             return -1;
         level = 0, base = 0, end = 1;
         ++*computed;
+        wl_progress_add(c, 1); /* the source's level is durable */
     } else { /* expand the last durable frontier again */
         level = durable - 1, base = start[durable - 1], end = start[durable];
     }
@@ -229,6 +226,7 @@ int bfs_cpu_search(struct wl_ctx *c, uint32_t durable, uint32_t *levels, uint32_
         end += next;
         level++;
         ++*computed;
+        wl_progress_add(c, 1);
     }
     *levels = level + 1;
     return 0;

@@ -92,9 +92,8 @@ int bfs_gpu_fresh(struct wl_ctx *c)
     if (!c->m->kernels_write_pm)
         return bfs_write_meta(c, 0);
     memset((uint8_t *)r->host + bfs_cost_off(), 0xff, st->n * 4);
-    if (gpm_region_persist(r, (uint8_t *)r->host + bfs_cost_off(), st->n * 4) != 0)
+    if (wl_pm_persist(c, BFS_PM, (uint8_t *)r->host + bfs_cost_off(), st->n * 4) != 0)
         return -1;
-    c->bytes_persisted += (double)st->n * 4;
     return bfs_write_meta(c, c->epoch);
 }
 
@@ -119,9 +118,8 @@ int bfs_gpu_restore(struct wl_ctx *c, uint32_t durable)
     if (meta->cost_epoch == c->epoch)
         return 0;
     if (wl_dev_copy((uint8_t *)r->host + bfs_cost_off(), st->d_claim, st->n * 4, 0) != 0 ||
-        gpm_region_persist(r, (uint8_t *)r->host + bfs_cost_off(), st->n * 4) != 0)
+        wl_pm_persist(c, BFS_PM, (uint8_t *)r->host + bfs_cost_off(), st->n * 4) != 0)
         return -1;
-    c->bytes_persisted += (double)st->n * 4;
     return bfs_write_meta(c, c->epoch);
 }
 
@@ -147,10 +145,8 @@ static int commit(struct wl_ctx *c, const struct bfs_kern *k, uint32_t base, uin
     struct bfs_state *st = S(c);
     const uint8_t *pm = wl_region(c, BFS_PM)->host;
     int nr;
-    if (c->m->fences) { /* persisted in-kernel: count it */
-        c->bytes_persisted += 8.0 * next + 4.0 * start_words + 8;
+    if (c->m->fences) /* persisted (and counted) in-kernel */
         return 0;
-    }
     if (next > INT_MAX - 4)
         return gpm_set_error("bfs: a frontier of %u nodes is too large for one commit", next);
     if (room_for(st, (size_t)next + 4) != 0)
@@ -176,6 +172,7 @@ int bfs_gpu_search(struct wl_ctx *c, uint32_t durable, uint32_t *levels, uint32_
             goto fail;
         level = 0, base = 0, end = 1;
         ++*computed;
+        wl_progress_add(c, 1); /* the source's level is durable */
     } else { /* expand the last durable frontier again */
         level = durable - 1, base = pm_start[durable - 1], end = pm_start[durable];
     }
@@ -189,6 +186,7 @@ int bfs_gpu_search(struct wl_ctx *c, uint32_t durable, uint32_t *levels, uint32_
         end += next;
         level++;
         ++*computed;
+        wl_progress_add(c, 1);
     }
     *levels = level + 1;
     return wl_persist_end(c);

@@ -86,11 +86,25 @@ static int price(struct wl_ctx *c, uint64_t it)
     return blk_gpu_price(st->d_s, st->d_x, st->d_t, st->d_call, st->d_put, st->n, it);
 }
 
+/* The checkpoint's record must be this run's. */
+static int record_check(struct wl_ctx *c)
+{
+    struct blk_state *st = S(c);
+    const blk_meta *m = &st->meta;
+    if (blk_meta_matches(m, st->n, c->opt.seed, st->iters))
+        return 0;
+    return gpm_set_error("%s: checkpoint of another run (options=%llu seed=%llu iters=%llu): "
+                         "pass the same --options, --seed and --iters to recover it",
+                         c->obj[BLK_PRICES].path, (unsigned long long)m->n,
+                         (unsigned long long)m->seed, (unsigned long long)m->iters);
+}
+
 static struct wl_steps steps(struct wl_ctx *c)
 {
     struct blk_state *st = S(c);
     struct wl_steps s = {.cp = BLK_PRICES, .total = st->iters, .every = st->every,
-                         .done = &st->meta.iters_done, .step = price};
+                         .done = &st->meta.iters_done, .unit = "iteration", .step = price,
+                         .record_check = record_check};
     return s;
 }
 
@@ -100,49 +114,22 @@ static int blk_run(struct wl_ctx *c)
     return wl_steps_run(c, &s, 0);
 }
 
-/* Restores the last consistent checkpoint into the device buffers and the
- * record, and checks that it belongs to this run: 0, or 1 when there is
- * none. */
-static int restore(struct wl_ctx *c)
-{
-    struct blk_state *st = S(c);
-    const blk_meta *m = &st->meta;
-    int rc = wl_cp_restore(c, BLK_PRICES);
-    if (rc != 0)
-        return rc;
-    if (!blk_meta_matches(m, st->n, c->opt.seed, st->iters))
-        return gpm_set_error("%s: checkpoint of another run (options=%llu seed=%llu iters=%llu): "
-                             "pass the same --options, --seed and --iters to recover it",
-                             c->obj[BLK_PRICES].path, (unsigned long long)m->n,
-                             (unsigned long long)m->seed, (unsigned long long)m->iters);
-    return 0;
-}
-
-
 /* Units of progress are iterations; the durable ones are those the last
  * checkpoint holds. */
 static int blk_recover(struct wl_ctx *c)
 {
     struct wl_steps s = steps(c);
-    return wl_steps_recover(c, &s, restore, zero_state);
+    return wl_steps_recover(c, &s, zero_state);
 }
 
 /* Verifies what is on PM: the last checkpoint must hold the finished run. */
 static int blk_verify(struct wl_ctx *c)
 {
     struct blk_state *st = S(c);
-    int rc = restore(c);
-    if (rc == 1) {
-        gpm_set_error("%s: holds no checkpoint", c->obj[BLK_PRICES].path);
-        return 1;
-    }
+    struct wl_steps s = steps(c);
+    int rc = wl_steps_final(c, &s);
     if (rc != 0)
         return rc;
-    if (st->meta.iters_done != st->iters) {
-        gpm_set_error("blk: the last checkpoint is of iteration %llu of %llu",
-                      (unsigned long long)st->meta.iters_done, (unsigned long long)st->iters);
-        return 1;
-    }
     if (wl_check_digest(c, st->d_call, st->n * sizeof(float), 1) != 0 ||
         wl_check_digest(c, st->d_put, st->n * sizeof(float), 1) != 0)
         return -1;
@@ -167,7 +154,7 @@ const struct wl_workload WORKLOAD = {
     .name = "blk",
     .about = "Black-Scholes pricing iterations with checkpointed prices (paper Table 1)",
     .modes = WL_MODES_GPU,
-    .resume_modes = WL_MODES_GPU, /* a checkpoint is durable in every mode */
+    .progress_by = WL_BY_COMMITS, /* a checkpoint is durable in every mode */
     .objects = blk_objects,
     .params = blk_params,
     .state_bytes = sizeof(struct blk_state),

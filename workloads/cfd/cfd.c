@@ -151,11 +151,29 @@ static int solve(struct wl_ctx *c, uint64_t it)
     return cfd_gpu_iterate(&S(c)->d);
 }
 
+/* The checkpoint's record must be this run's (its mesh unchanged too). */
+static int record_check(struct wl_ctx *c)
+{
+    struct cfd_state *st = S(c);
+    cfd_meta *m = &st->meta;
+    m->mesh[sizeof m->mesh - 1] = '\0';
+    if (cfd_meta_matches(m, st->mesh.n, c->opt.seed, st->iters, st->every, st->mesh.hash))
+        return 0;
+    return gpm_set_error("%s: checkpoint of another run (mesh %s of %llu elements, hash "
+                         "%016llx, seed=%llu iters=%llu checkpoint-every=%llu): pass the "
+                         "same --mesh (unchanged), --elements, --seed, --iters and "
+                         "--checkpoint-every to recover it", c->obj[CFD_STATE].path, m->mesh,
+                         (unsigned long long)m->n, (unsigned long long)m->mesh_hash,
+                         (unsigned long long)m->seed, (unsigned long long)m->iters,
+                         (unsigned long long)m->every);
+}
+
 static struct wl_steps steps(struct wl_ctx *c)
 {
     struct cfd_state *st = S(c);
     struct wl_steps s = {.cp = CFD_STATE, .total = st->iters, .every = st->every,
-                         .done = &st->meta.iters_done, .step = solve};
+                         .done = &st->meta.iters_done, .unit = "iteration", .step = solve,
+                         .record_check = record_check};
     return s;
 }
 
@@ -175,33 +193,12 @@ static int cfd_run(struct wl_ctx *c)
     return rc;
 }
 
-/* Restores the last consistent checkpoint into the device state and checks
- * that it belongs to this run: 0, or 1 when there is none. */
-static int restore(struct wl_ctx *c)
-{
-    struct cfd_state *st = S(c);
-    cfd_meta *m = &st->meta;
-    int rc = wl_cp_restore(c, CFD_STATE);
-    if (rc != 0)
-        return rc;
-    m->mesh[sizeof m->mesh - 1] = '\0';
-    if (!cfd_meta_matches(m, st->mesh.n, c->opt.seed, st->iters, st->every, st->mesh.hash))
-        return gpm_set_error("%s: checkpoint of another run (mesh %s of %llu elements, hash "
-                             "%016llx, seed=%llu iters=%llu checkpoint-every=%llu): pass the "
-                             "same --mesh (unchanged), --elements, --seed, --iters and "
-                             "--checkpoint-every to recover it", c->obj[CFD_STATE].path, m->mesh,
-                             (unsigned long long)m->n, (unsigned long long)m->mesh_hash,
-                             (unsigned long long)m->seed, (unsigned long long)m->iters,
-                             (unsigned long long)m->every);
-    return 0;
-}
-
 /* Units of progress are iterations; the durable ones are those the last
  * checkpoint holds. */
 static int cfd_recover(struct wl_ctx *c)
 {
     struct wl_steps s = steps(c);
-    int rc = wl_steps_recover(c, &s, restore, zero_state);
+    int rc = wl_steps_recover(c, &s, zero_state);
     mesh_notes(c);
     return rc;
 }
@@ -211,20 +208,12 @@ static int cfd_recover(struct wl_ctx *c)
 static int cfd_verify(struct wl_ctx *c)
 {
     struct cfd_state *st = S(c);
+    struct wl_steps s = steps(c);
     const uint64_t n = st->mesh.n;
     float *got;
-    int rc = restore(c);
-    if (rc == 1) {
-        gpm_set_error("%s: holds no checkpoint", c->obj[CFD_STATE].path);
-        return 1;
-    }
+    int rc = wl_steps_final(c, &s);
     if (rc != 0)
         return rc;
-    if (st->meta.iters_done != st->iters) {
-        gpm_set_error("cfd: the last checkpoint is of iteration %llu of %llu",
-                      (unsigned long long)st->meta.iters_done, (unsigned long long)st->iters);
-        return 1;
-    }
     if ((double)n * (double)st->iters > CFD_CPU_CHECK_WORK) {
         wl_note(c, "check=gpu-double");
         return cfd_gpu_check(&st->d, st->iters);
@@ -256,7 +245,7 @@ const struct wl_workload WORKLOAD = {
     .name = "cfd",
     .about = "Rodinia's euler3d on an unstructured mesh with checkpointed state (paper Table 1)",
     .modes = WL_MODES_GPU,
-    .resume_modes = WL_MODES_GPU, /* a checkpoint is durable in every mode */
+    .progress_by = WL_BY_COMMITS, /* a checkpoint is durable in every mode */
     .objects = cfd_objects,
     .params = cfd_params,
     .state_bytes = sizeof(struct cfd_state),

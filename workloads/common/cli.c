@@ -45,11 +45,11 @@ const char *wl_op(const struct wl_ctx *c)
     return c->wl->ops ? c->wl->ops[c->opt.op] : "run";
 }
 
-/* A workload with an undo log runs transactions (wl_tx_*). */
+/* A workload with a transactional log runs transactions (wl_tx_*). */
 static int has_transactions(const struct wl_workload *w)
 {
     for (int i = 0; w->objects && w->objects[i].name; i++)
-        if (w->objects[i].kind == WL_OBJ_LOG)
+        if (w->objects[i].kind == WL_OBJ_TX)
             return 1;
     return 0;
 }
@@ -58,8 +58,8 @@ static void modes_list(const struct wl_workload *w, char *out, size_t len)
 {
     size_t n = 0;
     out[0] = '\0';
-    for (int m = 0; m < WL_NMODES; m++)
-        if (w->modes & WL_MODE_BIT(m))
+    for (int m = 0; m < WL_MAX_MODES; m++)
+        if (wl_runs_mode(w, (enum wl_mode)m))
             n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s%s", n ? "|" : "",
                                   wl_mode_name((enum wl_mode)m));
 }
@@ -71,7 +71,7 @@ static const char *type_word(enum wl_ptype t)
 
 static void usage(const struct wl_workload *w, FILE *out)
 {
-    char modes[128], ops[256];
+    char modes[256], ops[256];
     modes_list(w, modes, sizeof modes);
     ops_list(w, ops, sizeof ops);
     fprintf(out, "%s: %s\n", w->name, w->about ? w->about : "");
@@ -82,7 +82,9 @@ static void usage(const struct wl_workload *w, FILE *out)
     for (int i = 0; i < nparams(w); i++)
         fprintf(out, " [--%s %s]", w->params[i].flag, type_word(w->params[i].type));
     fprintf(out, "\n       [--reps N] [--pm-dir DIR] [--cpu-threads N|best] [--recover]\n"
-                 "       [--crash-after SECONDS|random] [--seed N] [--out FILE] [--keep]\n");
+                 "       [--crash-after SECONDS|random] [--crash-at-progress K]\n"
+                 "       [--crash-after-progress SECONDS] [--progress-times] [--seed N]\n"
+                 "       [--out FILE] [--keep]\n");
     if (has_transactions(w))
         fprintf(out, "       [--crash-before-commit N]\n");
     for (int i = 0; i < nparams(w); i++) {
@@ -110,6 +112,14 @@ static void usage(const struct wl_workload *w, FILE *out)
                  "files, finish, verify\n"
                  "  --crash-after S      SIGKILL this process S seconds (or a random moment) "
                  "into the first repetition\n"
+                 "  --crash-at-progress K  SIGKILL this process just after the K-th unit of "
+                 "progress of the\n"
+                 "                       first repetition is durable (a batch, a checkpoint's "
+                 "steps, a level...)\n"
+                 "  --crash-after-progress S  SIGKILL this process S seconds after the first "
+                 "unit of progress\n"
+                 "  --progress-times     note when the first and the last unit of progress "
+                 "came (progress_*_s)\n"
                  "  --seed N             input seed (default 1)\n"
                  "  --out FILE           append the result row to FILE (default: print it)\n"
                  "  --keep               keep the PM files after the run\n");
@@ -122,7 +132,7 @@ static void usage(const struct wl_workload *w, FILE *out)
 
 enum { OPT_MODE = 1000, OPT_OP, OPT_SCALE, OPT_REPS, OPT_PM_DIR, OPT_CPU_THREADS, OPT_RECOVER,
        OPT_CRASH_AFTER, OPT_SEED, OPT_OUT, OPT_KEEP, OPT_HELP, OPT_CRASH_COMMIT,
-       OPT_PARAM = 2000 };
+       OPT_CRASH_PROGRESS, OPT_CRASH_AFTER_PROGRESS, OPT_PROGRESS_TIMES, OPT_PARAM = 2000 };
 
 static int parse_param(const struct wl_workload *w, int i, const char *val, struct wl_opts *o)
 {
@@ -148,12 +158,10 @@ static int parse_one(const struct wl_workload *w, int c, const char *val, struct
     int k;
     switch (c) {
     case OPT_MODE: {
-        char modes[128];
-        for (k = 0; k < WL_NMODES; k++)
-            if (strcmp(val, wl_mode_name((enum wl_mode)k)) == 0)
-                break;
+        char modes[256];
+        k = wl_mode_by_name(val);
         modes_list(w, modes, sizeof modes);
-        if (k == WL_NMODES || !(w->modes & WL_MODE_BIT(k)))
+        if (k < 0 || !wl_runs_mode(w, (enum wl_mode)k))
             return gpm_set_error("--mode: %s has no mode '%s': use %s", w->name, val, modes);
         o->mode = (enum wl_mode)k;
         *have_mode = 1;
@@ -209,6 +217,13 @@ static int parse_one(const struct wl_workload *w, int c, const char *val, struct
             return gpm_set_error("--crash-before-commit: %s runs no transactions: use "
                                  "--crash-after", w->name);
         return gpm_arg_ll("--crash-before-commit", val, 1, 1ll << 40, &o->crash_before_commit);
+    case OPT_CRASH_PROGRESS:
+        return gpm_arg_ll("--crash-at-progress", val, 1, 1ll << 50, &o->crash_at_progress);
+    case OPT_CRASH_AFTER_PROGRESS:
+        if (gpm_arg_double("--crash-after-progress", val, 0, 1e6, &o->crash_after_progress) !=
+            0)
+            return gpm_set_error("--crash-after-progress: expects seconds >= 0, got '%s'", val);
+        return 0;
     case OPT_SEED:
         if (gpm_arg_ll("--seed", val, 0, 0x7fffffffffffffffll, &x) != 0)
             return -1;
@@ -231,17 +246,19 @@ int wl_parse_args(const struct wl_workload *w, int argc, char **argv, struct wl_
         {"pm-dir", 1, OPT_PM_DIR}, {"cpu-threads", 1, OPT_CPU_THREADS},
         {"recover", 0, OPT_RECOVER}, {"crash-after", 1, OPT_CRASH_AFTER},
         {"seed", 1, OPT_SEED}, {"out", 1, OPT_OUT}, {"keep", 0, OPT_KEEP},
-        {"crash-before-commit", 1, OPT_CRASH_COMMIT},
-        {"help", 0, OPT_HELP}};
+        {"crash-before-commit", 1, OPT_CRASH_COMMIT}, {"crash-at-progress", 1, OPT_CRASH_PROGRESS},
+        {"crash-after-progress", 1, OPT_CRASH_AFTER_PROGRESS},
+        {"progress-times", 0, OPT_PROGRESS_TIMES}, {"help", 0, OPT_HELP}};
     const int nc = (int)(sizeof common / sizeof common[0]);
     struct option opts[sizeof common / sizeof common[0] + WL_MAX_PARAMS + 1];
     int n = 0, c, have_mode = 0;
-    char modes[128];
+    char modes[256];
 
     memset(o, 0, sizeof *o);
     o->scale = WL_SMALL;
     o->reps = 3;
     o->crash_after = -1;
+    o->crash_after_progress = -1;
     o->seed = 1;
     for (int i = 0; i < nc; i++)
         opts[n++] = (struct option){common[i].name, common[i].has_arg ? required_argument
@@ -262,6 +279,8 @@ int wl_parse_args(const struct wl_workload *w, int argc, char **argv, struct wl_
             o->recover = 1;
         else if (c == OPT_KEEP)
             o->keep = 1;
+        else if (c == OPT_PROGRESS_TIMES)
+            o->progress_times = 1;
         else if (c == '?' || c == ':')
             return gpm_args_bad_flag(w->name, c, argv);
         else if (parse_one(w, c, optarg, o, &have_mode) != 0)
@@ -275,6 +294,9 @@ int wl_parse_args(const struct wl_workload *w, int argc, char **argv, struct wl_
     if (o->crash_before_commit && o->recover)
         return gpm_set_error("--crash-before-commit: not with --recover (crash the run, then "
                              "recover it)");
+    if ((o->crash_after >= 0) + (o->crash_at_progress > 0) + (o->crash_after_progress >= 0) > 1)
+        return gpm_set_error("--crash-after, --crash-at-progress, --crash-after-progress: pass "
+                             "one of them");
     for (int i = 0; i < nparams(w); i++)
         if (o->given[i] && w->params[i].sizes)
             o->custom = 1;

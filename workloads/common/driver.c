@@ -79,6 +79,9 @@ static int declare_objects(struct wl_ctx *c)
                                  WL_MAX_OBJECTS);
         c->obj[c->nobj].name = c->wl->objects[c->nobj].name;
         c->obj[c->nobj].kind = c->wl->objects[c->nobj].kind;
+        /* A transactional log is what the mode's engine keeps: chosen once. */
+        if (c->obj[c->nobj].kind == WL_OBJ_TX)
+            c->obj[c->nobj].kind = c->m->tx->log;
         c->obj[c->nobj].lock_fd = -1;
     }
     return 0;
@@ -89,11 +92,20 @@ static void write_row(struct wl_ctx *c, const char *op, int reps, const double *
 {
     gpm_platform plat;
     gpm_result res;
-    char params[2048], sizes[1024];
+    char *params, sizes[1024];
+    const char *note = c->note ? c->note : "";
+    size_t len;
     wl_params_string(c, sizes, sizeof sizes);
-    snprintf(params, sizeof params, "%s,seed=%llu,cpu_threads=%s%s%s%s%s", sizes, c->opt.seed,
-             c->threads_how, c->setup_note[0] ? "," : "", c->setup_note, c->note[0] ? "," : "",
-             c->note);
+    /* As long as the notes are: a row never loses the end of them. */
+    len = strlen(sizes) + strlen(c->threads_how) + strlen(c->setup_note) + strlen(note) + 64;
+    if (!(params = malloc(len))) {
+        fprintf(stderr, "%s: out of memory for the row\n", c->wl->name);
+        *row_err = 1;
+        return;
+    }
+    snprintf(params, len, "%s,seed=%llu,cpu_threads=%s%s%s%s%s", sizes, c->opt.seed,
+             c->threads_how, c->setup_note[0] ? "," : "", c->setup_note, note[0] ? "," : "",
+             note);
     memset(&res, 0, sizeof res);
     res.workload = c->wl->name;
     res.op = op;
@@ -116,6 +128,7 @@ static void write_row(struct wl_ctx *c, const char *op, int reps, const double *
         gpm_result_tsv_row(stdout, &plat, &res);
         fflush(stdout);
     }
+    free(params);
 }
 
 static void progress_line(const struct wl_ctx *c, int rep, int reps, double s)
@@ -131,6 +144,8 @@ static void progress_line(const struct wl_ctx *c, int rep, int reps, double s)
 static int arm_crash(struct wl_ctx *c)
 {
     char why[512];
+    if (c->opt.crash_after < 0)
+        return 0; /* the other kills land on progress (progress.c) */
     if (wl_crash_arm(c->opt.crash_random ? wl_crash_pick(c->expected_s, c->opt.seed)
                                          : c->opt.crash_after) == 0)
         return 0;
@@ -138,8 +153,15 @@ static int arm_crash(struct wl_ctx *c)
     return gpm_set_error("--crash-after: %s", why);
 }
 
-/* One timed piece of work, FN, under the identity protocol; the watchdog
- * (when ARM) covers exactly FN. */
+/* Was a kill asked for (the first repetition's, or the recovery's)? */
+static int crash_asked(const struct wl_ctx *c)
+{
+    return c->opt.crash_after >= 0 || c->opt.crash_at_progress > 0 ||
+           c->opt.crash_after_progress >= 0;
+}
+
+/* One timed piece of work, FN, under the identity protocol; the kills
+ * (when ARM) cover exactly FN. */
 static int timed(struct wl_ctx *c, struct wl_run *run, int (*fn)(struct wl_ctx *), int arm,
                  double *t)
 {
@@ -149,16 +171,21 @@ static int timed(struct wl_ctx *c, struct wl_run *run, int (*fn)(struct wl_ctx *
     /* The sampler starts first: opening NVML on the first run takes tens of
      * milliseconds, which the watchdog must not count as work. */
     sampling = wl_pcie_start(c);
-    if (arm && arm_crash(c) != 0) {
+    if (wl_live_start(c, arm) != 0 || (arm && arm_crash(c) != 0)) {
+        wl_live_stop(c);
         wl_pcie_stop(c, sampling);
         return -1;
     }
     t0 = wl_now();
     rc = fn(c);
     *t = wl_now() - t0;
+    if (wl_live_stop(c) != 0)
+        rc = -1;
     wl_pcie_stop(c, sampling);
-    if (arm && wl_crash_disarm() == 1)
+    if (arm && c->opt.crash_after >= 0 && wl_crash_disarm() == 1)
         fprintf(stderr, "crash: the work finished before the watchdog fired\n");
+    if (arm && (c->opt.crash_at_progress > 0 || c->opt.crash_after_progress >= 0))
+        fprintf(stderr, "crash: the work finished before the kill on progress\n");
     if (c->opt.crash_before_commit && c->rep == 0)
         fprintf(stderr, "crash: the work finished before commit %lld\n",
                 c->opt.crash_before_commit);
@@ -181,9 +208,9 @@ static int reps_of_run(struct wl_ctx *c, struct wl_run *run, double *t)
 {
     for (int r = 0; r < c->opt.reps; r++) {
         c->rep = r;
-        c->note[0] = '\0'; /* the row keeps the last repetition's notes */
-        if (start_epoch(c, run) != 0 ||
-            timed(c, run, c->wl->run, r == 0 && c->opt.crash_after >= 0, &t[r]) != 0)
+        if (c->note)
+            c->note[0] = '\0'; /* the row keeps the last repetition's notes */
+        if (start_epoch(c, run) != 0 || timed(c, run, c->wl->run, r == 0 && crash_asked(c), &t[r]))
             return -1;
         progress_line(c, r, c->opt.reps, t[r]);
     }
@@ -214,8 +241,7 @@ static int judge_resume(struct wl_ctx *c, int complete)
 
 static int rerun(struct wl_ctx *c, struct wl_run *run, double *t)
 {
-    return start_epoch(c, run) || timed(c, run, c->wl->run, c->opt.crash_after >= 0, t) ? -1
-                                                                                       : 0;
+    return start_epoch(c, run) || timed(c, run, c->wl->run, crash_asked(c), t) ? -1 : 0;
 }
 
 static int recovery(struct wl_ctx *c, struct wl_run *run, double *t)
@@ -238,7 +264,7 @@ static int recovery(struct wl_ctx *c, struct wl_run *run, double *t)
     if (!c->wl->recover)
         return gpm_set_error("%s has no recovery", c->wl->name);
     if (wl_identity_write(c, run, WL_ID_RUNNING) != 0 ||
-        timed(c, run, c->wl->recover, c->opt.crash_after >= 0, t) != 0)
+        timed(c, run, c->wl->recover, crash_asked(c), t) != 0)
         return -1;
     wl_note(c, "total_s=%.6f", *t);
     if (c->restore_s >= 0)
@@ -315,6 +341,8 @@ int wl_main(const struct wl_workload *w, int argc, char **argv)
     rc = t ? 0 : gpm_set_error("out of memory");
     if (rc == 0)
         rc = wl_flusher_setup(c);
+    if (rc == 0)
+        rc = wl_live_open(c);
     when[2] = wl_now();
     if (rc == 0 && w->setup)
         rc = w->setup(c);
@@ -324,6 +352,12 @@ int wl_main(const struct wl_workload *w, int argc, char **argv)
     when[4] = wl_now();
     if (rc != 0) {
         rc = fail(w, 1);
+        /* --keep keeps what a failed run left: a recovery may want it. */
+        if (c->opt.keep) {
+            files = WL_FILES_KEEP;
+            fprintf(stderr, "%s: the PM files stay in %s (--keep): --recover resumes or "
+                    "undoes what this run left\n", w->name, gpm_pm_dir());
+        }
         goto out;
     }
 
@@ -347,14 +381,15 @@ int wl_main(const struct wl_workload *w, int argc, char **argv)
                 w->name, gpm_pm_dir());
         files = WL_FILES_KEEP;
     } else
-        files = c->opt.keep || c->opt.crash_after >= 0 || c->opt.crash_before_commit
-                    ? WL_FILES_KEEP
-                    : WL_FILES_REMOVE;
+        files = c->opt.keep || crash_asked(c) || c->opt.crash_before_commit ? WL_FILES_KEEP
+                                                                             : WL_FILES_REMOVE;
     rc = ok && !row_err ? 0 : 1;
 out:
     free(t);
     if (w->teardown)
         w->teardown(c);
+    wl_live_close(c);
+    free(c->note);
     free(c->priv);
     if (c->flusher)
         gpm_flusher_destroy(c->flusher);

@@ -23,6 +23,33 @@ struct wl_run {
     char params[WL_ID_PARAMS];
 };
 
+/* A transactional log's run-time state (tx.c, tx_engines.c). */
+struct wl_tx_state {
+    struct wl_tx_sizes sz;   /* from layout() */
+    uint8_t *mirror;         /* the region's device copy (GPU modes) */
+    size_t chunk;            /* bytes a flag stands for: gpm-ndp's unit, CAP's chunk */
+    uint64_t nflags;
+    uint32_t *flags_dev, *flags_host;
+    gpm_range *ranges;       /* the flagged chunks as ranges, for a commit */
+    void *ranges_dev;        /* gpm-ndp: the same, for the copy kernel */
+    size_t ranges_dev_cap;
+    void *delta_dev;         /* cap-delta: the gathered records, then their count */
+    unsigned long long *fails_dev; /* undo records that did not fit */
+    /* GPM_TEST_LOG_ROOM=BYTES@BATCH, for tests only: from batch BATCH on, an
+     * undo slot holds BYTES, so that a log fills up on demand. */
+    uint32_t room, room_now;
+    uint64_t room_from;
+};
+void wl_tx_free(struct wl_obj *o);
+/* The flagged chunks of T (flags read from the device and cleared there)
+ * as ranges of the region in T->ranges, their source SRC + offset (NULL:
+ * none); their number, or -1. */
+int wl_tx_flagged_ranges(struct wl_tx_state *t, size_t region_bytes, const void *src);
+/* Copies the ranges V[0..N) from SRC to DST (device pointers of the same
+ * layout) in one kernel, with plain stores (copy_ranges.cu). */
+int wl_dev_copy_ranges(void *dst, const void *src, const gpm_range *v, int n, void **scratch,
+                       size_t *scratch_cap);
+
 /* Opens, locks and checks (--recover) or creates and resets (a new run)
  * the identity and every declared object, before any device allocation.
  * On failure removes what it created. */
@@ -45,6 +72,18 @@ int wl_flusher_setup(struct wl_ctx *c);
 int wl_pcie_start(struct wl_ctx *c);
 void wl_pcie_stop(struct wl_ctx *c, int started);
 const char *wl_pcie_why(void);
+
+/* The counters of timed work (progress.c): the device's counts of bytes
+ * and persists of the kernels' wl_store_* and wl_persist (and undo
+ * records), and the units of progress, with the watcher that kills at a
+ * unit (--crash-at-progress) or a moment after the first
+ * (--crash-after-progress) and notes when they came (--progress-times). */
+struct wl_live;
+int wl_live_open(struct wl_ctx *c);
+void wl_live_close(struct wl_ctx *c);
+/* Before and after each timed piece of work; ARM: its kills apply. */
+int wl_live_start(struct wl_ctx *c, int arm);
+int wl_live_stop(struct wl_ctx *c);
 
 /* The --crash-after watchdog (crash.c). */
 double wl_crash_pick(double expected_s, unsigned long long salt);

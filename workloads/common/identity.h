@@ -63,7 +63,7 @@ static inline uint64_t wl_id_sum(const struct wl_identity *s)
 static inline int wl_id_valid(const struct wl_identity *s)
 {
     return s->magic == WL_ID_MAGIC && s->version == WL_ID_VERSION && s->checksum == wl_id_sum(s) &&
-           s->state >= WL_ID_CREATED && s->state <= WL_ID_COMPLETE && s->mode < WL_NMODES &&
+           s->state >= WL_ID_CREATED && s->state <= WL_ID_COMPLETE && s->mode < WL_MAX_MODES &&
            s->nobj <= WL_MAX_OBJECTS && memchr(s->workload, 0, sizeof s->workload) &&
            memchr(s->params, 0, sizeof s->params);
 }

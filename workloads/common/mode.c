@@ -1,33 +1,66 @@
 /* What each mode means, in one table: where kernels write, whether they
  * fence, the DDIO bracket, the CPU flusher, the engine that makes output
- * durable, and whether progress persisted during a run survives a crash.
+ * durable, the engine that makes a transaction's batch failure-atomic, and
+ * whether what kernels mark done as they go is durable at once.
  * (The paper's section 5: GPM, GPM-NDP, GPM-eADR, CAP-mm, CAP-fs, CAP-eADR;
  * cap-delta, the CPU-assisted design for sparse updates; the CPU counterpart
- * of its Figure 1b.) */
+ * of its Figure 1b.) A new mode is one more row, and its engines where it
+ * needs new ones: wl_mode_add takes the row. */
+#include <string.h>
+
 #include "wl.h"
 
-static const struct wl_mode_info modes[WL_NMODES] = {
-    /*                 name        pm fence ddio flush engine              durable gpu host  cp */
-    [WL_GPM]      = {"gpm",      1, 1, 1, 0, WL_ENGINE_NONE,      1, 1, 0, GPMCP_GPM},
-    [WL_GPM_NDP]  = {"gpm-ndp",  1, 0, 0, 1, WL_ENGINE_FLUSH,     0, 1, 0, GPMCP_GPM_NDP},
-    [WL_GPM_EADR] = {"gpm-eadr", 1, 1, 0, 0, WL_ENGINE_NONE,      1, 1, 0, GPMCP_GPM_EADR},
-    [WL_CAP_MM]   = {"cap-mm",   0, 0, 0, 1, WL_ENGINE_CAP_MM,    0, 1, 0, GPMCP_CAP_MM},
-    [WL_CAP_FS]   = {"cap-fs",   0, 0, 0, 0, WL_ENGINE_CAP_FS,    0, 1, 1, GPMCP_CAP_FS},
-    [WL_CAP_EADR] = {"cap-eadr", 0, 0, 0, 1, WL_ENGINE_CAP_EADR,  0, 1, 0, GPMCP_CAP_EADR},
-    /* Beside the paper's CAP: CPU-assisted transactions, whose committed
-     * batches are durable. */
-    [WL_CAP_DELTA] = {"cap-delta", 0, 0, 0, 1, WL_ENGINE_DELTA,  1, 1, 0, GPMCP_CAP_MM},
+static struct wl_mode_info modes[WL_MAX_MODES] = {
+    /*                 name        pm fence ddio flush engine           tx                   durable gpu host cp */
+    [WL_GPM]      = {"gpm",      1, 1, 1, 0, WL_ENGINE_NONE,     &wl_tx_undo_fenced,  1, 1, 0, GPMCP_GPM, WL_GPM},
+    [WL_GPM_NDP]  = {"gpm-ndp",  1, 0, 0, 1, WL_ENGINE_FLUSH,    &wl_tx_undo_flushed, 0, 1, 0, GPMCP_GPM_NDP, WL_GPM_NDP},
+    [WL_GPM_EADR] = {"gpm-eadr", 1, 1, 0, 0, WL_ENGINE_NONE,     &wl_tx_undo_fenced,  1, 1, 0, GPMCP_GPM_EADR, WL_GPM_EADR},
+    [WL_CAP_MM]   = {"cap-mm",   0, 0, 0, 1, WL_ENGINE_CAP_MM,   &wl_tx_cap_chunks,   0, 1, 0, GPMCP_CAP_MM, WL_CAP_MM},
+    [WL_CAP_FS]   = {"cap-fs",   0, 0, 0, 0, WL_ENGINE_CAP_FS,   &wl_tx_cap_chunks,   0, 1, 1, GPMCP_CAP_FS, WL_CAP_FS},
+    [WL_CAP_EADR] = {"cap-eadr", 0, 0, 0, 1, WL_ENGINE_CAP_EADR, &wl_tx_cap_chunks,   0, 1, 0, GPMCP_CAP_EADR, WL_CAP_EADR},
+    /* Beside the paper's CAP: CPU-assisted transactions through a redo
+     * log; what else it persists goes as in cap-mm. */
+    [WL_CAP_DELTA] = {"cap-delta", 0, 0, 0, 1, WL_ENGINE_CAP_MM, &wl_tx_redo_cpu,    0, 1, 0, GPMCP_CAP_MM, WL_CAP_DELTA},
     /* The CPU counterpart persists each piece before recording it done, as
-     * GPM does in-kernel, so its progress is durable too. */
-    [WL_CPU]      = {"cpu",      0, 0, 0, 0, WL_ENGINE_CPU,       1, 0, 1, GPMCP_CAP_MM},
+     * GPM does in-kernel, so what it marks done is durable too. */
+    [WL_CPU]      = {"cpu",      0, 0, 0, 0, WL_ENGINE_CPU,      &wl_tx_undo_cpu,     1, 0, 1, GPMCP_CAP_MM, WL_CPU},
 };
+static int nmodes = WL_NMODES;
 
 const struct wl_mode_info *wl_mode(enum wl_mode m)
 {
-    return (unsigned)m < WL_NMODES ? &modes[m] : &modes[WL_GPM];
+    return (unsigned)m < (unsigned)nmodes ? &modes[m] : &modes[WL_GPM];
 }
 
 const char *wl_mode_name(enum wl_mode m)
 {
-    return (unsigned)m < WL_NMODES ? modes[m].name : "?";
+    return (unsigned)m < (unsigned)nmodes ? modes[m].name : "?";
+}
+
+int wl_mode_by_name(const char *name)
+{
+    for (int m = 0; m < nmodes; m++)
+        if (strcmp(name, modes[m].name) == 0)
+            return m;
+    return -1;
+}
+
+int wl_mode_add(const struct wl_mode_info *row)
+{
+    if (!row || !row->name || !row->tx || (unsigned)row->like >= WL_NMODES)
+        return gpm_set_error("wl_mode_add: a row needs a name, a transaction engine and a "
+                             "built-in mode it is like");
+    if (wl_mode_by_name(row->name) >= 0)
+        return gpm_set_error("wl_mode_add: mode '%s' exists: choose another name", row->name);
+    if (nmodes == WL_MAX_MODES)
+        return gpm_set_error("wl_mode_add: the table holds %d modes", WL_MAX_MODES);
+    modes[nmodes] = *row;
+    return nmodes++;
+}
+
+int wl_runs_mode(const struct wl_workload *w, enum wl_mode m)
+{
+    return (unsigned)m < (unsigned)nmodes &&
+           ((m < WL_NMODES && (w->modes & WL_MODE_BIT(m))) ||
+            (m >= WL_NMODES && (w->modes & WL_MODE_BIT(modes[m].like))));
 }

@@ -27,8 +27,11 @@
 
 int wl_resumable(const struct wl_workload *w, enum wl_mode m)
 {
-    return w->resume_modes ? (w->resume_modes & WL_MODE_BIT(m)) != 0
-                           : wl_mode(m)->durable_progress;
+    switch (w->progress_by) {
+    case WL_BY_COMMITS: return 1;
+    case WL_BY_TRANSACTIONS: return wl_mode(m)->tx->atomic;
+    default: return wl_mode(m)->durable_progress;
+    }
 }
 
 /* ---- sizes, set by layout() ---- */
@@ -85,9 +88,13 @@ int wl_log_flush(struct wl_ctx *c, int i)
 
 static int obj_file_bytes(const struct wl_ctx *c, struct wl_obj *o)
 {
+    if (o->kind == WL_OBJ_NONE) { /* the mode keeps nothing here */
+        o->file_bytes = 0;
+        return 0;
+    }
     if (o->bytes == 0)
         return gpm_set_error("%s: layout() gave PM object '%s' no size", c->wl->name, o->name);
-    if (o->kind == WL_OBJ_REGION) {
+    if (o->kind == WL_OBJ_REGION || o->kind == WL_OBJ_REDO) {
         o->file_bytes = o->bytes;
     } else if (o->kind == WL_OBJ_CHECKPOINT) {
         gpmcp_header h;
@@ -135,6 +142,19 @@ static int check_size(const char *path, size_t want, int *exists)
     return 0;
 }
 
+/* --recover: a file of another size, where another mode wrote the run,
+ * is named by that mode: its files are laid out for it. */
+static int size_in_mode(const struct wl_ctx *c, const struct wl_run *run, const char *path)
+{
+    char why[1024];
+    if (!c->opt.recover || !run->found_valid || run->found.mode == (uint32_t)c->opt.mode)
+        return -1;
+    snprintf(why, sizeof why, "%s", gpm_last_error());
+    return gpm_set_error("%s: its files were laid out by a %s run: recover it with --mode %s "
+                         "(%s)", path, wl_mode_name((enum wl_mode)run->found.mode),
+                         wl_mode_name((enum wl_mode)run->found.mode), why);
+}
+
 /* ---- opening each kind ---- */
 
 static int open_region(struct wl_ctx *c, struct wl_obj *o)
@@ -144,7 +164,7 @@ static int open_region(struct wl_ctx *c, struct wl_obj *o)
         return -1;
     o->created = o->region.created;
     /* CAP-fs writes through the file system; the mapping is for reading. */
-    if (c->opt.mode == WL_CAP_FS) {
+    if (o->kind == WL_OBJ_REGION && c->m->engine == WL_ENGINE_CAP_FS) {
         if (gpm_cap_file_open(&o->cf, o->path, o->file_bytes, 0) != 0)
             return -1;
         o->cf_open = 1;
@@ -156,7 +176,9 @@ static int open_checkpoint(struct wl_ctx *c, struct wl_obj *o, int exists)
 {
     /* CAP-fs goes through the file; the CPU counterpart checkpoints host
      * buffers, copied by the CPU. */
-    int flags = c->opt.mode == WL_CAP_FS ? GPMCP_FILE_IO : c->m->needs_gpu ? 0 : GPM_HOST_ONLY;
+    int flags = c->m->engine == WL_ENGINE_CAP_FS ? GPMCP_FILE_IO
+                : c->m->needs_gpu                 ? 0
+                                                  : GPM_HOST_ONLY;
     o->cp = exists ? gpmcp_open_flags(o->path, flags)
                    : gpmcp_create_flags(o->path, o->bytes, o->nbuf, 1, flags);
     if (!o->cp)
@@ -207,6 +229,9 @@ static int reset_object(struct wl_ctx *c, struct wl_obj *o, int zero_regions)
     switch (o->kind) {
     case WL_OBJ_CHECKPOINT: return o->created ? 0 : gpmcp_reset(o->cp);
     case WL_OBJ_LOG: return o->created ? 0 : gpmtx_reset(&o->log);
+    case WL_OBJ_REDO: /* made empty by wl_tx_reset before each repetition */
+    case WL_OBJ_NONE:
+    case WL_OBJ_TX: return 0;
     default:
         if (!zero_regions || o->created)
             return 0;
@@ -226,8 +251,7 @@ static void close_object(struct wl_obj *o)
     o->cp = NULL;
     wl_dev_free(o->rec_dev);
     o->rec_dev = NULL;
-    wl_dev_free(o->delta_dev);
-    o->delta_dev = NULL;
+    wl_tx_free(o);
     if (o->log_open)
         gpmlog_close(&o->log);
     o->log_open = 0;
@@ -335,6 +359,21 @@ static void make_tag(struct wl_ctx *c, struct wl_run *run)
         snprintf(run->tag, sizeof run->tag, "%s", wl_scale_name(c->opt.scale));
 }
 
+/* A new run over the files of a run that was killed mid-work starts over:
+ * say so, once, and how to resume it instead. */
+static void note_crashed_run(const struct wl_ctx *c, const struct wl_run *run)
+{
+    const struct wl_identity *id = &run->found;
+    if (!run->found_valid || id->state != WL_ID_RUNNING ||
+        strcmp(id->workload, c->wl->name) != 0)
+        return;
+    fprintf(stderr, "%s: %s held a %s run that was killed mid-work (epoch %llu): this run "
+            "starts over and discards it; to resume it instead, run with --recover --mode %s "
+            "and its flags (%s, seed %llu)\n", c->wl->name, run->id.path,
+            wl_mode_name((enum wl_mode)id->mode), (unsigned long long)id->epoch,
+            wl_mode_name((enum wl_mode)id->mode), id->params, (unsigned long long)id->seed);
+}
+
 int wl_objects_open(struct wl_ctx *c, struct wl_run *run)
 {
     int exists[WL_MAX_OBJECTS], zero_regions;
@@ -344,27 +383,49 @@ int wl_objects_open(struct wl_ctx *c, struct wl_run *run)
     for (int i = 0; i < c->nobj; i++)
         c->obj[i].lock_fd = -1;
     make_tag(c, run);
+    /* --recover reads the identity first: the run it names decides what
+     * the files must be, and a mismatch is told in its terms. */
+    if (c->opt.recover) {
+        if (open_identity(c, run) != 0)
+            goto fail;
+        run->locked = 1;
+        if (check_identity(c, run) != 0)
+            goto fail;
+    }
     /* Every size and path is checked before anything is opened. */
     for (int i = 0; i < c->nobj; i++) {
         struct wl_obj *o = &c->obj[i];
-        if (obj_file_bytes(c, o) != 0 || set_path(c, run, o->name, o->path, sizeof o->path) != 0 ||
-            check_size(o->path, o->file_bytes, &exists[i]) != 0)
-            return -1;
-        if (c->opt.recover && !exists[i])
-            return gpm_set_error("%s: does not exist: nothing to recover (run without "
-                                 "--recover first, or pass the --pm-dir, --scale and size "
-                                 "flags of the crashed run)", o->path);
+        exists[i] = 0;
+        if (o->kind == WL_OBJ_NONE)
+            continue;
+        if (obj_file_bytes(c, o) != 0 ||
+            set_path(c, run, o->name, o->path, sizeof o->path) != 0)
+            goto fail;
+        if (check_size(o->path, o->file_bytes, &exists[i]) != 0) {
+            size_in_mode(c, run, o->path);
+            goto fail;
+        }
+        if (c->opt.recover && !exists[i]) {
+            gpm_set_error("%s: does not exist: nothing to recover (run without --recover "
+                          "first, or pass the --pm-dir, --scale and size flags of the crashed "
+                          "run)", o->path);
+            goto fail;
+        }
     }
-    if (open_identity(c, run) != 0)
-        goto fail;
-    run->locked = 1;
-    if (c->opt.recover && check_identity(c, run) != 0)
-        goto fail;
+    if (!c->opt.recover) {
+        if (open_identity(c, run) != 0)
+            goto fail;
+        run->locked = 1;
+        note_crashed_run(c, run);
+    }
     for (int i = 0; i < c->nobj; i++) {
         struct wl_obj *o = &c->obj[i];
-        int rc = o->kind == WL_OBJ_REGION       ? open_region(c, o)
-                 : o->kind == WL_OBJ_CHECKPOINT ? open_checkpoint(c, o, exists[i])
-                                                : open_log(c, o, exists[i]);
+        int rc;
+        if (o->kind == WL_OBJ_NONE)
+            continue;
+        rc = o->kind == WL_OBJ_REGION || o->kind == WL_OBJ_REDO ? open_region(c, o)
+             : o->kind == WL_OBJ_CHECKPOINT                     ? open_checkpoint(c, o, exists[i])
+                                                                : open_log(c, o, exists[i]);
         if (rc != 0 || gpm_lock_file(o->path, &o->lock_fd) != 0)
             goto fail;
     }

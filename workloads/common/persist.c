@@ -21,12 +21,6 @@ int wl_persist_end(struct wl_ctx *c)
     return c->m->ddio_bracket ? gpm_persist_end() : 0;
 }
 
-wl_out wl_out_of(const struct wl_ctx *c)
-{
-    wl_out o = {c->m->fences};
-    return o;
-}
-
 static int check_ranges(const struct wl_obj *o, const gpm_range *v, int n, double *bytes)
 {
     *bytes = 0;
@@ -51,17 +45,17 @@ int wl_commit(struct wl_ctx *c, int i, const gpm_range *v, int n)
     switch (c->m->engine) {
     case WL_ENGINE_NONE: return 0; /* persisted in-kernel; the kernels count it */
     case WL_ENGINE_FLUSH: rc = gpm_flusher_persist_ranges(c->flusher, &o->region, v, n, 0); break;
-    case WL_ENGINE_CAP_MM:
-    case WL_ENGINE_DELTA: rc = gpm_cap_mm_ranges(c->flusher, &o->region, v, n, 0, c->stream); break;
+    case WL_ENGINE_CAP_MM: rc = gpm_cap_mm_ranges(c->flusher, &o->region, v, n, 0, c->stream); break;
     case WL_ENGINE_CAP_EADR: rc = gpm_cap_mm_ranges(c->flusher, &o->region, v, n, 1, c->stream); break;
     case WL_ENGINE_CAP_FS: rc = gpm_cap_fs_ranges(&o->cf, v, n, c->stream); break;
-    case WL_ENGINE_CPU:
-        for (int k = 0; k < n && rc == 0; k++)
-            rc = gpm_region_persist(&o->region, (char *)o->region.host + v[k].off, v[k].len);
-        break;
+    /* The calling thread flushes, one drain for the list: OpenMP threads
+     * of the CPU counterpart commit their own ranges at once. */
+    case WL_ENGINE_CPU: rc = gpm_flusher_persist_ranges(NULL, &o->region, v, n, 0); break;
     }
-    if (rc == 0)
+    if (rc == 0) {
+#pragma omp atomic
         c->bytes_persisted += bytes;
+    }
     return rc;
 }
 
@@ -81,6 +75,20 @@ int wl_pm_write(struct wl_ctx *c, int i, size_t off, const void *src, size_t len
     if (rc == 0)
         c->bytes_persisted += (double)len;
     return rc;
+}
+
+int wl_pm_persist(struct wl_ctx *c, int i, const void *p, size_t len)
+{
+    if (gpm_region_persist(&c->obj[i].region, p, len) != 0)
+        return -1;
+#pragma omp atomic
+    c->bytes_persisted += (double)len;
+    return 0;
+}
+
+void *wl_pm_dev(struct wl_ctx *c, int i)
+{
+    return c->m->kernels_write_pm ? c->obj[i].region.dev : NULL;
 }
 
 /* --cpu-threads best: one timed persist of the workload's size (at most

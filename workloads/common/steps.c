@@ -1,6 +1,7 @@
 /* The loop of every iterative workload that checkpoints, written once: the
- * steps, the schedule, the checkpoints, and the recovery that resumes from
- * the last of them and counts what it reused. */
+ * steps, the schedule, the checkpoints, the restore that refuses another
+ * run's checkpoint, and the recovery that resumes from the last of them and
+ * counts what it reused. */
 #include "wl.h"
 #include "wl_hd.h"
 
@@ -23,6 +24,8 @@ int wl_steps_run(struct wl_ctx *c, const struct wl_steps *s, uint64_t from)
             wl_cp_checkpoint(c, s->cp) != 0)
             return -1;
         cp_s += wl_now() - t0;
+        /* The steps it holds are durable: units of progress. */
+        wl_progress_add(c, k + 1 - last);
         last = k + 1;
         saved++;
     }
@@ -30,12 +33,19 @@ int wl_steps_run(struct wl_ctx *c, const struct wl_steps *s, uint64_t from)
     return 0;
 }
 
-int wl_steps_recover(struct wl_ctx *c, const struct wl_steps *s, int (*restore)(struct wl_ctx *),
-                     int (*reset)(struct wl_ctx *))
+int wl_steps_restore(struct wl_ctx *c, const struct wl_steps *s)
+{
+    int rc = wl_cp_restore(c, s->cp);
+    if (rc != 0)
+        return rc;
+    return s->record_check ? s->record_check(c) : 0;
+}
+
+int wl_steps_recover(struct wl_ctx *c, const struct wl_steps *s, int (*reset)(struct wl_ctx *))
 {
     double t0 = wl_now();
     uint64_t from;
-    int rc = restore(c);
+    int rc = wl_steps_restore(c, s);
     if (rc < 0 || (rc == 1 && reset(c) != 0)) /* 1: killed before the first checkpoint */
         return -1;
     c->restore_s = wl_now() - t0;
@@ -48,4 +58,19 @@ int wl_steps_recover(struct wl_ctx *c, const struct wl_steps *s, int (*restore)(
     rc = wl_steps_run(c, s, from);
     c->progress.redone = *s->done - from;
     return rc;
+}
+
+int wl_steps_final(struct wl_ctx *c, const struct wl_steps *s)
+{
+    int rc = wl_steps_restore(c, s);
+    if (rc == 1)
+        return gpm_set_error("%s: holds no checkpoint", c->obj[s->cp].path), 1;
+    if (rc != 0 || (s->after_restore && (rc = s->after_restore(c)) != 0))
+        return rc;
+    if (*s->done != s->total)
+        return gpm_set_error("%s: the last checkpoint is of %s %llu of %llu", c->wl->name,
+                             s->unit ? s->unit : "step", (unsigned long long)*s->done,
+                             (unsigned long long)s->total),
+               1;
+    return 0;
 }

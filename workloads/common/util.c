@@ -20,12 +20,31 @@ double wl_now(void)
 
 void wl_note(struct wl_ctx *c, const char *fmt, ...)
 {
-    size_t n = strlen(c->note);
+    size_t n = c->note ? strlen(c->note) : 0;
+    int add;
     va_list ap;
-    if (n && n + 1 < sizeof c->note)
+    va_start(ap, fmt);
+    add = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (add < 0)
+        return;
+    /* Grown as needed: a note is never cut short. */
+    if (n + (size_t)add + 2 > c->note_cap) {
+        size_t cap = 2 * (n + (size_t)add + 2);
+        char *p = realloc(c->note, cap);
+        if (!p) {
+            fprintf(stderr, "%s: out of memory for the row's notes\n", c->wl->name);
+            abort();
+        }
+        if (!c->note)
+            p[0] = '\0';
+        c->note = p;
+        c->note_cap = cap;
+    }
+    if (n)
         c->note[n++] = ',';
     va_start(ap, fmt);
-    vsnprintf(c->note + n, sizeof c->note - n, fmt, ap);
+    vsnprintf(c->note + n, c->note_cap - n, fmt, ap);
     va_end(ap);
 }
 

@@ -3,36 +3,73 @@
  * gpm-eadr) a store is a gpm_store_* that the compiler may neither drop nor
  * merge, and wl_persist is gpm_persist; elsewhere (gpm-ndp, the CAP modes)
  * they are a plain store and nothing. The flag is uniform across the grid,
- * so the branch costs no divergence. */
+ * so the branch costs no divergence. Where they persist, they also count
+ * the bytes stored and the persists made, one atomic a warp into counters
+ * spread over the SMs, which the harness sums after the work: no workload
+ * counts by hand. */
 #ifndef WL_CUH
 #define WL_CUH
 
 #include "gpm/gpm.cuh"
+#include "gpm/tx.cuh"
 #include "wl.h"
+
+__device__ __forceinline__ unsigned wl_lane(void)
+{
+    unsigned r;
+    asm volatile("mov.u32 %0, %%laneid;" : "=r"(r));
+    return r;
+}
+
+__device__ __forceinline__ unsigned wl_sm(void)
+{
+    unsigned r;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(r));
+    return r;
+}
+
+/* Adds N for each calling thread to counter K (0 bytes, 1 persists): the
+ * warp's threads here now add through their lowest lane. */
+__device__ __forceinline__ void wl_count(wl_out o, unsigned k, unsigned n)
+{
+    unsigned m;
+    if (!o.acct)
+        return;
+    m = __activemask();
+    if (wl_lane() == (unsigned)(__ffs(m) - 1))
+        atomicAdd(&o.acct[k * WL_ACCT_SLOTS + wl_sm() % WL_ACCT_SLOTS],
+                  (unsigned long long)__popc(m) * n);
+}
 
 __device__ __forceinline__ void wl_store_u32(wl_out o, uint32_t *p, uint32_t v)
 {
-    if (o.fence)
+    if (o.fence) {
         gpm_store_u32(p, v);
-    else
+        wl_count(o, 0, 4);
+    } else {
         *p = v;
+    }
 }
 
 __device__ __forceinline__ void wl_store_u64(wl_out o, uint64_t *p, uint64_t v)
 {
-    if (o.fence)
+    if (o.fence) {
         gpm_store_u64(p, v);
-    else
+        wl_count(o, 0, 8);
+    } else {
         *p = v;
+    }
 }
 
 /* P must be 16-byte aligned. */
 __device__ __forceinline__ void wl_store_v4(wl_out o, uint4 *p, uint4 v)
 {
-    if (o.fence)
+    if (o.fence) {
         gpm_store_v4(p, v);
-    else
+        wl_count(o, 0, 16);
+    } else {
         *p = v;
+    }
 }
 
 /* Blocks of THREADS for ITEMS items, at least one and at most MAX_BLOCKS:
@@ -45,13 +82,35 @@ static inline unsigned wl_blocks(uint64_t items, unsigned threads, unsigned max_
 
 __device__ __forceinline__ void wl_persist(wl_out o)
 {
-    if (o.fence)
+    if (o.fence) {
         gpm_persist();
+        wl_count(o, 1, 1);
+    }
+}
+
+/* N more units of progress are durable (the caller persisted them first).
+ * Under --crash-at-progress, the thread whose units reach the target waits
+ * (up to a second) for the host to kill the process, so the kill lands
+ * while its kernel still runs. */
+__device__ __forceinline__ void wl_progressed(wl_out o, unsigned long long n)
+{
+    unsigned long long k;
+    if (!o.progress)
+        return;
+    k = atomicAdd_system(o.progress, n) + n;
+    if (o.stall_at && k >= o.stall_at && k - n < o.stall_at) {
+        unsigned long long t0, t;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+        do {
+            __nanosleep(1000000u);
+            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        } while (t - t0 < 1000000000ull);
+    }
 }
 
 /* cap-delta: records that offset OFF of the region now holds the
  * record_bytes - 8 bytes at SRC (8-byte aligned). A put past the buffer's
- * capacity is counted and not stored: wl_tx_logged reports it. Outside
+ * capacity is counted and not stored: the engine reports it. Outside
  * cap-delta (D.buf NULL) nothing. */
 __device__ __forceinline__ void wl_delta_put(wl_delta d, uint64_t off, const void *src)
 {
@@ -67,6 +126,45 @@ __device__ __forceinline__ void wl_delta_put(wl_delta d, uint64_t off, const voi
     dst[0] = off;
     for (uint32_t i = 1; i < d.record_bytes / 8; i++)
         dst[i] = s[i - 1];
+}
+
+/* ---- a transaction's batch (wl.h: wl_tx_batch) ---- */
+
+/* Before a change of the LEN bytes at offset OFF of the region, whose old
+ * value is at OLD: their undo record, where the mode logs (durable when it
+ * returns where the mode fences). 0: go on and change them; -1: the log is
+ * full: leave them as they are (the batch then fails, and recovery gives
+ * back the table as it was before it). */
+__device__ __forceinline__ int wl_tx_undo(const wl_txdev *d, uint64_t off, const void *old,
+                                          uint32_t len)
+{
+    uint32_t s;
+    if (!d->log.pm)
+        return 0;
+    s = gpmlog_slot_of(&d->log, -1);
+    if (s == UINT32_MAX || (d->room && gpm_load_u32(d->log.tails + s) +
+                                               gpmtx_record_bytes(len) > d->room) ||
+        gpmtx_log_undo(d->log, (int)s, off, old, len) != 0) {
+        atomicAdd(d->fails, 1ull);
+        return -1;
+    }
+    wl_count(d->o, 0, gpmtx_record_bytes(len) + 4u); /* the record and its tail */
+    if (d->log.fenced)
+        wl_count(d->o, 1, 2); /* its fences: the record's, the tail's */
+    return 0;
+}
+
+/* After the change: offset OFF of the device copy now holds the
+ * change_bytes at NOW (8-byte aligned). Flags its unit or chunk, or puts
+ * it as a redo record, as the engine needs. (Where d->pm is not NULL the
+ * kernel also stores the new bytes there, with wl_store_* and wl_persist
+ * on d->o, in whatever pattern suits its warps.) */
+__device__ __forceinline__ void wl_tx_changed(const wl_txdev *d, uint64_t off, const void *now)
+{
+    if (d->flags)
+        for (uint64_t f = off >> d->shift; f <= (off + d->change_bytes - 1) >> d->shift; f++)
+            d->flags[f] = 1u;
+    wl_delta_put(d->delta, off, now);
 }
 
 #endif

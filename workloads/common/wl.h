@@ -37,8 +37,9 @@ enum wl_mode {
     WL_CAP_DELTA, /* kernels write device memory and gather their changes; the CPU
                      persists them as a redo log, then applies them (wl_tx_*) */
     WL_CPU,      /* the CPU counterpart (OpenMP + libpmem), where a workload has one */
-    WL_NMODES
+    WL_NMODES    /* the built-in modes; wl_mode_add registers more, up to WL_MAX_MODES */
 };
+#define WL_MAX_MODES 16
 #define WL_MODE_BIT(m) (1u << (m))
 #define WL_MODES_GPU                                                                   \
     (WL_MODE_BIT(WL_GPM) | WL_MODE_BIT(WL_GPM_NDP) | WL_MODE_BIT(WL_GPM_EADR) |         \
@@ -51,10 +52,13 @@ enum wl_engine {
     WL_ENGINE_CAP_MM,   /* device -> PM mapping by cudaMemcpy, then CPU flush */
     WL_ENGINE_CAP_FS,   /* device -> pinned staging -> pwrite, then fsync */
     WL_ENGINE_CAP_EADR, /* device -> PM mapping by cudaMemcpy, then a fence */
-    WL_ENGINE_CPU,      /* the CPU wrote the mapping: it flushes */
-    WL_ENGINE_DELTA     /* transactions: the gathered changes through a redo log (wl_tx_*);
-                           anything else as WL_ENGINE_CAP_MM */
+    WL_ENGINE_CPU       /* the CPU wrote the mapping: it flushes */
 };
+
+/* How a batch of a transactional workload becomes failure-atomic: one
+ * engine per way (tx_engines.c), named by the mode table's tx column. */
+struct wl_tx_engine;
+struct wl_workload;
 
 /* What a mode means, in one place (mode.c); everything else reads this. */
 struct wl_mode_info {
@@ -64,12 +68,24 @@ struct wl_mode_info {
     int ddio_bracket;       /* launches bracketed by gpm_persist_begin/end */
     int flusher;            /* CPU flush threads (chosen by --cpu-threads) */
     enum wl_engine engine;  /* what wl_commit does */
-    int durable_progress;   /* what a run persists as it goes survives a crash */
+    const struct wl_tx_engine *tx; /* what a transaction's batch does (wl_tx_batch) */
+    int durable_progress;   /* what kernels mark done as they go is durable at once */
     int needs_gpu;
     int map_host_only;      /* regions mapped without CUDA registration */
     gpmcp_mode cp_how;      /* how a checkpoint reaches PM */
+    enum wl_mode like;      /* a mode wl_mode_add registers: the built-in mode whose
+                               workloads run it too (their code reads the columns, never
+                               the mode's name or number) */
 };
 const struct wl_mode_info *wl_mode(enum wl_mode m);
+/* Adds a mode: ROW (kept by the caller) becomes a mode of its own, run by
+ * every workload that runs ROW->like. Returns its number, or -1 with a
+ * message (a name taken, the table full). Before wl_main. */
+int wl_mode_add(const struct wl_mode_info *row);
+/* The number of the mode named NAME, or -1. */
+int wl_mode_by_name(const char *name);
+/* Does W run mode M (its own modes, or one registered like them)? */
+int wl_runs_mode(const struct wl_workload *w, enum wl_mode m);
 
 enum wl_scale { WL_TINY, WL_SMALL, WL_PAPER, WL_CUSTOM };
 
@@ -99,7 +115,11 @@ struct wl_value {
 enum wl_obj_kind {
     WL_OBJ_REGION,     /* a file of the workload's own layout, mapped for kernels */
     WL_OBJ_CHECKPOINT, /* a gpmcp checkpoint of registered device buffers */
-    WL_OBJ_LOG         /* a libgpm undo log (HCL or conventional) */
+    WL_OBJ_LOG,        /* a libgpm undo log (HCL or conventional) */
+    WL_OBJ_TX,         /* a transactional workload's log: whatever the mode's transaction
+                          engine keeps, which the harness makes one of the kinds below */
+    WL_OBJ_REDO,       /* (from WL_OBJ_TX) a redo log of libgpm (gpm/redo.h), mapped */
+    WL_OBJ_NONE        /* (from WL_OBJ_TX) nothing: the engine keeps no log, no file */
 };
 struct wl_obj_decl {
     const char *name;  /* the file is W-SCALE.NAME in the PM directory */
@@ -130,11 +150,7 @@ struct wl_obj {
     size_t rec_size;
     gpmlog log;            /* log */
     int log_open;
-    /* A log in cap-delta mode (wl_tx_delta_layout): a redo log, a region. */
-    size_t delta_data;     /* bytes a record sets (0: not a redo log) */
-    uint64_t delta_cap;    /* records a batch may have */
-    int delta_table;       /* the region the records change */
-    void *delta_dev;       /* on the GPU: the gathered records, then their count */
+    struct wl_tx_state *tx; /* a transactional log (WL_OBJ_TX): its batches (tx.c) */
 };
 
 /* Units of work a recovery found durable and redid (see recover()). */
@@ -163,6 +179,10 @@ struct wl_opts {
     int keep;               /* keep the PM files after a successful run */
     long long crash_before_commit; /* SIGKILL before this commit (1-based) of the first
                                       repetition's transactions; 0: none */
+    long long crash_at_progress;   /* SIGKILL once this many units of progress are durable
+                                      (1-based) in the first repetition; 0: none */
+    double crash_after_progress;   /* seconds after the first durable unit; < 0: none */
+    int progress_times;     /* note when the first and the last unit became durable */
 };
 
 /* What the harness hands a workload's callbacks. */
@@ -190,14 +210,29 @@ struct wl_ctx {
     uint32_t epoch;          /* the run in progress: new for every repetition and fresh run */
 
     /* Updated by the workload while it runs: */
-    double bytes_persisted;  /* reset before each repetition */
+    double bytes_persisted;  /* reset before each repetition: counted by the harness
+                                (wl_commit, wl_pm_write, wl_pm_persist, checkpoints, logs,
+                                and the kernels' wl_store_* where they persist in-kernel) */
     double restore_s;        /* --recover: the restoration part; < 0: whole operation */
     struct wl_progress progress; /* --recover: what it found and redid */
-    char note[512];          /* extra "k=v" for the params column (wl_note); cleared
-                                before every repetition */
+    char *note;              /* extra "k=v" for the params column (wl_note, which grows
+                                it); emptied before every repetition */
+    size_t note_cap;
     int rep;
     uint64_t check_digest[3]; /* wl_check_digest: the two sums and the words so far */
+    struct wl_live *live;    /* the harness's counters during timed work (harness.h) */
     void *priv;              /* the workload's own state (state_bytes of it) */
+};
+
+/* How a workload's progress (c->progress's units) becomes durable. */
+enum wl_progress_by {
+    WL_BY_MARKERS,      /* its kernels mark units done as they go: durable where the mode
+                           table says durable_progress (the kernels persist in-kernel, or
+                           the CPU counterpart persists before it marks) */
+    WL_BY_COMMITS,      /* each unit is committed (wl_commit, wl_pm_write, a checkpoint):
+                           durable in every mode */
+    WL_BY_TRANSACTIONS  /* each unit is a batch of wl_tx_batch: durable where the mode's
+                           transaction engine is failure-atomic */
 };
 
 /* A workload. Optional callbacks may be NULL. */
@@ -210,10 +245,9 @@ struct wl_workload {
      * a result of its own (the row's op column, a bar of each figure).
      * NULL: one operation, whose rows say op=run. */
     const char *const *ops;
-    /* Modes in which what a run persists as it goes can be resumed (its
-     * checkpoints, or CAP writes at the same points as GPM's); 0: those
-     * whose mode table says durable_progress (gpm, gpm-eadr, cpu). */
-    unsigned resume_modes;
+    /* How its progress becomes durable as it runs, which decides the modes
+     * in which a crashed run resumes (wl_resumable). */
+    enum wl_progress_by progress_by;
     const struct wl_obj_decl *objects; /* terminated by a NULL name */
     const struct wl_param *params;     /* terminated by a NULL flag */
     size_t state_bytes;      /* its own state, c->priv: zeroed before layout(), freed
@@ -280,9 +314,27 @@ int wl_persist_end(struct wl_ctx *c);
 /* Makes the ranges V[0..N) of region I durable, the mode's way, with one
  * drain or one fsync for the whole list: CAP modes copy each range's
  * device source (V[k].src) to its offset first; gpm-ndp and cpu flush what
- * was stored there; gpm and gpm-eadr do nothing (the kernels persisted, and
- * count their own bytes). Counts the bytes it made durable. */
+ * was stored there; gpm and gpm-eadr do nothing (the kernels persisted,
+ * and their wl_store_* counted the bytes). Counts the bytes it made
+ * durable. */
 int wl_commit(struct wl_ctx *c, int i, const gpm_range *v, int n);
+/* The CPU's persist of LEN bytes at P inside region I (the CPU counterpart's
+ * stores), counted. Thread-safe: OpenMP threads call it at once. */
+int wl_pm_persist(struct wl_ctx *c, int i, const void *p, size_t len);
+/* The device pointer of region I where the mode's kernels store into PM
+ * (kernels_write_pm), else NULL: where a kernel writes PM as well as its
+ * device copy. */
+void *wl_pm_dev(struct wl_ctx *c, int i);
+
+/* ---- progress (progress.c): the units c->progress counts, as they become
+ * durable. The harness counts each transaction's batch (wl_tx_batch) and
+ * each checkpoint of wl_steps itself; a workload whose units are its own
+ * (levels, iterations, blocks) counts each once it is durable: on the host
+ * with wl_progress_add, in a kernel with wl_progressed (wl.cuh). Crash
+ * tests kill at a unit (--crash-at-progress K: just after the K-th is
+ * durable), campaigns at a moment after the first (--crash-after-progress),
+ * and --progress-times notes when the first and the last came. */
+void wl_progress_add(struct wl_ctx *c, uint64_t units);
 
 /* --cap-chunk (a WL_STR parameter: "best" or a power of two, 128 to 2^30),
  * for CAP modes that persist the chunks of a table an update touched:
@@ -336,94 +388,173 @@ int wl_cp_restore(struct wl_ctx *c, int i);
 /* ---- iterative workloads that checkpoint (steps.c) ----
  * A run of TOTAL steps saving checkpoint object CP every EVERY steps and
  * after the last; DONE points into the checkpoint's record and counts the
- * steps its state holds. BLK, HS, CFD and DNN are such runs. */
+ * steps its state holds. BLK, HS, CFD and DNN are such runs. Each
+ * checkpoint is a unit of progress (progress_by WL_BY_COMMITS). */
 struct wl_steps {
     int cp;
     uint64_t total, every;
     uint64_t *done;
+    const char *unit;         /* what a step is, for messages ("iteration") */
     int (*step)(struct wl_ctx *c, uint64_t s); /* computes step S (0-based) */
     /* Optional: brings what steps FROM..TO-1 made into the checkpointed
      * buffers and record before they are saved. */
     int (*before_checkpoint)(struct wl_ctx *c, uint64_t from, uint64_t to);
-    /* Optional: after a restore, outside the restoration's time: checks of
-     * what was restored, resets of what depends on it. */
+    /* Optional: right after a restore: 0 if the record is this run's, or
+     * -1 with a message naming the flags to pass (a checkpoint of another
+     * run is never resumed). */
+    int (*record_check)(struct wl_ctx *c);
+    /* Optional: after a restore that passed, outside the restoration's
+     * time: checks of what was restored, resets of what depends on it. */
     int (*after_restore)(struct wl_ctx *c);
 };
 /* Steps FROM..total-1 and their checkpoints (noted as checkpoints=N and
  * checkpoint_s=S, the seconds they took apart from the steps: the GPU is
  * synchronised before each). */
 int wl_steps_run(struct wl_ctx *c, const struct wl_steps *s, uint64_t from);
-/* The whole recovery of such a run: RESTORE (wl_cp_restore and the
- * workload's own checks of the record: 0, 1 when there is no checkpoint, -1)
- * or, without a checkpoint, RESET to step 0; the restoration is the row's
- * restore time; progress is counted in steps (noted as resumed_from=D); then
- * the remaining steps. */
-int wl_steps_recover(struct wl_ctx *c, const struct wl_steps *s, int (*restore)(struct wl_ctx *),
-                     int (*reset)(struct wl_ctx *));
+/* The last consistent checkpoint, restored and its record checked: 0, 1
+ * when there is none yet (the record is left as it was), -1. */
+int wl_steps_restore(struct wl_ctx *c, const struct wl_steps *s);
+/* The whole recovery of such a run: the restore or, without a checkpoint,
+ * RESET to step 0; the restoration is the row's restore time; progress is
+ * counted in steps (noted as resumed_from=D); then the remaining steps. */
+int wl_steps_recover(struct wl_ctx *c, const struct wl_steps *s, int (*reset)(struct wl_ctx *));
+/* For verify(): the last checkpoint restored (and after_restore run) must
+ * hold every step: 0, 1 (not so: message set), -1. */
+int wl_steps_final(struct wl_ctx *c, const struct wl_steps *s);
 
-/* ---- transactions (tx.c): batches of updates to a region, undo-logged in a
- * log object and failure-atomic by libgpm's commit protocol (gpm/tx.h) ----
- * A transactional workload declares WL_TX_PARAMS among its parameters (--log
- * hcl|conv, --partitions) and a WL_OBJ_LOG object, sizes the log in layout
- * with wl_tx_layout, and runs each batch the same way in every mode:
+/* ---- transactions (tx.c, tx_engines.c): batches of updates to a region,
+ * each failure-atomic the way the mode's transaction engine makes it (the
+ * mode table's tx column) ----
+ * A transactional workload declares a WL_OBJ_TX object (its log: an undo
+ * log, a redo log or nothing, as the engine needs) and WL_TX_PARAMS among
+ * its parameters, sets progress_by = WL_BY_TRANSACTIONS, and:
  *
- *   wl_tx_begin(c, L);      gpm, gpm-eadr, cpu: the transaction is active
- *   log the old values      (gpmtx_log_undo in a kernel, gpmtx_host_log_undo
- *                           on the CPU); gpm, gpm-eadr: and store the new ones
- *   wl_tx_logged(c, L);     gpm-ndp: the CPU flushes the log, then begins
- *   store the new values    (gpm-ndp, CAP: a kernel of its own)
- *   wl_commit(c, R, ...);   gpm-ndp, cpu: flush them; CAP: copy them to PM
- *   wl_tx_commit(c, L);     the batch is durable: committed count + 1
+ *   layout():  wl_tx_layout(c, TX, &sizes)    the log, the changes' sizes
+ *   setup():   wl_tx_setup(c, TX, mirror, first_changes)
+ *   prepare(): wl_tx_reset(c, TX)             no batch committed
+ *   run():     wl_tx_batch(c, TX, b, apply)   for each batch B
+ *   recover(): wl_tx_recover(c, TX, &done)    then the batches after DONE
  *
- * The CAP modes log nothing and are not failure-atomic, as in the paper:
- * their rows say atomic=no, and the begin/commit calls do nothing.
- *
- * cap-delta (a workload that lists it also calls wl_tx_delta_layout) is
- * failure-atomic through a redo log instead: the kernels store the new
- * values in device memory and put each change (its offset in the region
- * and its new bytes) into wl_tx_delta_dev's buffer (wl_delta_put);
- * wl_tx_begin empties the buffer, wl_tx_logged makes its records durable
- * in the log, and wl_tx_commit commits them, applies them to the region
- * and flushes the lines they touched (gpm/redo.h). */
+ * APPLY(c, b, d) makes batch B's changes, once, when the engine says:
+ *   GPU modes (d->gpu): its kernels change MIRROR, the device copy of the
+ *     region (same offsets), and for every change call wl_tx_undo before
+ *     it and wl_tx_changed after it; where d->pm is not NULL they also
+ *     store the new bytes there with wl_store_* (d->o) and wl_persist
+ *     (wl.cuh). Nothing else: the engine logs, copies, flushes, commits.
+ *   the CPU counterpart (!d->gpu): it logs each change's old bytes with
+ *     wl_tx_host_undo before making it in the region, and makes its
+ *     changes durable with wl_pm_persist before it returns.
+ * The engines: undo records in-kernel with fences (gpm, gpm-eadr); undo
+ * records unfenced, flushed by the CPU before the changes are copied to PM
+ * (gpm-ndp); no log, the CAP copy of the changed chunks (the paper's CAP:
+ * not failure-atomic, rows say atomic=no); redo records gathered on the
+ * GPU, logged and applied by the CPU (cap-delta); the CPU counterpart's
+ * undo records (cpu). */
 #define WL_TX_PARAMS                                                                    \
     {.flag = "log", .help = "undo log: hcl (a lock-free slot per logging thread) or conv " \
      "(partitions appended under locks)", .type = WL_STR, .sscale = {"hcl", "hcl", "hcl"}},  \
     {.flag = "partitions", .help = "partitions of the conventional log (--log conv)",     \
-     .scale = {64, 64, 64}, .min = 1, .max = 1 << 20}
-/* Does this mode log (every mode but the paper's CAP ones)? */
-int wl_tx_atomic(const struct wl_ctx *c);
-/* Sizes log object LOG: BYTES of records in all, in BLOCKS x THREADS HCL
- * slots, or in --partitions slots with --log conv. In layout(). */
-int wl_tx_layout(struct wl_ctx *c, int log, size_t bytes, int blocks, int threads);
-/* A fresh table: no transaction, committed count 0 (prepare()); notes the
- * log in the row. */
-int wl_tx_reset(struct wl_ctx *c, int log);
-int wl_tx_begin(struct wl_ctx *c, int log);
-int wl_tx_logged(struct wl_ctx *c, int log);
-int wl_tx_commit(struct wl_ctx *c, int log);
-/* Batches committed since the reset. */
-uint64_t wl_tx_committed(struct wl_ctx *c, int log);
-/* After a crash (recover()): undoes the interrupted batch in region REGION
- * (on the GPU where the log and region are registered, else on the CPU)
- * and gives the batches committed, so the run resumes after them; notes
- * what it undid. */
-int wl_tx_recover(struct wl_ctx *c, int log, int region, uint64_t *committed);
-/* A batch's changes gathered on the GPU in cap-delta mode (wl.cuh:
- * wl_delta_put). */
+     .scale = {64, 64, 64}, .min = 1, .max = 1 << 20},                                    \
+    {.flag = "cap-chunk", .help = "CAP: bytes persisted around each change: best "         \
+     "(measured) or a power of two", .type = WL_STR, .sscale = {"best", "best", "best"}}
+
+/* The sizes of a transactional log, for wl_tx_layout. */
+struct wl_tx_sizes {
+    int region;           /* the region the batches change */
+    size_t undo_bytes;    /* undo logs: the records one batch may log, in bytes, in all */
+    int blocks, threads;  /* the logging grid: an HCL slot a thread (a CPU counterpart: one
+                             block of its threads, rounded up to 32); --log conv:
+                             --partitions slots */
+    size_t change_bytes;  /* the bytes one change sets (a multiple of 8): what wl_tx_changed
+                             takes, and a redo record holds */
+    uint64_t max_changes; /* redo: the most changes one batch makes */
+    size_t unit;          /* gpm-ndp: the bytes around a change that are copied to PM and
+                             flushed (a power of two, at least change_bytes) */
+};
+/* Sizes log object TX (WL_OBJ_TX) for the mode's engine, and checks
+ * --log, --partitions and --cap-chunk. In layout(). */
+int wl_tx_layout(struct wl_ctx *c, int tx, const struct wl_tx_sizes *s);
+
+/* What a batch's kernels get (by value: wl.cuh's wl_tx_undo, wl_tx_changed). */
 typedef struct wl_delta {
     uint8_t *buf;              /* records: an 8-byte offset, then the bytes set there */
     unsigned long long *count; /* records put; those past cap are dropped, and counted */
     uint32_t record_bytes;
     uint64_t cap;
 } wl_delta;
-/* cap-delta: log object LOG is a redo log of at most CAPACITY records a
- * batch, each setting DATA_BYTES (a multiple of 8) of region REGION; in
- * layout(), after wl_tx_layout. Other modes: nothing. */
-int wl_tx_delta_layout(struct wl_ctx *c, int log, int region, size_t data_bytes,
-                       uint64_t capacity);
-/* The buffer the kernels gather a batch's changes into (cap-delta; every
- * other mode: one whose buf is NULL, which wl_delta_put ignores). */
-wl_delta wl_tx_delta_dev(struct wl_ctx *c, int log);
+/* The device's counters of what the kernels persisted: WL_ACCT_SLOTS of
+ * bytes, then as many of persists (spread so warps do not queue on one). */
+#define WL_ACCT_SLOTS 64
+typedef struct wl_out {
+    int fence;                      /* store with gpm_store_* and persist (gpm, gpm-eadr) */
+    unsigned long long *acct;       /* the harness's counts of bytes and persists (NULL: none) */
+    unsigned long long *progress;   /* units of progress, in mapped host memory (NULL: none) */
+    unsigned long long stall_at;    /* --crash-at-progress: the unit whose kernel thread
+                                       waits to be killed (0: none) */
+} wl_out;
+typedef struct wl_txdev {
+    int gpu;                  /* 1: kernels apply the batch; 0: the CPU counterpart does */
+    wl_out o;                 /* how stores to d.pm are made (fenced or not) and counted */
+    uint8_t *pm;              /* the region on PM, where the kernels store each change as
+                                 well (gpm, gpm-eadr); NULL: they do not */
+    gpmlog_dev log;           /* the undo log (log.pm NULL: none) */
+    uint32_t *flags;          /* flags[off >> shift] = 1 for each change (gpm-ndp's units,
+                                 CAP's chunks); NULL: none */
+    uint32_t shift;
+    wl_delta delta;           /* cap-delta: each change as a redo record (buf NULL: none) */
+    unsigned long long *fails; /* undo records that did not fit, counted by wl_tx_undo */
+    uint64_t change_bytes;
+    uint32_t room;            /* tests only: the bytes an undo slot holds (0: all of it) */
+} wl_txdev;
+typedef int (*wl_tx_apply)(struct wl_ctx *c, uint64_t b, const wl_txdev *d);
+
+/* GPU modes: MIRROR is the region's device copy that the kernels keep
+ * (the engines copy changes from it); FIRST_CHANGES lists the first
+ * batch's changes for --cap-chunk best (see wl_cap_chunk; called only in
+ * CAP modes). The CPU counterpart: both NULL. In setup(). */
+int wl_tx_setup(struct wl_ctx *c, int tx, void *mirror,
+                int (*first_changes)(struct wl_ctx *c, uint64_t **offsets, size_t *n));
+/* A fresh table: no transaction, committed count 0 (prepare()); notes the
+ * engine and its log in the row. */
+int wl_tx_reset(struct wl_ctx *c, int tx);
+/* Batch B through the mode's engine, which calls APPLY once. On success
+ * the batch is committed (durable, where the engine is atomic) and counted
+ * as a unit of progress. A batch whose undo records did not all fit fails
+ * with its changes unmade or logged, its transaction left for recovery. */
+int wl_tx_batch(struct wl_ctx *c, int tx, uint64_t b, wl_tx_apply apply);
+/* Batches committed since the reset (0 where the engine is not atomic). */
+uint64_t wl_tx_committed(struct wl_ctx *c, int tx);
+/* Is this mode's engine failure-atomic? */
+int wl_tx_atomic(const struct wl_ctx *c);
+/* After a crash (recover()): puts the region back as it was after the
+ * last committed batch, gives their number, and notes what it did. */
+int wl_tx_recover(struct wl_ctx *c, int tx, uint64_t *committed);
+/* The CPU counterpart: logs the LEN old bytes at offset OFF of the region
+ * in log slot SLOT (one a thread), durably, before they change; nothing
+ * where the engine keeps no log. 0, or -1 (the slot is full: leave them). */
+int wl_tx_host_undo(struct wl_ctx *c, int tx, uint32_t slot, uint64_t off, const void *old,
+                    uint32_t len);
+
+/* A transaction engine: one row of the mode table names one. */
+struct wl_tx_engine {
+    const char *name;       /* the row's tx= */
+    int atomic;             /* committed batches survive a crash, and recovery undoes the rest */
+    enum wl_obj_kind log;   /* what the WL_OBJ_TX object is: WL_OBJ_LOG, _REDO or _NONE */
+    /* Optional, from wl_tx_setup: what its batches need (device buffers). */
+    int (*setup)(struct wl_ctx *c, int tx,
+                 int (*first_changes)(struct wl_ctx *c, uint64_t **offsets, size_t *n));
+    int (*reset)(struct wl_ctx *c, int tx);
+    int (*batch)(struct wl_ctx *c, int tx, uint64_t b, wl_tx_apply apply);
+    uint64_t (*committed)(struct wl_ctx *c, int tx);
+    int (*recover)(struct wl_ctx *c, int tx, uint64_t *committed); /* atomic engines */
+};
+extern const struct wl_tx_engine wl_tx_undo_fenced, wl_tx_undo_flushed, wl_tx_cap_chunks,
+    wl_tx_redo_cpu, wl_tx_undo_cpu;
+/* For engines (and their tests): the batch's device handle, with nothing
+ * set but the mode's wl_out and the device counters. */
+wl_txdev wl_tx_dev_base(struct wl_ctx *c, int tx);
+/* --crash-before-commit: the engines call it just before a batch commits. */
+void wl_tx_commit_point(struct wl_ctx *c);
 
 /* ---- device memory, for the workloads' host code (dev.c) ---- */
 int wl_dev_alloc(void **p, size_t bytes); /* *p = NULL on failure */
@@ -438,9 +569,6 @@ int wl_dev_copy(void *dst, const void *src, size_t bytes, int to_device);
 int wl_dev_sync(const char *what);
 
 /* What a kernel needs of the mode to write its output (see wl.cuh). */
-typedef struct wl_out {
-    int fence; /* store with gpm_store_* and persist (gpm, gpm-eadr) */
-} wl_out;
 wl_out wl_out_of(const struct wl_ctx *c);
 
 /* ---- helpers ---- */

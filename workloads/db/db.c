@@ -1,9 +1,10 @@
-/* gpDB in every mode: the descriptor, and which kernels write where. Each
- * INSERT batch and each UPDATE statement is one transaction of the
- * harness's helper (wl_tx_*): INSERT logs only the row count (a
- * conventional log of one partition, one thread), UPDATE the old image of
- * every row it changes (--log, HCL by default). The CAP modes persist what
- * changed without a log, as the paper's CAP did. */
+/* gpDB: the descriptor, the steps and what they change. Each INSERT batch
+ * and each UPDATE statement is one transaction of the harness
+ * (wl_tx_batch), which makes it failure-atomic the mode's way: INSERT's
+ * new rows are written and made durable first (past the row count, unseen
+ * until it moves), and its transaction changes the count alone; UPDATE's
+ * changes every row it selects. gpDB gives its kernels (or its CPU
+ * counterpart), its reference and its layout. */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,15 +29,13 @@ static const struct wl_param db_params[] = {
      * drawn from that time found no commit. */
     {.flag = "statements", .help = "UPDATE: statements (each selects about 5% of the rows)",
      .sizes = 1, .scale = {2, 16, 4}, .min = 1, .max = 1ll << 20},
-    {.flag = "cap-chunk", .help = "CAP: bytes persisted around each changed row: best "
-     "(measured) or a power of two", .type = WL_STR, .sscale = {"best", "best", "best"}},
     WL_TX_PARAMS,
     {0},
 };
 
 static const struct wl_obj_decl db_objects[] = {
     [DB_TABLE] = {"table", WL_OBJ_REGION},
-    [DB_LOG] = {"log", WL_OBJ_LOG},
+    [DB_LOG] = {"log", WL_OBJ_TX},
     {NULL, WL_OBJ_REGION},
 };
 
@@ -81,44 +80,45 @@ static uint64_t most_changed(const struct db_state *st)
 static int db_layout(struct wl_ctx *c)
 {
     struct db_state *st = S(c);
-    int cpu = c->opt.mode == WL_CPU;
-    size_t chunk;
+    int cpu = !c->m->needs_gpu, conv = strcmp(wl_str(c, "log"), "conv") == 0;
+    uint64_t parts = (uint64_t)wl_int(c, "partitions");
+    struct wl_tx_sizes tx = {.region = DB_TABLE, .unit = DB_ROW_BYTES};
     st->rows = (uint64_t)wl_int(c, "rows");
     st->batch = (uint64_t)wl_int(c, "batch");
     st->steps = (uint64_t)wl_int(c, inserting(c) ? "batches" : "statements");
     st->cap = st->rows + (inserting(c) ? st->steps * st->batch : 0);
     st->cpu_slots = cpu_slots(c);
-    if (wl_cap_chunk_arg(c, &chunk) != 0)
-        return -1;
     if (st->cap >= 0xffffffffull)
         return gpm_set_error("--rows: the table would hold %llu rows, more than %llu",
                              (unsigned long long)st->cap, 0xfffffffeull);
     wl_obj_region(c, DB_TABLE, db_row_off(st->cap));
     if (inserting(c)) {
-        /* One record, the old count, a transaction (cap-delta: the new). */
-        wl_obj_log_conv(c, DB_LOG, 4096, 1);
-        if (wl_tx_delta_layout(c, DB_LOG, DB_TABLE, sizeof(uint64_t), 1) != 0)
-            return -1;
+        /* One change a transaction, the count (the header's first word),
+         * logged by one thread: a line a slot. */
+        tx.change_bytes = sizeof(uint64_t);
+        tx.max_changes = 1;
+        tx.blocks = 1;
+        tx.threads = 32;
+        tx.undo_bytes = (size_t)128 * (conv ? parts : 32);
     } else {
         /* The log holds, for every slot, the most rows one slot changes in a
          * statement, counted exactly from the predicate's column. */
         uint64_t slots = cpu ? (uint64_t)(st->cpu_slots + 31) / 32 * 32
                              : (uint64_t)DB_LOG_BLOCKS * DB_LOG_THREADS;
-        size_t rec = gpmtx_record_bytes(DB_ROW_BYTES);
         if (predicate_column(st, c->opt.seed) != 0)
             return -1;
         st->max_matches = db_max_matches(st, cpu ? (uint64_t)st->cpu_slots : slots, !cpu);
-        if (strcmp(wl_str(c, "log"), "conv") == 0)
-            slots = (uint64_t)wl_int(c, "partitions") *
-                    (cpu ? 1
-                         : gpmlog_conv_share((uint32_t)wl_int(c, "partitions"), DB_LOG_BLOCKS,
-                                             DB_LOG_THREADS));
-        if (wl_tx_layout(c, DB_LOG, (size_t)slots * (st->max_matches + 1) * rec,
-                         cpu ? 1 : DB_LOG_BLOCKS,
-                         cpu ? (st->cpu_slots + 31) / 32 * 32 : DB_LOG_THREADS) != 0 ||
-            wl_tx_delta_layout(c, DB_LOG, DB_TABLE, DB_ROW_BYTES, most_changed(st)) != 0)
-            return -1;
+        if (conv)
+            slots = parts * (cpu ? 1 : gpmlog_conv_share((uint32_t)parts, DB_LOG_BLOCKS,
+                                                         DB_LOG_THREADS));
+        tx.change_bytes = DB_ROW_BYTES;
+        tx.max_changes = most_changed(st);
+        tx.blocks = cpu ? 1 : DB_LOG_BLOCKS;
+        tx.threads = cpu ? (st->cpu_slots + 31) / 32 * 32 : DB_LOG_THREADS;
+        tx.undo_bytes = (size_t)slots * (st->max_matches + 1) * gpmtx_record_bytes(DB_ROW_BYTES);
     }
+    if (wl_tx_layout(c, DB_LOG, &tx) != 0)
+        return -1;
     c->data_bytes = db_row_off(st->cap);
     c->calib_bytes = c->data_bytes;
     /* For --crash-after random: on the fast side (a row in about 0.1 ns on
@@ -150,22 +150,11 @@ static int first_changes(struct wl_ctx *c, uint64_t **off, size_t *n)
 static int db_setup(struct wl_ctx *c)
 {
     struct db_state *st = S(c);
-    uint64_t nflags, list;
-    if (wl_cap_chunk(c, first_changes, &st->chunk) != 0)
+    if (!c->m->needs_gpu)
+        return wl_tx_setup(c, DB_LOG, NULL, NULL);
+    if (wl_dev_alloc((void **)&st->d_table, c->data_bytes) != 0)
         return -1;
-    if (c->opt.mode == WL_CPU)
-        return 0;
-    nflags = c->data_bytes / st->chunk + 1;
-    list = c->m->kernels_write_pm ? st->rows : nflags;
-    if (wl_dev_alloc((void **)&st->d_rows, st->cap * sizeof(db_row)) ||
-        wl_dev_alloc((void **)&st->d_list, list * 4) || wl_dev_zero(st->d_list, list * 4) ||
-        wl_dev_alloc((void **)&st->d_counts, 3 * sizeof *st->d_counts))
-        return -1;
-    st->h_list = malloc(list * 4);
-    st->ranges = malloc((list + 2) * sizeof *st->ranges);
-    if (!st->h_list || !st->ranges)
-        return gpm_set_error("db: out of memory for the commit lists");
-    return 0;
+    return wl_tx_setup(c, DB_LOG, st->d_table, first_changes);
 }
 
 /* The table a run starts from, on PM and on the GPU, and a fresh log. */
@@ -175,155 +164,47 @@ static int db_prepare(struct wl_ctx *c)
     gpm_region *r = wl_region(c, DB_TABLE);
     if (db_fill(r, st->rows, c->opt.seed) != 0 || wl_tx_reset(c, DB_LOG) != 0)
         return -1;
-    if (inserting(c)) /* whatever --log says: the count has a log of its own */
-        wl_note(c, "count_log=conv:1");
-    if (c->opt.mode == WL_CPU)
-        return 0;
-    return wl_dev_copy(st->d_rows, (uint8_t *)r->host + DB_HEADER_BYTES,
-                       st->rows * sizeof(db_row), 1);
+    return st->d_table ? wl_dev_copy(st->d_table, r->host, db_row_off(st->rows), 1) : 0;
 }
 
-/* CAP: the chunks an UPDATE flagged, as ranges of the device copy. */
-static int flagged_ranges(struct wl_ctx *c, struct db_state *st, int *nr)
+/* INSERT's new rows, durable past the count before its transaction moves
+ * it: the kernels store them in the device copy and, where the mode's
+ * kernels write PM, there; the commit makes them durable the mode's way. */
+static int insert_rows(struct wl_ctx *c, struct db_state *st, uint64_t step)
 {
-    uint64_t nflags = c->data_bytes / st->chunk + 1;
-    if (wl_dev_copy(st->h_list, st->d_list, nflags * 4, 0) != 0)
+    uint64_t first = st->rows + step * st->batch;
+    gpm_range v = {db_row_off(first), st->batch * DB_ROW_BYTES,
+                   st->d_table + db_row_off(first)};
+    int rc;
+    if (!c->m->needs_gpu)
+        return db_cpu_insert_rows(c, st, step);
+    if (wl_persist_begin(c) != 0)
         return -1;
-    /* The rows only: the header (the count) is not the UPDATE's. */
-    *nr = wl_chunk_ranges(st->h_list, nflags, st->chunk, DB_HEADER_BYTES, c->data_bytes,
-                          st->d_rows, st->ranges);
-    return wl_dev_zero(st->d_list, nflags * 4);
+    rc = db_gpu_insert_rows(st->d_table, wl_pm_dev(c, DB_TABLE), first, st->batch, c->opt.seed,
+                            wl_out_of(c));
+    if (wl_persist_end(c) != 0 || rc != 0)
+        return -1;
+    return wl_commit(c, DB_TABLE, &v, 1);
 }
 
-/* The rows on PM as the kernels address them; NULL where kernels do not
- * write PM (CAP). */
-static db_row *pm_rows_of(struct wl_ctx *c)
+/* Step S's transaction, as the mode's engine asks: INSERT's count, or an
+ * UPDATE statement. */
+static int apply(struct wl_ctx *c, uint64_t s, const wl_txdev *d)
 {
-    gpm_region *r = wl_region(c, DB_TABLE);
-    return c->m->kernels_write_pm ? (db_row *)((uint8_t *)r->dev + DB_HEADER_BYTES) : NULL;
-}
-
-static int gpu_insert(struct wl_ctx *c, struct db_state *st, uint64_t step)
-{
-    gpm_region *r = wl_region(c, DB_TABLE);
-    uint64_t old = st->rows + step * st->batch, now = old + st->batch;
-    db_row *pm_rows = pm_rows_of(c);
-    gpm_range v = {db_row_off(old), st->batch * DB_ROW_BYTES,
-                   (const uint8_t *)st->d_rows + old * DB_ROW_BYTES};
-    gpmlog_dev log;
-    if (c->m->engine == WL_ENGINE_DELTA) {
-        /* cap-delta: the new rows (past the count, unseen until it moves)
-         * by the CAP engine, then the new count through the redo log. */
-        wl_delta d = wl_tx_delta_dev(c, DB_LOG);
-        return wl_tx_begin(c, DB_LOG) ||
-                       db_gpu_insert_rows(st->d_rows, NULL, old, st->batch, c->opt.seed,
-                                          wl_out_of(c)) ||
-                       wl_commit(c, DB_TABLE, &v, 1) ||
-                       db_gpu_set_count(NULL, old, now, NULL, wl_out_of(c), &d) ||
-                       wl_tx_logged(c, DB_LOG) || wl_tx_commit(c, DB_LOG)
-                   ? -1
-                   : 0;
-    }
-    if (!c->m->kernels_write_pm) {
-        /* CAP: the new rows and then the count, by the CPU. */
-        return db_gpu_insert_rows(st->d_rows, NULL, old, st->batch, c->opt.seed,
-                                  wl_out_of(c)) ||
-                       wl_commit(c, DB_TABLE, &v, 1) ||
-                       wl_pm_write(c, DB_TABLE, 0, &now, sizeof now)
-                   ? -1
-                   : 0;
-    }
-    log = wl_log_dev(c, DB_LOG);
-    if (wl_tx_begin(c, DB_LOG) != 0)
-        return -1;
-    if (c->m->fences) {
-        int rc;
-        if (wl_persist_begin(c) != 0)
-            return -1;
-        rc = db_gpu_insert_rows(st->d_rows, pm_rows, old, st->batch, c->opt.seed,
-                                wl_out_of(c)) ||
-             db_gpu_set_count((uint64_t *)r->dev, old, now, &log, wl_out_of(c), NULL);
-        if (wl_persist_end(c) != 0 || rc != 0)
-            return -1;
-        c->bytes_persisted += (double)st->batch * DB_ROW_BYTES + sizeof now;
-        return wl_tx_commit(c, DB_LOG);
-    }
-    /* gpm-ndp: the rows and the count's undo record, flushed; then the
-     * count, flushed. */
-    {
-        gpm_range hdr = {0, sizeof now, NULL};
-        v.src = NULL;
-        if (db_gpu_insert_rows(st->d_rows, pm_rows, old, st->batch, c->opt.seed,
-                               wl_out_of(c)) != 0 ||
-            wl_commit(c, DB_TABLE, &v, 1) != 0 ||
-            db_gpu_set_count(NULL, old, now, &log, wl_out_of(c), NULL) != 0 ||
-            wl_tx_logged(c, DB_LOG) != 0 ||
-            db_gpu_set_count((uint64_t *)r->dev, old, now, NULL, wl_out_of(c), NULL) != 0 ||
-            wl_commit(c, DB_TABLE, &hdr, 1) != 0)
-            return -1;
-    }
-    return wl_tx_commit(c, DB_LOG);
-}
-
-static int gpu_update(struct wl_ctx *c, struct db_state *st, uint64_t u)
-{
-    db_row *pm_rows = pm_rows_of(c);
-    uint64_t count = st->rows, listed = 0, changed = 0;
-    gpmlog_dev log;
-    int nr = 0;
-    if (c->m->engine == WL_ENGINE_DELTA) {
-        /* cap-delta: the device copy and a record of each changed row; the
-         * CPU logs the records, commits, applies them to PM. */
-        wl_delta d = wl_tx_delta_dev(c, DB_LOG);
-        return wl_tx_begin(c, DB_LOG) ||
-                       db_gpu_update(st, count, u, NULL, wl_out_of(c), NULL, 0, 0, &d) ||
-                       wl_tx_logged(c, DB_LOG) || wl_tx_commit(c, DB_LOG)
-                   ? -1
-                   : 0;
-    }
-    if (!c->m->kernels_write_pm)
-        return db_gpu_update(st, count, u, NULL, wl_out_of(c), NULL, 0, wl_chunk_shift(st->chunk),
-                             NULL) ||
-                       flagged_ranges(c, st, &nr) || wl_commit(c, DB_TABLE, st->ranges, nr)
-                   ? -1
-                   : 0;
-    log = wl_log_dev(c, DB_LOG);
-    if (wl_tx_begin(c, DB_LOG) != 0)
-        return -1;
-    if (c->m->fences) {
-        int rc;
-        if (wl_persist_begin(c) != 0)
-            return -1;
-        rc = db_gpu_update(st, count, u, pm_rows, wl_out_of(c), &log, 0, 0, NULL);
-        if (wl_persist_end(c) != 0 || rc != 0 ||
-            wl_dev_copy(&changed, &st->d_counts[1], sizeof changed, 0) != 0)
-            return -1;
-        c->bytes_persisted += (double)changed * DB_ROW_BYTES;
-        return wl_tx_commit(c, DB_LOG);
-    }
-    /* gpm-ndp: log (and update the device copy), the CPU flushes the log,
-     * the changed rows go to PM and the CPU flushes them. */
-    if (db_gpu_update(st, count, u, NULL, wl_out_of(c), &log, 1, 0, NULL) != 0 ||
-        wl_tx_logged(c, DB_LOG) != 0 ||
-        wl_dev_copy(&listed, &st->d_counts[0], sizeof listed, 0) != 0 ||
-        wl_dev_copy(st->h_list, st->d_list, listed * 4, 0) != 0 ||
-        db_gpu_copy_listed(st, pm_rows, listed) != 0)
-        return -1;
-    for (uint64_t k = 0; k < listed; k++)
-        st->ranges[nr++] = (gpm_range){db_row_off(st->h_list[k]), DB_ROW_BYTES, NULL};
-    return wl_commit(c, DB_TABLE, st->ranges, nr) || wl_tx_commit(c, DB_LOG) ? -1 : 0;
+    struct db_state *st = S(c);
+    uint64_t old = st->rows + s * st->batch;
+    if (!d->gpu)
+        return db_cpu_apply(c, st, s);
+    return inserting(c) ? db_gpu_set_count(st->d_table, old, old + st->batch, d)
+                        : db_gpu_update(st->d_table, st->rows, s, d);
 }
 
 static int steps_from(struct wl_ctx *c, uint64_t from)
 {
     struct db_state *st = S(c);
-    for (uint64_t s = from; s < st->steps; s++) {
-        int rc = c->opt.mode == WL_CPU ? db_cpu_step(c, st, s)
-                 : inserting(c)        ? gpu_insert(c, st, s)
-                                       : gpu_update(c, st, s);
-        if (rc != 0)
+    for (uint64_t s = from; s < st->steps; s++)
+        if ((inserting(c) && insert_rows(c, st, s) != 0) || wl_tx_batch(c, DB_LOG, s, apply) != 0)
             return -1;
-    }
     return 0;
 }
 
@@ -337,15 +218,13 @@ static int db_recover(struct wl_ctx *c)
     gpm_region *r = wl_region(c, DB_TABLE);
     uint64_t done, count;
     double t0 = wl_now();
-    if (wl_tx_recover(c, DB_LOG, DB_TABLE, &done) != 0)
+    if (wl_tx_recover(c, DB_LOG, &done) != 0)
         return -1;
     memcpy(&count, r->host, sizeof count);
     if (done > st->steps || count != st->rows + (inserting(c) ? done * st->batch : 0))
         return gpm_set_error("%s: %llu steps committed and %llu rows: not a state of this run",
                              r->path, (unsigned long long)done, (unsigned long long)count);
-    if (c->opt.mode != WL_CPU &&
-        wl_dev_copy(st->d_rows, (uint8_t *)r->host + DB_HEADER_BYTES, count * sizeof(db_row),
-                    1) != 0)
+    if (st->d_table && wl_dev_copy(st->d_table, r->host, db_row_off(count), 1) != 0)
         return -1;
     c->restore_s = wl_now() - t0;
     c->progress.total = st->steps;
@@ -411,11 +290,7 @@ static int db_verify(struct wl_ctx *c)
 static void db_teardown(struct wl_ctx *c)
 {
     struct db_state *st = S(c);
-    wl_dev_free(st->d_rows); /* all NULL in cpu mode */
-    wl_dev_free(st->d_list);
-    wl_dev_free(st->d_counts);
-    free(st->h_list);
-    free(st->ranges);
+    wl_dev_free(st->d_table); /* NULL in cpu mode */
     free(st->h_c0mod);
 }
 
@@ -425,9 +300,8 @@ const struct wl_workload WORKLOAD = {
              "failure-atomic transaction (paper 4.1 and Figure 9)",
     .modes = WL_MODES_GPU | WL_MODE_BIT(WL_CAP_DELTA) | WL_MODE_BIT(WL_CPU),
     .ops = db_ops,
-    /* The logged modes resume after the last committed step; CAP reruns. */
-    .resume_modes = WL_MODE_BIT(WL_GPM) | WL_MODE_BIT(WL_GPM_NDP) | WL_MODE_BIT(WL_GPM_EADR) |
-                    WL_MODE_BIT(WL_CAP_DELTA) | WL_MODE_BIT(WL_CPU),
+    /* Failure-atomic modes resume after the last committed step; CAP reruns. */
+    .progress_by = WL_BY_TRANSACTIONS,
     .objects = db_objects,
     .params = db_params,
     .state_bytes = sizeof(struct db_state),

@@ -30,14 +30,10 @@ struct db_state {
     uint64_t batch, steps;   /* rows an INSERT batch; batches or statements */
     int cpu_slots;           /* cpu mode: log slots, and so the most threads */
     uint64_t max_matches;    /* UPDATE: most rows one logging slot changes in a statement */
-    size_t chunk;            /* CAP: bytes persisted for each chunk an UPDATE touched */
     uint8_t *h_c0mod;        /* UPDATE: c0 % 20 of every row (the predicate's column) */
-    /* GPU modes (device memory): */
-    db_row *d_rows;          /* the table's rows, a copy that the kernels read */
-    uint32_t *d_list;        /* gpm-ndp: rows an UPDATE changed; CAP: chunk flags */
-    unsigned long long *d_counts; /* [0] listed rows, [1] rows changed, [2] log failures */
-    uint32_t *h_list;
-    gpm_range *ranges;
+    /* GPU modes: the table's device copy, header and rows at their offsets
+     * on PM, which the kernels read and keep equal to what PM must hold. */
+    uint8_t *d_table;
 };
 
 /* Host side (db_ref.c). */
@@ -51,26 +47,22 @@ uint64_t db_max_matches(const struct db_state *st, uint64_t slots, int warps);
 /* The reference: the table after the first STEPS steps of the operation. */
 void db_ref_step(const struct db_state *st, int op, uint64_t seed, uint64_t step,
                  db_row *rows, uint64_t *count);
-/* The CPU counterpart's step on the PM table (OpenMP, undo-logged). */
-int db_cpu_step(struct wl_ctx *c, struct db_state *st, uint64_t step);
+/* The CPU counterpart (OpenMP): INSERT step STEP's rows, durable before
+ * the count covers them; and a step's transaction (the count, or an
+ * UPDATE), each old value logged (wl_tx_host_undo) before it changes. */
+int db_cpu_insert_rows(struct wl_ctx *c, struct db_state *st, uint64_t step);
+int db_cpu_apply(struct wl_ctx *c, struct db_state *st, uint64_t step);
 
-/* Kernels (db_kernels.cu). ROW0: where the step's rows begin. */
-int db_gpu_insert_rows(db_row *dev_rows, db_row *pm_rows, uint64_t first, uint64_t n,
+/* Kernels (db_kernels.cu), on the device copy TABLE (DB_HEADER_BYTES of
+ * header, then the rows). */
+/* INSERT's rows FIRST.. FIRST+N-1, in the copy and at PM_TABLE (NULL: not)
+ * as O says. */
+int db_gpu_insert_rows(uint8_t *table, uint8_t *pm_table, uint64_t first, uint64_t n,
                        uint64_t seed, wl_out o);
-/* Logs the count's old value (when LOG) and stores the new one at PM_COUNT
- * (when not NULL), or records it in DELTA (when not NULL: cap-delta), in
- * one thread. */
-int db_gpu_set_count(uint64_t *pm_count, uint64_t old_count, uint64_t new_count,
-                     const gpmlog_dev *log, wl_out o, const wl_delta *delta);
-/* UPDATE statement U over COUNT rows of the device copy: PM (NULL: none)
- * gets the changed rows as O says; LOG (non-NULL) the old images; LIST
- * (gpm-ndp) the changed rows, or CHUNK_SHIFT > 0 flags their chunks; DELTA
- * (NULL: none) a record of each changed row (cap-delta). */
-int db_gpu_update(struct db_state *st, uint64_t count, uint64_t u, db_row *pm, wl_out o,
-                  const gpmlog_dev *log, int list, uint32_t chunk_shift,
-                  const wl_delta *delta);
-/* gpm-ndp: the listed rows (COUNT of them) from the device copy to PM. */
-int db_gpu_copy_listed(struct db_state *st, db_row *pm, uint64_t count);
+/* The count from OLD_COUNT to NEW_COUNT as a transaction's batch (D). */
+int db_gpu_set_count(uint8_t *table, uint64_t old_count, uint64_t new_count, const wl_txdev *d);
+/* UPDATE statement U over COUNT rows as a transaction's batch (D). */
+int db_gpu_update(uint8_t *table, uint64_t count, uint64_t u, const wl_txdev *d);
 
 #ifdef __cplusplus
 }

@@ -1,12 +1,12 @@
-/* gpDB kernels: INSERT appends rows in parallel and one thread logs and
- * raises the row count; UPDATE runs with the log's HCL grid, each warp
- * taking 32 rows at a time and its lanes logging the old images of the
- * selected rows before storing the new ones. The kernels read the device
- * copy of the table and write it and, where the mode says, PM. */
+/* gpDB kernels: INSERT appends rows in parallel, then one thread logs and
+ * raises the row count (a transaction's batch of one change); UPDATE runs
+ * with the log's HCL grid, each warp taking 32 rows at a time and its
+ * lanes logging the old images of the selected rows (wl_tx_undo) before
+ * storing the new ones. The kernels read the device copy of the table
+ * (header and rows) and write it and, where the mode says, PM. */
 #include <cuda_runtime.h>
 
 #include "db.h"
-#include "gpm/tx.cuh"
 #include "wl.cuh"
 
 #define MAX_BLOCKS 65535u /* the grid-stride loops take the rest */
@@ -30,31 +30,25 @@ __global__ void insert_kernel(db_row *dev_rows, db_row *pm_rows, uint64_t first,
     wl_persist(o);
 }
 
-__global__ void count_kernel(uint64_t *pm_count, uint64_t old_count, uint64_t new_count,
-                             gpmlog_dev log, int logged, wl_out o, wl_delta delta,
-                             unsigned long long *fail)
+/* The count's change, a batch of one: its undo record, then the device
+ * copy and, where the mode stores there, PM. */
+__global__ void count_kernel(uint64_t *dev_count, uint64_t old_count, uint64_t new_count,
+                             wl_txdev d)
 {
-    wl_delta_put(delta, 0, &new_count); /* cap-delta: the count is the header's first word */
-    if (logged && gpmtx_log_undo(log, 0, 0, &old_count, sizeof old_count) != 0) {
-        *fail = 1;
-        return; /* nothing logged: the count must not change */
+    if (wl_tx_undo(&d, 0, &old_count, sizeof old_count) != 0)
+        return; /* not logged: the count must not change */
+    *dev_count = new_count;
+    if (d.pm) {
+        wl_store_u64(d.o, (uint64_t *)d.pm, new_count);
+        wl_persist(d.o);
     }
-    if (pm_count) { /* NULL: the record alone (gpm-ndp logs before it stores) */
-        wl_store_u64(o, pm_count, new_count);
-        wl_persist(o);
-    }
+    wl_tx_changed(&d, 0, &new_count); /* the count is the header's first word */
 }
 
 struct update_args {
-    db_row *rows, *pm;
+    db_row *rows, *pm;     /* the device copy's rows; PM's (NULL: the kernel stores none) */
     uint64_t count, u;
-    gpmlog_dev log;
-    int logged;
-    wl_out o;
-    uint32_t *list;
-    uint32_t chunk_shift;
-    wl_delta delta;
-    unsigned long long *counts;
+    wl_txdev d;
 };
 
 /* Row K of a statement, taken by one lane of a warp whose other lanes take
@@ -63,19 +57,12 @@ struct update_args {
 __device__ __forceinline__ int update_row(const struct update_args *a, uint64_t k, db_row *row)
 {
     db_row x = a->rows[k];
-    if (a->logged && gpmtx_log_undo(a->log, -1, db_row_off(k), &x, sizeof x) != 0) {
-        atomicAdd(&a->counts[2], 1ull);
+    if (wl_tx_undo(&a->d, db_row_off(k), &x, sizeof x) != 0)
         return 0; /* not logged: not changed */
-    }
     db_update(&x, a->u);
     a->rows[k] = x;
     *row = x;
-    wl_delta_put(a->delta, db_row_off(k), &x);
-    if (a->chunk_shift)
-        a->list[db_row_off(k) >> a->chunk_shift] = 1;
-    else if (a->list)
-        a->list[atomicAdd(&a->counts[0], 1ull)] = (uint32_t)k;
-    atomicAdd(&a->counts[1], 1ull);
+    wl_tx_changed(&a->d, db_row_off(k), &x);
     return 1;
 }
 
@@ -95,9 +82,9 @@ __device__ void update_rows(const struct update_args *a, const uint64_t *q, uint
         return;
     for (uint32_t j = lane / 4u; j < 32u; j += 8u)
         if (changed >> j & 1u)
-            wl_store_v4(a->o, (uint4 *)&a->pm[q[j]] + lane % 4u,
+            wl_store_v4(a->d.o, (uint4 *)&a->pm[q[j]] + lane % 4u,
                         ((const uint4 *)&staged[j])[lane % 4u]);
-    wl_persist(a->o);
+    wl_persist(a->d.o);
     __syncwarp();
 }
 
@@ -136,81 +123,32 @@ __global__ void update_kernel(struct update_args a)
         update_rows(&a, q, n, staging[w]);
 }
 
-__global__ void copy_listed_kernel(const db_row *rows, db_row *pm, const uint32_t *list,
-                                   uint64_t count)
+extern "C" int db_gpu_insert_rows(uint8_t *dev_table, uint8_t *pm_table, uint64_t first,
+                                  uint64_t n, uint64_t seed, wl_out o)
 {
-    for (uint64_t k = gpm_grid_rank(); k < count; k += gpm_grid_threads())
-        pm[list[k]] = rows[list[k]];
-}
-
-extern "C" int db_gpu_insert_rows(db_row *dev_rows, db_row *pm_rows, uint64_t first, uint64_t n,
-                                  uint64_t seed, wl_out o)
-{
-    insert_kernel<<<wl_blocks(4 * n, 256, MAX_BLOCKS), 256>>>(dev_rows, pm_rows, first, n, seed, o);
+    insert_kernel<<<wl_blocks(4 * n, 256, MAX_BLOCKS), 256>>>(
+        (db_row *)(dev_table + DB_HEADER_BYTES),
+        pm_table ? (db_row *)(pm_table + DB_HEADER_BYTES) : NULL, first, n, seed, o);
     return wl_dev_sync("db: the INSERT kernel");
 }
 
-extern "C" int db_gpu_set_count(uint64_t *pm_count, uint64_t old_count, uint64_t new_count,
-                                const gpmlog_dev *log, wl_out o, const wl_delta *delta)
+extern "C" int db_gpu_set_count(uint8_t *dev_table, uint64_t old_count, uint64_t new_count,
+                                const wl_txdev *d)
 {
-    unsigned long long *fail = NULL, f = 0;
-    gpmlog_dev none;
-    wl_delta no_delta;
-    memset(&none, 0, sizeof none);
-    memset(&no_delta, 0, sizeof no_delta);
-    if (wl_dev_alloc((void **)&fail, sizeof f) != 0 || wl_dev_zero(fail, sizeof f) != 0) {
-        wl_dev_free(fail);
-        return -1;
-    }
-    count_kernel<<<1, 1>>>(pm_count, old_count, new_count, log ? *log : none, log != NULL, o,
-                           delta ? *delta : no_delta, fail);
-    if (wl_dev_sync("db: the row count's kernel") != 0 || wl_dev_copy(&f, fail, sizeof f, 0)) {
-        wl_dev_free(fail);
-        return -1;
-    }
-    wl_dev_free(fail);
-    return f ? gpm_set_error("db: the row count's undo record did not fit the log") : 0;
+    count_kernel<<<1, 1>>>((uint64_t *)dev_table, old_count, new_count, *d);
+    return wl_dev_sync("db: the row count's kernel");
 }
 
-extern "C" int db_gpu_update(struct db_state *st, uint64_t count, uint64_t u, db_row *pm,
-                             wl_out o, const gpmlog_dev *log, int list, uint32_t chunk_shift,
-                             const wl_delta *delta)
+extern "C" int db_gpu_update(uint8_t *dev_table, uint64_t count, uint64_t u, const wl_txdev *d)
 {
     struct update_args a;
-    unsigned long long fails = 0;
     memset(&a, 0, sizeof a);
-    a.rows = st->d_rows;
-    a.pm = pm;
+    a.rows = (db_row *)(dev_table + DB_HEADER_BYTES);
+    a.pm = d->pm ? (db_row *)(d->pm + DB_HEADER_BYTES) : NULL;
     a.count = count;
     a.u = u;
-    if (log) {
-        a.log = *log;
-        a.logged = 1;
-    }
-    a.o = o;
-    a.list = list || chunk_shift ? st->d_list : NULL;
-    a.chunk_shift = chunk_shift;
-    if (delta)
-        a.delta = *delta;
-    a.counts = st->d_counts;
-    if (wl_dev_zero(st->d_counts, 3 * sizeof fails) != 0)
-        return -1;
+    a.d = *d;
     /* The log's HCL grid: each thread logs into its own slot. */
     update_kernel<<<DB_LOG_BLOCKS, DB_LOG_THREADS>>>(a);
-    if (wl_dev_sync("db: the UPDATE kernel") != 0 ||
-        wl_dev_copy(&fails, &st->d_counts[2], sizeof fails, 0) != 0)
-        return -1;
-    if (fails)
-        return gpm_set_error("db: statement %llu: %llu old rows did not fit the log",
-                             (unsigned long long)u, fails);
-    return 0;
-}
-
-extern "C" int db_gpu_copy_listed(struct db_state *st, db_row *pm, uint64_t count)
-{
-    if (count == 0)
-        return 0;
-    copy_listed_kernel<<<wl_blocks(count, 256, MAX_BLOCKS), 256>>>(st->d_rows, pm, st->d_list,
-                                                                    count);
-    return wl_dev_sync("db: the copy of the changed rows");
+    return wl_dev_sync("db: the UPDATE kernel");
 }

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "db.h"
-#include "gpm/tx.h"
 
 int db_fill(const gpm_region *r, uint64_t rows, uint64_t seed)
 {
@@ -64,68 +63,64 @@ void db_ref_step(const struct db_state *st, int op, uint64_t seed, uint64_t step
             db_update(&rows[k], step);
 }
 
-/* INSERT: the rows (invisible until the count covers them), then the
- * count's undo record, the new count. */
-static int cpu_insert(struct wl_ctx *c, struct db_state *st, uint64_t step)
+int db_cpu_insert_rows(struct wl_ctx *c, struct db_state *st, uint64_t step)
 {
-    gpm_region *r = wl_region(c, DB_TABLE);
-    uint8_t *base = r->host;
+    uint8_t *base = wl_region(c, DB_TABLE)->host;
     uint64_t old = st->rows + step * st->batch, now = old + st->batch;
-    int threads = c->threads > 0 ? c->threads : omp_get_max_threads(), failed = 0;
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(| : failed)
+    int threads = c->threads > 0 ? c->threads : omp_get_max_threads();
+#pragma omp parallel for num_threads(threads) schedule(static)
     for (uint64_t k = old; k < now; k++) {
         db_row x = db_row_gen(c->opt.seed, k);
         memcpy(base + db_row_off(k), &x, sizeof x);
     }
-    failed |= gpm_region_persist(r, base + db_row_off(old), st->batch * DB_ROW_BYTES);
-    if (failed || gpmtx_host_log_undo(wl_log(c, DB_LOG), 0, 0, base, sizeof old) != 0)
-        return -1;
+    return wl_pm_persist(c, DB_TABLE, base + db_row_off(old), st->batch * DB_ROW_BYTES);
+}
+
+/* INSERT's transaction: the count's undo record, the new count. */
+static int cpu_count(struct wl_ctx *c, struct db_state *st, uint64_t step)
+{
+    uint8_t *base = wl_region(c, DB_TABLE)->host;
+    uint64_t old = st->rows + step * st->batch, now = old + st->batch;
+    if (wl_tx_host_undo(c, DB_LOG, 0, 0, base, sizeof old) != 0)
+        return gpm_set_error("db: batch %llu: the count's undo record did not fit %s",
+                             (unsigned long long)step, c->obj[DB_LOG].path);
     memcpy(base, &now, sizeof now);
-    if (gpm_region_persist(r, base, sizeof now) != 0)
-        return -1;
-    c->bytes_persisted += (double)st->batch * DB_ROW_BYTES + sizeof now;
-    return 0;
+    return wl_pm_persist(c, DB_TABLE, base, sizeof now);
 }
 
 /* UPDATE: each thread its share of the rows, logging each changed row's
  * old image in its own slot before changing and persisting it. */
 static int cpu_update(struct wl_ctx *c, struct db_state *st, uint64_t u)
 {
-    gpm_region *r = wl_region(c, DB_TABLE);
-    uint8_t *base = r->host;
-    uint64_t count, changed = 0;
+    uint8_t *base = wl_region(c, DB_TABLE)->host;
+    uint64_t count;
     int threads = c->threads > 0 ? c->threads : omp_get_max_threads(), failed = 0;
     memcpy(&count, base, sizeof count);
     if (threads > st->cpu_slots)
         threads = st->cpu_slots;
-#pragma omp parallel num_threads(threads) reduction(+ : changed) reduction(| : failed)
+#pragma omp parallel num_threads(threads) reduction(| : failed)
     {
         uint64_t t = (uint64_t)omp_get_thread_num(), nt = (uint64_t)omp_get_num_threads();
         for (uint64_t k = count * t / nt; k < count * (t + 1) / nt && !failed; k++) {
             db_row *x = (db_row *)(base + db_row_off(k));
             if (!db_matches(x, u))
                 continue;
-            if (gpmtx_host_log_undo(wl_log(c, DB_LOG), (uint32_t)t, db_row_off(k), x,
-                                    sizeof *x) != 0) {
+            if (wl_tx_host_undo(c, DB_LOG, (uint32_t)t, db_row_off(k), x, sizeof *x) != 0) {
                 failed = 1;
                 break;
             }
             db_update(x, u);
-            failed |= gpm_region_persist(r, x, sizeof *x);
-            changed++;
+            failed |= wl_pm_persist(c, DB_TABLE, x, sizeof *x) != 0;
         }
     }
     if (failed)
-        return gpm_set_error("db: statement %llu: a log slot is full or a persist failed",
-                             (unsigned long long)u);
-    c->bytes_persisted += (double)changed * DB_ROW_BYTES;
+        return gpm_set_error("db: statement %llu: an undo record did not fit %s, or a persist "
+                             "failed: the statement stopped; --recover undoes it",
+                             (unsigned long long)u, c->obj[DB_LOG].path);
     return 0;
 }
 
-int db_cpu_step(struct wl_ctx *c, struct db_state *st, uint64_t step)
+int db_cpu_apply(struct wl_ctx *c, struct db_state *st, uint64_t step)
 {
-    if (wl_tx_begin(c, DB_LOG) != 0 ||
-        (c->opt.op == DB_OP_INSERT ? cpu_insert(c, st, step) : cpu_update(c, st, step)) != 0)
-        return -1;
-    return wl_tx_logged(c, DB_LOG) || wl_tx_commit(c, DB_LOG) ? -1 : 0;
+    return c->opt.op == DB_OP_INSERT ? cpu_count(c, st, step) : cpu_update(c, st, step);
 }

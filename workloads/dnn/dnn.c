@@ -86,18 +86,18 @@ static int dnn_layout(struct wl_ctx *c)
 }
 
 /* The record of this run at iteration 0 (what a checkpoint must match). */
-static void fresh_meta(struct wl_ctx *c)
+static void fresh_meta(struct wl_ctx *c, dnn_meta *m)
 {
     struct dnn_state *st = S(c);
-    dnn_meta_init(&st->meta, st->iters, st->batch, st->every, c->opt.seed, st->lr,
-                  st->data.fingerprint, st->data.ntrain, st->data.ntest);
+    dnn_meta_init(m, st->iters, st->batch, st->every, c->opt.seed, st->lr, st->data.fingerprint,
+                  st->data.ntrain, st->data.ntest);
 }
 
 /* The state at iteration 0: the initial parameters, no iteration done. */
 static int initial_state(struct wl_ctx *c)
 {
     struct dnn_state *st = S(c);
-    fresh_meta(c);
+    fresh_meta(c, &st->meta);
     st->perm_epoch = NO_EPOCH;
     return wl_dev_copy(st->d_params, st->init, param_bytes(), 1) != 0 ||
                    wl_dev_zero(st->d_grads, param_bytes()) != 0
@@ -231,12 +231,29 @@ static int book(struct wl_ctx *c, uint64_t from, uint64_t to)
 
 static int check_restored(struct wl_ctx *c);
 
+/* The checkpoint's record must be this run's. */
+static int record_check(struct wl_ctx *c)
+{
+    dnn_meta want, m = S(c)->meta;
+    fresh_meta(c, &want);
+    if (dnn_meta_matches(&m, &want))
+        return 0;
+    return gpm_set_error("%s: checkpoint of another run (%llu iterations of %llu images, "
+                         "every %llu, seed %llu, dataset %016llx): pass the same "
+                         "--iterations, --batch, --checkpoint-every, --lr, --dataset and "
+                         "--seed to recover it", c->obj[DNN_CP].path,
+                         (unsigned long long)m.iters, (unsigned long long)m.batch,
+                         (unsigned long long)m.every, (unsigned long long)m.seed,
+                         (unsigned long long)m.data_fp);
+}
+
 static struct wl_steps steps(struct wl_ctx *c)
 {
     struct dnn_state *st = S(c);
     struct wl_steps s = {.cp = DNN_CP, .total = st->iters, .every = st->every,
-                         .done = &st->meta.iters_done, .step = train,
-                         .before_checkpoint = book, .after_restore = check_restored};
+                         .done = &st->meta.iters_done, .unit = "iteration", .step = train,
+                         .before_checkpoint = book, .record_check = record_check,
+                         .after_restore = check_restored};
     return s;
 }
 
@@ -244,31 +261,6 @@ static int dnn_run(struct wl_ctx *c)
 {
     struct wl_steps s = steps(c);
     return wl_steps_run(c, &s, 0);
-}
-
-/* Restores the last consistent checkpoint into the device buffers and
- * checks that it belongs to this run: 0, or 1 when there is none (the
- * record is then that of iteration 0). */
-static int restore(struct wl_ctx *c)
-{
-    struct dnn_state *st = S(c);
-    dnn_meta want, m;
-    int rc;
-    fresh_meta(c);
-    want = st->meta;
-    rc = wl_cp_restore(c, DNN_CP);
-    if (rc != 0)
-        return rc;
-    m = st->meta;
-    if (!dnn_meta_matches(&m, &want))
-        return gpm_set_error("%s: checkpoint of another run (%llu iterations of %llu images, "
-                             "every %llu, seed %llu, dataset %016llx): pass the same "
-                             "--iterations, --batch, --checkpoint-every, --lr, --dataset and "
-                             "--seed to recover it", c->obj[DNN_CP].path,
-                             (unsigned long long)m.iters, (unsigned long long)m.batch,
-                             (unsigned long long)m.every, (unsigned long long)m.seed,
-                             (unsigned long long)m.data_fp);
-    return 0;
 }
 
 /* The restored parameters and record against the bytes of the checkpoint
@@ -291,7 +283,7 @@ static int check_restored(struct wl_ctx *c)
 static int dnn_recover(struct wl_ctx *c)
 {
     struct wl_steps s = steps(c);
-    return wl_steps_recover(c, &s, restore, initial_state);
+    return wl_steps_recover(c, &s, initial_state);
 }
 
 /* The accuracy of the parameters in d_params on the test set. */
@@ -320,19 +312,11 @@ static int test_accuracy(struct dnn_state *st, double *acc)
 static int dnn_verify(struct wl_ctx *c)
 {
     struct dnn_state *st = S(c);
+    struct wl_steps s = steps(c);
     double acc;
-    int rc = restore(c);
-    if (rc == 1) {
-        gpm_set_error("%s: holds no checkpoint", c->obj[DNN_CP].path);
-        return 1;
-    }
-    if (rc != 0 || (rc = check_restored(c)) != 0)
+    int rc = wl_steps_final(c, &s);
+    if (rc != 0)
         return rc;
-    if (st->meta.iters_done != st->iters) {
-        gpm_set_error("dnn: the last checkpoint is of iteration %llu of %llu",
-                      (unsigned long long)st->meta.iters_done, (unsigned long long)st->iters);
-        return 1;
-    }
     if (test_accuracy(st, &acc) != 0)
         return -1;
     wl_note(c, "loss=%.4f,loss_first%llu=%.4f,loss_last%llu=%.4f,test_accuracy=%.4f,%s",
@@ -369,7 +353,7 @@ const struct wl_workload WORKLOAD = {
     .about = "LeNet trained with cuDNN on MNIST-format data, weights and biases checkpointed "
              "(paper Table 1)",
     .modes = WL_MODES_GPU,
-    .resume_modes = WL_MODES_GPU, /* a checkpoint is durable in every mode */
+    .progress_by = WL_BY_COMMITS, /* a checkpoint is durable in every mode */
     .objects = dnn_objects,
     .params = dnn_params,
     .state_bytes = sizeof(struct dnn_state),

@@ -67,23 +67,25 @@ static int hs_layout(struct wl_ctx *c)
 }
 
 /* The record of this run at call 0 (what a checkpoint must match). */
-static void fresh_meta(struct wl_ctx *c)
+static hs_meta meta_of(struct wl_ctx *c)
 {
     struct hs_state *st = S(c);
-    memset(&st->meta, 0, sizeof st->meta);
-    st->meta.magic = HS_META_MAGIC;
-    st->meta.rows = st->rows;
-    st->meta.cols = st->cols;
-    st->meta.seed = c->opt.seed;
-    st->meta.iters = st->iters;
-    st->meta.height = (uint64_t)st->height;
-    st->meta.input = st->in.fingerprint;
+    hs_meta m;
+    memset(&m, 0, sizeof m);
+    m.magic = HS_META_MAGIC;
+    m.rows = st->rows;
+    m.cols = st->cols;
+    m.seed = c->opt.seed;
+    m.iters = st->iters;
+    m.height = (uint64_t)st->height;
+    m.input = st->in.fingerprint;
+    return m;
 }
 
 /* The state at step 0: the initial temperatures, no call done. */
 static int initial_state(struct wl_ctx *c)
 {
-    fresh_meta(c);
+    S(c)->meta = meta_of(c);
     S(c)->cur = S(c)->d_temp;
     return wl_dev_copy_within(S(c)->d_temp, S(c)->d_init, S(c)->cells * sizeof(float));
 }
@@ -146,12 +148,35 @@ static int state_in_d_temp(struct wl_ctx *c, uint64_t from, uint64_t to)
     return wl_dev_copy_within(st->d_temp, st->d_scratch, st->cells * sizeof(float));
 }
 
+/* The checkpoint's record must be this run's. */
+static int record_check(struct wl_ctx *c)
+{
+    hs_meta want = meta_of(c), m = S(c)->meta;
+    if (hs_meta_matches(&m, &want))
+        return 0;
+    return gpm_set_error("%s: checkpoint of another run (%llu x %llu, seed %llu, %llu "
+                         "iterations, height %llu, input %016llx): pass the same --rows, "
+                         "--cols, --iterations, --pyramid-height, --input and --seed to "
+                         "recover it", c->obj[HS_TEMP].path, (unsigned long long)m.rows,
+                         (unsigned long long)m.cols, (unsigned long long)m.seed,
+                         (unsigned long long)m.iters, (unsigned long long)m.height,
+                         (unsigned long long)m.input);
+}
+
+/* A restored checkpoint's temperatures are in d_temp. */
+static int restored(struct wl_ctx *c)
+{
+    S(c)->cur = S(c)->d_temp;
+    return 0;
+}
+
 static struct wl_steps steps(struct wl_ctx *c)
 {
     struct hs_state *st = S(c);
     struct wl_steps s = {.cp = HS_TEMP, .total = st->calls, .every = st->every,
-                         .done = &st->meta.calls_done, .step = call,
-                         .before_checkpoint = state_in_d_temp};
+                         .done = &st->meta.calls_done, .unit = "call", .step = call,
+                         .before_checkpoint = state_in_d_temp, .record_check = record_check,
+                         .after_restore = restored};
     return s;
 }
 
@@ -161,38 +186,12 @@ static int hs_run(struct wl_ctx *c)
     return wl_steps_run(c, &s, 0);
 }
 
-/* Restores the last consistent checkpoint into d_temp and checks that it
- * belongs to this run: 0, or 1 when there is none (st->meta is then the
- * record of call 0). */
-static int restore(struct wl_ctx *c)
-{
-    struct hs_state *st = S(c);
-    hs_meta want, m;
-    int rc;
-    fresh_meta(c);
-    want = st->meta;
-    rc = wl_cp_restore(c, HS_TEMP);
-    if (rc != 0)
-        return rc;
-    m = st->meta;
-    st->cur = st->d_temp;
-    if (!hs_meta_matches(&m, &want))
-        return gpm_set_error("%s: checkpoint of another run (%llu x %llu, seed %llu, %llu "
-                             "iterations, height %llu, input %016llx): pass the same --rows, "
-                             "--cols, --iterations, --pyramid-height, --input and --seed to "
-                             "recover it", c->obj[HS_TEMP].path, (unsigned long long)m.rows,
-                             (unsigned long long)m.cols, (unsigned long long)m.seed,
-                             (unsigned long long)m.iters, (unsigned long long)m.height,
-                             (unsigned long long)m.input);
-    return 0;
-}
-
 /* Units of progress are kernel calls; the durable ones are those the
  * last checkpoint holds. */
 static int hs_recover(struct wl_ctx *c)
 {
     struct wl_steps s = steps(c);
-    return wl_steps_recover(c, &s, restore, initial_state);
+    return wl_steps_recover(c, &s, initial_state);
 }
 
 /* Verifies what is on PM: the last checkpoint must hold the finished run,
@@ -201,21 +200,13 @@ static int hs_recover(struct wl_ctx *c)
 static int hs_verify(struct wl_ctx *c)
 {
     struct hs_state *st = S(c);
+    struct wl_steps s = steps(c);
     struct hs_check r;
     const struct hs_input *in = &st->in;
     double tb, tol, pabs;
-    int rc = restore(c);
-    if (rc == 1) {
-        gpm_set_error("%s: holds no checkpoint", c->obj[HS_TEMP].path);
-        return 1;
-    }
+    int rc = wl_steps_final(c, &s);
     if (rc != 0)
         return rc;
-    if (st->meta.calls_done != st->calls) {
-        gpm_set_error("hs: the last checkpoint is of call %llu of %llu",
-                      (unsigned long long)st->meta.calls_done, (unsigned long long)st->calls);
-        return 1;
-    }
     pabs = in->pmax > -in->pmin ? in->pmax : -in->pmin;
     tb = hs_tbound(&st->coef, st->iters, in->tmin, in->tmax, in->pmin, in->pmax);
     tol = hs_tolerance(&st->coef, st->iters, tb, pabs);
@@ -261,7 +252,7 @@ const struct wl_workload WORKLOAD = {
     .about = "Rodinia HotSpot: pyramid stencil calls with checkpointed temperatures (paper "
              "Table 1)",
     .modes = WL_MODES_GPU,
-    .resume_modes = WL_MODES_GPU, /* a checkpoint is durable in every mode */
+    .progress_by = WL_BY_COMMITS, /* a checkpoint is durable in every mode */
     .objects = hs_objects,
     .params = hs_params,
     .state_bytes = sizeof(struct hs_state),

@@ -1,7 +1,7 @@
-/* gpKVS in every mode: the descriptor, and which kernels write where. Each
- * batch is one transaction of the harness's helper (wl_tx_*); the CAP
- * modes persist the chunks of the table that the batch touched, without a
- * log, as the paper's CAP did. */
+/* gpKVS: the descriptor, the batches and what they read. Each batch is one
+ * transaction of the harness (wl_tx_batch), which makes it failure-atomic
+ * the mode's way; gpKVS gives its kernels (or its CPU counterpart), its
+ * reference and its layout. */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +22,6 @@ static const struct wl_param kvs_params[] = {
      .scale = {0, 0, 0}, .min = 0, .max = 1ll << 40},
     {.flag = "zipf", .help = "Zipfian keys of this skew (0: uniform)", .type = WL_FLOAT,
      .fscale = {0, 0, 0}, .fmin = 0, .fmax = 0.999},
-    {.flag = "cap-chunk", .help = "CAP: bytes persisted around each change: best (measured) "
-     "or a power of two", .type = WL_STR, .sscale = {"best", "best", "best"}},
     {.flag = "store", .help = "cpu mode's store: kvs (gpKVS's own), pmemobj (PMDK) or rocksdb "
      "(Figure 1a)", .type = WL_STR, .sscale = {"kvs", "kvs", "kvs"}},
     WL_TX_PARAMS,
@@ -32,7 +30,7 @@ static const struct wl_param kvs_params[] = {
 
 static const struct wl_obj_decl kvs_objects[] = {
     [KVS_TABLE] = {"table", WL_OBJ_REGION},
-    [KVS_LOG] = {"log", WL_OBJ_LOG},
+    [KVS_LOG] = {"log", WL_OBJ_TX},
     {NULL, WL_OBJ_REGION},
 };
 
@@ -93,7 +91,7 @@ static int pick_store(struct wl_ctx *c)
             S(c)->store = stores[k];
     if (!S(c)->store)
         return gpm_set_error("--store: unknown store '%s': use kvs, pmemobj or rocksdb", name);
-    if (c->opt.mode != WL_CPU)
+    if (c->m->needs_gpu)
         return gpm_set_error("--store %s: a CPU store: use --mode cpu", name);
     if (c->opt.recover || c->opt.crash_before_commit)
         return gpm_set_error("--store %s: no crash trials: Figure 1a measures its throughput",
@@ -104,17 +102,23 @@ static int pick_store(struct wl_ctx *c)
 static int kvs_layout(struct wl_ctx *c)
 {
     uint64_t nsets = (uint64_t)wl_int(c, "sets"), n = (uint64_t)wl_int(c, "batch");
-    int cpu = c->opt.mode == WL_CPU, slots = cpu_slots(c);
-    size_t chunk;
+    int cpu = !c->m->needs_gpu, slots = cpu_slots(c);
+    struct wl_tx_sizes tx = {
+        .region = KVS_TABLE,
+        .undo_bytes = log_bytes(c, n, cpu ? slots : 0),
+        .blocks = cpu ? 1 : KVS_LOG_BLOCKS,
+        .threads = cpu ? (slots + 31) / 32 * 32 : KVS_LOG_THREADS,
+        .change_bytes = sizeof(kvs_pair), /* a way */
+        .max_changes = n,
+        .unit = sizeof(kvs_set), /* gpm-ndp copies and flushes the sets a batch changed */
+    };
     if (nsets >= 0xffffffffull)
         return gpm_set_error("--sets: at most %llu", 0xfffffffeull);
-    if (wl_cap_chunk_arg(c, &chunk) != 0 || pick_store(c) != 0)
+    if (pick_store(c) != 0)
         return -1;
     /* Another store keeps its own files: gpKVS's table is left a stub. */
     wl_obj_region(c, KVS_TABLE, S(c)->store ? 4096 : nsets * sizeof(kvs_set));
-    if (wl_tx_layout(c, KVS_LOG, log_bytes(c, n, cpu ? slots : 0), cpu ? 1 : KVS_LOG_BLOCKS,
-                     cpu ? (slots + 31) / 32 * 32 : KVS_LOG_THREADS) != 0 ||
-        wl_tx_delta_layout(c, KVS_LOG, KVS_TABLE, sizeof(kvs_pair), n) != 0)
+    if (wl_tx_layout(c, KVS_LOG, &tx) != 0)
         return -1;
     c->data_bytes = nsets * sizeof(kvs_set);
     c->calib_bytes = c->data_bytes;
@@ -152,10 +156,7 @@ static int kvs_setup(struct wl_ctx *c)
     st->digest = calloc(st->batches, sizeof *st->digest);
     if (!st->digest || kvs_gen_keys(st, c->opt.seed, wl_float(c, "zipf")) != 0)
         return st->digest ? -1 : gpm_set_error("kvs: out of memory");
-    if (wl_cap_chunk(c, first_changes, &st->chunk) != 0 ||
-        (st->store && st->store->open(c, st) != 0))
-        return -1;
-    if (c->opt.mode == WL_CPU) {
+    if (!c->m->needs_gpu) { /* gpKVS's CPU counterpart and the other stores */
         st->h_sets = malloc(st->n * sizeof *st->h_sets);
         st->h_idx = malloc(st->n * sizeof *st->h_idx);
         st->h_tmp_sets = malloc(st->n * sizeof *st->h_tmp_sets);
@@ -163,28 +164,18 @@ static int kvs_setup(struct wl_ctx *c)
         if (!st->h_sets || !st->h_idx || !st->h_tmp_sets || !st->h_tmp_idx)
             return gpm_set_error("kvs: out of memory for a batch of %llu",
                                  (unsigned long long)st->n);
-        return 0;
+        return st->store ? st->store->open(c, st) : wl_tx_setup(c, KVS_LOG, NULL, NULL);
     }
-    {
-        uint64_t nflags = c->data_bytes / st->chunk + 1;
-        uint64_t dirty = c->m->kernels_write_pm ? st->n : nflags;
-        if (wl_dev_alloc((void **)&st->d_keys, st->batches * st->n * sizeof *st->d_keys) ||
-            wl_dev_copy(st->d_keys, st->h_keys, st->batches * st->n * sizeof *st->d_keys, 1) ||
-            wl_dev_alloc((void **)&st->d_table, c->data_bytes) ||
-            wl_dev_alloc((void **)&st->d_sets, st->n * 4) ||
-            wl_dev_alloc((void **)&st->d_idx, st->n * 4) ||
-            wl_dev_alloc((void **)&st->d_sets_sorted, st->n * 4) ||
-            wl_dev_alloc((void **)&st->d_idx_sorted, st->n * 4) ||
-            wl_dev_alloc((void **)&st->d_dirty, dirty * 4) || wl_dev_zero(st->d_dirty, dirty * 4) ||
-            wl_dev_alloc((void **)&st->d_counts, 4 * sizeof *st->d_counts) ||
-            kvs_gpu_alloc_sort(st) != 0)
-            return -1;
-        st->ranges = malloc(dirty * sizeof *st->ranges);
-        st->h_flags = malloc(dirty * 4);
-        if (!st->ranges || !st->h_flags)
-            return gpm_set_error("kvs: out of memory for the commit lists");
-    }
-    return 0;
+    if (wl_dev_alloc((void **)&st->d_keys, st->batches * st->n * sizeof *st->d_keys) ||
+        wl_dev_copy(st->d_keys, st->h_keys, st->batches * st->n * sizeof *st->d_keys, 1) ||
+        wl_dev_alloc((void **)&st->d_table, c->data_bytes) ||
+        wl_dev_alloc((void **)&st->d_sets, st->n * 4) ||
+        wl_dev_alloc((void **)&st->d_idx, st->n * 4) ||
+        wl_dev_alloc((void **)&st->d_sets_sorted, st->n * 4) ||
+        wl_dev_alloc((void **)&st->d_idx_sorted, st->n * 4) ||
+        wl_dev_alloc((void **)&st->d_digest, sizeof *st->d_digest) || kvs_gpu_alloc_sort(st) != 0)
+        return -1;
+    return wl_tx_setup(c, KVS_LOG, st->d_table, first_changes);
 }
 
 /* A fresh, empty table (on PM and on the GPU) and a fresh log. */
@@ -202,93 +193,34 @@ static int kvs_prepare(struct wl_ctx *c)
     if (gpm_region_persist(r, r->host, c->data_bytes) != 0 || wl_tx_reset(c, KVS_LOG) != 0)
         return -1;
     wl_note(c, "distinct_keys=%llu", (unsigned long long)st->keyspace);
-    return c->opt.mode == WL_CPU ? 0 : wl_dev_zero(st->d_table, c->data_bytes);
+    return st->d_table ? wl_dev_zero(st->d_table, c->data_bytes) : 0;
 }
 
-/* The changed sets (gpm-ndp) or the touched chunks (CAP) as ranges of the
- * table; SRC the device table where the mode copies from it. */
-static int dirty_ranges(struct wl_ctx *c, struct kvs_state *st, int chunks, int *nr)
+/* Batch B as the mode's engine asks: its GETs read the table as it was,
+ * then its SETs change it. */
+static int apply(struct wl_ctx *c, uint64_t b, const wl_txdev *d)
 {
-    uint64_t count = 0;
-    int k = 0;
-    if (chunks) {
-        uint64_t nflags = c->data_bytes / st->chunk + 1;
-        if (wl_dev_copy(st->h_flags, st->d_dirty, nflags * 4, 0) != 0)
-            return -1;
-        *nr = wl_chunk_ranges(st->h_flags, nflags, st->chunk, 0, c->data_bytes, st->d_table,
-                              st->ranges);
-        return wl_dev_zero(st->d_dirty, nflags * 4);
-    }
-    if (wl_dev_copy(&count, &st->d_counts[0], sizeof count, 0) != 0 ||
-        wl_dev_copy(st->h_flags, st->d_dirty, count * 4, 0) != 0)
-        return -1;
-    for (uint64_t d = 0; d < count; d++)
-        st->ranges[k++] = (gpm_range){(size_t)st->h_flags[d] * sizeof(kvs_set), sizeof(kvs_set),
-                                      NULL};
-    *nr = k;
-    return 0;
-}
-
-static int gpu_batch(struct wl_ctx *c, struct kvs_state *st, uint64_t b)
-{
-    uint64_t seed = c->opt.seed, pairs = 0;
-    gpm_region *r = wl_region(c, KVS_TABLE);
-    gpmlog_dev log;
-    int nr = 0;
-    if (kvs_gpu_gets(st, seed, b, &st->digest[b]) != 0 || kvs_gpu_sort(st, seed, b) != 0)
-        return -1;
-    if (c->m->engine == WL_ENGINE_DELTA) {
-        /* cap-delta: the device table and a record of each changed pair;
-         * the CPU logs the records, commits, applies them to PM. */
-        wl_delta d = wl_tx_delta_dev(c, KVS_LOG);
-        return wl_tx_begin(c, KVS_LOG) ||
-                       kvs_gpu_apply(st, seed, b, NULL, wl_out_of(c), NULL, 0, 0, &d) ||
-                       wl_tx_logged(c, KVS_LOG) || wl_tx_commit(c, KVS_LOG)
-                   ? -1
-                   : 0;
-    }
-    if (!c->m->kernels_write_pm) {
-        /* CAP: the device table, then the chunks it touched, no log. */
-        return kvs_gpu_apply(st, seed, b, NULL, wl_out_of(c), NULL, 0,
-                             wl_chunk_shift(st->chunk), NULL) ||
-                       dirty_ranges(c, st, 1, &nr) || wl_commit(c, KVS_TABLE, st->ranges, nr)
-                   ? -1
-                   : 0;
-    }
-    log = wl_log_dev(c, KVS_LOG);
-    if (wl_tx_begin(c, KVS_LOG) != 0)
-        return -1;
-    if (c->m->fences) {
-        /* gpm, gpm-eadr: log and store and persist in one kernel. */
-        int rc;
-        if (wl_persist_begin(c) != 0)
-            return -1;
-        rc = kvs_gpu_apply(st, seed, b, (kvs_set *)r->dev, wl_out_of(c), &log, 0, 0, NULL);
-        if (wl_persist_end(c) != 0 || rc != 0 ||
-            wl_dev_copy(&pairs, &st->d_counts[1], sizeof pairs, 0) != 0)
-            return -1;
-        c->bytes_persisted += (double)pairs * sizeof(kvs_pair);
-        return wl_tx_commit(c, KVS_LOG);
-    }
-    /* gpm-ndp: log (and update the device table), the CPU flushes the log,
-     * then the changed sets go to PM and the CPU flushes them. */
-    if (kvs_gpu_apply(st, seed, b, NULL, wl_out_of(c), &log, 1, 0, NULL) != 0 ||
-        wl_tx_logged(c, KVS_LOG) != 0 || dirty_ranges(c, st, 0, &nr) != 0 ||
-        kvs_gpu_copy_dirty(st, (kvs_set *)r->dev, (uint64_t)nr) != 0 ||
-        wl_commit(c, KVS_TABLE, st->ranges, nr) != 0)
-        return -1;
-    return wl_tx_commit(c, KVS_LOG);
+    struct kvs_state *st = S(c);
+    uint64_t seed = c->opt.seed;
+    if (!d->gpu)
+        return kvs_cpu_apply(c, st, b, &st->digest[b]);
+    return kvs_gpu_gets(st, seed, b, &st->digest[b]) || kvs_gpu_sort(st, seed, b) ||
+                   kvs_gpu_apply(st, seed, b, d)
+               ? -1
+               : 0;
 }
 
 static int batches_from(struct wl_ctx *c, uint64_t from)
 {
     struct kvs_state *st = S(c);
     for (uint64_t b = from; b < st->batches; b++) {
-        int rc = st->store               ? st->store->batch(c, st, b, &st->digest[b])
-                 : c->opt.mode == WL_CPU ? kvs_cpu_batch(c, st, b, &st->digest[b])
-                                         : gpu_batch(c, st, b);
-        if (rc != 0)
+        if (st->store) {
+            if (st->store->batch(c, st, b, &st->digest[b]) != 0)
+                return -1;
+            wl_progress_add(c, 1);
+        } else if (wl_tx_batch(c, KVS_LOG, b, apply) != 0) {
             return -1;
+        }
     }
     return 0;
 }
@@ -303,13 +235,13 @@ static int kvs_recover(struct wl_ctx *c)
     gpm_region *r = wl_region(c, KVS_TABLE);
     uint64_t done;
     double t0 = wl_now();
-    if (wl_tx_recover(c, KVS_LOG, KVS_TABLE, &done) != 0)
+    if (wl_tx_recover(c, KVS_LOG, &done) != 0)
         return -1;
     if (done > st->batches)
         return gpm_set_error("%s: the log counts %llu committed batches of %llu: not this run's",
                              c->obj[KVS_LOG].path, (unsigned long long)done,
                              (unsigned long long)st->batches);
-    if (c->opt.mode != WL_CPU && wl_dev_copy(st->d_table, r->host, c->data_bytes, 1) != 0)
+    if (st->d_table && wl_dev_copy(st->d_table, r->host, c->data_bytes, 1) != 0)
         return -1;
     c->restore_s = wl_now() - t0;
     c->progress.total = st->batches;
@@ -385,13 +317,10 @@ static void kvs_teardown(struct wl_ctx *c)
     wl_dev_free(st->d_sets_sorted);
     wl_dev_free(st->d_idx_sorted);
     wl_dev_free(st->d_sort_tmp);
-    wl_dev_free(st->d_dirty);
-    wl_dev_free(st->d_counts);
+    wl_dev_free(st->d_digest);
     free(st->h_keys);
     free(st->h_nsetops);
     free(st->digest);
-    free(st->h_flags);
-    free(st->ranges);
     free(st->h_sets);
     free(st->h_idx);
     free(st->h_tmp_sets);
@@ -404,9 +333,8 @@ const struct wl_workload WORKLOAD = {
              "each batch a failure-atomic transaction (paper 4.1, Figures 1a and 9)",
     .modes = WL_MODES_GPU | WL_MODE_BIT(WL_CAP_DELTA) | WL_MODE_BIT(WL_CPU),
     .ops = kvs_ops,
-    /* The logged modes resume after the last committed batch; CAP reruns. */
-    .resume_modes = WL_MODE_BIT(WL_GPM) | WL_MODE_BIT(WL_GPM_NDP) | WL_MODE_BIT(WL_GPM_EADR) |
-                    WL_MODE_BIT(WL_CAP_DELTA) | WL_MODE_BIT(WL_CPU),
+    /* Failure-atomic modes resume after the last committed batch; CAP reruns. */
+    .progress_by = WL_BY_TRANSACTIONS,
     .objects = kvs_objects,
     .params = kvs_params,
     .state_bytes = sizeof(struct kvs_state),

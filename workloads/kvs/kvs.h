@@ -30,19 +30,14 @@ struct kvs_state {
     uint64_t *h_nsetops;     /* SETs in each batch */
     uint64_t *digest;        /* the GET digest of each batch this process ran */
     uint64_t first_batch;    /* the first batch this process ran (after a recovery) */
-    size_t chunk;            /* CAP: bytes persisted for each chunk a batch touched */
     int cpu_slots;           /* cpu mode: log slots, and so the most threads */
     /* GPU modes (device memory): */
     uint64_t *d_keys;
-    kvs_set *d_table;        /* the table's copy that serves GETs (and CAP's source) */
+    kvs_set *d_table;        /* the table's device copy: serves GETs, mirrors PM */
     uint32_t *d_sets, *d_idx, *d_sets_sorted, *d_idx_sorted;
     void *d_sort_tmp;
     size_t sort_tmp_bytes;
-    uint32_t *d_dirty;       /* gpm-ndp: sets the batch changed; CAP: chunk flags */
-    unsigned long long *d_counts; /* [0] dirty sets, [1] pairs written, [2] digest,
-                                     [3] log failures */
-    uint32_t *h_flags;       /* CAP: the chunk flags, on the host */
-    gpm_range *ranges;       /* what a commit persists */
+    unsigned long long *d_digest; /* a batch's GET digest */
     /* cpu mode: */
     uint32_t *h_sets, *h_idx, *h_tmp_sets, *h_tmp_idx;
     /* cpu mode with --store pmemobj|rocksdb (Figure 1a): */
@@ -80,8 +75,9 @@ uint64_t kvs_gets_digest(const struct kvs_state *st, uint64_t seed, uint64_t b,
 /* Applies batch B to TABLE as the reference does (no logging, no persist),
  * returning its GET digest. */
 uint64_t kvs_ref_batch(const struct kvs_state *st, uint64_t seed, uint64_t b, kvs_set *table);
-/* The CPU counterpart's batch on the PM table (OpenMP, undo-logged). */
-int kvs_cpu_batch(struct wl_ctx *c, struct kvs_state *st, uint64_t b, uint64_t *digest);
+/* The CPU counterpart's batch B on the PM table (OpenMP): its GET digest,
+ * then its SETs, each way's old pair logged before it changes (wl_tx_*). */
+int kvs_cpu_apply(struct wl_ctx *c, struct kvs_state *st, uint64_t b, uint64_t *digest);
 /* Every set of TABLE holds each key at most once: 0, or 1 with a message. */
 int kvs_check_unique(const kvs_set *table, uint64_t nsets);
 
@@ -91,17 +87,10 @@ int kvs_gpu_alloc_sort(struct kvs_state *st);
 int kvs_gpu_gets(struct kvs_state *st, uint64_t seed, uint64_t b, uint64_t *digest);
 /* Sorts batch B's SETs by set (stable). */
 int kvs_gpu_sort(struct kvs_state *st, uint64_t seed, uint64_t b);
-/* Applies batch B's sorted SETs to the device table; PM (NULL: none) gets
- * each changed pair, stored as O says; LOG (when LOGGED) the old pairs;
- * DIRTY_SETS lists changed sets (gpm-ndp), or CHUNK_SHIFT > 0 flags the
- * chunks they lie in (CAP); DELTA (NULL: none) gets each changed pair as a
- * record (cap-delta). Counts in st->d_counts. */
-int kvs_gpu_apply(struct kvs_state *st, uint64_t seed, uint64_t b, kvs_set *pm, wl_out o,
-                  const gpmlog_dev *log, int dirty_sets, uint32_t chunk_shift,
-                  const wl_delta *delta);
-/* gpm-ndp: copies the listed dirty sets (COUNT of them) from the device
- * table to PM, plain stores. */
-int kvs_gpu_copy_dirty(struct kvs_state *st, kvs_set *pm, uint64_t count);
+/* Applies batch B's sorted SETs to the device table as a transaction's
+ * batch (wl_tx_undo before each changed way, wl_tx_changed after, and the
+ * store to D->pm where the mode has one). */
+int kvs_gpu_apply(struct kvs_state *st, uint64_t seed, uint64_t b, const wl_txdev *d);
 
 #ifdef __cplusplus
 }

@@ -3,14 +3,15 @@
  * way, takes each run of one set's SETs and applies them in order, as the
  * model says (kvs_model.h): the lanes compare their way's key with the
  * SET's, and the lane of the chosen way logs that way's old pair the first
- * time the batch changes it, then takes the new pair. At the end of the run
- * each lane whose way changed stores it. GETs read the device table before
- * the batch's SETs, a group of 8 lanes per GET. */
+ * time the batch changes it (the mode's undo record, wl_tx_undo), then
+ * takes the new pair. At the end of the run each lane whose way changed
+ * stores it: in the device table, and on PM where the mode stores there.
+ * GETs read the device table before the batch's SETs, a group of 8 lanes
+ * per GET. */
 #include <cuda_runtime.h>
 
 #include <cub/device/device_radix_sort.cuh>
 
-#include "gpm/tx.cuh"
 #include "kvs.h"
 #include "wl.cuh"
 
@@ -65,14 +66,8 @@ struct apply_args {
     const uint64_t *keys;
     const uint32_t *sets, *idx;
     uint64_t m, n, seed, b;
-    kvs_set *table, *pm;   /* pm NULL: the device table only */
-    gpmlog_dev log;
-    int logged;            /* log the old pairs */
-    wl_out o;
-    uint32_t *dirty;       /* a list of changed sets, or chunk flags (chunk_shift > 0) */
-    uint32_t chunk_shift;
-    wl_delta delta;        /* cap-delta: each changed pair as a record */
-    unsigned long long *counts;
+    kvs_set *table;        /* the device table */
+    wl_txdev d;            /* the transaction's batch: log, PM, flags, records */
 };
 
 __global__ void apply_kernel(struct apply_args a)
@@ -80,7 +75,8 @@ __global__ void apply_kernel(struct apply_args a)
     unsigned mask = group_mask(), lane = threadIdx.x & (GROUP - 1);
     uint64_t g = gpm_grid_rank() / GROUP, ng = gpm_grid_threads() / GROUP;
     for (uint64_t p = g; p < a.m; p += ng) {
-        uint32_t set = a.sets[p], changed = 0, logged = 0;
+        uint32_t set = a.sets[p], changed = 0, logged = 0, refused = 0;
+        uint64_t off = (uint64_t)set * sizeof(kvs_set) + lane * sizeof(kvs_pair);
         kvs_pair mine;
         if (p > 0 && a.sets[p - 1] == set)
             continue; /* not the head of its run */
@@ -90,45 +86,29 @@ __global__ void apply_kernel(struct apply_args a)
             uint32_t own = group_ballot(mask, mine.key == key);
             uint32_t free_ways = group_ballot(mask, mine.key == 0);
             uint32_t w = own ? __ffs(own) - 1 : free_ways ? __ffs(free_ways) - 1 : kvs_victim(key);
-            if (lane == w) {
-                if (a.logged && !logged) {
-                    uint64_t off = (uint64_t)set * sizeof(kvs_set) + lane * sizeof(kvs_pair);
-                    if (gpmtx_log_undo(a.log, -1, off, &mine, sizeof mine) != 0)
-                        atomicAdd(&a.counts[3], 1ull);
-                    logged = 1;
-                }
-                mine.key = key;
-                mine.val = kvs_value(a.seed, a.b, a.n, i);
-                changed = 1;
+            if (lane != w || refused)
+                continue;
+            /* The way's old pair is logged the first time the batch
+             * changes it; a way whose record did not fit never changes. */
+            if (!logged && wl_tx_undo(&a.d, off, &mine, sizeof mine) != 0) {
+                refused = 1;
+                continue;
             }
+            logged = 1;
+            mine.key = key;
+            mine.val = kvs_value(a.seed, a.b, a.n, i);
+            changed = 1;
         }
-        if (changed) {
-            a.table[set].way[lane] = mine;
-            wl_delta_put(a.delta, (uint64_t)set * sizeof(kvs_set) + lane * sizeof(kvs_pair),
-                         &mine);
-            if (a.pm) {
-                uint4 v = make_uint4((uint32_t)mine.key, (uint32_t)(mine.key >> 32),
-                                     (uint32_t)mine.val, (uint32_t)(mine.val >> 32));
-                wl_store_v4(a.o, (uint4 *)&a.pm[set].way[lane], v);
-                wl_persist(a.o);
-            }
-            atomicAdd(&a.counts[1], 1ull);
+        if (!changed)
+            continue;
+        a.table[set].way[lane] = mine;
+        if (a.d.pm) {
+            uint4 v = make_uint4((uint32_t)mine.key, (uint32_t)(mine.key >> 32),
+                                 (uint32_t)mine.val, (uint32_t)(mine.val >> 32));
+            wl_store_v4(a.d.o, (uint4 *)(a.d.pm + off), v);
+            wl_persist(a.d.o);
         }
-        if (group_ballot(mask, changed) && lane == 0) {
-            if (a.chunk_shift)
-                a.dirty[((uint64_t)set * sizeof(kvs_set)) >> a.chunk_shift] = 1;
-            else if (a.dirty)
-                a.dirty[atomicAdd(&a.counts[0], 1ull)] = set;
-        }
-    }
-}
-
-__global__ void copy_dirty_kernel(const kvs_set *table, kvs_set *pm, const uint32_t *dirty,
-                                  uint64_t count)
-{
-    for (uint64_t k = gpm_grid_rank(); k < count * KVS_WAYS; k += gpm_grid_threads()) {
-        uint32_t set = dirty[k / KVS_WAYS], w = (uint32_t)(k % KVS_WAYS);
-        pm[set].way[w] = table[set].way[w];
+        wl_tx_changed(&a.d, off, &mine);
     }
 }
 
@@ -149,13 +129,12 @@ extern "C" int kvs_gpu_gets(struct kvs_state *st, uint64_t seed, uint64_t b, uin
         *digest = 0;
         return 0;
     }
-    if (wl_dev_zero(&st->d_counts[2], sizeof d) != 0)
+    if (wl_dev_zero(st->d_digest, sizeof d) != 0)
         return -1;
     gets_kernel<<<wl_blocks(st->n * GROUP, 256, MAX_BLOCKS), 256>>>(
         st->d_keys + b * st->n, st->d_table, st->nsets, seed, b, st->n, st->set_pct,
-        &st->d_counts[2]);
-    if (wl_dev_sync("kvs: the GET kernel") != 0 ||
-        wl_dev_copy(&d, &st->d_counts[2], sizeof d, 0) != 0)
+        st->d_digest);
+    if (wl_dev_sync("kvs: the GET kernel") != 0 || wl_dev_copy(&d, st->d_digest, sizeof d, 0) != 0)
         return -1;
     *digest = d;
     return 0;
@@ -172,12 +151,9 @@ extern "C" int kvs_gpu_sort(struct kvs_state *st, uint64_t seed, uint64_t b)
     return 0;
 }
 
-extern "C" int kvs_gpu_apply(struct kvs_state *st, uint64_t seed, uint64_t b, kvs_set *pm,
-                             wl_out o, const gpmlog_dev *log, int dirty_sets,
-                             uint32_t chunk_shift, const wl_delta *delta)
+extern "C" int kvs_gpu_apply(struct kvs_state *st, uint64_t seed, uint64_t b, const wl_txdev *d)
 {
     struct apply_args a;
-    unsigned long long fails = 0;
     memset(&a, 0, sizeof a);
     a.keys = st->d_keys + b * st->n;
     a.sets = st->d_sets_sorted;
@@ -187,36 +163,8 @@ extern "C" int kvs_gpu_apply(struct kvs_state *st, uint64_t seed, uint64_t b, kv
     a.seed = seed;
     a.b = b;
     a.table = st->d_table;
-    a.pm = pm;
-    if (log) {
-        a.log = *log;
-        a.logged = 1;
-    }
-    a.o = o;
-    a.dirty = dirty_sets || chunk_shift ? st->d_dirty : NULL;
-    a.chunk_shift = chunk_shift;
-    if (delta)
-        a.delta = *delta;
-    a.counts = st->d_counts;
-    if (wl_dev_zero(st->d_counts, 2 * sizeof(unsigned long long)) != 0 ||
-        wl_dev_zero(&st->d_counts[3], sizeof fails) != 0)
-        return -1;
+    a.d = *d;
     /* The log's HCL grid: each lane logs into its own slot. */
     apply_kernel<<<KVS_LOG_BLOCKS, KVS_LOG_THREADS>>>(a);
-    if (wl_dev_sync("kvs: the SET kernel") != 0 ||
-        wl_dev_copy(&fails, &st->d_counts[3], sizeof fails, 0) != 0)
-        return -1;
-    if (fails)
-        return gpm_set_error("kvs: batch %llu: %llu undo records did not fit the log",
-                             (unsigned long long)b, fails);
-    return 0;
-}
-
-extern "C" int kvs_gpu_copy_dirty(struct kvs_state *st, kvs_set *pm, uint64_t count)
-{
-    if (count == 0)
-        return 0;
-    copy_dirty_kernel<<<wl_blocks(count * KVS_WAYS, 256, MAX_BLOCKS), 256>>>(st->d_table, pm,
-                                                                          st->d_dirty, count);
-    return wl_dev_sync("kvs: the copy of the changed sets");
+    return wl_dev_sync("kvs: the SET kernel");
 }

@@ -174,63 +174,55 @@ uint64_t kvs_ref_batch(const struct kvs_state *st, uint64_t seed, uint64_t b, kv
 
 /* One run of the sorted SETs (all of set SETS[P]) on the PM table, by
  * OpenMP thread SLOT: each way's old pair is logged (durably) the first time
- * the batch changes it, the set is persisted at the end. Returns the
- * pairs written, or -1. */
-static int64_t cpu_run(struct wl_ctx *c, const struct kvs_state *st, uint64_t seed,
-                       uint64_t b, uint64_t p, uint64_t m, uint32_t slot)
+ * the batch changes it, the set is persisted at the end. A way whose record
+ * does not fit is left as it was, and the run fails. */
+static int cpu_run(struct wl_ctx *c, const struct kvs_state *st, uint64_t seed, uint64_t b,
+                   uint64_t p, uint64_t m, uint32_t slot)
 {
     gpm_region *r = wl_region(c, KVS_TABLE);
     kvs_set *s = (kvs_set *)r->host + st->h_sets[p];
     const uint64_t *keys = st->h_keys + b * st->n;
     uint32_t logged = 0;
-    int64_t written = 0;
     for (uint64_t q = p; q < m && st->h_sets[q] == st->h_sets[p]; q++) {
         uint64_t i = st->h_idx[q];
         uint32_t w = kvs_way_in(s, keys[i]);
         if (!(logged & (1u << w))) {
-            if (gpmtx_host_log_undo(wl_log(c, KVS_LOG), slot, (uint64_t)((char *)&s->way[w] -
-                                                                         (char *)r->host),
-                                    &s->way[w], sizeof s->way[w]) != 0)
+            if (wl_tx_host_undo(c, KVS_LOG, slot,
+                                (uint64_t)((char *)&s->way[w] - (char *)r->host), &s->way[w],
+                                sizeof s->way[w]) != 0)
                 return -1;
             logged |= 1u << w;
         }
         s->way[w].key = keys[i];
         s->way[w].val = kvs_value(seed, b, st->n, i);
-        written++;
     }
-    return gpm_region_persist(r, s, sizeof *s) == 0 ? written : -1;
+    return wl_pm_persist(c, KVS_TABLE, s, sizeof *s);
 }
 
-int kvs_cpu_batch(struct wl_ctx *c, struct kvs_state *st, uint64_t b, uint64_t *digest)
+int kvs_cpu_apply(struct wl_ctx *c, struct kvs_state *st, uint64_t b, uint64_t *digest)
 {
     uint64_t seed = c->opt.seed, m = st->h_nsetops[b];
     int threads = c->threads > 0 ? c->threads : omp_get_max_threads(), failed = 0;
-    uint64_t sets_written = 0;
     if (threads > st->cpu_slots)
         threads = st->cpu_slots; /* a log slot each */
     *digest = kvs_gets_digest(st, seed, b, wl_region(c, KVS_TABLE)->host);
     kvs_sort_host(st, seed, b, st->h_sets, st->h_idx, st->h_tmp_sets, st->h_tmp_idx);
-    if (wl_tx_begin(c, KVS_LOG) != 0)
-        return -1;
     /* Thread t takes the runs that start in its share of the sorted SETs:
      * each set is one thread's, so the log slots never share a location. */
-#pragma omp parallel num_threads(threads) reduction(+ : sets_written) reduction(| : failed)
+#pragma omp parallel num_threads(threads) reduction(| : failed)
     {
         uint64_t t = (uint64_t)omp_get_thread_num(), nt = (uint64_t)omp_get_num_threads();
         for (uint64_t p = m * t / nt; p < m * (t + 1) / nt && !failed; p++) {
-            int64_t w;
             if (p > 0 && st->h_sets[p] == st->h_sets[p - 1])
                 continue;
-            w = cpu_run(c, st, seed, b, p, m, (uint32_t)t);
-            failed |= w < 0;
-            sets_written++;
+            failed |= cpu_run(c, st, seed, b, p, m, (uint32_t)t) != 0;
         }
     }
     if (failed)
-        return gpm_set_error("kvs: batch %llu: a log slot is full or a persist failed",
-                             (unsigned long long)b);
-    c->bytes_persisted += (double)sets_written * sizeof(kvs_set);
-    return wl_tx_logged(c, KVS_LOG) || wl_tx_commit(c, KVS_LOG) ? -1 : 0;
+        return gpm_set_error("kvs: batch %llu: an undo record did not fit %s, or a persist "
+                             "failed: the batch stopped; --recover undoes it",
+                             (unsigned long long)b, c->obj[KVS_LOG].path);
+    return 0;
 }
 
 int kvs_check_unique(const kvs_set *table, uint64_t nsets)

@@ -81,12 +81,11 @@ static int compute(struct wl_ctx *c, int resume, uint64_t *computed)
     unsigned long long k = 0;
     uint8_t *dev = r->dev;
 
-    if (c->opt.mode == WL_CPU) {
-        /* Each block is durable before its marker, as on the GPU. */
-        if (ps_cpu_scan_blocks(r, st, st->h_in, c->epoch, computed) != 0 ||
-            ps_cpu_block_prefix(r, st) != 0)
+    if (!c->m->needs_gpu) { /* each block durable before its marker, as on the GPU */
+        if (ps_cpu_scan_blocks(c, st, st->h_in, c->epoch, computed) != 0 ||
+            ps_cpu_block_prefix(c, st) != 0)
             return -1;
-        c->bytes_persisted += (double)*computed * (st->block + 1) * 4 + (double)(nb + 1) * 4;
+        wl_progress_add(c, 1); /* the final sums */
         return 0;
     }
     if (wl_dev_zero(st->d_computed, sizeof k) != 0)
@@ -104,7 +103,10 @@ static int compute(struct wl_ctx *c, int resume, uint64_t *computed)
             wl_dev_copy(&k, st->d_computed, sizeof k, 0) != 0)
             return -1;
         *computed = k;
-        return wl_commit(c, PS_SUMS, v, 3);
+        if (wl_commit(c, PS_SUMS, v, 3) != 0)
+            return -1;
+        wl_progress_add(c, 1); /* the final sums */
+        return 0;
     }
     if (wl_persist_begin(c) != 0)
         return -1;
@@ -119,15 +121,13 @@ static int compute(struct wl_ctx *c, int resume, uint64_t *computed)
     if (wl_persist_end(c) != 0 || wl_dev_copy(&k, st->d_computed, sizeof k, 0) != 0)
         return -1;
     *computed = k;
-    if (c->m->fences) {
-        /* Persisted in-kernel: exactly the blocks computed, their markers
-         * and the final sums. */
-        c->bytes_persisted += (double)k * (st->block + 1) * 4 + (double)(nb + 1) * 4;
-        return 0;
-    }
-    /* gpm-ndp: the CPU flushes what the kernels stored. */
+    /* gpm, gpm-eadr: persisted (and counted) in-kernel; gpm-ndp: the CPU
+     * flushes what the kernels stored. */
     gpm_range all = {out_off, ps_file_bytes(n, st->block) - out_off, NULL};
-    return wl_commit(c, PS_SUMS, &all, 1);
+    if (wl_commit(c, PS_SUMS, &all, 1) != 0)
+        return -1;
+    wl_progress_add(c, 1); /* the final sums */
+    return 0;
 }
 
 static int ps_run(struct wl_ctx *c)
@@ -147,8 +147,8 @@ static int ps_recover(struct wl_ctx *c)
     if (compute(c, 1, &computed) != 0)
         return -1;
     c->progress.redone = computed + 1;
-    snprintf(c->note, sizeof c->note, "resumed_blocks=%llu,pending_blocks=%llu",
-             (unsigned long long)computed, (unsigned long long)pending);
+    wl_note(c, "resumed_blocks=%llu,pending_blocks=%llu", (unsigned long long)computed,
+            (unsigned long long)pending);
     return 0;
 }
 

@@ -34,12 +34,12 @@ int ps_gpu_block_prefix(const uint32_t *out, uint32_t *pre, uint64_t n, uint32_t
 /* CPU side (ps_ref.c). */
 void ps_cpu_generate(uint32_t *in, uint64_t n, uint64_t seed);
 /* The CPU counterpart: OpenMP scan of the blocks pending in EPOCH straight
- * into the mapping R, each block persisted with libpmem before its marker.
- * Sets *COMPUTED to the number of blocks it computed; -1 if a persist failed
- * (that block keeps no marker). */
-int ps_cpu_scan_blocks(const gpm_region *r, const struct ps_state *st, const uint32_t *in,
+ * into the mapping of region PS_SUMS, each block persisted with libpmem
+ * before its marker (a unit of progress). Sets *COMPUTED to the number of
+ * blocks it computed; -1 if a persist failed (that block keeps no marker). */
+int ps_cpu_scan_blocks(struct wl_ctx *c, const struct ps_state *st, const uint32_t *in,
                        uint32_t epoch, uint64_t *computed);
-int ps_cpu_block_prefix(const gpm_region *r, const struct ps_state *st);
+int ps_cpu_block_prefix(struct wl_ctx *c, const struct ps_state *st);
 /* Checks OUT/PRE (a PS layout in memory) against the reference for SEED:
  * 0 right, 1 wrong, -1 out of memory (message set). */
 int ps_check(const uint32_t *out, const uint32_t *pre, uint64_t n, uint32_t block, uint64_t seed);

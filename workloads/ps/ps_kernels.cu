@@ -87,6 +87,7 @@ __global__ void ps_scan_kernel(const uint32_t *in, uint32_t *out, uint32_t *done
     if (threadIdx.x == blockDim.x - 1) {
         wl_store_u32(o, &done[b], epoch);
         wl_persist(o);
+        wl_progressed(o, 1);
         if (computed)
             atomicAdd(computed, 1ull);
     }

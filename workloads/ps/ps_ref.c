@@ -23,10 +23,10 @@ void ps_ref_block(uint64_t seed, uint64_t n, uint32_t block, uint64_t b, uint32_
     }
 }
 
-int ps_cpu_scan_blocks(const gpm_region *r, const struct ps_state *st, const uint32_t *in,
+int ps_cpu_scan_blocks(struct wl_ctx *c, const struct ps_state *st, const uint32_t *in,
                        uint32_t epoch, uint64_t *computed)
 {
-    uint8_t *pm = r->host;
+    uint8_t *pm = wl_region(c, PS_SUMS)->host;
     uint32_t *out = (uint32_t *)(pm + ps_out_off());
     uint32_t *done = (uint32_t *)(pm + ps_done_off(st->n));
     uint64_t k = 0;
@@ -46,7 +46,7 @@ int ps_cpu_scan_blocks(const gpm_region *r, const struct ps_state *st, const uin
         /* The block's sums are durable before its marker, as on the GPU; a
          * block whose persist failed gets no marker. (The error message is
          * per thread: it is carried out of the loop by hand.) */
-        if (gpm_region_persist(r, &out[lo], (size_t)len * 4) != 0) {
+        if (wl_pm_persist(c, PS_SUMS, &out[lo], (size_t)len * 4) != 0) {
 #pragma omp critical
             if (!failed) {
                 failed = 1;
@@ -55,7 +55,7 @@ int ps_cpu_scan_blocks(const gpm_region *r, const struct ps_state *st, const uin
             continue;
         }
         __atomic_store_n(&done[b], epoch, __ATOMIC_RELEASE);
-        if (gpm_region_persist(r, &done[b], 4) != 0) {
+        if (wl_pm_persist(c, PS_SUMS, &done[b], 4) != 0) {
 #pragma omp critical
             if (!failed) {
                 failed = 1;
@@ -63,15 +63,16 @@ int ps_cpu_scan_blocks(const gpm_region *r, const struct ps_state *st, const uin
             }
             continue;
         }
+        wl_progress_add(c, 1);
         k++;
     }
     *computed = k;
     return failed ? gpm_set_error("%s", why) : 0;
 }
 
-int ps_cpu_block_prefix(const gpm_region *r, const struct ps_state *st)
+int ps_cpu_block_prefix(struct wl_ctx *c, const struct ps_state *st)
 {
-    uint8_t *pm = r->host;
+    uint8_t *pm = wl_region(c, PS_SUMS)->host;
     const uint32_t *out = (const uint32_t *)(pm + ps_out_off());
     uint32_t *pre = (uint32_t *)(pm + ps_pre_off(st->n, st->block));
     uint32_t run = 0;
@@ -80,7 +81,7 @@ int ps_cpu_block_prefix(const gpm_region *r, const struct ps_state *st)
         run += out[b * st->block + ps_block_len(st->n, st->block, b) - 1];
     }
     pre[st->nblocks] = run;
-    return gpm_region_persist(r, pre, (size_t)(st->nblocks + 1) * 4);
+    return wl_pm_persist(c, PS_SUMS, pre, (size_t)(st->nblocks + 1) * 4);
 }
 
 int ps_check(const uint32_t *out, const uint32_t *pre, uint64_t n, uint32_t block, uint64_t seed)

@@ -100,7 +100,7 @@ static int srad_setup(struct wl_ctx *c)
         return gpm_set_error("srad: cannot allocate %zu bytes for the input image: use a "
                              "smaller --scale", b);
     srad_cpu_generate(st->h_j0, st->n, c->opt.seed);
-    if (c->opt.mode == WL_CPU) {
+    if (!c->m->needs_gpu) {
         st->h_roi = malloc(roi);
         for (int u = 0; u < 4; u++)
             st->h_dir[u] = malloc(b);
@@ -123,7 +123,7 @@ static int srad_setup(struct wl_ctx *c)
 static int srad_prepare(struct wl_ctx *c)
 {
     struct srad_state *st = S(c);
-    return c->opt.mode == WL_CPU ? 0 : wl_dev_copy(st->d_j, st->h_j0, st->n * sizeof(float), 1);
+    return c->m->needs_gpu ? wl_dev_copy(st->d_j, st->h_j0, st->n * sizeof(float), 1) : 0;
 }
 
 /* Iteration ITER on the GPU: the kernels write device memory, and the PM
@@ -151,8 +151,6 @@ static int gpu_iteration(struct wl_ctx *c, uint64_t iter)
     }
     if (wl_persist_end(c) != 0)
         return -1;
-    if (c->m->fences)
-        c->bytes_persisted += 2.0 * (double)bytes;
     return wl_commit(c, SRAD_PM, v, 2);
 }
 
@@ -161,22 +159,21 @@ static int gpu_iteration(struct wl_ctx *c, uint64_t iter)
 static int iterate(struct wl_ctx *c, uint64_t from)
 {
     struct srad_state *st = S(c);
-    gpm_region *r = wl_region(c, SRAD_PM);
     st->computed = 0;
     for (uint64_t t = from + 1; t <= st->iters; t++) {
         srad_record rec = srad_record_make(c->epoch, t, st->g.rows, st->g.cols);
-        if (c->opt.mode == WL_CPU) {
+        if (!c->m->needs_gpu) {
             const float *in = t == 1 ? st->h_j0
                                      : (const float *)(pm_host(c) +
                                                        srad_image_off(st->n, srad_slot(t - 1)));
-            if (srad_cpu_iteration(r, st, in, t) != 0)
+            if (srad_cpu_iteration(c, st, in, t) != 0)
                 return -1;
-            c->bytes_persisted += 2.0 * (double)(st->n * sizeof(float));
         } else if (gpu_iteration(c, t) != 0) {
             return -1;
         }
         if (wl_pm_write(c, SRAD_PM, srad_rec_off(srad_slot(t)), &rec, sizeof rec) != 0)
             return -1;
+        wl_progress_add(c, 1); /* the iteration is durable */
         st->computed++;
     }
     return 0;
@@ -203,7 +200,7 @@ static int srad_recover(struct wl_ctx *c)
     int rc = 0;
     c->progress.total = st->iters;
     c->progress.durable = done;
-    if (done < st->iters && c->opt.mode != WL_CPU) {
+    if (done < st->iters && c->m->needs_gpu) {
         const float *from = done == 0 ? st->h_j0
                                       : (const float *)(pm_host(c) +
                                                         srad_image_off(st->n, srad_slot(done)));
@@ -212,7 +209,7 @@ static int srad_recover(struct wl_ctx *c)
     if (rc == 0)
         rc = iterate(c, done);
     c->progress.redone = st->computed;
-    snprintf(c->note, sizeof c->note, "resumed_from_iter=%llu", (unsigned long long)done);
+    wl_note(c, "resumed_from_iter=%llu", (unsigned long long)done);
     return rc;
 }
 
@@ -225,7 +222,7 @@ static int srad_verify(struct wl_ctx *c)
     uint32_t slot = srad_slot(st->iters);
     const float *pm_j = (const float *)(pm_host(c) + srad_image_off(n, slot));
     const float *pm_c = (const float *)(pm_host(c) + srad_coef_off(n, slot));
-    int on_gpu = c->opt.mode != WL_CPU && n * st->iters > SRAD_CPU_CHECK_MAX, rc;
+    int on_gpu = c->m->needs_gpu && n * st->iters > SRAD_CPU_CHECK_MAX, rc;
     float *ref_j, *ref_c;
     double dj = 0, dc = 0;
     if (done != st->iters) {
@@ -273,7 +270,7 @@ const struct wl_workload WORKLOAD = {
     .modes = WL_MODES_GPU | WL_MODE_BIT(WL_CPU),
     /* Every mode persists each iteration before its record (CAP and NDP
      * with one commit per iteration), so every mode resumes. */
-    .resume_modes = WL_MODES_GPU | WL_MODE_BIT(WL_CPU),
+    .progress_by = WL_BY_COMMITS,
     .objects = srad_objects,
     .params = srad_params,
     .state_bytes = sizeof(struct srad_state),

@@ -70,10 +70,10 @@ int srad_ref_run(const srad_geom *g, float step, const float *j0, uint64_t iters
 int srad_check(const float *j, const float *c, const float *ref_j, const float *ref_c,
                const srad_geom *g, uint64_t iters, double *max_dj, double *max_dc);
 /* Iteration ITER of the CPU counterpart: from IN (the input, or the image
- * of ITER - 1) into slot ITER % 2 of the mapping R, coefficients then image,
- * each row made durable with libpmem by the thread that wrote it. The
- * caller writes the record. 0, or -1 if a persist failed. */
-int srad_cpu_iteration(const gpm_region *r, const struct srad_state *st, const float *in,
+ * of ITER - 1) into slot ITER % 2 of region SRAD_PM, coefficients then
+ * image, each row made durable with libpmem by the thread that wrote it.
+ * The caller writes the record. 0, or -1 if a persist failed. */
+int srad_cpu_iteration(struct wl_ctx *c, const struct srad_state *st, const float *in,
                        uint64_t iter);
 
 #ifdef __cplusplus

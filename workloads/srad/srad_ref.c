@@ -115,9 +115,9 @@ struct persist_err {
     char why[512];
 };
 
-static void persist_row(const gpm_region *r, const void *p, size_t len, struct persist_err *e)
+static void persist_row(struct wl_ctx *c, const void *p, size_t len, struct persist_err *e)
 {
-    if (gpm_region_persist(r, p, len) == 0)
+    if (wl_pm_persist(c, SRAD_PM, p, len) == 0)
         return;
 #pragma omp critical
     if (!e->failed) {
@@ -126,9 +126,10 @@ static void persist_row(const gpm_region *r, const void *p, size_t len, struct p
     }
 }
 
-int srad_cpu_iteration(const gpm_region *r, const struct srad_state *st, const float *in,
+int srad_cpu_iteration(struct wl_ctx *c, const struct srad_state *st, const float *in,
                        uint64_t iter)
 {
+    const gpm_region *r = wl_region(c, SRAD_PM);
     const srad_geom *g = &st->g;
     uint64_t rows = g->rows, cols = g->cols, n = st->n;
     uint32_t slot = srad_slot(iter);
@@ -150,7 +151,7 @@ int srad_cpu_iteration(const gpm_region *r, const struct srad_state *st, const f
                 dir[u][k] = d[u];
             pm_c[k] = srad_coef(in[k], d, q0sqr);
         }
-        persist_row(r, &pm_c[i * cols], cols * sizeof(float), &e);
+        persist_row(c, &pm_c[i * cols], cols * sizeof(float), &e);
     }
     if (e.failed)
         return gpm_set_error("%s", e.why);
@@ -162,7 +163,7 @@ int srad_cpu_iteration(const gpm_region *r, const struct srad_state *st, const f
             pm_j[k] = srad_update(in[k], pm_c[k], srad_coef_south(pm_c, g, i, j),
                                   srad_coef_east(pm_c, g, i, j), d, st->step);
         }
-        persist_row(r, &pm_j[i * cols], cols * sizeof(float), &e);
+        persist_row(c, &pm_j[i * cols], cols * sizeof(float), &e);
     }
     return e.failed ? gpm_set_error("%s", e.why) : 0;
 }

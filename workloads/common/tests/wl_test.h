@@ -73,6 +73,22 @@ static inline void wl_test_line(const char *path, int last, char *out, size_t le
     fclose(f);
 }
 
+/* The field named NAME (a header column) of PATH's last row into OUT (LEN
+ * bytes); empty when either is missing. */
+static inline void wl_test_field(const char *path, const char *name, char *out, size_t len)
+{
+    char head[8192], row[8192], *h, *r, *hs = NULL, *rs = NULL;
+    out[0] = '\0';
+    wl_test_line(path, 0, head, sizeof head);
+    wl_test_line(path, 1, row, sizeof row);
+    for (h = strtok_r(head, "\t", &hs), r = strtok_r(row, "\t", &rs); h && r;
+         h = strtok_r(NULL, "\t", &hs), r = strtok_r(NULL, "\t", &rs))
+        if (strcmp(h, name) == 0) {
+            snprintf(out, len, "%s", r);
+            return;
+        }
+}
+
 /* A test's scratch directory NAME-PID under GPM_PM_DIR (else /dev/shm),
  * where its programs keep their PM files, into DIR (4096 bytes); ROWS and
  * ERRF (4200 bytes each, either may be NULL) name its rows.tsv and stderr. */

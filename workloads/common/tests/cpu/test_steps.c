@@ -101,7 +101,8 @@ static struct wl_steps steps(struct wl_ctx *c)
 {
     struct wl_steps s = {.cp = ITER_STATE, .total = (uint64_t)wl_int(c, "steps"),
                          .every = (uint64_t)wl_int(c, "every"), .done = &I(c)->rec.done,
-                         .step = step, .before_checkpoint = before, .after_restore = after};
+                         .unit = "step", .step = step, .before_checkpoint = before,
+                         .after_restore = after};
     return s;
 }
 
@@ -111,24 +112,21 @@ static int iter_run(struct wl_ctx *c)
     return wl_steps_run(c, &s, 0);
 }
 
-static int restore(struct wl_ctx *c)
-{
-    return wl_cp_restore(c, ITER_STATE);
-}
-
 static int iter_recover(struct wl_ctx *c)
 {
     struct wl_steps s = steps(c);
-    int rc = wl_steps_recover(c, &s, restore, reset);
+    int rc = wl_steps_recover(c, &s, reset);
     wl_note(c, "restored=%llu", (unsigned long long)I(c)->restored);
     return rc;
 }
 
 static int iter_verify(struct wl_ctx *c)
 {
+    struct wl_steps s = steps(c);
     uint64_t total = (uint64_t)wl_int(c, "steps");
-    if (restore(c) != 0 || I(c)->rec.done != total)
-        return gpm_set_error("the last checkpoint is not of step %llu", (unsigned long long)total), 1;
+    int rc = wl_steps_final(c, &s);
+    if (rc != 0)
+        return rc;
     if (I(c)->rec.hooks != total)
         return gpm_set_error("before_checkpoint covered %llu steps of %llu",
                              (unsigned long long)I(c)->rec.hooks, (unsigned long long)total), 1;
@@ -142,7 +140,7 @@ const struct wl_workload WORKLOAD = {
     .name = "iter",
     .about = "the steps loop's test workload",
     .modes = WL_MODE_BIT(WL_CPU),
-    .resume_modes = WL_MODE_BIT(WL_CPU),
+    .progress_by = WL_BY_COMMITS,
     .objects = iter_objects,
     .params = iter_params,
     .state_bytes = sizeof(struct iter),
@@ -225,6 +223,22 @@ static void a_crash_before_any_checkpoint_starts_over(void)
     CHECK_EQ_INT(wl_test_count_lines(rows, "trial=before-progress,durable=0/40,redone=40"), 1);
 }
 
+/* --crash-at-progress K: the kill lands right after the checkpoint that
+ * makes step K durable (progress counts steps): here the one after step 12,
+ * whatever the machine's speed. */
+static void a_kill_at_a_step_lands_after_its_checkpoint(void)
+{
+    char *crash[] = {"iter", "--mode", "cpu", "--pm-dir", dir, "--reps", "1", "--every", "4",
+                     "--crash-at-progress", "9"};
+    char *rec[] = {"iter", "--mode", "cpu", "--pm-dir", dir, "--every", "4", "--recover",
+                   "--out", rows};
+    unlink(rows);
+    CHECK_EQ_INT(run(crash, ARGC(crash)), 128 + SIGKILL);
+    CHECK_EQ_INT(run(rec, ARGC(rec)), 0);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "resumed_from=12,"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "trial=mid-work,durable=12/40,redone=28"), 1);
+}
+
 /* A workload without transactions has no commit to crash before. */
 static void no_commit_to_crash_before(void)
 {
@@ -239,6 +253,7 @@ int main(void)
     RUN(a_run_checkpoints_on_schedule);
     RUN(a_crash_resumes_from_the_last_checkpoint);
     RUN(a_crash_before_any_checkpoint_starts_over);
+    RUN(a_kill_at_a_step_lands_after_its_checkpoint);
     RUN(no_commit_to_crash_before);
     unlink(rows);
     wl_test_scratch_remove(dir);

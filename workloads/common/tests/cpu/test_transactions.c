@@ -34,7 +34,7 @@ static const struct wl_param bank_params[] = {
 
 static const struct wl_obj_decl bank_objects[] = {
     [BANK_TABLE] = {"table", WL_OBJ_REGION},
-    [BANK_LOG] = {"log", WL_OBJ_LOG},
+    [BANK_LOG] = {"log", WL_OBJ_TX},
     {NULL, WL_OBJ_REGION},
 };
 
@@ -46,18 +46,33 @@ static uint64_t updated(uint64_t old, uint64_t b, uint64_t j) { return old * 31 
 
 static uint64_t *table(struct wl_ctx *c) { return wl_region(c, BANK_TABLE)->host; }
 
+/* The table after the first BATCHES batches, as the reference computes it. */
+static void reference(uint64_t *t, uint64_t batches, uint64_t updates)
+{
+    for (uint64_t i = 0; i < WORDS; i++)
+        t[i] = initial(i);
+    for (uint64_t b = 0; b < batches; b++)
+        for (uint64_t j = 0; j < updates; j++)
+            t[where(b, j)] = updated(t[where(b, j)], b, j);
+}
+
 static int bank_layout(struct wl_ctx *c)
 {
     size_t updates = (size_t)wl_int(c, "updates");
-    wl_obj_region(c, BANK_TABLE, WORDS * sizeof(uint64_t));
     /* One logging thread (slot 0): a batch's records, 8 bytes each plus the
      * record footer, with room to spare. */
-    if (wl_tx_layout(c, BANK_LOG, updates * 64 * 32, 1, 32) != 0)
+    struct wl_tx_sizes tx = {.region = BANK_TABLE, .undo_bytes = updates * 64 * 32,
+                             .blocks = 1, .threads = 32, .change_bytes = 8,
+                             .max_changes = updates, .unit = 8};
+    wl_obj_region(c, BANK_TABLE, WORDS * sizeof(uint64_t));
+    if (wl_tx_layout(c, BANK_LOG, &tx) != 0)
         return -1;
     c->data_bytes = WORDS * sizeof(uint64_t);
     c->expected_s = 0.01;
     return 0;
 }
+
+static int bank_setup(struct wl_ctx *c) { return wl_tx_setup(c, BANK_LOG, NULL, NULL); }
 
 static int bank_prepare(struct wl_ctx *c)
 {
@@ -70,30 +85,28 @@ static int bank_prepare(struct wl_ctx *c)
                : 0;
 }
 
-static int batch(struct wl_ctx *c, uint64_t b)
+/* Batch B as the CPU counterpart makes it: each word's old value logged
+ * before it changes, the table durable before the engine commits. */
+static int apply(struct wl_ctx *c, uint64_t b, const wl_txdev *d)
 {
     uint64_t *t = table(c), n = (uint64_t)wl_int(c, "updates");
-    gpm_range all = {0, WORDS * sizeof *t, NULL};
-    if (wl_tx_begin(c, BANK_LOG) != 0)
-        return -1;
+    if (d->gpu)
+        return gpm_set_error("bank: a CPU workload");
     for (uint64_t j = 0; j < n; j++) {
         uint64_t w = where(b, j);
-        if (gpmtx_host_log_undo(wl_log(c, BANK_LOG), 0, w * sizeof *t, &t[w], sizeof *t) != 0)
+        if (wl_tx_host_undo(c, BANK_LOG, 0, w * sizeof *t, &t[w], sizeof *t) != 0)
             return -1;
         t[w] = updated(t[w], b, j);
         if (j == n / 2 && wl_int(c, "slow-us"))
             usleep((useconds_t)wl_int(c, "slow-us")); /* a kill lands mid-transaction */
     }
-    return wl_tx_logged(c, BANK_LOG) || wl_commit(c, BANK_TABLE, &all, 1) ||
-                   wl_tx_commit(c, BANK_LOG)
-               ? -1
-               : 0;
+    return wl_pm_persist(c, BANK_TABLE, t, WORDS * sizeof *t);
 }
 
 static int batches_from(struct wl_ctx *c, uint64_t from)
 {
     for (uint64_t b = from; b < (uint64_t)wl_int(c, "batches"); b++)
-        if (batch(c, b) != 0)
+        if (wl_tx_batch(c, BANK_LOG, b, apply) != 0)
             return -1;
     return 0;
 }
@@ -111,7 +124,7 @@ static int bank_recover(struct wl_ctx *c)
         for (uint64_t k = 0; k < done; k++)
             if (gpmtx_begin(wl_log(c, BANK_LOG)) || gpmtx_commit(wl_log(c, BANK_LOG)))
                 return -1;
-    } else if (wl_tx_recover(c, BANK_LOG, BANK_TABLE, &done) != 0) {
+    } else if (wl_tx_recover(c, BANK_LOG, &done) != 0) {
         return -1;
     }
     c->progress.total = total;
@@ -124,22 +137,19 @@ static int bank_recover(struct wl_ctx *c)
 
 static int bank_verify(struct wl_ctx *c)
 {
-    uint64_t *want = malloc(WORDS * sizeof *want), n = (uint64_t)wl_int(c, "updates");
+    uint64_t *want = malloc(WORDS * sizeof *want);
     int rc = 0;
     if (!want)
         return -1;
-    for (uint64_t i = 0; i < WORDS; i++)
-        want[i] = initial(i);
-    for (uint64_t b = 0; b < (uint64_t)wl_int(c, "batches"); b++)
-        for (uint64_t j = 0; j < n; j++)
-            want[where(b, j)] = updated(want[where(b, j)], b, j);
+    reference(want, (uint64_t)wl_int(c, "batches"), (uint64_t)wl_int(c, "updates"));
     for (uint64_t i = 0; i < WORDS && rc == 0; i++)
         if (table(c)[i] != want[i]) {
             gpm_set_error("word %llu is %llu, the reference %llu", (unsigned long long)i,
                           (unsigned long long)table(c)[i], (unsigned long long)want[i]);
             rc = 1;
         }
-    if (rc == 0 && wl_tx_committed(c, BANK_LOG) != (uint64_t)wl_int(c, "batches")) {
+    if (rc == 0 && wl_tx_atomic(c) &&
+        wl_tx_committed(c, BANK_LOG) != (uint64_t)wl_int(c, "batches")) {
         gpm_set_error("the log counts %llu committed batches",
                       (unsigned long long)wl_tx_committed(c, BANK_LOG));
         rc = 1;
@@ -152,15 +162,49 @@ const struct wl_workload WORKLOAD = {
     .name = "bank",
     .about = "the transaction helper's test workload",
     .modes = WL_MODE_BIT(WL_CPU),
-    .resume_modes = WL_MODE_BIT(WL_CPU),
+    .progress_by = WL_BY_TRANSACTIONS,
     .objects = bank_objects,
     .params = bank_params,
     .layout = bank_layout,
+    .setup = bank_setup,
     .prepare = bank_prepare,
     .run = bank_run,
     .recover = bank_recover,
     .verify = bank_verify,
 };
+
+/* ---- a mode added in one row and its engine, touching no workload ---- */
+
+/* A fake engine: each batch applied and made durable, with no log (so not
+ * failure-atomic), and counted in the row so that a test sees it ran. */
+static int nolog_batch(struct wl_ctx *c, int tx, uint64_t b, wl_tx_apply apply)
+{
+    wl_txdev d = wl_tx_dev_base(c, tx);
+    static uint64_t batches;
+    if (apply(c, b, &d) != 0)
+        return -1;
+    if (b == 0)
+        batches = 0;
+    wl_note(c, "nolog_batch=%llu", (unsigned long long)++batches);
+    return 0;
+}
+
+static const struct wl_tx_engine nolog_engine = {
+    .name = "nolog", .atomic = 0, .log = WL_OBJ_NONE, .batch = nolog_batch,
+};
+
+static struct wl_mode_info cpu_nolog;
+
+static void add_the_fake_mode(void)
+{
+    cpu_nolog = *wl_mode(WL_CPU);
+    cpu_nolog.name = "cpu-nolog";
+    cpu_nolog.tx = &nolog_engine;
+    cpu_nolog.like = WL_CPU;
+    CHECK_EQ_INT(wl_mode_add(&cpu_nolog), WL_NMODES);
+    CHECK(wl_mode_add(&cpu_nolog) < 0); /* a name is taken once */
+    CHECK_MSG(gpm_last_error(), "mode 'cpu-nolog' exists");
+}
 
 static char dir[4096], rows[4200], errf[4200];
 
@@ -175,12 +219,13 @@ static void runs_say_their_log(void)
     unlink(rows);
     CHECK_EQ_INT(run(hcl, ARGC(hcl)), 0);
     CHECK_EQ_INT(wl_test_count_lines(rows, "\tok\tbatches=40,updates=64,slow-us=0,bug=none,"
-                                           "log=hcl,partitions=64,seed=1,cpu_threads=all:"),
+                                           "log=hcl,partitions=64,cap-chunk=best,seed=1,"
+                                           "cpu_threads=all:"),
                  1);
-    CHECK_EQ_INT(wl_test_count_lines(rows, ",atomic=yes,log_slots=32"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",tx=undo-cpu,atomic=yes,log_slots=32"), 1);
     CHECK_EQ_INT(run(conv, ARGC(conv)), 0);
-    CHECK_EQ_INT(wl_test_count_lines(rows, ",log=conv,partitions=8,seed=1,"), 1);
-    CHECK_EQ_INT(wl_test_count_lines(rows, ",atomic=yes,log_slots=8"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",log=conv,partitions=8,cap-chunk=best,seed=1,"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",tx=undo-cpu,atomic=yes,log_slots=8"), 1);
     CHECK_EQ_INT(run(bad, ARGC(bad)), 2);
     CHECK_EQ_INT(wl_test_count_lines(errf, "--log: unknown log 'redo': pass hcl or conv"), 1);
 }
@@ -266,10 +311,137 @@ static void killed_just_before_a_commit(void)
     CHECK_EQ_INT(wl_test_count_lines(errf, "--crash-before-commit: not with --recover"), 1);
 }
 
+/* The bytes a run persisted are counted by the harness: each batch's
+ * table (wl_pm_persist) and its 64 undo records with their tails. */
+static void bytes_persisted_are_counted_by_the_harness(void)
+{
+    char *av[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--reps", "1", "--out", rows,
+                  "--batches", "3"};
+    char f[64];
+    double want = 3.0 * (WORDS * 8 + 64 * (gpmtx_record_bytes(8) + 4)), got = -1;
+    unlink(rows);
+    CHECK_EQ_INT(run(av, ARGC(av)), 0);
+    wl_test_field(rows, "bytes_persisted", f, sizeof f);
+    CHECKF(sscanf(f, "%lf", &got) == 1 && got == want, "got %g, want %g", got, want);
+}
+
+/* --crash-at-progress K: the kill lands right after the K-th batch is
+ * committed, whatever the speed: the recovery finds exactly K. */
+static void a_kill_at_a_batch_lands_right_after_it(void)
+{
+    char *crash[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--reps", "1",
+                     "--crash-at-progress", "7"};
+    char *rec[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--recover", "--out", rows};
+    unlink(rows);
+    CHECK_EQ_INT(run(crash, ARGC(crash)), 128 + SIGKILL);
+    CHECK_EQ_INT(wl_test_count_lines(errf, "crash: SIGKILL after 7 units of progress"), 1);
+    CHECK_EQ_INT(run(rec, ARGC(rec)), 0);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "tx_was_active=0,undone=0,"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "trial=mid-work,durable=7/40,redone=33"), 1);
+}
+
+/* --crash-after-progress S: the kill lands S seconds after the first
+ * committed batch, so never before durable progress; the times of the
+ * first and the last batch are noted when asked. */
+static void kills_after_the_first_batch_land_inside_the_work(void)
+{
+    char *timed[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--reps", "1", "--slow-us",
+                     "2000", "--progress-times", "--out", rows};
+    char *crash[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--reps", "1", "--slow-us",
+                     "2000", "--crash-after-progress", "0.01"};
+    char *rec[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--slow-us", "2000", "--recover",
+                   "--out", rows};
+    char line[8192], *p;
+    unsigned long long units = 0, d = 0;
+    double first = -1, last = -1;
+    unlink(rows);
+    CHECK_EQ_INT(run(timed, ARGC(timed)), 0);
+    wl_test_line(rows, 1, line, sizeof line);
+    p = strstr(line, "progress_units=");
+    CHECKF(p && sscanf(p, "progress_units=%llu,progress_first_s=%lf,progress_last_s=%lf",
+                       &units, &first, &last) == 3 && units == 40 && first > 0 && last > first,
+           "%s", line);
+    unlink(rows);
+    CHECK_EQ_INT(run(crash, ARGC(crash)), 128 + SIGKILL);
+    CHECK_EQ_INT(run(rec, ARGC(rec)), 0);
+    wl_test_line(rows, 1, line, sizeof line);
+    p = strstr(line, "trial=mid-work,durable=");
+    CHECKF(p && sscanf(p, "trial=mid-work,durable=%llu/", &d) == 1 && d >= 1 && d < 40, "%s",
+           line);
+}
+
+/* An undo record that does not fit stops the batch before its word
+ * changes: the table then holds the logged changes and nothing else, and
+ * the undo gives back exactly the table before the batch. */
+static void a_full_log_leaves_exactly_what_recovery_undoes(void)
+{
+    char *full[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--reps", "1", "--keep"};
+    char *rec[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--recover", "--out", rows};
+    char table_path[4300], log_path[4300];
+    uint64_t *before = malloc(WORDS * 8), *now;
+    gpm_region t;
+    gpmlog log;
+    gpmtx_stats st;
+    size_t n;
+    snprintf(table_path, sizeof table_path, "%s/bank-small.table", dir);
+    snprintf(log_path, sizeof log_path, "%s/bank-small.log", dir);
+    CHECK(before);
+    reference(before, 3, 64);
+    /* From batch 3 on a slot holds 10 records: batch 3 stops at its 11th. */
+    setenv("GPM_TEST_LOG_ROOM", "240@3", 1);
+    CHECK_EQ_INT(run(full, ARGC(full)), 1);
+    unsetenv("GPM_TEST_LOG_ROOM");
+    CHECK_EQ_INT(wl_test_count_lines(errf, "slot 0 is full"), 1);
+    now = (uint64_t *)check_read_file(table_path, &n);
+    CHECK(now && n == WORDS * 8 && memcmp(now, before, n) != 0); /* the logged changes */
+    free(now);
+    /* The undo alone, as recovery does it first. */
+    CHECK_EQ_INT(gpm_map(&t, table_path, WORDS * 8, GPM_HOST_ONLY), 0);
+    CHECK_EQ_INT(gpmlog_open(&log, log_path, GPM_HOST_ONLY), 0);
+    CHECK(gpmtx_active(&log) && gpmtx_committed(&log) == 3);
+    CHECK_EQ_INT(gpmtx_recover(&log, &t, &st), 0);
+    CHECK(st.was_active && st.undone == 10);
+    CHECK(memcmp(t.host, before, WORDS * 8) == 0);
+    gpmlog_close(&log);
+    gpm_unmap(&t);
+    /* And the whole recovery finishes the run. */
+    unlink(rows);
+    CHECK_EQ_INT(run(rec, ARGC(rec)), 0);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "durable=3/40,redone=37"), 1);
+    free(before);
+}
+
+/* A mode added with wl_mode_add, one row and its engine: the bank runs in
+ * it, its batches through the engine, with no change to the workload. */
+static void a_mode_added_to_the_table_runs_the_workload_unchanged(void)
+{
+    char *av[] = {"bank", "--mode", "cpu-nolog", "--pm-dir", dir, "--reps", "1", "--out",
+                  rows};
+    char *crash[] = {"bank", "--mode", "cpu-nolog", "--pm-dir", dir, "--reps", "1",
+                     "--crash-at-progress", "5"};
+    char *rec[] = {"bank", "--mode", "cpu-nolog", "--pm-dir", dir, "--recover", "--out", rows};
+    unlink(rows);
+    CHECK_EQ_INT(run(av, ARGC(av)), 0);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tcpu-nolog\t"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",tx=nolog,atomic=no,nolog_batch=1,"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",nolog_batch=40,"), 1);
+    /* Not failure-atomic: a crash is not resumed, the run starts over. */
+    unlink(rows);
+    CHECK_EQ_INT(run(crash, ARGC(crash)), 128 + SIGKILL);
+    CHECK_EQ_INT(run(rec, ARGC(rec)), 0);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "trial=mid-work,durable=0"), 1);
+}
+
 int main(void)
 {
     wl_test_scratch("bank", dir, rows, errf);
+    RUN(add_the_fake_mode);
     RUN(runs_say_their_log);
+    RUN(bytes_persisted_are_counted_by_the_harness);
+    RUN(a_kill_at_a_batch_lands_right_after_it);
+    RUN(kills_after_the_first_batch_land_inside_the_work);
+    RUN(a_full_log_leaves_exactly_what_recovery_undoes);
+    RUN(a_mode_added_to_the_table_runs_the_workload_unchanged);
     RUN(kills_inside_a_batch_are_undone_and_resumed);
     RUN(a_recovery_that_skips_the_undo_fails);
     RUN(killed_just_before_a_commit);

@@ -11,6 +11,7 @@
 
 #include "gpm/check.h"
 #include "../../kvs.h"
+#include "../log_overflow.h"
 #include "tests/wl_test.h"
 
 static char dir[4096], rows[4200], errf[4200];
@@ -299,6 +300,13 @@ static void bad_files_are_refused_and_left_alone(void)
     CHECK(file_sum(log) == lsum && file_sum(table) == tsum);
 }
 
+/* An undo record that does not fit leaves its way unchanged: the batch
+ * fails, and the undo gives back exactly the table before it. */
+static void a_full_log_changes_nothing_it_could_not_log(void)
+{
+    kvs_log_overflow_case("cpu", dir, errf);
+}
+
 /* A chunk given is taken and noted in the row; a bad one is refused. */
 static void bad_flags_name_the_fix(void)
 {
@@ -309,7 +317,7 @@ static void bad_flags_name_the_fix(void)
                      "65536", "--out", rows};
     unlink(rows);
     CHECK_EQ_INT(run(given, ARGC(given)), 0);
-    CHECK_EQ_INT(wl_test_count_lines(rows, ",cap_chunk=65536,"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",cap-chunk=65536,"), 1);
     char *store[] = {"kvs", "--mode", "cpu", "--store", "leveldb"};
     char *gpu_store[] = {"kvs", "--mode", "gpm", "--store", "rocksdb"};
     CHECK_EQ_INT(run(store, ARGC(store)), 2);
@@ -337,6 +345,7 @@ int main(void)
     RUN(rocksdb_keeps_the_last_set_of_a_key);
     RUN(bad_flags_name_the_fix);
     RUN(bad_files_are_refused_and_left_alone);
+    RUN(a_full_log_changes_nothing_it_could_not_log);
     RUN(way_is_own_then_free_then_victim);
     RUN(reference_fills_evicts_and_updates);
     RUN(gets_read_the_table_before_the_batch);

@@ -53,6 +53,7 @@ static void resume_computes_only_pending_blocks(void)
     const uint64_t n = 10000;
     const uint32_t block = 64;
     struct ps_state st;
+    struct wl_ctx c;
     gpm_region r;
     uint32_t *in, *out, *done;
     uint64_t k = 0;
@@ -64,6 +65,10 @@ static void resume_computes_only_pending_blocks(void)
     snprintf(name, sizeof name, "test-ps-resume-%d.pm", (int)getpid());
     CHECKF(gpm_map(&r, name, ps_file_bytes(n, block), GPM_CREATE | GPM_HOST_ONLY) == 0,
            "%s", gpm_last_error());
+    /* What the harness hands the CPU counterpart: the mapping, in cpu mode. */
+    memset(&c, 0, sizeof c);
+    c.m = wl_mode(WL_CPU);
+    c.obj[PS_SUMS].region = r;
     in = malloc(n * 4);
     CHECK(in);
     ps_cpu_generate(in, n, 5);
@@ -71,22 +76,24 @@ static void resume_computes_only_pending_blocks(void)
     done = (uint32_t *)((uint8_t *)r.host + ps_done_off(n));
 
     /* Epoch 1 completes; epoch 2 dies after blocks 0..9 and 50. */
-    CHECK_EQ_INT(ps_cpu_scan_blocks(&r, &st, in, 1, &k), 0);
+    CHECK_EQ_INT(ps_cpu_scan_blocks(&c, &st, in, 1, &k), 0);
     CHECK_EQ_INT(k, st.nblocks);
+    /* The harness counted what the scan persisted: every sum and marker. */
+    CHECK(c.bytes_persisted == (double)(n + st.nblocks) * 4);
     for (uint64_t b = 0; b < st.nblocks; b++)
         if (b < 10 || b == 50)
             done[b] = 2;
         else
             out[b * block] ^= 0xdead; /* half-written or stale */
     CHECK_EQ_INT(ps_count_pending(done, st.nblocks, 2), st.nblocks - 11);
-    CHECK_EQ_INT(ps_cpu_scan_blocks(&r, &st, in, 2, &k), 0);
+    CHECK_EQ_INT(ps_cpu_scan_blocks(&c, &st, in, 2, &k), 0);
     CHECK_EQ_INT(k, st.nblocks - 11);
-    CHECK_EQ_INT(ps_cpu_block_prefix(&r, &st), 0);
+    CHECK_EQ_INT(ps_cpu_block_prefix(&c, &st), 0);
     CHECK_EQ_INT(ps_check(out, (uint32_t *)((uint8_t *)r.host + ps_pre_off(n, block)), n,
                           block, 5), 0);
     /* The markers are trusted: a done block is not recomputed. */
     out[3] ^= 1;
-    CHECK_EQ_INT(ps_cpu_scan_blocks(&r, &st, in, 2, &k), 0);
+    CHECK_EQ_INT(ps_cpu_scan_blocks(&c, &st, in, 2, &k), 0);
     CHECK_EQ_INT(k, 0);
     CHECK_EQ_INT(ps_check(out, (uint32_t *)((uint8_t *)r.host + ps_pre_off(n, block)), n,
                           block, 5), 1);

@@ -67,15 +67,20 @@ static void durable_iterations_are_the_newer_valid_record(void)
     CHECK_EQ_INT(srad_durable_iters(rec, 0, 30, 20, 10), 0);
 }
 
+/* The iterations as the harness runs them in cpu mode, on mapping R. */
 static int iterations(const gpm_region *r, const struct srad_state *st, const float *j0,
                       uint32_t epoch, uint64_t from, uint64_t to)
 {
+    struct wl_ctx c;
+    memset(&c, 0, sizeof c);
+    c.m = wl_mode(WL_CPU);
+    c.obj[SRAD_PM].region = *r;
     for (uint64_t t = from + 1; t <= to; t++) {
         const float *in = t == 1 ? j0
                                  : (const float *)((uint8_t *)r->host +
                                                    srad_image_off(st->n, srad_slot(t - 1)));
         srad_record rec = srad_record_make(epoch, t, st->g.rows, st->g.cols);
-        if (srad_cpu_iteration(r, st, in, t) != 0)
+        if (srad_cpu_iteration(&c, st, in, t) != 0)
             return -1;
         memcpy((uint8_t *)r->host + srad_rec_off(srad_slot(t)), &rec, sizeof rec);
     }

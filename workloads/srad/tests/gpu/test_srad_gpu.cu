@@ -49,8 +49,10 @@ static int run_kernels(const srad_geom *g, float step, const float *j0, uint64_t
 {
     struct dev d;
     size_t b = g->rows * g->cols * sizeof(float);
-    wl_out o = {how == 0};
+    wl_out o;
     int rc = -1;
+    memset(&o, 0, sizeof o);
+    o.fence = how == 0;
     if (dev_alloc(&d, g) != 0 || wl_dev_copy(d.j, j0, b, 1) != 0 ||
         wl_dev_zero(d.pm_j, b) != 0 || wl_dev_zero(d.pm_c, b) != 0)
         goto out;
