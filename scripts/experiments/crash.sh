@@ -1,19 +1,23 @@
 #!/bin/sh
 # Crash campaign: for each workload of WORKLOADS (each of its operations),
-# first one uninterrupted repetition of a process measures how long the work
-# takes (measure_work: the repetition that a kill hits); then TRIALS
-#   W --mode M --reps 1 --crash-after T --keep --seed I   (SIGKILL at T)
+# first one uninterrupted repetition of a process measures when its units of
+# progress become durable (measure_work: the repetition that a kill hits);
+# then TRIALS
+#   W --mode M --reps 1 --crash-after-progress T --crash-at-progress U-1 --keep --seed I
 #   W --mode M --recover --seed I --out crash-trials.tsv  (must verify)
-# with T drawn uniformly from 5-95% of the measured time, so that most kills
-# land inside the work. Each recovery row says what the kill hit
-# (trial=mid-work|before-progress|finished-first) and, where progress was
-# durable, how much it found and reused (durable=D/T,redone=R: the harness
-# fails a recovery that redid durable work). Only kills inside the work count
-# as crash trials. Transactional workloads (those with --crash-before-commit)
-# also get COMMIT_TRIALS (default 10) runs killed just before their 1st, 2nd
-# or 3rd commit, every update and undo record of that batch durable. A
-# campaign fails if any trial was not recovered or if fewer than half of its
-# random trials were killed mid-work.
+# with T drawn uniformly from the measured timeline of durable progress, the
+# first unit to the last, and --crash-at-progress U-1 (U the measured
+# units) as the latest kill: a kill lands after the first unit is durable
+# and before the last, however fast the trial runs. Each
+# recovery row says what the kill hit (trial=mid-work|before-progress|
+# finished-first) and, where progress was durable, how much it found and
+# reused (durable=D/T,redone=R: the harness fails a recovery that redid
+# durable work). Only kills inside the work count as crash trials.
+# Transactional workloads (those with --crash-before-commit) also get
+# COMMIT_TRIALS (default 10) runs killed just before their 1st, 2nd or 3rd
+# commit, every update and undo record of that batch durable. A campaign
+# fails if any trial was not recovered or if fewer than 90% of its random
+# trials were killed mid-work.
 # (CRASH_MODE=cpu crashes the CPU counterpart instead, which needs no GPU.)
 # Appends a campaign row (op=crash-campaign) to $RESULTS_DIR/crash.tsv;
 # report: scripts/report/crash.py. SIGKILL with DRAM as PM tests recovery
@@ -21,8 +25,9 @@
 # completeness or a power cut.
 # JOBS (default 1) trials run at once, each in a PM directory of its own
 # under GPM_PM_DIR: the GPU and the cores are shared, so their work runs
-# slower than the measurement and kills drawn from it land earlier in it
-# (the classification of each trial says where). A trial's PM directory is
+# slower than the measurement and kills drawn from it land earlier in it,
+# still after its first durable unit (the classification of each trial
+# says where). A trial's PM directory is
 # removed once it recovered; a failed one is kept and named.
 # Environment: GPM_BIN, RESULTS_DIR, SCALE, WORKLOADS, TRIALS (default 50),
 # JOBS, OMP_NUM_THREADS (default with JOBS > 1: the cores over JOBS),
@@ -111,8 +116,16 @@ for w in $(workloads); do
         op_param="" lbl=$w
         [ "$op" = run ] || { op_param="op=$op,"; lbl="$w($op)"; }
         # shellcheck disable=SC2086 # args is a list of flags
-        measured=$(measure_work "$w" "$mode" "$SCALE" "$tmp" $args) || { bad=1; continue; }
-        echo "$name: $lbl ($mode, $SCALE): the work takes $measured s; kills at 5-95% of it"
+        timeline=$(measure_work "$w" "$mode" "$SCALE" "$tmp" $args) || { bad=1; continue; }
+        # shellcheck disable=SC2086 # three words
+        set -- $timeline
+        units=${1:-0} first=${2:--1} last=${3:--1}
+        if [ "$units" -lt 2 ]; then
+            echo "$name: $lbl ($mode, $SCALE): the work makes $units unit(s) of progress durable: nothing to kill between" >&2
+            bad=1
+            continue
+        fi
+        echo "$name: $lbl ($mode, $SCALE): $units units of progress durable from $first s to $last s; kills 0-$(awk -v f="$first" -v l="$last" 'BEGIN { printf "%.6f", l - f }') s after the first"
         mid=0 before=0 finished=0 recovered=0 unrecovered=0
         : >"$tmp/times"
         # Waves of JOBS trials, tallied in order.
@@ -121,13 +134,13 @@ for w in $(workloads); do
             j=$i
             while [ "$j" -le "$TRIALS" ] && [ "$j" -lt $((i + JOBS)) ]; do
                 seed=$((${CRASH_SEED:-0} + j))
-                kill_at "$measured" "$seed" >"$tmp/at$j"
+                kill_at "$units" "$first" "$last" "$seed" >"$tmp/at$j"
                 start_trial "$j" "$seed" "$(cat "$tmp/at$j")"
                 j=$((j + 1))
             done
             wait
             while [ "$i" -lt "$j" ]; do
-                finish_trial "$i" "$i/$TRIALS (seed $((${CRASH_SEED:-0} + i)), kill at $(cat "$tmp/at$i")s)"
+                finish_trial "$i" "$i/$TRIALS (seed $((${CRASH_SEED:-0} + i)), kill $(cat "$tmp/at$i") s)"
                 if [ "$rc" -eq 0 ]; then
                     echo "$TRIAL_S" >>"$tmp/times"
                     case $TRIAL in
@@ -159,14 +172,14 @@ for w in $(workloads); do
             done
         fi
         verdict=ok
-        [ "$unrecovered" -eq 0 ] && [ $((2 * mid)) -ge "$TRIALS" ] || verdict=fail
+        [ "$unrecovered" -eq 0 ] && [ $((10 * mid)) -ge $((9 * TRIALS)) ] || verdict=fail
         med=$(sort -g "$tmp/times" | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2); else print "nan" }')
         echo "$name: $lbl ($mode, $SCALE): trials $TRIALS, killed mid-work $mid, killed before any durable progress $before, finished first $finished; counted as crash trials $((mid + before)); killed before a commit $commits; recovered $recovered, unrecovered $unrecovered: $verdict"
-        [ $((2 * mid)) -ge "$TRIALS" ] ||
-            echo "$name: $lbl: fewer than half of the trials were killed mid-work: the campaign tests too little" >&2
+        [ $((10 * mid)) -ge $((9 * TRIALS)) ] ||
+            echo "$name: $lbl: fewer than 90% of the trials were killed mid-work: the campaign tests too little" >&2
         "$GPM_BIN/gpm-row" "$RESULTS_DIR/crash.tsv" workload="$w" op=crash-campaign mode="$mode" \
             scale="$SCALE" reps="$TRIALS" median_s="$med" verified="$verdict" \
-            params="${op_param}trials=$TRIALS,mid_work=$mid,before_progress=$before,finished_first=$finished,before_commit=$commits,recovered=$recovered,unrecovered=$unrecovered,work_s=$measured" ||
+            params="${op_param}trials=$TRIALS,mid_work=$mid,before_progress=$before,finished_first=$finished,before_commit=$commits,recovered=$recovered,unrecovered=$unrecovered,work_s=$last,progress_units=$units,progress_first_s=$first" ||
             bad=1
         [ "$verdict" = ok ] || bad=1
     done

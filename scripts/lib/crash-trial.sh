@@ -2,15 +2,28 @@
 # campaign (scripts/experiments/crash.sh) and the GPU tests
 # (scripts/tests-gpu/test_workloads.sh). Needs GPM_BIN; uses GPM_PM_DIR.
 #
-#   measure_work W MODE SCALE TMPDIR [FLAG...]   prints a first repetition's time (s)
-#   kill_at MEASURED SEED                 prints a moment in 5-95% of MEASURED
+#   measure_work W MODE SCALE TMPDIR [FLAG...]
+#       one uninterrupted repetition; prints its units of progress and when
+#       the first and the last became durable: "UNITS FIRST_S LAST_S"
+#   kill_at UNITS FIRST_S LAST_S SEED
+#       a campaign's kill: "after:T@K", T drawn uniformly from the measured
+#       timeline of durable progress, LAST_S - FIRST_S, and K = UNITS - 1
+#       the latest: a trial that runs faster than the measurement is still
+#       killed before its last unit
 #   crash_trial W MODE SCALE SEED AT TMPDIR [FLAG...]
-#       W --crash-after AT (SIGKILL inside the work), or with AT commit:N
-#       W --crash-before-commit N (SIGKILL just before its N-th transaction
-#       commits), then W --recover; sets
-#       TRIAL (mid-work | before-progress | finished-first, or unrecovered),
-#       TRIAL_PARAMS (the recovery row's params), TRIAL_S (its median_s),
-#       TRIAL_ROWS (the recovery row file), TRIAL_LOG (both programs' output).
+#       W killed with SIGKILL as AT says, then W --recover. AT is
+#         unit:K    just after the K-th unit of progress is durable
+#                   (--crash-at-progress: where tests kill, whatever the speed)
+#         after:T[@K]  T seconds after the first unit is durable
+#                   (--crash-after-progress: campaigns), or just after unit
+#                   K if that comes first
+#         commit:N  just before the N-th transaction commits
+#                   (--crash-before-commit)
+#         T         T seconds into the work (--crash-after)
+#       Sets TRIAL (mid-work | before-progress | finished-first, or
+#       unrecovered), TRIAL_PARAMS (the recovery row's params), TRIAL_S (its
+#       median_s), TRIAL_ROWS (the recovery row file), TRIAL_LOG (both
+#       programs' output).
 # Recovered means: the run was killed (137) or finished first (0, and the
 # recovery agrees), and the recovery exited 0 with a verified row that says
 # what the kill hit.
@@ -18,24 +31,27 @@
 . "$(dirname "$0")/../lib/tsv.sh"
 
 kill_at() {
-    awk -v m="$1" -v s="$2" 'BEGIN { x = (s * 2654435761) % 4294967296 / 4294967296;
-                                    printf "%.6f", m * (0.05 + 0.9 * x) }'
+    awk -v u="$1" -v f="$2" -v l="$3" -v s="$4" '
+        BEGIN { x = (s * 2654435761) % 4294967296 / 4294967296;
+                d = l - f; if (d < 0) d = 0;
+                printf "after:%.6f@%d", d * x, u - 1 }'
 }
 
-# One repetition of a process of its own: the watchdog covers a process's
+# One repetition of a process of its own: the kills cover a process's
 # first repetition, which may differ from the others either way (it loads
-# its kernels; cap-delta's ran in half the median on an H100), so the kills
-# are drawn from the time of that one.
+# its kernels; cap-delta's ran in half the median on an H100), so the
+# timeline is that of one.
 measure_work() {
     _w=$1 _m=$2 _s=$3 _t=$4
     shift 4
     rm -f "$_t/measure.tsv"
-    "$GPM_BIN/$_w" --mode "$_m" --scale "$_s" --reps 1 ${GPM_PM_DIR:+--pm-dir "$GPM_PM_DIR"} \
-        "$@" --out "$_t/measure.tsv" >"$_t/measure.log" 2>&1 || {
+    "$GPM_BIN/$_w" --mode "$_m" --scale "$_s" --reps 1 --progress-times \
+        ${GPM_PM_DIR:+--pm-dir "$GPM_PM_DIR"} "$@" --out "$_t/measure.tsv" >"$_t/measure.log" 2>&1 || {
         echo "cannot measure $_w --mode $_m --scale $_s: $(tail -n 1 "$_t/measure.log")" >&2
         return 1
     }
-    last_field "$_t/measure.tsv" min_s
+    last_field "$_t/measure.tsv" params |
+        sed -n 's/.*progress_units=\([0-9]*\),progress_first_s=\([-0-9.e]*\),progress_last_s=\([-0-9.e]*\).*/\1 \2 \3/p'
 }
 
 crash_trial() {
@@ -45,12 +61,17 @@ crash_trial() {
     TRIAL_ROWS=$_t/recover.tsv
     : >"$TRIAL_ROWS"
     _start=$(date +%s)
+    _latest=""
     case $_at in
         commit:*) _kill=--crash-before-commit _at=${_at#commit:} ;;
+        unit:*) _kill=--crash-at-progress _at=${_at#unit:} ;;
+        after:*@*) _latest="--crash-at-progress ${_at#*@}" _at=${_at%@*}
+                   _kill=--crash-after-progress _at=${_at#after:} ;;
+        after:*) _kill=--crash-after-progress _at=${_at#after:} ;;
         *) _kill=--crash-after ;;
     esac
     timeout -k 30 "${TRIAL_TIMEOUT:-900}" "$GPM_BIN/$_w" --mode "$_m" --scale "$_s" \
-        --seed "$_seed" --reps 1 --keep "$_kill" "$_at" \
+        --seed "$_seed" --reps 1 --keep "$_kill" "$_at" $_latest \
         ${GPM_PM_DIR:+--pm-dir "$GPM_PM_DIR"} "$@" >"$TRIAL_LOG" 2>&1
     _rc=$?
     # timeout -k ends a hung program with SIGKILL too (status 137).

@@ -1,10 +1,12 @@
 #!/bin/sh
 # Every mode of every workload at tiny scale, verified against its CPU
 # reference, then crash trials in gpm (which resumes durable progress) and
-# cap-fs (which reruns): the run is killed with SIGKILL at a moment drawn
-# from the measured duration of its work, and --recover must finish it,
-# verify, and say what the kill hit (scripts/lib/crash-trial.sh); where a
-# workload has cap-delta, its crash trials too.
+# cap-fs (which reruns): the run is killed with SIGKILL just after its K-th
+# unit of progress is durable (--crash-at-progress), K spread over the
+# units a measured run has, so every kill lands mid-work whatever the
+# machine's speed; --recover must finish it, verify, and say what the kill
+# hit (scripts/lib/crash-trial.sh); where a workload has cap-delta, its
+# crash trials too.
 #   GPM_BIN (programs), GPM_PM_DIR (scratch); WORKLOADS (default: every
 #   program in GPM_BIN but libgpm's gpm-* tools), CRASH_TRIALS per workload
 #   and mode (default 4), CRASH_SCALE (default small).
@@ -49,27 +51,37 @@ for w in $(workload_list "$bin"); do
         has_mode "$bin" "$w" cap-delta && extra=cap-delta
         for m in gpm cap-fs $extra; do
             GPM_PM_DIR=$dir
-            if ! measured=$(measure_work "$w" "$m" "$cscale" "$dir" $flag 2>"$log"); then
+            # shellcheck disable=SC2086 # flag is no word or two
+            if ! timeline=$(measure_work "$w" "$m" "$cscale" "$dir" $flag 2>"$log"); then
                 echo "not ok - $w $what$m crash trials: $(cat "$log")"
+                continue
+            fi
+            units=${timeline%% *}
+            if [ "${units:-0}" -lt 2 ]; then
+                echo "not ok - $w $what$m crash trials: $units unit(s) of progress at $cscale scale: none to kill between"
                 continue
             fi
             mid=0 failed=0 t=0
             while [ $t -lt "$trials" ]; do
                 t=$((t + 1))
-                at=$(kill_at "$measured" "$t")
-                if crash_trial "$w" "$m" "$cscale" "$t" "$at" "$dir" $flag; then
+                # Killed just after unit K is durable, K spread over the
+                # work: never at a moment that the machine's speed decides.
+                k=$((units * t / (trials + 1)))
+                [ "$k" -ge 1 ] || k=1
+                # shellcheck disable=SC2086
+                if crash_trial "$w" "$m" "$cscale" "$t" "unit:$k" "$dir" $flag; then
                     [ "$TRIAL" = mid-work ] && mid=$((mid + 1))
-                    echo "ok - $w $what$m crash trial $t (kill at ${at}s of ${measured}s): $TRIAL, recovered: $(echo "$TRIAL_PARAMS" | sed 's/.*seed=[0-9]*,//')"
+                    echo "ok - $w $what$m crash trial $t (killed after unit $k of $units): $TRIAL, recovered: $(echo "$TRIAL_PARAMS" | sed 's/.*seed=[0-9]*,//')"
                 else
                     failed=$((failed + 1))
-                    echo "not ok - $w $what$m crash trial $t (kill at ${at}s): $TRIAL: $(tail -n 1 "$TRIAL_LOG")"
+                    echo "not ok - $w $what$m crash trial $t (killed after unit $k of $units): $TRIAL: $(tail -n 1 "$TRIAL_LOG")"
                 fi
             done
-            # Kills drawn from the work's own duration must mostly land inside it.
-            if [ $((2 * mid)) -ge "$trials" ]; then
+            # A kill after unit K < the last lands inside the work, every time.
+            if [ "$mid" -eq "$trials" ]; then
                 echo "ok - $w $what$m crash trials: $mid of $trials killed mid-work, $failed unrecovered"
             else
-                echo "not ok - $w $what$m crash trials: only $mid of $trials killed mid-work"
+                echo "not ok - $w $what$m crash trials: $mid of $trials killed mid-work"
             fi
         done
     done

@@ -118,6 +118,7 @@ static void usage(const struct wl_workload *w, FILE *out)
                  "steps, a level...)\n"
                  "  --crash-after-progress S  SIGKILL this process S seconds after the first "
                  "unit of progress\n"
+                 "                       (with --crash-at-progress: whichever comes first)\n"
                  "  --progress-times     note when the first and the last unit of progress "
                  "came (progress_*_s)\n"
                  "  --seed N             input seed (default 1)\n"
@@ -294,9 +295,10 @@ int wl_parse_args(const struct wl_workload *w, int argc, char **argv, struct wl_
     if (o->crash_before_commit && o->recover)
         return gpm_set_error("--crash-before-commit: not with --recover (crash the run, then "
                              "recover it)");
-    if ((o->crash_after >= 0) + (o->crash_at_progress > 0) + (o->crash_after_progress >= 0) > 1)
-        return gpm_set_error("--crash-after, --crash-at-progress, --crash-after-progress: pass "
-                             "one of them");
+    if (o->crash_after >= 0 && (o->crash_at_progress > 0 || o->crash_after_progress >= 0))
+        return gpm_set_error("--crash-after: not with --crash-at-progress or "
+                             "--crash-after-progress (they kill on progress; together, "
+                             "whichever comes first)");
     for (int i = 0; i < nparams(w); i++)
         if (o->given[i] && w->params[i].sizes)
             o->custom = 1;

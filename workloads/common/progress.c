@@ -11,8 +11,9 @@
  * the process. So a crash test lands after exactly the unit it names,
  * however fast the work runs. The watcher also kills a moment after the
  * first unit (--crash-after-progress: campaigns draw that moment from a
- * measured run's first and last units, so kills land inside the work) and
- * notes when the first and the last unit came (--progress-times). */
+ * measured run's first and last units, and pass the last but one as the
+ * latest, so kills land inside the work) and notes when the first and the
+ * last unit came (--progress-times). */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -30,7 +31,9 @@ struct wl_live {
     unsigned long long *progress;     /* the host's view of the units */
     unsigned long long *progress_dev; /* the kernels' view (NULL where none run) */
     int armed;                        /* this timed piece's kills apply */
-    double t0, first, last;           /* its start; when the units first and last moved */
+    double t0;                        /* its start */
+    uint64_t first_ns, last_ns;       /* when the units first and last moved (0: not yet),
+                                         in ns after T0: set by whoever sees it first */
     unsigned long long seen;
     pthread_t watcher;
     int watching;
@@ -97,6 +100,20 @@ static void die(unsigned long long units)
     kill(getpid(), SIGKILL);
 }
 
+/* Units moved at T seconds into the work: the first time is kept, the
+ * last one raised (by the host's threads and the watcher at once). */
+static void moved(struct wl_live *l, double t)
+{
+    uint64_t ns = (uint64_t)(t * 1e9) + 1, zero = 0, last;
+    __atomic_compare_exchange_n(&l->first_ns, &zero, ns, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    last = __atomic_load_n(&l->last_ns, __ATOMIC_SEQ_CST);
+    while (ns > last && !__atomic_compare_exchange_n(&l->last_ns, &last, ns, 0, __ATOMIC_SEQ_CST,
+                                                     __ATOMIC_SEQ_CST))
+        ;
+}
+
+static double seconds(uint64_t ns) { return ns ? (double)(ns - 1) / 1e9 : -1; }
+
 void wl_progress_add(struct wl_ctx *c, uint64_t units)
 {
     struct wl_live *l = c->live;
@@ -104,28 +121,29 @@ void wl_progress_add(struct wl_ctx *c, uint64_t units)
     if (!l || !units)
         return;
     k = __atomic_add_fetch(l->progress, (unsigned long long)units, __ATOMIC_SEQ_CST);
+    moved(l, wl_now() - l->t0);
     if (l->armed && at && k >= at && k - units < at)
         die(k);
 }
 
-/* The watcher's look at the counter: the timeline, then the kills. */
+/* The watcher's look at the counter: the timeline (of the kernels' units),
+ * then the kills. */
 static void observe(struct wl_ctx *c)
 {
     struct wl_live *l = c->live;
     unsigned long long k = __atomic_load_n(l->progress, __ATOMIC_ACQUIRE);
-    double t = wl_now() - l->t0;
+    double t = wl_now() - l->t0, first;
     if (k != l->seen) {
-        if (l->first < 0)
-            l->first = t;
-        l->last = t;
+        moved(l, t);
         l->seen = k;
     }
     if (!l->armed)
         return;
+    first = seconds(__atomic_load_n(&l->first_ns, __ATOMIC_SEQ_CST));
     if (c->opt.crash_at_progress > 0 && k >= (unsigned long long)c->opt.crash_at_progress)
         die(k);
-    if (c->opt.crash_after_progress >= 0 && l->first >= 0 &&
-        t >= l->first + c->opt.crash_after_progress)
+    if (c->opt.crash_after_progress >= 0 && first >= 0 &&
+        t >= first + c->opt.crash_after_progress)
         die(k);
 }
 
@@ -150,15 +168,16 @@ int wl_live_start(struct wl_ctx *c, int arm)
     __atomic_store_n(l->progress, 0ull, __ATOMIC_SEQ_CST);
     l->armed = arm;
     l->seen = 0;
-    l->first = l->last = -1;
+    l->first_ns = l->last_ns = 0;
     l->stop = 0;
     l->t0 = wl_now();
-    if (kills && c->opt.crash_at_progress > 0)
-        fprintf(stderr, "crash: SIGKILL after unit %lld of progress\n",
-                c->opt.crash_at_progress);
-    else if (kills)
+    if (kills && c->opt.crash_after_progress >= 0)
         fprintf(stderr, "crash: SIGKILL %.6f s after the first unit of progress\n",
                 c->opt.crash_after_progress);
+    if (kills && c->opt.crash_at_progress > 0)
+        fprintf(stderr, "crash: SIGKILL %safter unit %lld of progress\n",
+                c->opt.crash_after_progress >= 0 ? "at the latest " : "",
+                c->opt.crash_at_progress);
     if (!kills && !c->opt.progress_times)
         return 0;
     if (pthread_create(&l->watcher, NULL, watch, c) != 0)
@@ -181,8 +200,9 @@ int wl_live_stop(struct wl_ctx *c)
     }
     l->armed = 0;
     if (c->opt.progress_times)
-        wl_note(c, "progress_units=%llu,progress_first_s=%.6f,progress_last_s=%.6f", l->seen,
-                l->first, l->last);
+        wl_note(c, "progress_units=%llu,progress_first_s=%.6f,progress_last_s=%.6f",
+                __atomic_load_n(l->progress, __ATOMIC_SEQ_CST), seconds(l->first_ns),
+                seconds(l->last_ns));
     if (!l->acct_dev)
         return 0;
     if (cudaMemcpy(a, l->acct_dev, sizeof a, cudaMemcpyDeviceToHost) != cudaSuccess)

@@ -432,6 +432,29 @@ static void a_mode_added_to_the_table_runs_the_workload_unchanged(void)
     CHECK_EQ_INT(wl_test_count_lines(rows, "trial=mid-work,durable=0"), 1);
 }
 
+/* Recovering with another mode than the crashed run's names the mode that
+ * wrote the files, rather than finding their sizes or a file missing. */
+static void recovery_in_another_mode_names_the_mode_that_wrote_the_files(void)
+{
+    char *crash[] = {"bank", "--mode", "cpu-nolog", "--pm-dir", dir, "--reps", "1",
+                     "--crash-at-progress", "3"};
+    char *rec[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--recover"};
+    char *fresh[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--reps", "1"};
+    CHECK_EQ_INT(run(crash, ARGC(crash)), 128 + SIGKILL);
+    CHECK_EQ_INT(run(rec, ARGC(rec)), 1);
+    CHECK_EQ_INT(wl_test_count_lines(errf, "written by a cpu-nolog run, whose progress is not "
+                                           "durable until it ends: recover it with --mode "
+                                           "cpu-nolog"),
+                 1);
+    /* A new run over them starts over, and says what it discards. */
+    CHECK_EQ_INT(run(fresh, ARGC(fresh)), 0);
+    CHECK_EQ_INT(wl_test_count_lines(errf, "held a cpu-nolog run that was killed mid-work "
+                                           "(epoch 1): this run starts over and discards it; "
+                                           "to resume it instead, run with --recover --mode "
+                                           "cpu-nolog"),
+                 1);
+}
+
 int main(void)
 {
     wl_test_scratch("bank", dir, rows, errf);
@@ -442,6 +465,7 @@ int main(void)
     RUN(kills_after_the_first_batch_land_inside_the_work);
     RUN(a_full_log_leaves_exactly_what_recovery_undoes);
     RUN(a_mode_added_to_the_table_runs_the_workload_unchanged);
+    RUN(recovery_in_another_mode_names_the_mode_that_wrote_the_files);
     RUN(kills_inside_a_batch_are_undone_and_resumed);
     RUN(a_recovery_that_skips_the_undo_fails);
     RUN(killed_just_before_a_commit);
