@@ -195,11 +195,12 @@ figure_1:
 	@$(MAKE) --no-print-directory figure_1a
 	@$(MAKE) --no-print-directory figure_1b
 
-# Every figure and table, then reports/summary.md; SCALE defaults to paper here.
+# Every figure and table, then reports/$(PLATFORM)/summary.md; SCALE defaults to paper here.
 reproduce: deps
 	@$(MAKE) --no-print-directory all
 	@SCALE=$(if $(filter file,$(origin SCALE)),paper,$(SCALE)) scripts/reproduce.sh $(B)/bin
 
+# The reports of results/$(PLATFORM)/ in reports/$(PLATFORM)/.
 reports:
 	@scripts/reports.sh
 

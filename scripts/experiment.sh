@@ -4,7 +4,7 @@
 #   scripts/experiment.sh TARGET BIN_DIR
 # TARGET is figure_3, figure_9, ...; scripts/experiments/TARGET.sh does the
 # runs and appends raw rows under results/$PLATFORM/, then
-# scripts/reports.sh TARGET turns them into reports/TARGET.{tsv,png}.
+# scripts/reports.sh TARGET turns them into reports/$PLATFORM/TARGET.{tsv,png}.
 # Environment: SCALE (tiny|small|paper), WORKLOADS (comma list; default
 # every workload program), TRIALS, PLATFORM (results/<PLATFORM>/, default
 # "local"), GPM_PM_DIR. Experiments that need a GPU check for one once, up

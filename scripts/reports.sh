@@ -2,14 +2,22 @@
 # Builds reports from raw result rows.
 #   scripts/reports.sh [TARGET...]   (default: every target with a report script)
 # For each TARGET, scripts/report/TARGET.py reads results/$PLATFORM/ (or
-# RESULTS_DIR) and writes reports/TARGET.tsv; scripts/plot/TARGET.gp, when
-# present and gnuplot is installed, draws reports/TARGET.png from it. With
-# no TARGET it also writes reports/summary.md (scripts/report/summary.py).
+# RESULTS_DIR) and writes reports/$PLATFORM/TARGET.tsv (or REPORTS_DIR; a
+# RESULTS_DIR of another name gets reports/<its name>/): each platform's
+# reports stay apart, so a local run never overwrites a reference's.
+# scripts/plot/TARGET.gp, when present and gnuplot is installed, draws
+# TARGET.png beside it. With no TARGET it also writes summary.md
+# (scripts/report/summary.py), and fails if no report could be built.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 results=${RESULTS_DIR:-$root/results/${PLATFORM:-local}}
-reports=${REPORTS_DIR:-$root/reports}
+reports=${REPORTS_DIR:-$root/reports/$(basename "$results")}
+if [ ! -d "$results" ]; then
+    have=$(cd "$root/results" 2>/dev/null && ls -d */ 2>/dev/null | tr -d / | paste -s -d ' ')
+    echo "reports: no folder ${results#"$root"/}: run an experiment with PLATFORM=$(basename "$results") first, or name a platform that has rows: ${have:-none}" >&2
+    exit 1
+fi
 mkdir -p "$reports"
 # Named targets must build; with none, every report whose rows exist is
 # built and the others are named and skipped (a platform's results need not
@@ -17,7 +25,8 @@ mkdir -p "$reports"
 every=0
 if [ $# -eq 0 ]; then
     every=1
-    set -- $(cd "$here/report" && ls *.py 2>/dev/null | grep -v -e '^rows\.py$' -e '^summary\.py$' |
+    set -- $(cd "$here/report" && ls *.py 2>/dev/null |
+        grep -v -e '^rows\.py$' -e '^summary\.py$' -e '^compare\.py$' |
         sed 's/\.py$//')
 fi
 # The platform and revision a report's rows come from, for its plot's
@@ -45,6 +54,7 @@ gnuplot_sub() {
     esac
 }
 
+built=0
 for t in "$@"; do
     [ -f "$here/report/$t.py" ] || continue
     if [ "$every" -eq 1 ]; then
@@ -55,6 +65,7 @@ for t in "$@"; do
     else
         python3 "$here/report/$t.py" "$results" "$reports/$t.tsv"
     fi
+    built=$((built + 1))
     echo "report: $reports/$t.tsv"
     if [ -f "$here/plot/$t.gp" ]; then
         if command -v gnuplot >/dev/null 2>&1; then
@@ -66,7 +77,12 @@ for t in "$@"; do
         fi
     fi
 done
-# Every report built: the summary beside them (reports/summary.md).
+# Every report built: the summary beside them. Without one, a summary would
+# only say "no rows": an error instead.
+if [ "$every" -eq 1 ] && [ "$built" -eq 0 ]; then
+    echo "reports: no report could be built from the rows in ${results#"$root"/}: run an experiment there first" >&2
+    exit 1
+fi
 if [ "$every" -eq 1 ]; then
     python3 "$here/report/summary.py" "$reports" "$reports/summary.md"
     echo "summary: $reports/summary.md"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""reports/summary.md: every report of REPORTS_DIR as one table, our numbers
+"""summary.md: every report of REPORTS_DIR as one table, our numbers
 beside the paper's, the platform on top, and for each figure one sentence on
 agreement or on the platform reason for the difference.
     summary.py REPORTS_DIR OUT_MD
