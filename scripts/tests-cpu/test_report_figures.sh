@@ -129,22 +129,36 @@ check "table_5 no per-checkpoint figures for a run that does not checkpoint" "$f
 
 report crash crash
 f=$tmp/crash.tsv
-check "crash sums the campaigns of the newest revision" "$f" ps trials 50
+check "crash sums the campaigns of the newest revision" "$f" ps random_kills 50
 check "crash killed mid-work" "$f" ps mid_work 47
 check "crash finished first is not a crash trial" "$f" ps crash_trials 48
 check "crash totals over every revision's campaigns" "$f" ps all_unrecovered 1
-check "crash total trials over every revision" "$f" ps all_trials 60
+check "crash total kills over every revision" "$f" ps all_kills 60
 check "crash campaign count: the newest revision's" "$f" ps campaigns 2
 check "crash median of the campaigns' recovery medians" "$f" ps recover_median_s 0.3
 check "crash verdict: an older revision's failure does not fail the newest" "$f" ps verdict ok
 check "crash verdict: one failed campaign of the newest revision fails its row" "$f" kvs verdict FAILED
 check "crash counts kills before a commit as crash trials" "$f" kvs crash_trials 37
+check "crash kills: random ones and those before a commit" "$f" kvs kills 40
+check "crash recovered counts crash trials only, as crash_trials does" "$f" ps recovered 48
+if awk -F'\t' '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+        $c["kills"] != "?" && ($c["recovered"] + $c["unrecovered"] != $c["crash_trials"] ||
+                               $c["kills"] - $c["finished_first"] != $c["crash_trials"]) { bad = 1 }
+        END { exit bad }' "$f"; then
+    echo "ok - crash: in every row recovered + unrecovered = crash_trials = kills - finished_first"
+else
+    echo "not ok - crash: a row's counts contradict each other: $(grep -v '^#' "$f")"
+fi
 check "crash fails a campaign with too few kills mid-work" "$f" blk verdict FEW-MID-WORK
 check "crash does not count a row written before trials were classified" "$f" old verdict UNCLASSIFIED
-has "crash shows the log trials" "$f" "^crash-log	hcl	gpm	custom	50	31	19	0	50	50	0	"
-has "crash shows the NDP log trials" "$f" "^crash-log	conv	gpm-ndp	custom	50	50	0	0	50	50	0	"
-has "crash shows the checkpoint trials" "$f" "^crash-cp	checkpoint	gpm+cap-fs	custom	50	48	2	0	50	50	0	"
+has "crash shows the log trials" "$f" "^crash-log	hcl	gpm	custom	50	50	31	19	0	0	50	50	0	"
+has "crash shows the NDP log trials" "$f" "^crash-log	conv	gpm-ndp	custom	50	50	50	0	0	0	50	50	0	"
+has "crash shows the checkpoint trials" "$f" "^crash-cp	checkpoint	gpm+cap-fs	custom	50	50	48	2	0	0	50	50	0	"
 has "crash says what SIGKILL on DRAM does not test" "$f" "does not test flush completeness or a power cut"
+mkdir -p "$tmp/csum" && cp "$f" "$tmp/csum/"
+python3 "$scripts/report/summary.py" "$tmp/csum" "$tmp/csum/summary.md" 2>"$tmp/err"
+has "summary counts crash trials out of kills, as the table does" "$tmp/csum/summary.md" \
+    "Ours: 265 crash trials of 270 kills (the 5 that came after the work had finished are not crash trials), 1 unrecovered."
 
 report figure_1a figure_1a
 f=$tmp/figure_1a.tsv
