@@ -24,7 +24,7 @@ SECTIONS = [
     ("figure_1b", "Figure 1b: GPM over the CPU counterparts", ["workload", "scale", "cpu_s",
      "gpm_s", "gpm_over_cpu", "cpu_threads"], "GPM 2.8-27x over multi-threaded CPU with PM"),
     ("figure_9", "Figure 9: speedup over CAP-fs", ["workload", "scale", "capmm_speedup",
-     "gpm_speedup", "paper_gpm_speedup", "paper_gpm_lo", "paper_gpm_hi", "gpm_over_capmm",
+     "gpm_speedup", "paper_gpm_speedup", "gpm_over_capmm",
      "paper_gpm_over_capmm", "gpm_over_capdelta"],
      "GPM over CAP-fs 7-8x for gpKVS, 11-18x for checkpointing, 5-85x for native workloads; "
      "GPM over CAP-mm 4x for gpKVS, 3.6x for gpDB insert, 2.6x for gpDB update"),

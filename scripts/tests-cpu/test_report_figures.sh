@@ -81,7 +81,20 @@ check "figure_9 another scale is its own row" "$f" ps gpm_speedup 10 tiny
 check "figure_9 one geomean per scale" "$f" geomean gpm_speedup 10 tiny
 check "figure_9 paper range beside ours (lo)" "$f" blk paper_gpm_lo 11
 check "figure_9 paper range beside ours (hi)" "$f" ps paper_gpm_hi 85
-check "figure_9 paper value empty where not stated" "$f" blk paper_gpm_speedup ""
+check "figure_9 the paper's GPM speedup as its text states it, for the class" "$f" blk paper_gpm_speedup 11-18
+check "figure_9 the paper's range for native workloads" "$f" ps paper_gpm_speedup 5-85
+if python3 -c "
+import sys
+sys.path.insert(0, '$scripts/report')
+import figure_9 as F
+p = F.paper_by_workload('figure_9')
+sys.exit(not (F.paper_gpm_text(p, 'kvs(set)') == '7-8' and
+              F.paper_gpm_text(p, 'db(insert)') == 'not stated' and
+              F.paper_gpm_text({'x': {'gpm_speedup': '12'}}, 'x') == '12'))"; then
+    echo "ok - figure_9 the paper's GPM speedup: its number, else its range, else not stated"
+else
+    echo "not ok - figure_9 paper_gpm_text gives another text than the paper's statement"
+fi
 lacks "figure_9 leaves out a workload with no verified row" "$f" "^kvs	"
 has "figure_9 warns about the unverified newest row" "$f" "^# WARNING: newest ps --mode gpm"
 has "figure_9 names the platform" "$f" "^# platform: gpu=FIXTURE GPU (not measured), pcie=gen5 x16"
