@@ -69,7 +69,10 @@ for t in "$@"; do
     echo "report: $reports/$t.tsv"
     if [ -f "$here/plot/$t.gp" ]; then
         if command -v gnuplot >/dev/null 2>&1; then
-            gnuplot -e "in='$reports/$t.tsv'; out='$reports/$t.png'; sub=$(gnuplot_sub "$reports/$t.tsv")" \
+            # The paper's numbers, for a plot that draws them from their file.
+            paper=$root/reports/paper/$t.tsv
+            [ -f "$paper" ] || paper=""
+            gnuplot -e "in='$reports/$t.tsv'; out='$reports/$t.png'; paper='$paper'; sub=$(gnuplot_sub "$reports/$t.tsv")" \
                 "$here/plot/$t.gp"
             echo "plot: $reports/$t.png"
         else

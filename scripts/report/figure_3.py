@@ -6,10 +6,11 @@ threads (GPM), beside the paper's observations.
 Reads the persist-scaling rows of the newest run under RESULTS_DIR (the
 newest file holding such rows, and in it the git_rev+host of its last row),
 takes the median over repeated rows per (op, threads), and writes one row per
-point: throughput and speedup over single-threaded CAP-mm. Rows of series
-'paper' carry the paper's two numbers for the plot. Comment lines summarise
-the CAP-mm plateau, GPM's best over 1-thread CAP-mm and GPM's best against
-the unpersisted ceiling at the same thread count."""
+measured point: throughput and speedup over single-threaded CAP-mm. The
+paper's two numbers are not points: they stand in the comment lines, which
+summarise the CAP-mm plateau, GPM's best over 1-thread CAP-mm and GPM's best
+against the unpersisted ceiling at the same thread count (the plot reads them
+from reports/paper/figure_3.tsv)."""
 import math
 import os
 import sys
@@ -104,9 +105,6 @@ def main():
     paper = R.read_paper("figure_3")
     p_plateau = paper_value(paper, "cap_mm_plateau")
     p_gpm = paper_value(paper, "gpm_best_over_cap_mm_1")
-    table.append(["paper-cap-mm-plateau", 0, float("nan"), float("nan"), p_plateau, 0,
-                  "paper"])
-    table.append(["paper-gpm-best", 0, float("nan"), float("nan"), p_gpm, 0, "paper"])
 
     first = run[0]
     if share != share:
