@@ -59,7 +59,7 @@ set yrange [0:(top > 0 ? top : 1) * 1.15]
 set format x "2^{%L}"
 cmd = ""
 if (NG_sum > 0) cmd = cmd . ", in using (is('gpm') ? $2 : NaN):5 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'GPM (measured)'"
-if (NN_sum > 0) cmd = cmd . ", in using (is('gpm-nopersist') ? $2 : NaN):5 with linespoints lw 2 pt 6 dt 3 lc rgb '#2ca02c' title 'no persist: link ceiling (measured)'"
+if (NN_sum > 0) cmd = cmd . ", in using (is('gpm-nopersist') ? $2 : NaN):5 with linespoints lw 2 pt 6 dt 3 lc rgb '#2ca02c' title 'no persist: write ceiling (measured)'"
 if (NC_sum > 0) cmd = cmd . sprintf(", %g with lines dt 4 lw 1 lc rgb '#1f77b4' title 'CAP-mm best (measured) %.2fx'", CC_max, CC_max)
 if (paper_gpm > 0) cmd = cmd . sprintf(", %g with lines dt 2 lw 2 lc rgb '#7f7f7f' title 'paper GPM best %.0fx'", paper_gpm, paper_gpm)
 eval plot_or_note(cmd)

@@ -38,7 +38,7 @@ SECTIONS = [
      ["threads", "hcl_us", "conv_best_us", "conv_best_over_hcl"],
      "HCL 3.6x faster than conventional logging on average"),
     ("figure_12", "Figure 12: write bandwidth to PM under GPM", ["workload", "scale",
-     "pm_write_gbps", "pcie_tx_gbps", "link_ceiling_gbps"],
+     "pm_write_gbps", "pcie_tx_gbps", "tx_over_write", "tx_samples", "write_ceiling_gbps"],
      "well below the ~13 GB/s of PCIe 3.0 for transactional workloads, closer for checkpointing"),
     ("table_4", "Table 4: write amplification of CAP", ["workload", "scale", "capmm_wa",
      "capfs_wa", "paper_wa"], "1.00 for checkpointing and native workloads, 1.27-39x transactional"),
@@ -273,10 +273,15 @@ def main():
         elif plat and name in PERFORMANCE:
             reason = platform_reason(plat[0])
         said = verdict(name, rows)
+        # A report's "why:" lines explain what its numbers would otherwise
+        # seem to contradict: the summary repeats them.
+        why = [c[len("why: "):] for c in comments if c.startswith("why: ")]
         lines += ["", "Paper: %s. %s%s.%s" % (paper, said[:1].upper(), said[1:],
                                               " On this platform " + reason + "." if reason
-                                              else ""),
-                  "", "_Rows: %s, %s._" % (plat[0] if plat else "?",
+                                              else "")]
+        if why:
+            lines += ["", "Why: %s." % "; ".join(why)]
+        lines += ["", "_Rows: %s, %s._" % (plat[0] if plat else "?",
                                            rev[0] if rev else "revision ?"), ""]
     if not lines:
         R.fail("summary: no reports in %s: run make reproduce (or the experiments and make "

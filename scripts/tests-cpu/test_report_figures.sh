@@ -208,7 +208,31 @@ check "figure_12 bandwidth from a reused figure_9 row" "$f" ps pm_write_gbps 8
 check "figure_12 bandwidth from its own row" "$f" blk pm_write_gbps 20
 check "figure_12 PCIe throughput from the row's params" "$f" ps pcie_tx_gbps 9.5
 check "figure_12 no PCIe throughput where none was sampled" "$f" blk pcie_tx_gbps nan
-check "figure_12 the ceiling of the newest Figure 3 run" "$f" ps link_ceiling_gbps 4.167
+check "figure_12 the ceiling of the newest Figure 3 run" "$f" ps write_ceiling_gbps 4.167
+check "figure_12 the transmit counter over the bytes written" "$f" ps tx_over_write 1.188
+check "figure_12 about how many 20-ms samples the counter gave" "$f" ps tx_samples 26
+check "figure_12 no samples where none were taken" "$f" blk tx_samples ""
+has "figure_12 says why the counter stands above the write ceiling" "$f" \
+    "^# why: pcie_tx_gbps exceeds the write ceiling (4.167 GB/s) for ps, at most 9.5 GB/s (the line rate of the link: 63.02 GB/s per direction)"
+# The explanations follow the numbers: a short run that reads below its
+# writes, scattered writers, and line rates of other links.
+if python3 -c "
+import sys
+sys.path.insert(0, '$scripts/report')
+import figure_12 as F
+rows = [dict(workload='a', tx_over_write=0.9, pcie_tx_gbps=9.0, pm_write_gbps=10.0, tx_samples=5),
+        dict(workload='b', tx_over_write=20.0, pcie_tx_gbps=2.0, pm_write_gbps=0.1, tx_samples=50)]
+why = ' '.join(F.explain(rows, 50.0, float('nan')))
+ok = ('below the write rate for a: 9 GB/s against 10 from 5 samples' in why and
+      'a ran for under 10 samples' in why and '20x the bytes persisted for the scattered writers (b)' in why
+      and 'exceeds' not in why)
+ok = ok and abs(F.line_rate_gbps('gen3 x16') - 15.75) < 0.01 and abs(F.line_rate_gbps('gen5 x16') - 63.02) < 0.01
+ok = ok and F.line_rate_gbps('unknown') != F.line_rate_gbps('unknown')
+sys.exit(not ok)"; then
+    echo "ok - figure_12 explains short, low and scattered rows, and knows the links' line rates"
+else
+    echo "not ok - figure_12 explanations or line rates are off"
+fi
 check "figure_12 an operation is a bar of its own" "$f" "db(update)" pm_write_gbps 0.5
 check "figure_12 the paper's class beside ours" "$f" "db(update)" paper_class transactional
 through_reports figure_12
@@ -274,6 +298,8 @@ if python3 "$scripts/report/summary.py" "$tmp/out" "$tmp/summary.md" 2>"$tmp/err
     has "summary names what did not run" "$tmp/summary.md" "^Not run: figure_3, figure_11b, table_4, table_5, timing, crash."
     has "summary names the rows' revision" "$tmp/summary.md" "ddio=uncontrolled: fixture data, revision fixture-rev2._"
     has "summary names one revision on top" "$tmp/summary.md" "^Revision: fixture-rev2.$"
+    has "summary repeats a report's explanations (why: lines)" "$tmp/summary.md" \
+        "^Why: NVML transmits 1.188x the bytes persisted for the streaming writers (ps): likely packet headers beside the payload; pcie_tx_gbps exceeds the write ceiling"
     has "summary gives Figure 9's reason by the side of the paper's range ours falls on" \
         "$tmp/summary.md" "against the paper's Optane and PCIe 3.0 x16: where ours is above the paper's range (blk), CAP-fs's copies"
     has "summary names Figure 1a's CPU and why ours is above the paper's range" "$tmp/summary.md" \
