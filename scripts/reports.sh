@@ -29,18 +29,28 @@ if [ $# -eq 0 ]; then
         grep -v -e '^rows\.py$' -e '^summary\.py$' -e '^compare\.py$' |
         sed 's/\.py$//')
 fi
-# The platform and revision a report's rows come from, for its plot's
-# subtitle: a plot pasted into slides keeps saying what it measured.
+# scale_of TSV: the one scale of a report's rows (its scale column), or
+# nothing where they have several or none: one scale is said once, in the
+# subtitle, rather than on every tic label.
+scale_of() {
+    awk -F'\t' '/^#/ { next }
+         !h { for (i = 1; i <= NF; i++) if ($i == "scale") c = i; h = 1; next }
+         c && $c != "" && !($c in seen) { seen[$c] = 1; n++; s = $c }
+         END { if (n == 1) print s }' "$1"
+}
+# The platform, revision and scale a report's rows come from, for its
+# plot's subtitle: a plot pasted into slides keeps saying what it measured.
 subtitle() {
-    awk '/^# platform: / { n++; p = substr($0, 13) }
+    awk -v sc="$(scale_of "$1")" '/^# platform: / { n++; p = substr($0, 13) }
          /^# revision: / { r = substr($0, 13) }
          /^# NOTE: rows come from several revisions/ { r = "several revisions" }
          END {
-             if (n > 1) { printf "%d platforms (see the TSV)", n; exit }
+             s = sc != "" ? ", scale " sc : ""
+             if (n > 1) { printf "%d platforms (see the TSV)%s", n, s; exit }
              split(p, kv, ", ")
              for (i in kv) { k = kv[i]; sub(/=.*/, "", k); v = kv[i]; sub(/^[^=]*=/, "", v); f[k] = v }
-             printf "%s, PCIe %s, PM %s (persistence domain %s)\tDDIO %s, revision %s",
-                    f["gpu"], f["pcie"], f["pm_backend"], f["persist_domain"], f["ddio"], r
+             printf "%s, PCIe %s, PM %s (persistence domain %s)\tDDIO %s, revision %s%s",
+                    f["gpu"], f["pcie"], f["pm_backend"], f["persist_domain"], f["ddio"], r, s
          }' "$1" | tr -d "'" | tr -d '\\'
 }
 # gnuplot_sub FILE: the subtitle as a gnuplot string expression, on two
@@ -72,7 +82,9 @@ for t in "$@"; do
             # The paper's numbers, for a plot that draws them from their file.
             paper=$root/reports/paper/$t.tsv
             [ -f "$paper" ] || paper=""
-            gnuplot -e "in='$reports/$t.tsv'; out='$reports/$t.png'; paper='$paper'; sub=$(gnuplot_sub "$reports/$t.tsv")" \
+            one=0
+            [ -z "$(scale_of "$reports/$t.tsv")" ] || one=1
+            gnuplot -e "in='$reports/$t.tsv'; out='$reports/$t.png'; paper='$paper'; one_scale=$one; sub=$(gnuplot_sub "$reports/$t.tsv")" \
                 "$here/plot/$t.gp"
             echo "plot: $reports/$t.png"
         else

@@ -13,6 +13,11 @@ set datafile columnheaders
 stats in using (valid(5) ? 1 : 0) nooutput prefix "N5"
 stats in using (valid(6) ? 1 : 0) nooutput prefix "N6"
 stats in using (valid(9) ? column(9) : 0) nooutput prefix "C"
+# Tic labels: the workload alone where every row has one scale (one_scale,
+# from scripts/reports.sh, which puts that scale in the subtitle), else
+# the workload and its scale.
+if (!exists("one_scale")) one_scale = 0
+tic(w, s) = one_scale ? w : w . ' ' . s
 set title ("Figure 12: write bandwidth to PM under GPM") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
 set ylabel "GB/s"
 set yrange [0:*]
@@ -25,7 +30,7 @@ set rmargin 9
 # Below the plot: the points of any workload can reach its top.
 set key below horizontal
 set xrange [-0.6:*]
-cmd = "plot in using 0:(0):xtic(stringcolumn(1).' '.stringcolumn(2)) with points lt nodraw notitle"
+cmd = "plot in using 0:(0):xtic(tic(stringcolumn(1), stringcolumn(2))) with points lt nodraw notitle"
 if (N5_sum > 0) cmd = cmd . ", in using 0:5 with boxes lc rgb '#ee6677' title 'bytes persisted / operation time'"
 if (N6_sum > 0) cmd = cmd . ", in using 0:6 with points pt 7 ps 1.6 lc rgb '#4477aa' title 'PCIe transmit, bytes on the link (NVML)'"
 if (C_max > 0) cmd = cmd . sprintf(", %g with lines dt 2 lw 2 lc rgb 'black' title 'write ceiling, unpersisted (Figure 3)'", C_max)

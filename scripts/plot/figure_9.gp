@@ -20,6 +20,11 @@ stats in using (valid(8) ? 1 : 0) nooutput prefix "N8"
 stats in using (valid(10) && valid(11) ? 1 : 0) nooutput prefix "NR"
 set key autotitle columnheader
 # The platform and revision (sub, from scripts/reports.sh) under the title.
+# Tic labels: the workload alone where every row has one scale (one_scale,
+# from scripts/reports.sh, which puts that scale in the subtitle), else
+# the workload and its scale.
+if (!exists("one_scale")) one_scale = 0
+tic(w, s) = one_scale ? w : w . ' ' . s
 set title ("Figure 9: speedup over CAP-fs (bars: ours; markers: paper)") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
 set ylabel "speedup over CAP-fs (log scale)"
 set logscale y
@@ -33,7 +38,7 @@ set rmargin 9
 set key top left
 set xrange [-0.6:*]
 bw = 0.3
-cmd = "plot in using 0:(1):xtic(stringcolumn(1).' '.stringcolumn(2)) with points lt nodraw notitle"
+cmd = "plot in using 0:(1):xtic(tic(stringcolumn(1), stringcolumn(2))) with points lt nodraw notitle"
 if (N6_sum > 0) cmd = cmd . ", in using ($0 - bw/2):6 with boxes lc rgb '#4477aa' title 'CAP-mm (ours)'"
 if (N7_sum > 0) cmd = cmd . ", in using ($0 + bw/2):7 with boxes lc rgb '#ee6677' title 'GPM (ours)'"
 if (N8_sum > 0) cmd = cmd . ", in using ($0 - bw/2):8 with points pt 7 ps 1.6 lc rgb '#113355' title 'CAP-mm (paper, stated)'"

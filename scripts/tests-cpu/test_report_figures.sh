@@ -365,6 +365,28 @@ PATH="$tmp/stub:$PATH" RESULTS_DIR="$fix/figure_9" REPORTS_DIR="$tmp/sub" \
     "$scripts/reports.sh" figure_9 >/dev/null 2>&1
 has "plots are given their platform and revision, on two lines" "$tmp/gnuplot-args" \
     "sub='FIXTURE GPU (not measured), PCIe gen5 x16, PM tmpfs (persistence domain unknown: emulated PM)'\\.\"\\\\n\"\\.'DDIO uncontrolled: fixture data, revision fixture-rev"
+# The scale: said once, in the subtitle, where every row has one (tic
+# labels then name the workload alone); on each label where there are several.
+grep "revision fixture-rev2'" "$tmp/gnuplot-args" | grep -q "one_scale=0" &&
+    ! grep -q "scale small" "$tmp/gnuplot-args"
+if [ $? -eq 0 ]; then
+    echo "ok - rows of two scales: the scale stays on each tic label, none in the subtitle"
+else
+    echo "not ok - rows of two scales: $(cat "$tmp/gnuplot-args")"
+fi
+: >"$tmp/gnuplot-args"
+PATH="$tmp/stub:$PATH" RESULTS_DIR="$fix/figure_12" REPORTS_DIR="$tmp/sub12" \
+    "$scripts/reports.sh" figure_12 >/dev/null 2>&1
+has "rows of one scale: the scale once, in the subtitle" "$tmp/gnuplot-args" \
+    "revision fixture-rev2, scale small'"
+has "rows of one scale: tic labels without it" "$tmp/gnuplot-args" "one_scale=1"
+for gp in $(grep -l 'xtic(' "$scripts"/plot/*.gp); do
+    if grep -q 'xtic(tic(' "$gp" && ! grep -q 'xtic(stringcolumn' "$gp"; then
+        echo "ok - $(basename "$gp") leaves the scale off its tic labels where the subtitle has it"
+    else
+        echo "not ok - $(basename "$gp") puts the scale on every tic label"
+    fi
+done
 for gp in "$scripts"/plot/*.gp; do
     if grep -q 'exists("sub")' "$gp"; then
         echo "ok - $(basename "$gp") puts the subtitle under its title"
