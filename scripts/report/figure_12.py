@@ -118,9 +118,9 @@ def main():
     paper = F.paper_by_workload("figure_12")
     header = ["workload", "scale", "gpm_s", "bytes_persisted", "pm_write_gbps",
               "pcie_tx_gbps", "tx_over_write", "tx_samples", "write_ceiling_gbps",
-              "share_of_ceiling", "paper_class"]
+              "share_of_ceiling", "paper_class", "noisy"]
     out_rows = []
-    for wl, scale, t, _ in table:
+    for wl, scale, t, _, noise in table:
         r = F.pick(best, wl, scale, "gpm")
         if r is None:
             continue
@@ -133,7 +133,7 @@ def main():
                          "tx_over_write": F.ratio(tx, gbps),
                          "tx_samples": tx_samples(t["gpm"]) if F.finite(tx) else "",
                          "write_ceiling_gbps": ceiling, "share_of_ceiling": F.ratio(gbps, ceiling),
-                         "paper_class": F.paper_val(paper, wl, "class")})
+                         "paper_class": F.paper_val(paper, wl, "class"), "noisy": noise})
     if not out_rows:
         R.fail("figure_12: no verified GPM rows in %s/figure_12.tsv or figure_9.tsv (run make "
                "figure_12 first)" % results_dir)
@@ -150,7 +150,7 @@ def main():
                  "the rates count different bytes: bytes_persisted leaves out undo-log records; "
                  "NVML's counter likely counts packet headers too (its documentation says only "
                  "\"a byte counter\"; NVIDIA documents DCGM's PCIE_TX_BYTES so); the ceiling "
-                 "counts payload"]
+                 "counts payload", R.NOISY_COMMENT]
                 + explain(out_rows, ceiling, line_rate)
                 + R.platform_comments(shown) + R.rev_comments(shown)
                 + warnings + F.paper_comments("figure_12"))

@@ -23,7 +23,7 @@ CRITERION = 0.90  # GPM's best must reach this share of the ceiling
 
 
 def points(run):
-    """{(op, threads): dict(median_s, bytes, rows, verified)}"""
+    """{(op, threads): dict(median_s, bytes, rows, verified, noisy)}"""
     groups = {}
     for r in run:
         if r.get("op") not in SERIES:
@@ -37,6 +37,7 @@ def points(run):
             "bytes": R.median([R.number(r, "bytes_persisted") for r in rs]),
             "rows": len(rs),
             "verified": "ok" if all(r.get("verified") == "ok" for r in rs) else "fail",
+            "noisy": R.noisy([(k[0], rs)]),
         }
     return out
 
@@ -90,7 +91,7 @@ def main():
         for (o, t) in sorted(k for k in pts if k[0] == op):
             p = pts[(o, t)]
             table.append([o, t, p["median_s"], gbps(p), ratio(gbps(p), base),
-                          p["rows"], p["verified"]])
+                          p["rows"], p["verified"], p["noisy"]])
 
     def best(op):
         cands = [(gbps(p), t) for (o, t), p in pts.items() if o == op]
@@ -131,7 +132,7 @@ def main():
     if math.isnan(base):
         comments.append("WARNING: no single-threaded CAP-mm row: speedups are nan")
     R.write_tsv(out_tsv, ["series", "threads", "median_s", "gbps", "speedup_vs_cap_mm_1",
-                          "rows", "verified"], table, comments)
+                          "rows", "verified", "noisy"], table, comments + [R.NOISY_COMMENT])
 
 
 if __name__ == "__main__":

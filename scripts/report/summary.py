@@ -240,6 +240,38 @@ def verdict(name, rows):
     return ""
 
 
+def row_name(r):
+    """What a report row is about, for a sentence."""
+    if r.get("workload") or r.get("system"):
+        return r.get("workload") or r.get("system")
+    if r.get("series"):
+        return "%s at %s threads" % (r["series"], r.get("threads", "?"))
+    return "%s threads" % r.get("threads", "?")
+
+
+def noise(rows):
+    """The sentence on the spread of a report's medians, from its noisy
+    column (rows.py: none, unknown, or what spread more than 5%)."""
+    shown = [r for r in rows if r.get("noisy")]
+    if not shown:
+        return ""
+    over = ["%s (%s)" % (row_name(r), "; ".join(p for p in r["noisy"].split("; ")
+                                                if not p.startswith("unknown")))
+            for r in shown if "%" in r["noisy"]]
+    unknown = [r for r in shown if "unknown" in r["noisy"]]
+    parts = []
+    if over:
+        parts.append("the repetitions of %d of %d rows spread more than %g%% (rsd): %s"
+                     % (len(over), len(shown), R.NOISY_PCT, ", ".join(over)))
+    if unknown:
+        parts.append("the spread is unknown for %s (rows written before rsd_pct, or of one "
+                     "repetition)" % ("every row" if len(unknown) == len(shown) else
+                                      "%d of %d rows" % (len(unknown), len(shown))))
+    if not parts:
+        return "every median's repetitions within %g%% (rsd)" % R.NOISY_PCT
+    return "; ".join(parts)
+
+
 def main():
     if len(sys.argv) != 3:
         R.fail("usage: summary.py REPORTS_DIR OUT_MD")
@@ -281,6 +313,9 @@ def main():
                                               else "")]
         if why:
             lines += ["", "Why: %s." % "; ".join(why)]
+        spread = noise(rows)
+        if spread:
+            lines += ["", "Noise: %s." % spread]
         lines += ["", "_Rows: %s, %s._" % (plat[0] if plat else "?",
                                            rev[0] if rev else "revision ?"), ""]
     if not lines:

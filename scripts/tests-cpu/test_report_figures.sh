@@ -100,6 +100,23 @@ has "figure_9 warns about the unverified newest row" "$f" "^# WARNING: newest ps
 has "figure_9 names the platform" "$f" "^# platform: gpu=FIXTURE GPU (not measured), pcie=gen5 x16"
 has "figure_9 carries the paper's stated ranges" "$f" "checkpointing workloads 11-18x"
 
+# The spread of the repetitions: rows with rsd_pct (fixtures/compare/b's
+# figure_9.tsv) and rows written before it (its figure_10.tsv, and every
+# other fixture) side by side; a median over 5% is flagged.
+mkdir -p "$tmp/noise"
+python3 "$scripts/report/figure_9.py" "$fix/compare/b" "$tmp/noise/figure_9.tsv" 2>"$tmp/err" &&
+    python3 "$scripts/report/figure_10.py" "$fix/compare/b" "$tmp/noise/figure_10.tsv" 2>>"$tmp/err" ||
+    echo "not ok - reports of rows with and without rsd_pct: $(cat "$tmp/err")"
+check "a median whose repetitions spread more than 5% is flagged" "$tmp/noise/figure_9.tsv" ps noisy "gpm 12.0%"
+check "medians within 5% are not" "$tmp/noise/figure_9.tsv" srad noisy none
+check "one repetition: the spread is unknown" "$tmp/noise/figure_9.tsv" blk noisy "unknown: cap-fs"
+check "rows of both schemas in one report" "$tmp/noise/figure_10.tsv" ps noisy "gpm 12.0%; unknown: gpm-ndp"
+check "rows written before rsd_pct: unknown" "$tmp/figure_9.tsv" ps noisy unknown
+has "the report says what noisy means" "$tmp/noise/figure_9.tsv" "^# noisy: the medians whose repetitions spread more than 5%"
+python3 "$scripts/report/summary.py" "$tmp/noise" "$tmp/noise/summary.md" 2>"$tmp/err"
+has "the summary names the noisy medians and the unknown spreads" "$tmp/noise/summary.md" \
+    "^Noise: the repetitions of 1 of 3 rows spread more than 5% (rsd): ps (gpm 12.0%); the spread is unknown for 1 of 3 rows (rows written before rsd_pct, or of one repetition).$"
+
 report figure_10 figure_10
 f=$tmp/figure_10.tsv
 check "figure_10 GPM-NDP speedup" "$f" ps gpmndp_speedup 4
