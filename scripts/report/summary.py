@@ -233,10 +233,11 @@ def verdict(name, rows):
     if name == "crash":
         def total(col):
             return sum(int(num(r.get(col)) or 0) for r in rows)
-        return ("ours: %d crash trials of %d kills (the %d that came after the work had "
-                "finished are not crash trials), %d unrecovered"
-                % (total("crash_trials"), total("kills"), total("finished_first"),
-                   total("unrecovered")))
+        late = total("finished_first")
+        return ("ours: %d crash trials of %d kills%s, %d unrecovered"
+                % (total("crash_trials"), total("kills"),
+                   " (the %d that came after the work had finished are not crash trials)" % late
+                   if late else "", total("unrecovered")))
     return ""
 
 
