@@ -4,8 +4,8 @@
 # single-threaded CAP-mm, the paper's numbers (from paper, the file
 # reports/paper/figure_3.tsv, where given) are the dashed lines.
 #   gnuplot -e "in='reports/P/figure_3.tsv'; out='reports/P/figure_3.png'; paper='reports/paper/figure_3.tsv'" figure_3.gp
-if (!exists("in")) in = 'reports/figure_3.tsv'
-if (!exists("out")) out = 'reports/figure_3.png'
+if (!exists("in")) in = 'reports/local/figure_3.tsv'
+if (!exists("out")) out = 'reports/local/figure_3.png'
 
 set terminal pngcairo size 1200,480 font ",10"
 set output out

@@ -2,7 +2,7 @@
 # with the paper's stated CAP-mm values as markers and its stated GPM ranges
 # for the workload or its class as error bars (column 9 states the same
 # ranges as text, "7-8", and is not plotted).
-#   gnuplot -e "in='reports/figure_9.tsv'; out='reports/figure_9.png'" figure_9.gp
+#   gnuplot -e "in='reports/local/figure_9.tsv'; out='reports/local/figure_9.png'" figure_9.gp
 # Columns of in (scripts/report/figure_9.py): 1 workload, 2 scale,
 # 6 capmm_speedup, 7 gpm_speedup, 8 paper_capmm_speedup, 10 paper_gpm_lo,
 # 11 paper_gpm_hi.
