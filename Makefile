@@ -58,7 +58,11 @@ HARNESS := $(B)/libharness.a
 # a stamp that changes with it rebuilds that object, so a rebuilt program
 # never reports the revision of an older build.
 REV_STAMP := $(B)/git-rev
+# make compare's B names a results folder, not the build's: nothing is
+# made in it.
+ifneq ($(MAKECMDGOALS),compare)
 $(shell mkdir -p $(B) && (echo '$(GIT_REV)' | cmp -s - $(REV_STAMP) || echo '$(GIT_REV)' >$(REV_STAMP)))
+endif
 
 srcs     = $(wildcard $(1)/*.c) $(wildcard $(1)/*.cu)
 objs     = $(patsubst %,$(B)/%.o,$(basename $(1)))
@@ -79,7 +83,7 @@ WORKLOADS    ?= $(subst $(space),$(comma),$(strip $(WL_DIRS)))
 export WORKLOADS
 
 all: $(LIBGPM) $(TOOLS) $(WL_BINS) tests
-.PHONY: all tests deps test test-gpu bundle install clean reports reproduce figure_1 figure_1a figure_1b figure_3 figure_9 figure_10 figure_11a figure_12 \
+.PHONY: all tests deps test test-gpu bundle install clean reports compare reproduce figure_1 figure_1a figure_1b figure_3 figure_9 figure_10 figure_11a figure_12 \
         figure_11b table_4 table_5 crash
 
 deps:
@@ -195,13 +199,20 @@ figure_1:
 	@$(MAKE) --no-print-directory figure_1a
 	@$(MAKE) --no-print-directory figure_1b
 
-# Every figure and table, then reports/summary.md; SCALE defaults to paper here.
+# Every figure and table, then reports/$(PLATFORM)/summary.md; SCALE defaults to paper here.
 reproduce: deps
 	@$(MAKE) --no-print-directory all
 	@SCALE=$(if $(filter file,$(origin SCALE)),paper,$(SCALE)) scripts/reproduce.sh $(B)/bin
 
+# The reports of results/$(PLATFORM)/ in reports/$(PLATFORM)/.
 reports:
 	@scripts/reports.sh
+
+# Two platforms' results side by side: make compare A=results/h100-dram B=results/h200-dram
+# (reports/compare/A-vs-B.{tsv,png}). B is the build folder's variable too:
+# only a B given on the command line names results.
+compare:
+	@scripts/compare.sh "$(A)" "$(if $(filter command line,$(origin B)),$(B))"
 
 clean:
 	rm -rf $(B) bundle $(LIBGPM)

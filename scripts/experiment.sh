@@ -1,10 +1,10 @@
 #!/bin/sh
-# Runs one experiment, notes its wall time in results/$PLATFORM/timing.tsv,
-# then builds its report and the timing report.
+# Runs one experiment, notes its wall time in results/$PLATFORM/timing.tsv
+# if it succeeded, then builds its report and the timing report.
 #   scripts/experiment.sh TARGET BIN_DIR
 # TARGET is figure_3, figure_9, ...; scripts/experiments/TARGET.sh does the
 # runs and appends raw rows under results/$PLATFORM/, then
-# scripts/reports.sh TARGET turns them into reports/TARGET.{tsv,png}.
+# scripts/reports.sh TARGET turns them into reports/$PLATFORM/TARGET.{tsv,png}.
 # Environment: SCALE (tiny|small|paper), WORKLOADS (comma list; default
 # every workload program), TRIALS, PLATFORM (results/<PLATFORM>/, default
 # "local"), GPM_PM_DIR. Experiments that need a GPU check for one once, up
@@ -36,16 +36,19 @@ rc=0
 start=$(date +%s.%N)
 "$script" || rc=$?
 # The experiment's wall time, for the report that sets it against the
-# rows' timed repetitions (scripts/report/timing.py).
+# rows' timed repetitions (scripts/report/timing.py); a failed experiment
+# adds none: its wall time is not that of the work it was to do.
 timing=$RESULTS_DIR/timing.tsv
-[ -s "$timing" ] ||
-    printf 'target\tscale\tworkloads\tops\tstarted\twall_s\texit\tgit_rev\thost\n' >"$timing"
-# The revision and host from the platform written above.
-awk -F'\t' -v t="$target" -v s="$SCALE" -v w="${WORKLOADS:-all}" -v o="${OPS:-all}" \
-    -v t0="$start" -v t1="$(date +%s.%N)" -v rc="$rc" \
-    -v at="$(date -u -d "@${start%.*}" +%Y-%m-%dT%H:%M:%SZ)" '
-    { v[$1] = $2 }
-    END { printf "%s\t%s\t%s\t%s\t%s\t%.1f\t%s\t%s\t%s\n", t, s, w, o, at, t1 - t0, rc,
-                 v["git_rev"], v["host"] }' "$RESULTS_DIR/gpm-info.tsv" >>"$timing"
-"$here/reports.sh" "$target" timing || { [ "$rc" -ne 0 ] || rc=1; }
+if [ "$rc" -eq 0 ]; then
+    [ -s "$timing" ] ||
+        printf 'target\tscale\tworkloads\tops\tstarted\twall_s\texit\tgit_rev\thost\n' >"$timing"
+    # The revision and host from the platform written above.
+    awk -F'\t' -v t="$target" -v s="$SCALE" -v w="${WORKLOADS:-all}" -v o="${OPS:-all}" \
+        -v t0="$start" -v t1="$(date +%s.%N)" -v rc="$rc" \
+        -v at="$(date -u -d "@${start%.*}" +%Y-%m-%dT%H:%M:%SZ)" '
+        { v[$1] = $2 }
+        END { printf "%s\t%s\t%s\t%s\t%s\t%.1f\t%s\t%s\t%s\n", t, s, w, o, at, t1 - t0, rc,
+                     v["git_rev"], v["host"] }' "$RESULTS_DIR/gpm-info.tsv" >>"$timing"
+fi
+"$here/reports.sh" "$target" $([ -s "$timing" ] && echo timing) || { [ "$rc" -ne 0 ] || rc=1; }
 exit "$rc"

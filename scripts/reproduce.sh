@@ -1,6 +1,7 @@
 #!/bin/sh
 # Every figure and table of the paper that the suite covers, at SCALE
-# (default paper), then reports/summary.md: our numbers beside the paper's.
+# (default paper), then reports/$PLATFORM/summary.md: our numbers beside the
+# paper's.
 #   scripts/reproduce.sh BIN_DIR
 # Runs Figure 3, Figures 9, 10, 12, 1a and 1b, Tables 4 and 5, Figures 11a and
 # 11b and the crash campaign through scripts/experiment.sh, in that order (later
@@ -75,7 +76,7 @@ for s in $steps; do
     fi
 done
 RESULTS_DIR=$results "$here/reports.sh" >/dev/null
-echo "reproduce: done in $(( $(date +%s) - start )) s; ${REPORTS_DIR:-$root/reports}/summary.md"
+echo "reproduce: done in $(( $(date +%s) - start )) s; ${REPORTS_DIR:-$root/reports/$(basename "$results")}/summary.md"
 if [ -n "$failed" ]; then
     echo "reproduce: FAILED steps:$failed" >&2
     exit 1

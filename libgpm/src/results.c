@@ -1,6 +1,7 @@
 /* Result rows: one TSV schema for every benchmark (see results.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,23 @@ double gpm_median(const double *v, int n)
     return m;
 }
 
+/* Sample standard deviation over the mean, in %: the spread of N >= 2
+ * repetitions on one scale for short and long runs alike; NAN otherwise. */
+static double rsd_pct(const double *t, int n)
+{
+    double mean = 0, ss = 0;
+    if (n < 2)
+        return NAN;
+    for (int i = 0; i < n; i++)
+        mean += t[i];
+    mean /= n;
+    if (mean <= 0)
+        return NAN;
+    for (int i = 0; i < n; i++)
+        ss += (t[i] - mean) * (t[i] - mean);
+    return sqrt(ss / (n - 1)) / mean * 100.0;
+}
+
 void gpm_result_set_times(gpm_result *res, const double *t, int n)
 {
     res->reps = n > 0 ? n : 0;
@@ -43,13 +61,14 @@ void gpm_result_set_times(gpm_result *res, const double *t, int n)
         if (t[i] > res->max_s)
             res->max_s = t[i];
     }
+    res->rsd_pct = rsd_pct(t, n);
 }
 
 void gpm_result_tsv_header(FILE *out)
 {
     gpm_platform_tsv_header(out);
     fputs("\tworkload\top\tmode\tscale\tsize_bytes\tthreads\treps\tmedian_s\tmin_s\tmax_s"
-          "\tbytes_persisted\tthroughput_gbps\tverified\tparams\n",
+          "\tbytes_persisted\tthroughput_gbps\tverified\tparams\trsd_pct\n",
           out);
 }
 
@@ -74,6 +93,12 @@ void gpm_result_tsv_row(FILE *out, const gpm_platform *p, const gpm_result *res)
             res->reps, res->median_s, res->min_s, res->max_s, res->bytes_persisted, gbps);
     put_field(out, res->verified);
     put_field(out, res->params);
+    /* A single repetition, or a row that counts rather than times, has no
+     * spread: nan, never a 0 that would read as none. */
+    if (res->reps >= 2 && isfinite(res->rsd_pct))
+        fprintf(out, "\t%.3g", res->rsd_pct);
+    else
+        fputs("\tnan", out);
     fputc('\n', out);
 }
 
@@ -91,6 +116,21 @@ static char *schema_header(void)
         return NULL;
     }
     return text;
+}
+
+/* The schema's header ends in NEW_TAIL; before rsd_pct, it ended in
+ * OLD_TAIL. */
+#define NEW_TAIL "\tparams\trsd_pct\n"
+#define OLD_TAIL "\tparams\n"
+#define OLD_TAIL_LEN (sizeof OLD_TAIL - 1)
+
+/* GOT (R bytes read from the file's start) begins with the header WANT
+ * (N bytes) as it was before rsd_pct: the same columns up to params. */
+static int is_before_rsd(const char *got, size_t r, const char *want, size_t n)
+{
+    size_t head = n - (sizeof NEW_TAIL - 1);
+    return r >= head + OLD_TAIL_LEN && memcmp(got, want, head) == 0 &&
+           memcmp(got + head, OLD_TAIL, OLD_TAIL_LEN) == 0;
 }
 
 /* 0 if FD's file is empty or starts with the schema header, else -1 with
@@ -114,7 +154,11 @@ static int check_header(int fd, const char *path, off_t size)
         return gpm_set_error("%s: out of memory", path);
     }
     r = pread(fd, got, n, 0);
-    if (r != (ssize_t)n || memcmp(got, want, n) != 0)
+    if (r >= (ssize_t)OLD_TAIL_LEN && is_before_rsd(got, (size_t)r, want, n))
+        rc = gpm_set_error("%s: was written before the rsd_pct column (its header ends at "
+                           "params): pass a new file, or move this one aside (the reports "
+                           "read both)", path);
+    else if (r != (ssize_t)n || memcmp(got, want, n) != 0)
         rc = gpm_set_error("%s: is not a result file of this schema (its first line is not "
                            "the result header): pass a new file, or one these programs wrote",
                            path);

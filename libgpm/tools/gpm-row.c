@@ -4,6 +4,7 @@
  * Exit status: 0 appended, 1 error, 2 usage (nothing written). */
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,7 +20,8 @@ static const char usage_text[] =
     "  appends one row, platform columns first, to the TSV FILE (header written once)\n"
     "  KEYs: workload op (both required) mode scale verified params (text);\n"
     "        size_bytes threads reps (integers >= 0);\n"
-    "        median_s min_s max_s bytes_persisted (numbers >= 0)\n"
+    "        median_s min_s max_s bytes_persisted rsd_pct (numbers >= 0;\n"
+    "        rsd_pct, the repetitions' spread in %, is nan, unknown, unless given)\n"
     "  a FILE starting with '-' is refused: name it ./-name\n";
 
 /* KEY=VALUE into R; 0, or -1 with the message naming the key. */
@@ -32,7 +34,7 @@ static int set_key(gpm_result *r, const char *arg)
     if (!eq || eq == arg || eq - arg >= (long)sizeof k)
         return gpm_set_error("%s: expected KEY=VALUE with KEY one of workload op mode scale "
                              "size_bytes threads reps median_s min_s max_s bytes_persisted "
-                             "verified params", arg);
+                             "rsd_pct verified params", arg);
     snprintf(k, sizeof k, "%.*s", (int)(eq - arg), arg);
     v = eq + 1;
     if (!strcmp(k, "workload")) r->workload = v;
@@ -49,24 +51,26 @@ static int set_key(gpm_result *r, const char *arg)
         else if (k[0] == 't') r->threads = (int)n;
         else r->reps = (int)n;
     } else if (!strcmp(k, "median_s") || !strcmp(k, "min_s") || !strcmp(k, "max_s") ||
-               !strcmp(k, "bytes_persisted")) {
+               !strcmp(k, "bytes_persisted") || !strcmp(k, "rsd_pct")) {
         if (gpm_arg_double(k, v, 0, 1e300, &x) != 0)
             return -1;
         if (!strcmp(k, "median_s")) r->median_s = x;
         else if (!strcmp(k, "min_s")) r->min_s = x;
         else if (!strcmp(k, "max_s")) r->max_s = x;
+        else if (!strcmp(k, "rsd_pct")) r->rsd_pct = x;
         else r->bytes_persisted = x;
     } else
         return gpm_set_error("%s: unknown KEY %s: use one of workload op mode scale size_bytes "
-                             "threads reps median_s min_s max_s bytes_persisted verified params",
-                             arg, k);
+                             "threads reps median_s min_s max_s bytes_persisted rsd_pct verified "
+                             "params", arg, k);
     return 0;
 }
 
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
-    gpm_result r = {.mode = "", .scale = "", .verified = "n/a", .params = ""};
+    /* A count's row has no spread unless one is given: nan, not 0. */
+    gpm_result r = {.mode = "", .scale = "", .verified = "n/a", .params = "", .rsd_pct = NAN};
     gpm_platform p;
     const char *file;
     int c;

@@ -2,7 +2,7 @@
 # workload (bars, ours), with the paper's values as markers where it states
 # them (the paper's text states per-workload values for none; its stated
 # relations are in the comment lines of the TSV).
-#   gnuplot -e "in='reports/figure_10.tsv'; out='reports/figure_10.png'" figure_10.gp
+#   gnuplot -e "in='reports/local/figure_10.tsv'; out='reports/local/figure_10.png'" figure_10.gp
 # Columns of in (scripts/report/figure_10.py): 1 workload, 2 scale,
 # 8-11 our speedups, 15-18 the paper's.
 set terminal pngcairo size 1000,560 font ",11"
@@ -24,6 +24,11 @@ stats in using (valid(18) ? 1 : 0) nooutput prefix "N18"
 paper_title = "title 'paper (where stated)'"
 set key autotitle columnheader
 # The platform and revision (sub, from scripts/reports.sh) under the title.
+# Tic labels: the workload alone where every row has one scale (one_scale,
+# from scripts/reports.sh, which puts that scale in the subtitle), else
+# the workload and its scale.
+if (!exists("one_scale")) one_scale = 0
+tic(w, s) = one_scale ? w : w . ' ' . s
 set title ("Figure 10: speedup over CAP-fs (log scale; paper states no per-workload bars)") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
 set ylabel "speedup over CAP-fs (log scale)"
 set logscale y
@@ -37,7 +42,7 @@ set xtics rotate by -30 nomirror
 set rmargin 9
 set key top left
 set xrange [-0.6:*]
-cmd = "plot in using 0:(1):xtic(stringcolumn(1).' '.stringcolumn(2)) with points lt nodraw notitle"
+cmd = "plot in using 0:(1):xtic(tic(stringcolumn(1), stringcolumn(2))) with points lt nodraw notitle"
 if (N8_sum > 0) cmd = cmd . ", in using ($0 - 1.5*bw):8 with boxes lc rgb '#ccbb44' title 'GPM-NDP'"
 if (N9_sum > 0) cmd = cmd . ", in using ($0 - 0.5*bw):9 with boxes lc rgb '#ee6677' title 'GPM'"
 if (N10_sum > 0) cmd = cmd . ", in using ($0 + 0.5*bw):10 with boxes lc rgb '#228833' title 'GPM-eADR'"

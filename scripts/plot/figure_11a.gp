@@ -1,6 +1,6 @@
 # Figure 11a: speedup of HCL over the conventional log at its best partition
 # count per transactional workload (bars, ours), the paper's values as markers.
-#   gnuplot -e "in='reports/figure_11a.tsv'; out='reports/figure_11a.png'" figure_11a.gp
+#   gnuplot -e "in='reports/local/figure_11a.tsv'; out='reports/local/figure_11a.png'" figure_11a.gp
 # Columns of in (scripts/report/figure_11a.py): 1 workload, 2 scale,
 # 7 hcl_speedup, 8 paper_hcl_speedup.
 set terminal pngcairo size 800,520 font ",11"
@@ -10,6 +10,11 @@ set datafile missing "nan"
 set datafile columnheaders
 stats in using (valid(7) ? 1 : 0) nooutput prefix "N7"
 stats in using (valid(8) ? 1 : 0) nooutput prefix "N8"
+# Tic labels: the workload alone where every row has one scale (one_scale,
+# from scripts/reports.sh, which puts that scale in the subtitle), else
+# the workload and its scale.
+if (!exists("one_scale")) one_scale = 0
+tic(w, s) = one_scale ? w : w . ' ' . s
 set title ("Figure 11a: HCL over the conventional log (bars: ours; markers: paper)") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
 set ylabel "speedup of HCL"
 set yrange [0:*]
@@ -19,7 +24,7 @@ set boxwidth 0.5
 set xtics nomirror
 set key top left
 set xrange [-0.6:*]
-cmd = "plot in using 0:(0):xtic(stringcolumn(1).' '.stringcolumn(2)) with points lt nodraw notitle"
+cmd = "plot in using 0:(0):xtic(tic(stringcolumn(1), stringcolumn(2))) with points lt nodraw notitle"
 if (N7_sum > 0) cmd = cmd . ", in using 0:7 with boxes lc rgb '#ee6677' title 'HCL over conventional at its best (ours)'"
 if (N8_sum > 0) cmd = cmd . ", in using 0:8 with points pt 7 ps 1.6 lc rgb '#881122' title 'paper'"
 eval cmd . ", 1 with lines dt 2 lc rgb 'black' notitle"

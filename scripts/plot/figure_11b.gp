@@ -2,11 +2,11 @@
 # threads, HCL against conventional partitioned logging at its best partition
 # count per thread count (labelled with that count) and at the fixed 64
 # partitions used before the sweep, with the paper's mean ratio in the title.
-#   gnuplot -e "in='reports/figure_11b.tsv'; out='reports/figure_11b.png'" figure_11b.gp
+#   gnuplot -e "in='reports/local/figure_11b.tsv'; out='reports/local/figure_11b.png'" figure_11b.gp
 # Columns of in (scripts/report/figure_11b.py): 1 threads, 2 hcl_us,
 # 3 conv_best_us, 4 conv_best_partitions, 5 conv_best_over_hcl, 6 conv64_us.
-if (!exists("in")) in = 'reports/figure_11b.tsv'
-if (!exists("out")) out = 'reports/figure_11b.png'
+if (!exists("in")) in = 'reports/local/figure_11b.tsv'
+if (!exists("out")) out = 'reports/local/figure_11b.png'
 
 set terminal pngcairo size 800,500 font ",10"
 set output out

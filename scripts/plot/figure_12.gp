@@ -1,9 +1,10 @@
 # Figure 12: write bandwidth to PM under GPM per workload (bars), the GPU's
-# PCIe transmit throughput sampled during the run (points), and the link's
-# ceiling measured by Figure 3 (line).
-#   gnuplot -e "in='reports/figure_12.tsv'; out='reports/figure_12.png'" figure_12.gp
+# PCIe transmit throughput sampled during the run (points: bytes on the
+# link, headers likely included, so it can stand above both others), and
+# the write ceiling measured by Figure 3 (line: bytes written, as the bars).
+#   gnuplot -e "in='reports/local/figure_12.tsv'; out='reports/local/figure_12.png'" figure_12.gp
 # Columns of in (scripts/report/figure_12.py): 1 workload, 2 scale,
-# 5 pm_write_gbps, 6 pcie_tx_gbps, 7 link_ceiling_gbps.
+# 5 pm_write_gbps, 6 pcie_tx_gbps, 9 write_ceiling_gbps.
 set terminal pngcairo size 1000,560 font ",11"
 set output out
 set datafile separator "\t"
@@ -11,7 +12,12 @@ set datafile missing "nan"
 set datafile columnheaders
 stats in using (valid(5) ? 1 : 0) nooutput prefix "N5"
 stats in using (valid(6) ? 1 : 0) nooutput prefix "N6"
-stats in using (valid(7) ? column(7) : 0) nooutput prefix "C"
+stats in using (valid(9) ? column(9) : 0) nooutput prefix "C"
+# Tic labels: the workload alone where every row has one scale (one_scale,
+# from scripts/reports.sh, which puts that scale in the subtitle), else
+# the workload and its scale.
+if (!exists("one_scale")) one_scale = 0
+tic(w, s) = one_scale ? w : w . ' ' . s
 set title ("Figure 12: write bandwidth to PM under GPM") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
 set ylabel "GB/s"
 set yrange [0:*]
@@ -24,8 +30,8 @@ set rmargin 9
 # Below the plot: the points of any workload can reach its top.
 set key below horizontal
 set xrange [-0.6:*]
-cmd = "plot in using 0:(0):xtic(stringcolumn(1).' '.stringcolumn(2)) with points lt nodraw notitle"
+cmd = "plot in using 0:(0):xtic(tic(stringcolumn(1), stringcolumn(2))) with points lt nodraw notitle"
 if (N5_sum > 0) cmd = cmd . ", in using 0:5 with boxes lc rgb '#ee6677' title 'bytes persisted / operation time'"
-if (N6_sum > 0) cmd = cmd . ", in using 0:6 with points pt 7 ps 1.6 lc rgb '#4477aa' title 'PCIe transmit (NVML)'"
-if (C_max > 0) cmd = cmd . sprintf(", %g with lines dt 2 lw 2 lc rgb 'black' title 'link ceiling (Figure 3)'", C_max)
+if (N6_sum > 0) cmd = cmd . ", in using 0:6 with points pt 7 ps 1.6 lc rgb '#4477aa' title 'PCIe transmit, bytes on the link (NVML)'"
+if (C_max > 0) cmd = cmd . sprintf(", %g with lines dt 2 lw 2 lc rgb 'black' title 'write ceiling, unpersisted (Figure 3)'", C_max)
 eval cmd

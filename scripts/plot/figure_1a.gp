@@ -1,7 +1,7 @@
 # Figure 1a: throughput of batched SETs, GPM against the CPU stores (bars,
 # ours, million SETs a second), each CPU store labelled with GPM's lead over
 # it; the paper gives only the range of that lead (2.7-5.8x), in the title.
-#   gnuplot -e "in='reports/figure_1a.tsv'; out='reports/figure_1a.png'" figure_1a.gp
+#   gnuplot -e "in='reports/local/figure_1a.tsv'; out='reports/local/figure_1a.png'" figure_1a.gp
 # Columns of in (scripts/report/figure_1a.py): 1 system, 2 scale,
 # 3 msets_per_s, 5 threads, 6 gpm_over_it.
 set terminal pngcairo size 800,520 font ",11"
@@ -9,6 +9,11 @@ set output out
 set datafile separator "\t"
 set datafile missing "nan"
 set datafile columnheaders
+# Tic labels: the workload alone where every row has one scale (one_scale,
+# from scripts/reports.sh, which puts that scale in the subtitle), else
+# the workload and its scale.
+if (!exists("one_scale")) one_scale = 0
+tic(w, s) = one_scale ? w : w . ' ' . s
 set title ("Figure 1a: batched SETs (bars: ours; paper: GPM 2.7-5.8x over CPU stores)") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
 set ylabel "million SETs a second (log scale)"
 set logscale y
@@ -22,5 +27,5 @@ set xrange [-0.6:*]
 set key off
 # Above each CPU store's bar: GPM's lead over it and the store's thread count.
 lead(c6, c5) = valid(6) ? sprintf("GPM %.2gx\n(%s threads)", column(6), strcol(5)) : ""
-plot in using 0:3:xtic(stringcolumn(1).' '.stringcolumn(2)) with boxes lc rgb '#4477aa', \
+plot in using 0:3:xtic(tic(stringcolumn(1), stringcolumn(2))) with boxes lc rgb '#4477aa', \
      in using 0:($3 * 1.7):(lead(6, 5)) with labels font ",9" noenhanced

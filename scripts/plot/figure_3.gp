@@ -1,10 +1,11 @@
 # Paper Figure 3: persistence scaling. (a) CAP-mm speedup against CPU flush
 # threads, (b) GPM (a persist after every 8-byte store) and the same writes
 # unpersisted (the ceiling) against GPU threads; speedups are over
-# single-threaded CAP-mm, the paper's numbers are the dashed lines.
-#   gnuplot -e "in='reports/figure_3.tsv'; out='reports/figure_3.png'" figure_3.gp
-if (!exists("in")) in = 'reports/figure_3.tsv'
-if (!exists("out")) out = 'reports/figure_3.png'
+# single-threaded CAP-mm, the paper's numbers (from paper, the file
+# reports/paper/figure_3.tsv, where given) are the dashed lines.
+#   gnuplot -e "in='reports/P/figure_3.tsv'; out='reports/P/figure_3.png'; paper='reports/paper/figure_3.tsv'" figure_3.gp
+if (!exists("in")) in = 'reports/local/figure_3.tsv'
+if (!exists("out")) out = 'reports/local/figure_3.png'
 
 set terminal pngcairo size 1200,480 font ",10"
 set output out
@@ -15,16 +16,20 @@ set datafile missing "nan"
 is(s) = (strcol(1) eq s)
 # Per series: how many rows have a speedup (column 5), and the largest. A
 # series without one is left out (gnuplot would warn about it, or stop).
-# The paper's two numbers travel in rows of series paper-*.
 stats in using (is("cap-mm") && valid(5) ? 1 : 0) nooutput prefix "NC"
 stats in using (is("cap-mm") && valid(5) ? $5 : 0) nooutput prefix "CC"
 stats in using (is("gpm") && valid(5) ? 1 : 0) nooutput prefix "NG"
 stats in using (is("gpm-nopersist") && valid(5) ? 1 : 0) nooutput prefix "NN"
 stats in using ((is("gpm") || is("gpm-nopersist")) && valid(5) ? $5 : 0) nooutput prefix "GG"
-stats in using (is("paper-cap-mm-plateau") && valid(5) ? $5 : 0) nooutput prefix "PP"
-stats in using (is("paper-gpm-best") && valid(5) ? $5 : 0) nooutput prefix "PG"
-paper_plateau = PP_max
-paper_gpm = PG_max
+# The paper's two numbers, by their metric's name, where the file is given.
+paper_plateau = 0
+paper_gpm = 0
+if (exists("paper") && strlen(paper) > 0) {
+    stats paper using (strcol(1) eq "cap_mm_plateau" ? $2 : 0) nooutput prefix "PP"
+    stats paper using (strcol(1) eq "gpm_best_over_cap_mm_1" ? $2 : 0) nooutput prefix "PG"
+    paper_plateau = PP_max
+    paper_gpm = PG_max
+}
 
 # plot_or_note(CMD): CMD's series after its leading ", ", or a note when
 # there is none.
@@ -54,7 +59,7 @@ set yrange [0:(top > 0 ? top : 1) * 1.15]
 set format x "2^{%L}"
 cmd = ""
 if (NG_sum > 0) cmd = cmd . ", in using (is('gpm') ? $2 : NaN):5 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'GPM (measured)'"
-if (NN_sum > 0) cmd = cmd . ", in using (is('gpm-nopersist') ? $2 : NaN):5 with linespoints lw 2 pt 6 dt 3 lc rgb '#2ca02c' title 'no persist: link ceiling (measured)'"
+if (NN_sum > 0) cmd = cmd . ", in using (is('gpm-nopersist') ? $2 : NaN):5 with linespoints lw 2 pt 6 dt 3 lc rgb '#2ca02c' title 'no persist: write ceiling (measured)'"
 if (NC_sum > 0) cmd = cmd . sprintf(", %g with lines dt 4 lw 1 lc rgb '#1f77b4' title 'CAP-mm best (measured) %.2fx'", CC_max, CC_max)
 if (paper_gpm > 0) cmd = cmd . sprintf(", %g with lines dt 2 lw 2 lc rgb '#7f7f7f' title 'paper GPM best %.0fx'", paper_gpm, paper_gpm)
 eval plot_or_note(cmd)

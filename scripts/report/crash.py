@@ -8,14 +8,21 @@ Reads the campaign rows of RESULTS_DIR: crash.tsv (workload campaigns,
 op=crash-campaign, written by scripts/experiments/crash.sh), crash-log.tsv
 (undo-log trials, op=hcl|conv) and crash-cp.tsv (checkpoint trials), all in
 the result schema with params trials, mid_work, before_progress,
-finished_first, recovered, unrecovered. Writes one row per workload (or
-log/checkpoint kind), op, mode and scale: the counts summed over the
-campaigns of its newest revision (a campaign split into parts, or extended
-with more seeds, adds up; one that failed at that revision fails the row),
-how many of those trials count as crash trials (killed mid-work or before
-any durable progress; a run that finished first does not), the verdict, and
-totals over every campaign recorded. A row is ok when every trial recovered
-and at least half of its trials were killed mid-work."""
+finished_first, recovered, unrecovered (and before_commit). Writes one row
+per workload (or log/checkpoint kind), op, mode and scale: the counts summed
+over the campaigns of its newest revision (a campaign split into parts, or
+extended with more seeds, adds up; one that failed at that revision fails
+the row), the verdict, and totals over every campaign recorded. Every
+column counts kills of one kind, so that none contradicts another:
+  kills = random_kills + before_commit: every run killed;
+  finished_first: random kills that came after the work had finished;
+  crash_trials = kills - finished_first: kills that landed inside the work
+    (mid_work, before_progress, before_commit, and any whose recovery
+    failed before it could say where the kill landed);
+  recovered + unrecovered = crash_trials (a finished-first run is checked
+    too, and would count as unrecovered if its check failed).
+A row is ok when every trial recovered and at least half of its random
+kills landed mid-work."""
 import os
 import statistics
 import sys
@@ -79,32 +86,40 @@ def main():
         op = R.params(r).get("op", "") if r.get("op") == "crash-campaign" else r.get("op", "")
         key = (r["workload"], op, r.get("mode", ""), r.get("scale", ""))
         every.setdefault(key, []).append(r)
-    header = ["workload", "op", "mode", "scale", "trials", "mid_work", "before_progress",
-              "finished_first", "crash_trials", "recovered", "unrecovered", "recover_median_s",
-              "verdict", "campaigns", "all_trials", "all_unrecovered", "before_commit"]
+    header = ["workload", "op", "mode", "scale", "kills", "random_kills", "mid_work",
+              "before_progress", "finished_first", "before_commit", "crash_trials", "recovered",
+              "unrecovered", "recover_median_s", "verdict", "campaigns", "all_kills",
+              "all_unrecovered"]
     table, rows = [], []
     for key in sorted(every):
         rev = every[key][-1].get("git_rev")
         newest = [r for r in every[key] if r.get("git_rev") == rev]
         c = summed([counts(r) for r in newest])
         allc = [counts(x) for x in every[key]]
-        table.append(list(key) + (
-            [c[k] for k in COUNTS[:4]] + [c["mid_work"] + c["before_progress"] +
-                                          c["before_commit"], c["recovered"], c["unrecovered"]]
-            if c else ["?"] * 7) + [
+        if c:
+            kills = c["trials"] + c["before_commit"]
+            crash_trials = kills - c["finished_first"]
+            shown = [kills, c["trials"], c["mid_work"], c["before_progress"],
+                     c["finished_first"], c["before_commit"], crash_trials,
+                     crash_trials - c["unrecovered"], c["unrecovered"]]
+        else:
+            shown = ["?"] * 9
+        table.append(list(key) + shown + [
             statistics.median([F.fnum(r.get("median_s")) for r in newest]), verdict(c),
             len(newest), sum(x["trials"] + x["before_commit"] for x in allc if x),
-            sum(x["unrecovered"] for x in allc if x), c["before_commit"] if c else "?"])
+            sum(x["unrecovered"] for x in allc if x)])
         rows += newest
     comments = (["Crash campaigns: SIGKILL at a moment drawn from the measured duration of "
                  "the work, then recovery checked against the golden output (per workload, "
                  "op, mode and scale, the campaigns of its newest revision summed; "
-                 "recover_median_s is the median of their median recovery times; all_* = "
-                 "every campaign recorded)",
-                 "crash_trials counts only kills that landed inside the work (mid_work + "
-                 "before_progress, and before_commit: transactional workloads killed just "
-                 "before a transaction commits); finished_first runs are not crash trials; ok "
-                 "needs every trial recovered and at least half of the random kills mid-work",
+                 "recover_median_s is the median of their median recovery times; all_kills and "
+                 "all_unrecovered: every campaign recorded)",
+                 "kills = random_kills (at a random moment of the work) + before_commit "
+                 "(transactional workloads killed just before a transaction commits); "
+                 "finished_first = random kills that came after the work had finished, which "
+                 "are not crash trials; crash_trials = kills - finished_first; recovered + "
+                 "unrecovered = crash_trials; ok needs every trial recovered and at least half "
+                 "of the random kills mid-work",
                  "SIGKILL with DRAM standing in for PM tests the recovery logic and the order "
                  "in which the program makes its writes visible; it does not test flush "
                  "completeness or a power cut (the page cache survives the kill)"]

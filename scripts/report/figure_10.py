@@ -25,10 +25,10 @@ def main():
               "gpmndp_speedup", "gpm_speedup", "gpmeadr_speedup", "capeadr_speedup",
               "gpm_over_gpmndp", "gpmeadr_over_gpm", "gpmeadr_over_capeadr",
               "paper_gpmndp_speedup", "paper_gpm_speedup", "paper_gpmeadr_speedup",
-              "paper_capeadr_speedup", "capeadr_threads"]
+              "paper_capeadr_speedup", "capeadr_threads", "noisy"]
     out_rows = []
     cols = {k: [] for k in ("ndp", "gpm", "geadr", "ceadr", "g_ndp", "ge_g", "ge_ce")}
-    for wl, scale, t, threads in table:
+    for wl, scale, t, threads, noise in table:
         v = {
             "ndp": F.ratio(t["cap-fs"], t["gpm-ndp"]),
             "gpm": F.ratio(t["cap-fs"], t["gpm"]),
@@ -44,13 +44,13 @@ def main():
                         + [v[k] for k in ("ndp", "gpm", "geadr", "ceadr", "g_ndp", "ge_g", "ge_ce")]
                         + [F.paper_val(paper, wl, c) for c in
                            ("gpmndp_speedup", "gpm_speedup", "gpmeadr_speedup", "capeadr_speedup")]
-                        + [threads])
+                        + [threads, noise])
     gm = {k: F.geomean(v) for k, v in cols.items()}
     for scale in sorted({r[1] for r in out_rows}):  # one geomean per scale, never mixed
         sub = [r for r in out_rows if r[1] == scale]
         out_rows.append(["geomean", scale, "", "", "", "", ""]
                         + [F.geomean([r[i] for r in sub]) for i in range(7, 14)]
-                        + ["", "", "", "", ""])
+                        + ["", "", "", "", "", ""])
 
     def mx(k):
         vals = [x for x in cols[k] if F.finite(x)]
@@ -67,7 +67,7 @@ def main():
             " (over every workload and scale)"
             % (R.fmt(mean("ge_ce")), R.fmt(gm["ge_ce"]))]
     comments = (["Figure 10: speedup over CAP-fs (ratio of median operation times; newest "
-                 "verified run per workload, mode and scale)"]
+                 "verified run per workload, mode and scale)", R.NOISY_COMMENT]
                 + R.platform_comments(used or rows) + R.rev_comments(used or rows)
                 + warnings + ours + F.paper_comments("figure_10"))
     R.write_tsv(out, header, out_rows, comments)

@@ -99,7 +99,8 @@ def main():
         every = hcl.get(t, []) + [r for rs in by_p.values() for r in rs]
         table.append([t, h, best_us, best_p, ratio(best_us, h), c64, ratio(c64, h),
                       ",".join(str(p) for p in sorted(by_p)) or "none",
-                      "ok" if hcl.get(t) and by_p and ok(every) else "fail"])
+                      "ok" if hcl.get(t) and by_p and ok(every) else "fail",
+                      R.noisy([("hcl", hcl.get(t, [])), ("conv", by_p.get(best_p, []))])])
 
     def growth(col):
         vals = [row[col] for row in table if row[col] == row[col]]
@@ -142,8 +143,8 @@ def main():
         comments.append("WARNING: some rows failed verification (verified=fail) or lack a series")
     R.write_tsv(out_tsv, ["threads", "hcl_us", "conv_best_us", "conv_best_partitions",
                           "conv_best_over_hcl", "conv64_us", "conv64_over_hcl",
-                          "conv_partitions_tried", "verified"],
-                table, comments)
+                          "conv_partitions_tried", "verified", "noisy"],
+                table, comments + [R.NOISY_COMMENT])
 
 
 if __name__ == "__main__":

@@ -51,14 +51,15 @@ def main():
     best, warnings = F.newest([r for r in rows if r.get("mode") == "gpm"])
     paper = {p["system"]: p for p in R.read_paper("figure_1a")}
     header = ["system", "scale", "msets_per_s", "median_s", "threads", "gpm_over_it",
-              "paper_lo", "paper_hi"]
+              "paper_lo", "paper_hi", "noisy"]
     out_rows, used = [], []
     for scale in sorted({r.get("scale", "") for r in cpu}):
         gpm = F.pick(best, "kvs(set)", scale, "gpm")
         t_gpm = F.fnum(gpm["median_s"]) if gpm else float("nan")
         if gpm:
             used.append(gpm)
-            out_rows.append(["gpm", scale, sets_of(gpm) / t_gpm / 1e6, t_gpm, "", "", "", ""])
+            out_rows.append(["gpm", scale, sets_of(gpm) / t_gpm / 1e6, t_gpm, "", "", "", "",
+                             R.noisy([("gpm", gpm)])])
         for store, system in STORES:
             r = fastest([x for x in cpu if x.get("scale") == scale and
                          R.params(x).get("store", "kvs") == store])
@@ -70,13 +71,13 @@ def main():
             p = paper.get(system, {})
             out_rows.append([system, scale, sets_of(r) / t / 1e6, t, r.get("threads", ""),
                              F.ratio(t, t_gpm), (p.get("lo") or "").strip(),
-                             (p.get("hi") or "").strip()])
+                             (p.get("hi") or "").strip(), R.noisy([(system, r)])])
     comments = (["Figure 1a: throughput of batched SETs (8-byte keys and values), million SETs "
                  "a second over the median operation time; each CPU store at the thread count "
                  "of its fastest run (threads); gpm_over_it = its time over GPM's",
                  "kvs-cpu: gpKVS's own CPU counterpart (libpmem, undo log); pmemobj: gpKVS's "
                  "sets in a PMDK pool, a transaction per set's run; rocksdb: RocksDB's C API, "
-                 "one synced WriteBatch a batch, its files in the PM directory"]
+                 "one synced WriteBatch a batch, its files in the PM directory", R.NOISY_COMMENT]
                 + R.platform_comments(used or rows)
                 + R.cpu_comment(used)
                 + R.rev_comments(used or rows) + warnings + F.paper_comments("figure_1a"))

@@ -21,25 +21,26 @@ def main():
     best, _ = F.newest(rows)
     paper = F.paper_by_workload("figure_1b")
     header = ["workload", "scale", "cpu_s", "gpm_s", "gpm_over_cpu", "cpu_threads",
-              "paper_lo", "paper_hi"]
+              "paper_lo", "paper_hi", "noisy"]
     out_rows = []
-    for wl, scale, t, _ in table:
+    for wl, scale, t, _, noise in table:
         cpu = F.pick(best, wl, scale, "cpu")
         if cpu is None:  # a workload of Figure 9 alone, without a CPU counterpart
             continue
         out_rows.append([wl, scale, t["cpu"], t["gpm"], F.ratio(t["cpu"], t["gpm"]),
                          cpu.get("threads", ""), F.paper_val(paper, wl, "lo"),
-                         F.paper_val(paper, wl, "hi")])
+                         F.paper_val(paper, wl, "hi"), noise])
     if not out_rows:
         R.fail("figure_1b: no cpu-mode rows in %s (run make figure_1b first)"
                % os.path.join(results_dir, "figure_1b.tsv"))
     for scale in sorted({r[1] for r in out_rows}):  # one geomean per scale, never mixed
         sub = [r for r in out_rows if r[1] == scale]
-        out_rows.append(["geomean", scale, "", "", F.geomean([r[4] for r in sub]), "", "", ""])
+        out_rows.append(["geomean", scale, "", "", F.geomean([r[4] for r in sub]), "", "", "",
+                         ""])
     used = [r for r in used if r.get("workload") in {o[0] for o in out_rows}]
     comments = (["Figure 1b: speedup of GPM over the workload's CPU counterpart (OpenMP threads "
                  "persisting the same data through libpmem); ratio of median operation times, "
-                 "newest verified run per workload, mode and scale"]
+                 "newest verified run per workload, mode and scale", R.NOISY_COMMENT]
                 + R.platform_comments(used or rows)
                 + R.cpu_comment(used)
                 + R.rev_comments(used or rows) + warnings + F.paper_comments("figure_1b"))

@@ -6,10 +6,11 @@ threads (GPM), beside the paper's observations.
 Reads the persist-scaling rows of the newest run under RESULTS_DIR (the
 newest file holding such rows, and in it the git_rev+host of its last row),
 takes the median over repeated rows per (op, threads), and writes one row per
-point: throughput and speedup over single-threaded CAP-mm. Rows of series
-'paper' carry the paper's two numbers for the plot. Comment lines summarise
-the CAP-mm plateau, GPM's best over 1-thread CAP-mm and GPM's best against
-the unpersisted ceiling at the same thread count."""
+measured point: throughput and speedup over single-threaded CAP-mm. The
+paper's two numbers are not points: they stand in the comment lines, which
+summarise the CAP-mm plateau, GPM's best over 1-thread CAP-mm and GPM's best
+against the unpersisted ceiling at the same thread count (the plot reads them
+from reports/paper/figure_3.tsv)."""
 import math
 import os
 import sys
@@ -22,7 +23,7 @@ CRITERION = 0.90  # GPM's best must reach this share of the ceiling
 
 
 def points(run):
-    """{(op, threads): dict(median_s, bytes, rows, verified)}"""
+    """{(op, threads): dict(median_s, bytes, rows, verified, noisy)}"""
     groups = {}
     for r in run:
         if r.get("op") not in SERIES:
@@ -36,6 +37,7 @@ def points(run):
             "bytes": R.median([R.number(r, "bytes_persisted") for r in rs]),
             "rows": len(rs),
             "verified": "ok" if all(r.get("verified") == "ok" for r in rs) else "fail",
+            "noisy": R.noisy([(k[0], rs)]),
         }
     return out
 
@@ -89,7 +91,7 @@ def main():
         for (o, t) in sorted(k for k in pts if k[0] == op):
             p = pts[(o, t)]
             table.append([o, t, p["median_s"], gbps(p), ratio(gbps(p), base),
-                          p["rows"], p["verified"]])
+                          p["rows"], p["verified"], p["noisy"]])
 
     def best(op):
         cands = [(gbps(p), t) for (o, t), p in pts.items() if o == op]
@@ -104,9 +106,6 @@ def main():
     paper = R.read_paper("figure_3")
     p_plateau = paper_value(paper, "cap_mm_plateau")
     p_gpm = paper_value(paper, "gpm_best_over_cap_mm_1")
-    table.append(["paper-cap-mm-plateau", 0, float("nan"), float("nan"), p_plateau, 0,
-                  "paper"])
-    table.append(["paper-gpm-best", 0, float("nan"), float("nan"), p_gpm, 0, "paper"])
 
     first = run[0]
     if share != share:
@@ -133,7 +132,7 @@ def main():
     if math.isnan(base):
         comments.append("WARNING: no single-threaded CAP-mm row: speedups are nan")
     R.write_tsv(out_tsv, ["series", "threads", "median_s", "gbps", "speedup_vs_cap_mm_1",
-                          "rows", "verified"], table, comments)
+                          "rows", "verified", "noisy"], table, comments + [R.NOISY_COMMENT])
 
 
 if __name__ == "__main__":

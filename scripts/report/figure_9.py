@@ -105,6 +105,19 @@ def paper_val(paper, workload, col):
     return v.strip()
 
 
+def paper_gpm_text(paper, workload):
+    """GPM over CAP-fs as the paper's text states it for WORKLOAD: its own
+    number, else the range stated for it or its class ("11-18"), else "not
+    stated". The paper gives no bar heights, only these ranges."""
+    v = paper_val(paper, workload, "gpm_speedup")
+    lo, hi = paper_val(paper, workload, "gpm_lo"), paper_val(paper, workload, "gpm_hi")
+    if v:
+        return v
+    if lo and hi:
+        return lo if lo == hi else "%s-%s" % (lo, hi)
+    return "not stated"
+
+
 def paper_comments(name):
     """The '#' lines of reports/paper/NAME.tsv (the paper's stated ranges)."""
     path = R.paper_path(name)
@@ -131,8 +144,8 @@ def checkpoint_s(row):
 def speedup_table(results_dir, name, modes, also=()):
     """Shared by Figures 9 and 10: reads RESULTS_DIR/NAME.tsv (and the files
     named in ALSO) and returns (rows, table, used, warnings); table holds per
-    (workload, scale) the median_s of each mode (nan where missing) and the
-    CAP-mm thread count."""
+    (workload, scale) the median_s of each mode (nan where missing), the
+    CAP-mm thread count and the noisy column of the modes' rows."""
     rows = R.read_rows(results_dir, name + ".tsv")
     for other in also:
         rows += R.read_rows(results_dir, other + ".tsv")
@@ -146,7 +159,8 @@ def speedup_table(results_dir, name, modes, also=()):
         used += [r for r in sel.values() if r is not None]
         t = {m: fnum(r["median_s"]) if r else float("nan") for m, r in sel.items()}
         capmm = sel.get("cap-mm") or sel.get("cap-eadr")
-        table.append((wl, scale, t, capmm.get("threads", "") if capmm else ""))
+        table.append((wl, scale, t, capmm.get("threads", "") if capmm else "",
+                      R.noisy([(m, sel[m]) for m in modes])))
     return rows, table, used, warnings
 
 
@@ -163,36 +177,39 @@ def main():
               "paper_gpm_lo", "paper_gpm_hi", "gpm_over_capmm",
               "paper_gpm_over_capmm", "capmm_threads",
               "capfs_checkpoint_s", "gpm_checkpoint_s", "gpm_checkpoint_speedup",
-              "capdelta_s", "capdelta_speedup", "gpm_over_capdelta"]
+              "capdelta_s", "capdelta_speedup", "gpm_over_capdelta", "noisy"]
     out_rows = []
-    for wl, scale, t, threads in table:
+    for wl, scale, t, threads, noise in table:
         s_cm = ratio(t["cap-fs"], t["cap-mm"])
         s_gp = ratio(t["cap-fs"], t["gpm"])
         s_gc = ratio(t["cap-mm"], t["gpm"])
         cp = {m: checkpoint_s(pick(best_rows, wl, scale, m)) for m in ("cap-fs", "gpm")}
         out_rows.append([wl, scale, t["cap-fs"], t["cap-mm"], t["gpm"], s_cm, s_gp,
                          paper_val(paper, wl, "capmm_speedup"),
-                         paper_val(paper, wl, "gpm_speedup"),
+                         paper_gpm_text(paper, wl),
                          paper_val(paper, wl, "gpm_lo"), paper_val(paper, wl, "gpm_hi"),
                          s_gc, paper_val(paper, wl, "gpm_over_capmm"), threads,
                          cp["cap-fs"], cp["gpm"], ratio(cp["cap-fs"], cp["gpm"]),
                          t["cap-delta"], ratio(t["cap-fs"], t["cap-delta"]),
-                         ratio(t["cap-delta"], t["gpm"])])
+                         ratio(t["cap-delta"], t["gpm"]), noise])
     for scale in sorted({r[1] for r in out_rows}):  # one geomean per scale, never mixed
         sub = [r for r in out_rows if r[1] == scale]
         out_rows.append(["geomean", scale, "", "", "", geomean([r[5] for r in sub]),
                          geomean([r[6] for r in sub]), "", "", "", "",
                          geomean([r[11] for r in sub]), "", "", "", "",
                          geomean([r[16] for r in sub]), "", geomean([r[18] for r in sub]),
-                         geomean([r[19] for r in sub])])
+                         geomean([r[19] for r in sub]), ""])
     comments = (["Figure 9: speedup over CAP-fs (ratio of median operation times; newest "
                  "verified run per workload, mode and scale)",
                  "checkpoint_s: for workloads that checkpoint, the time their checkpoints "
                  "took in the last repetition, apart from the computation (the paper's "
                  "artifact compares these alone); gpm_checkpoint_speedup is their ratio",
+                 "paper_gpm_speedup: GPM over CAP-fs as the paper's text states it, for the "
+                 "workload or its class (the paper gives no bar heights, only these ranges); "
+                 "paper_gpm_lo and paper_gpm_hi: the same range as numbers",
                  "capdelta: the CPU-assisted transactions of gpKVS and gpDB (not in the "
                  "paper): kernels gather the changes, the CPU logs them in a redo log and "
-                 "applies them; gpm_over_capdelta is GPM's lead over it"]
+                 "applies them; gpm_over_capdelta is GPM's lead over it", R.NOISY_COMMENT]
                 + R.platform_comments(used or rows) + R.rev_comments(used or rows)
                 + warnings + paper_comments("figure_9"))
     R.write_tsv(out, header, out_rows, comments)

@@ -101,6 +101,47 @@ def rev_comments(rows):
     return ["revision: " + (revs[0] if revs else "none")]
 
 
+# A median whose repetitions spread more than this (rsd_pct, %) is flagged.
+NOISY_PCT = 5.0
+NOISY_COMMENT = ("noisy: the medians whose repetitions spread more than %g%% (rsd_pct: sample "
+                 "SD over the mean), by what they time; none: every spread known and within "
+                 "%g%%; unknown: rows written before rsd_pct, or of one repetition, whose "
+                 "spread is not known" % (NOISY_PCT, NOISY_PCT))
+
+
+def rsd(row):
+    """The row's rsd_pct, the spread of its repetitions in %, or nan: a row
+    written before that column, or of a single repetition."""
+    try:
+        return float((row or {}).get("rsd_pct") or "nan")
+    except ValueError:
+        return float("nan")
+
+
+def spread(rows):
+    """The spread of a median taken over ROWS (a row, or a list of rows
+    whose medians are combined): the largest rsd, nan if one is unknown."""
+    vals = [rsd(r) for r in (rows if isinstance(rows, list) else [rows])]
+    return float("nan") if not vals or any(v != v for v in vals) else max(vals)
+
+
+def noisy(named):
+    """A report row's noisy column from NAMED, [(name, rows)] of the rows
+    whose medians it shows (a row or a list, see spread; None and empty
+    lists skipped): "none", "unknown", or the names over NOISY_PCT with their
+    spread ("gpm 7.2%"), those of unknown spread after them ("gpm 7.2%;
+    unknown: cap-fs")."""
+    named = [(n, spread(r)) for n, r in named if r]
+    if not named:
+        return ""
+    over = ["%s %.1f%%" % (n, v) for n, v in named if v == v and v > NOISY_PCT]
+    unknown = [n for n, v in named if v != v]
+    if not over:
+        return "none" if not unknown else "unknown" if len(unknown) == len(named) else \
+            "unknown: " + ", ".join(unknown)
+    return "; ".join(over + (["unknown: " + ", ".join(unknown)] if unknown else []))
+
+
 def median(values):
     return statistics.median(values) if values else float("nan")
 

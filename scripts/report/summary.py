@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""reports/summary.md: every report of REPORTS_DIR as one table, our numbers
+"""summary.md: every report of REPORTS_DIR as one table, our numbers
 beside the paper's, the platform on top, and for each figure one sentence on
 agreement or on the platform reason for the difference.
     summary.py REPORTS_DIR OUT_MD
@@ -24,7 +24,7 @@ SECTIONS = [
     ("figure_1b", "Figure 1b: GPM over the CPU counterparts", ["workload", "scale", "cpu_s",
      "gpm_s", "gpm_over_cpu", "cpu_threads"], "GPM 2.8-27x over multi-threaded CPU with PM"),
     ("figure_9", "Figure 9: speedup over CAP-fs", ["workload", "scale", "capmm_speedup",
-     "gpm_speedup", "paper_gpm_speedup", "paper_gpm_lo", "paper_gpm_hi", "gpm_over_capmm",
+     "gpm_speedup", "paper_gpm_speedup", "gpm_over_capmm",
      "paper_gpm_over_capmm", "gpm_over_capdelta"],
      "GPM over CAP-fs 7-8x for gpKVS, 11-18x for checkpointing, 5-85x for native workloads; "
      "GPM over CAP-mm 4x for gpKVS, 3.6x for gpDB insert, 2.6x for gpDB update"),
@@ -38,17 +38,18 @@ SECTIONS = [
      ["threads", "hcl_us", "conv_best_us", "conv_best_over_hcl"],
      "HCL 3.6x faster than conventional logging on average"),
     ("figure_12", "Figure 12: write bandwidth to PM under GPM", ["workload", "scale",
-     "pm_write_gbps", "pcie_tx_gbps", "link_ceiling_gbps"],
+     "pm_write_gbps", "pcie_tx_gbps", "tx_over_write", "tx_samples", "write_ceiling_gbps"],
      "well below the ~13 GB/s of PCIe 3.0 for transactional workloads, closer for checkpointing"),
     ("table_4", "Table 4: write amplification of CAP", ["workload", "scale", "capmm_wa",
-     "capfs_wa", "paper_wa"], "1.00 for checkpointing and native workloads, 1.27-39x transactional"),
+     "capfs_wa", "paper_wa", "capmm_chunk", "capfs_chunk"], "1.00 for checkpointing and native workloads, 1.27-39x transactional"),
     ("table_5", "Table 5: restoration latency (% of the operation)", ["workload", "scale",
      "restore_pct", "undo_pct", "paper_restore_pct"], "0.01-19% (transactional), 0.12-1.65% (checkpointing)"),
     ("timing", "Wall time of the experiments", ["target", "scale", "calls", "wall_s",
      "timed_s", "wall_over_timed", "goal"],
      "the paper's artifact took about two hours for its Figure 9"),
-    ("crash", "Crash campaigns", ["workload", "op", "mode", "scale", "crash_trials",
-     "recovered", "unrecovered", "verdict"], "every program recovered (crashes injected with NVBitFI)"),
+    ("crash", "Crash campaigns", ["workload", "op", "mode", "scale", "kills", "finished_first",
+     "crash_trials", "recovered", "unrecovered", "verdict"],
+     "every program recovered (crashes injected with NVBitFI)"),
 ]
 
 
@@ -218,8 +219,8 @@ def verdict(name, rows):
                                                              R.fmt(max(vals)[0]), max(vals)[1])
                 if vals else "no runs")
     if name == "table_4":
-        return "ours: CAP-fs write amplification %s" % ", ".join(
-            "%s %s" % (r["workload"], r.get("capfs_wa")) for r in rows)
+        return "ours: CAP-mm/CAP-fs write amplification %s" % ", ".join(
+            "%s %s/%s" % (r["workload"], r.get("capmm_wa"), r.get("capfs_wa")) for r in rows)
     if name == "table_5":
         return "ours: %s" % ", ".join("%s %s%%" % (r["workload"], r.get("restore_pct"))
                                       for r in rows)
@@ -230,10 +231,46 @@ def verdict(name, rows):
             % (r["scale"], r["wall_s"], r["timed_s"], r.get("goal") or "no goal")
             for r in f9) if f9 else "Figure 9 was not timed")
     if name == "crash":
-        t = sum(int(num(r.get("crash_trials")) or 0) for r in rows)
-        u = sum(int(num(r.get("unrecovered")) or 0) for r in rows)
-        return "ours: %d crash trials, %d unrecovered" % (t, u)
+        def total(col):
+            return sum(int(num(r.get(col)) or 0) for r in rows)
+        late = total("finished_first")
+        return ("ours: %d crash trials of %d kills%s, %d unrecovered"
+                % (total("crash_trials"), total("kills"),
+                   " (the %d that came after the work had finished are not crash trials)" % late
+                   if late else "", total("unrecovered")))
     return ""
+
+
+def row_name(r):
+    """What a report row is about, for a sentence."""
+    if r.get("workload") or r.get("system"):
+        return r.get("workload") or r.get("system")
+    if r.get("series"):
+        return "%s at %s threads" % (r["series"], r.get("threads", "?"))
+    return "%s threads" % r.get("threads", "?")
+
+
+def noise(rows):
+    """The sentence on the spread of a report's medians, from its noisy
+    column (rows.py: none, unknown, or what spread more than 5%)."""
+    shown = [r for r in rows if r.get("noisy")]
+    if not shown:
+        return ""
+    over = ["%s (%s)" % (row_name(r), "; ".join(p for p in r["noisy"].split("; ")
+                                                if not p.startswith("unknown")))
+            for r in shown if "%" in r["noisy"]]
+    unknown = [r for r in shown if "unknown" in r["noisy"]]
+    parts = []
+    if over:
+        parts.append("the repetitions of %d of %d rows spread more than %g%% (rsd): %s"
+                     % (len(over), len(shown), R.NOISY_PCT, ", ".join(over)))
+    if unknown:
+        parts.append("the spread is unknown for %s (rows written before rsd_pct, or of one "
+                     "repetition)" % ("every row" if len(unknown) == len(shown) else
+                                      "%d of %d rows" % (len(unknown), len(shown))))
+    if not parts:
+        return "every median's repetitions within %g%% (rsd)" % R.NOISY_PCT
+    return "; ".join(parts)
 
 
 def main():
@@ -269,10 +306,18 @@ def main():
         elif plat and name in PERFORMANCE:
             reason = platform_reason(plat[0])
         said = verdict(name, rows)
+        # A report's "why:" lines explain what its numbers would otherwise
+        # seem to contradict: the summary repeats them.
+        why = [c[len("why: "):] for c in comments if c.startswith("why: ")]
         lines += ["", "Paper: %s. %s%s.%s" % (paper, said[:1].upper(), said[1:],
                                               " On this platform " + reason + "." if reason
-                                              else ""),
-                  "", "_Rows: %s, %s._" % (plat[0] if plat else "?",
+                                              else "")]
+        if why:
+            lines += ["", "Why: %s." % "; ".join(why)]
+        spread = noise(rows)
+        if spread:
+            lines += ["", "Noise: %s." % spread]
+        lines += ["", "_Rows: %s, %s._" % (plat[0] if plat else "?",
                                            rev[0] if rev else "revision ?"), ""]
     if not lines:
         R.fail("summary: no reports in %s: run make reproduce (or the experiments and make "

@@ -39,7 +39,7 @@ def main():
     header = ["workload", "scale", "run_s", "restore_s", "restore_pct", "undo_s", "undo_pct",
               "paper_restore_pct",
               "between_checkpoints_ms", "checkpoint_ms", "restore_ms",
-              "paper_between_checkpoints_ms", "paper_checkpoint_ms", "paper_restore_ms"]
+              "paper_between_checkpoints_ms", "paper_checkpoint_ms", "paper_restore_ms", "noisy"]
     out_rows, used = [], []
     for wl, scale in F.groups(best):
         run = F.pick(best, wl, scale, "gpm", "run")
@@ -54,7 +54,8 @@ def main():
                          F.paper_val(paper, wl, "rl_pct"), between, one,
                          1e3 * t_rec if F.finite(between) else float("nan")]
                         + [F.paper_val(paper, wl, c) for c in
-                           ("between_checkpoints_ms", "checkpoint_ms", "restore_ms")])
+                           ("between_checkpoints_ms", "checkpoint_ms", "restore_ms")]
+                        + [R.noisy([("run", run), ("recover", rec)])])
     comments = (["Table 5: restoration latency = median time of a GPM --recover run (restore from "
                  "PM, after a completed run) as % of the median GPM operation time",
                  "transactional workloads: undo_s is the undo of the batch killed before its "
@@ -64,7 +65,7 @@ def main():
                  "checkpoint_ms = checkpoint time / checkpoints; restore_ms = restore_s",
                  "native workloads (no paper value) have nothing to restore after a completed "
                  "run: their restore_s is a resume that finds every block durable (PS: it "
-                 "only recomputes the final sums)"]
+                 "only recomputes the final sums)", R.NOISY_COMMENT]
                 + R.platform_comments(used or rows) + R.rev_comments(used or rows)
                 + warnings + F.paper_comments("table_5"))
     R.write_tsv(out, header, out_rows, comments)

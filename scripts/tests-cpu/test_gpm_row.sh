@@ -13,9 +13,18 @@ col() { awk -F'\t' -v c="$1" -v r="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if (
 check "values land in their columns" '[ "$(col op 2)" = hcl ] && [ "$(col reps 3)" = 7 ] && [ "$(col verified 3)" = fail ] && [ "$(col params 2)" = trials=50 ]'
 check "platform columns filled" '[ -n "$(col git_rev 2)" ] && [ -n "$(col pm_backend 2)" ]'
 check "every row has the header's columns" '[ "$(awk -F"\t" "{print NF}" "$f" | sort -u | wc -l)" -eq 1 ]'
+check "a count's spread is unknown (nan), not 0, unless given" '[ "$(col rsd_pct 2)" = nan ] && [ "$(col rsd_pct 3)" = nan ]'
+"$bin/gpm-row" "$f" workload=x op=y reps=5 rsd_pct=3.25
+check "a given spread lands in rsd_pct, the last column" '[ "$(col rsd_pct 4)" = 3.25 ] && [ "$(head -n 1 "$f" | awk -F"\t" "{print \$NF}")" = rsd_pct ]'
+# A file of the schema before rsd_pct (its header ends at params) is refused
+# with a line that says so, and left as it was.
+head -n 1 "$f" | sed 's/	rsd_pct$//' >"$f.old"
+"$bin/gpm-row" "$f.old" workload=x op=y 2>"$f.err"; rc=$?
+check "a file written before rsd_pct is refused, naming the column and the fix" \
+    '[ $rc -eq 1 ] && [ "$(wc -l <"$f.err")" -eq 1 ] && grep -q "written before the rsd_pct column.*move this one aside" "$f.err" && [ "$(wc -l <"$f.old")" -eq 1 ]'
 "$bin/gpm-row" "$f" workload=x op=y bogus=1 2>"$f.err"; rc=$?
 check "unknown key is refused with exit 2" '[ $rc -eq 2 ] && grep -q "bogus=1" "$f.err"'
 "$bin/gpm-row" "$f" op=y 2>"$f.err"; rc=$?
 check "workload is required" '[ $rc -eq 2 ] && grep -q "workload" "$f.err"'
-check "refused rows are not written" '[ "$(wc -l <"$f")" -eq 3 ]'
-rm -f "$f" "$f.err"
+check "refused rows are not written" '[ "$(wc -l <"$f")" -eq 4 ]'
+rm -f "$f" "$f.err" "$f.old"

@@ -28,6 +28,7 @@ expect fig11b_conv_best_count_reported 32 conv_best_partitions 4
 expect fig11b_conv_best_count_differs_per_thread_count 32768 conv_best_partitions 1024
 expect fig11b_unverified_faster_count_is_not_the_best 1024 conv_best_partitions 256
 expect fig11b_ratio_at_best 1024 conv_best_over_hcl 4
+expect fig11b_spread_unknown_for_rows_before_rsd_pct 1024 noisy unknown
 expect fig11b_ratio_at_best_high 32768 conv_best_over_hcl 5
 expect fig11b_fixed64_median_over_repeated_rows 32768 conv64_us 200
 expect fig11b_fixed64_ratio 32768 conv64_over_hcl 10

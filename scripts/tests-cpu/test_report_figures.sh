@@ -81,11 +81,41 @@ check "figure_9 another scale is its own row" "$f" ps gpm_speedup 10 tiny
 check "figure_9 one geomean per scale" "$f" geomean gpm_speedup 10 tiny
 check "figure_9 paper range beside ours (lo)" "$f" blk paper_gpm_lo 11
 check "figure_9 paper range beside ours (hi)" "$f" ps paper_gpm_hi 85
-check "figure_9 paper value empty where not stated" "$f" blk paper_gpm_speedup ""
+check "figure_9 the paper's GPM speedup as its text states it, for the class" "$f" blk paper_gpm_speedup 11-18
+check "figure_9 the paper's range for native workloads" "$f" ps paper_gpm_speedup 5-85
+if python3 -c "
+import sys
+sys.path.insert(0, '$scripts/report')
+import figure_9 as F
+p = F.paper_by_workload('figure_9')
+sys.exit(not (F.paper_gpm_text(p, 'kvs(set)') == '7-8' and
+              F.paper_gpm_text(p, 'db(insert)') == 'not stated' and
+              F.paper_gpm_text({'x': {'gpm_speedup': '12'}}, 'x') == '12'))"; then
+    echo "ok - figure_9 the paper's GPM speedup: its number, else its range, else not stated"
+else
+    echo "not ok - figure_9 paper_gpm_text gives another text than the paper's statement"
+fi
 lacks "figure_9 leaves out a workload with no verified row" "$f" "^kvs	"
 has "figure_9 warns about the unverified newest row" "$f" "^# WARNING: newest ps --mode gpm"
 has "figure_9 names the platform" "$f" "^# platform: gpu=FIXTURE GPU (not measured), pcie=gen5 x16"
 has "figure_9 carries the paper's stated ranges" "$f" "checkpointing workloads 11-18x"
+
+# The spread of the repetitions: rows with rsd_pct (fixtures/compare/b's
+# figure_9.tsv) and rows written before it (its figure_10.tsv, and every
+# other fixture) side by side; a median over 5% is flagged.
+mkdir -p "$tmp/noise"
+python3 "$scripts/report/figure_9.py" "$fix/compare/b" "$tmp/noise/figure_9.tsv" 2>"$tmp/err" &&
+    python3 "$scripts/report/figure_10.py" "$fix/compare/b" "$tmp/noise/figure_10.tsv" 2>>"$tmp/err" ||
+    echo "not ok - reports of rows with and without rsd_pct: $(cat "$tmp/err")"
+check "a median whose repetitions spread more than 5% is flagged" "$tmp/noise/figure_9.tsv" ps noisy "gpm 12.0%"
+check "medians within 5% are not" "$tmp/noise/figure_9.tsv" srad noisy none
+check "one repetition: the spread is unknown" "$tmp/noise/figure_9.tsv" blk noisy "unknown: cap-fs"
+check "rows of both schemas in one report" "$tmp/noise/figure_10.tsv" ps noisy "gpm 12.0%; unknown: gpm-ndp"
+check "rows written before rsd_pct: unknown" "$tmp/figure_9.tsv" ps noisy unknown
+has "the report says what noisy means" "$tmp/noise/figure_9.tsv" "^# noisy: the medians whose repetitions spread more than 5%"
+python3 "$scripts/report/summary.py" "$tmp/noise" "$tmp/noise/summary.md" 2>"$tmp/err"
+has "the summary names the noisy medians and the unknown spreads" "$tmp/noise/summary.md" \
+    "^Noise: the repetitions of 1 of 3 rows spread more than 5% (rsd): ps (gpm 12.0%); the spread is unknown for 1 of 3 rows (rows written before rsd_pct, or of one repetition).$"
 
 report figure_10 figure_10
 f=$tmp/figure_10.tsv
@@ -107,6 +137,23 @@ check "table_4 CAP-mm write amplification" "$f" blk capmm_wa 2
 check "table_4 CAP-fs write amplification" "$f" blk capfs_wa 2.147
 check "table_4 no amplification for ps" "$f" ps capmm_wa 1
 check "table_4 paper value (Table 4)" "$f" ps paper_wa 1.00
+check "table_4 no chunk where CAP persisted no chunks of a table" "$f" ps capmm_chunk ""
+if python3 -c "
+import sys
+sys.path.insert(0, '$scripts/report')
+import table_4 as T
+mm = {'params': 'op=get-set,cap_chunk=best:131072,cap_range_us=2,cap_gbps=36'}
+fs = {'params': 'op=get-set,cap_chunk=best:4096,cap_range_us=3,cap_gbps=4'}
+why = T.why_chunks('kvs(get-set)', {'cap-mm': mm, 'cap-fs': fs, 'gpm': {}},
+                   {'cap-mm': 400e9, 'cap-fs': 40e9, 'gpm': 0.2e9}, 4e9)
+sys.exit(not (T.chunk(mm) == '131072' and T.chunk({'params': 'cap_chunk=4096'}) == '4096' and
+              T.chunk({'params': 'x=1'}) == '' and
+              'CAP-mm, at 131072-byte chunks, persists 400 GB a repetition (100 copies of the 4 GB table; its engine took 2 us a range and moved 36 GB/s)' in why and
+              'GPM persists 0.2 GB' in why))"; then
+    echo "ok - table_4 names each CAP mode's chunk and says why their amplifications differ"
+else
+    echo "not ok - table_4 chunk columns or why: line"
+fi
 
 check "figure_9 cap-delta beside the paper's modes" "$tmp/figure_9.tsv" ps capdelta_speedup 4
 check "figure_9 GPM over cap-delta" "$tmp/figure_9.tsv" ps gpm_over_capdelta 4
@@ -129,22 +176,36 @@ check "table_5 no per-checkpoint figures for a run that does not checkpoint" "$f
 
 report crash crash
 f=$tmp/crash.tsv
-check "crash sums the campaigns of the newest revision" "$f" ps trials 50
+check "crash sums the campaigns of the newest revision" "$f" ps random_kills 50
 check "crash killed mid-work" "$f" ps mid_work 47
 check "crash finished first is not a crash trial" "$f" ps crash_trials 48
 check "crash totals over every revision's campaigns" "$f" ps all_unrecovered 1
-check "crash total trials over every revision" "$f" ps all_trials 60
+check "crash total kills over every revision" "$f" ps all_kills 60
 check "crash campaign count: the newest revision's" "$f" ps campaigns 2
 check "crash median of the campaigns' recovery medians" "$f" ps recover_median_s 0.3
 check "crash verdict: an older revision's failure does not fail the newest" "$f" ps verdict ok
 check "crash verdict: one failed campaign of the newest revision fails its row" "$f" kvs verdict FAILED
 check "crash counts kills before a commit as crash trials" "$f" kvs crash_trials 37
+check "crash kills: random ones and those before a commit" "$f" kvs kills 40
+check "crash recovered counts crash trials only, as crash_trials does" "$f" ps recovered 48
+if awk -F'\t' '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+        $c["kills"] != "?" && ($c["recovered"] + $c["unrecovered"] != $c["crash_trials"] ||
+                               $c["kills"] - $c["finished_first"] != $c["crash_trials"]) { bad = 1 }
+        END { exit bad }' "$f"; then
+    echo "ok - crash: in every row recovered + unrecovered = crash_trials = kills - finished_first"
+else
+    echo "not ok - crash: a row's counts contradict each other: $(grep -v '^#' "$f")"
+fi
 check "crash fails a campaign with too few kills mid-work" "$f" blk verdict FEW-MID-WORK
 check "crash does not count a row written before trials were classified" "$f" old verdict UNCLASSIFIED
-has "crash shows the log trials" "$f" "^crash-log	hcl	gpm	custom	50	31	19	0	50	50	0	"
-has "crash shows the NDP log trials" "$f" "^crash-log	conv	gpm-ndp	custom	50	50	0	0	50	50	0	"
-has "crash shows the checkpoint trials" "$f" "^crash-cp	checkpoint	gpm+cap-fs	custom	50	48	2	0	50	50	0	"
+has "crash shows the log trials" "$f" "^crash-log	hcl	gpm	custom	50	50	31	19	0	0	50	50	0	"
+has "crash shows the NDP log trials" "$f" "^crash-log	conv	gpm-ndp	custom	50	50	50	0	0	0	50	50	0	"
+has "crash shows the checkpoint trials" "$f" "^crash-cp	checkpoint	gpm+cap-fs	custom	50	50	48	2	0	0	50	50	0	"
 has "crash says what SIGKILL on DRAM does not test" "$f" "does not test flush completeness or a power cut"
+mkdir -p "$tmp/csum" && cp "$f" "$tmp/csum/"
+python3 "$scripts/report/summary.py" "$tmp/csum" "$tmp/csum/summary.md" 2>"$tmp/err"
+has "summary counts crash trials out of kills, as the table does" "$tmp/csum/summary.md" \
+    "Ours: 265 crash trials of 270 kills (the 5 that came after the work had finished are not crash trials), 1 unrecovered."
 
 report figure_1a figure_1a
 f=$tmp/figure_1a.tsv
@@ -181,7 +242,31 @@ check "figure_12 bandwidth from a reused figure_9 row" "$f" ps pm_write_gbps 8
 check "figure_12 bandwidth from its own row" "$f" blk pm_write_gbps 20
 check "figure_12 PCIe throughput from the row's params" "$f" ps pcie_tx_gbps 9.5
 check "figure_12 no PCIe throughput where none was sampled" "$f" blk pcie_tx_gbps nan
-check "figure_12 the ceiling of the newest Figure 3 run" "$f" ps link_ceiling_gbps 4.167
+check "figure_12 the ceiling of the newest Figure 3 run" "$f" ps write_ceiling_gbps 4.167
+check "figure_12 the transmit counter over the bytes written" "$f" ps tx_over_write 1.188
+check "figure_12 about how many 20-ms samples the counter gave" "$f" ps tx_samples 26
+check "figure_12 no samples where none were taken" "$f" blk tx_samples ""
+has "figure_12 says why the counter stands above the write ceiling" "$f" \
+    "^# why: pcie_tx_gbps exceeds the write ceiling (4.167 GB/s) for ps, at most 9.5 GB/s (the line rate of the link: 63.02 GB/s per direction)"
+# The explanations follow the numbers: a short run that reads below its
+# writes, scattered writers, and line rates of other links.
+if python3 -c "
+import sys
+sys.path.insert(0, '$scripts/report')
+import figure_12 as F
+rows = [dict(workload='a', tx_over_write=0.9, pcie_tx_gbps=9.0, pm_write_gbps=10.0, tx_samples=5),
+        dict(workload='b', tx_over_write=20.0, pcie_tx_gbps=2.0, pm_write_gbps=0.1, tx_samples=50)]
+why = ' '.join(F.explain(rows, 50.0, float('nan')))
+ok = ('below the write rate for a: 9 GB/s against 10 from 5 samples' in why and
+      'a ran for under 10 samples' in why and '20x the bytes persisted for the scattered writers (b)' in why
+      and 'exceeds' not in why)
+ok = ok and abs(F.line_rate_gbps('gen3 x16') - 15.75) < 0.01 and abs(F.line_rate_gbps('gen5 x16') - 63.02) < 0.01
+ok = ok and F.line_rate_gbps('unknown') != F.line_rate_gbps('unknown')
+sys.exit(not ok)"; then
+    echo "ok - figure_12 explains short, low and scattered rows, and knows the links' line rates"
+else
+    echo "not ok - figure_12 explanations or line rates are off"
+fi
 check "figure_12 an operation is a bar of its own" "$f" "db(update)" pm_write_gbps 0.5
 check "figure_12 the paper's class beside ours" "$f" "db(update)" paper_class transactional
 through_reports figure_12
@@ -247,6 +332,8 @@ if python3 "$scripts/report/summary.py" "$tmp/out" "$tmp/summary.md" 2>"$tmp/err
     has "summary names what did not run" "$tmp/summary.md" "^Not run: figure_3, figure_11b, table_4, table_5, timing, crash."
     has "summary names the rows' revision" "$tmp/summary.md" "ddio=uncontrolled: fixture data, revision fixture-rev2._"
     has "summary names one revision on top" "$tmp/summary.md" "^Revision: fixture-rev2.$"
+    has "summary repeats a report's explanations (why: lines)" "$tmp/summary.md" \
+        "^Why: NVML transmits 1.188x the bytes persisted for the streaming writers (ps): likely packet headers beside the payload; pcie_tx_gbps exceeds the write ceiling"
     has "summary gives Figure 9's reason by the side of the paper's range ours falls on" \
         "$tmp/summary.md" "against the paper's Optane and PCIe 3.0 x16: where ours is above the paper's range (blk), CAP-fs's copies"
     has "summary names Figure 1a's CPU and why ours is above the paper's range" "$tmp/summary.md" \
@@ -295,6 +382,28 @@ PATH="$tmp/stub:$PATH" RESULTS_DIR="$fix/figure_9" REPORTS_DIR="$tmp/sub" \
     "$scripts/reports.sh" figure_9 >/dev/null 2>&1
 has "plots are given their platform and revision, on two lines" "$tmp/gnuplot-args" \
     "sub='FIXTURE GPU (not measured), PCIe gen5 x16, PM tmpfs (persistence domain unknown: emulated PM)'\\.\"\\\\n\"\\.'DDIO uncontrolled: fixture data, revision fixture-rev"
+# The scale: said once, in the subtitle, where every row has one (tic
+# labels then name the workload alone); on each label where there are several.
+grep "revision fixture-rev2'" "$tmp/gnuplot-args" | grep -q "one_scale=0" &&
+    ! grep -q "scale small" "$tmp/gnuplot-args"
+if [ $? -eq 0 ]; then
+    echo "ok - rows of two scales: the scale stays on each tic label, none in the subtitle"
+else
+    echo "not ok - rows of two scales: $(cat "$tmp/gnuplot-args")"
+fi
+: >"$tmp/gnuplot-args"
+PATH="$tmp/stub:$PATH" RESULTS_DIR="$fix/figure_12" REPORTS_DIR="$tmp/sub12" \
+    "$scripts/reports.sh" figure_12 >/dev/null 2>&1
+has "rows of one scale: the scale once, in the subtitle" "$tmp/gnuplot-args" \
+    "revision fixture-rev2, scale small'"
+has "rows of one scale: tic labels without it" "$tmp/gnuplot-args" "one_scale=1"
+for gp in $(grep -l 'xtic(' "$scripts"/plot/*.gp); do
+    if grep -q 'xtic(tic(' "$gp" && ! grep -q 'xtic(stringcolumn' "$gp"; then
+        echo "ok - $(basename "$gp") leaves the scale off its tic labels where the subtitle has it"
+    else
+        echo "not ok - $(basename "$gp") puts the scale on every tic label"
+    fi
+done
 for gp in "$scripts"/plot/*.gp; do
     if grep -q 'exists("sub")' "$gp"; then
         echo "ok - $(basename "$gp") puts the subtitle under its title"

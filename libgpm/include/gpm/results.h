@@ -1,6 +1,8 @@
 /* One result-row schema for every benchmark in the suite: the platform
  * columns, then what was run and what it measured. Report scripts read these
- * rows by column name, so columns are only ever appended. */
+ * rows by column name, so columns are only ever appended. The last column,
+ * rsd_pct, came last: files written before it end at params, and the
+ * reports read both (their rows' spread is unknown). */
 #ifndef GPM_RESULTS_H
 #define GPM_RESULTS_H
 
@@ -22,6 +24,9 @@ typedef struct gpm_result {
     int threads;               /* CPU or GPU threads where that is the variable, else 0 */
     int reps;                  /* repetitions behind the median */
     double median_s, min_s, max_s;
+    double rsd_pct;            /* the repetitions' relative standard deviation, % (sample
+                                * SD over the mean); written as nan, unknown, where it is
+                                * NAN or reps < 2 */
     double bytes_persisted;    /* bytes written to PM per repetition */
     const char *verified;      /* "ok" | "fail" | "n/a" */
     const char *params;        /* free-form "k=v,k=v" or "" */
@@ -30,13 +35,14 @@ typedef struct gpm_result {
 /* Median of N values (sorts a copy). */
 double gpm_median(const double *v, int n);
 
-/* Sets RES's reps, median_s, min_s and max_s from the N timed repetitions
- * T (all zero when N < 1). */
+/* Sets RES's reps, median_s, min_s, max_s and rsd_pct from the N timed
+ * repetitions T (all zero when N < 1; rsd_pct NAN when N < 2). */
 void gpm_result_set_times(gpm_result *res, const double *t, int n);
 
 /* Appends one row to PATH, writing the header first if the file is new or
  * empty; a non-empty file whose first line is not the schema's header is
- * refused and left as it is. Throughput is bytes_persisted / median_s in
+ * refused and left as it is (one of the schema before rsd_pct too: its rows
+ * would end a column short). Throughput is bytes_persisted / median_s in
  * GB/s (1e9). */
 int gpm_result_append(const char *path, const gpm_platform *p, const gpm_result *res);
 

@@ -1,5 +1,6 @@
-/* Result rows: the median, the header written once, values that read back
- * by column name, and no stray tabs. */
+/* Result rows: the median and the spread, the header written once, values
+ * that read back by column name, no stray tabs, and files of the schema
+ * before rsd_pct refused. */
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -33,6 +34,22 @@ static void times_give_reps_median_min_max(void)
     CHECK(r.max_s == 0.5);
     gpm_result_set_times(&r, t, 0);
     CHECK(r.reps == 0 && r.median_s == 0 && r.min_s == 0 && r.max_s == 0);
+}
+
+/* mean 0.3, squared deviations 0.1 over n - 1 = 4: SD 0.158114, 52.70%. */
+static void times_give_the_relative_standard_deviation(void)
+{
+    double t[] = {0.4, 0.1, 0.3, 0.2, 0.5}, same[] = {2, 2, 2};
+    gpm_result r;
+    memset(&r, 0, sizeof r);
+    gpm_result_set_times(&r, t, 5);
+    CHECKF(fabs(r.rsd_pct - 52.7046) < 1e-3, "rsd_pct %g", r.rsd_pct);
+    gpm_result_set_times(&r, same, 3);
+    CHECK(r.rsd_pct == 0);
+    gpm_result_set_times(&r, t, 1); /* one repetition: no spread to know */
+    CHECK(isnan(r.rsd_pct));
+    gpm_result_set_times(&r, t, 0);
+    CHECK(isnan(r.rsd_pct));
 }
 
 static int count_char(const char *s, char c)
@@ -82,6 +99,7 @@ static gpm_result sample(void)
     r.median_s = 0.25;
     r.min_s = 0.125;
     r.max_s = 0.5;
+    r.rsd_pct = 2.5;
     r.bytes_persisted = 2e9;
     r.verified = "ok";
     r.params = "chunk=64M,\nx=1";
@@ -135,8 +153,79 @@ static void header_once_and_values_round_trip(void)
     CHECK(fabs(atof(field(names, vals, nh, "throughput_gbps")) - 8.0) < 1e-9);
     CHECK(strcmp(field(names, vals, nh, "verified"), "ok") == 0);
     CHECK(strcmp(field(names, vals, nh, "params"), "chunk=64M, x=1") == 0);
-    /* The last column is params: the schema only ever appends. */
-    CHECK(strcmp(names[nh - 1], "params") == 0);
+    CHECK(strcmp(field(names, vals, nh, "rsd_pct"), "2.5") == 0);
+    /* The last column is rsd_pct, after params: the schema only ever appends. */
+    CHECK(strcmp(names[nh - 2], "params") == 0);
+    CHECK(strcmp(names[nh - 1], "rsd_pct") == 0);
+}
+
+/* The last field of ROW as text (ROW's own buffer, newline cut). */
+static const char *last_field(char *row)
+{
+    char *tab;
+    row[strcspn(row, "\n")] = '\0';
+    tab = strrchr(row, '\t');
+    return tab ? tab + 1 : row;
+}
+
+/* A row that cannot know its spread says nan, never 0 (which reads as no
+ * spread at all). */
+static void unknown_spread_is_written_as_nan(void)
+{
+    gpm_platform p;
+    gpm_result r = sample();
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m;
+    memset(&p, 0, sizeof p);
+    r.reps = 1;
+    r.rsd_pct = 0;
+    m = open_memstream(&text, &len);
+    CHECK(m != NULL);
+    gpm_result_tsv_row(m, &p, &r);
+    r.reps = 5;
+    r.rsd_pct = NAN;
+    gpm_result_tsv_row(m, &p, &r);
+    fclose(m);
+    char *second = strchr(text, '\n') + 1;
+    CHECK(strcmp(last_field(second), "nan") == 0);
+    CHECK(strcmp(last_field(text), "nan") == 0);
+    free(text);
+}
+
+/* A file of the schema before rsd_pct is refused with its own message and
+ * left as it is: its rows would end a column short of ours. */
+static void file_before_rsd_pct_is_refused_and_untouched(void)
+{
+    char path[4096], *hdr = NULL, *old;
+    gpm_platform p;
+    gpm_result r = sample();
+    size_t hlen = 0, len, olen;
+    unsigned char *back;
+    FILE *h = open_memstream(&hdr, &hlen);
+    memset(&p, 0, sizeof p);
+    CHECK(h != NULL);
+    gpm_result_tsv_header(h);
+    fclose(h);
+    /* The old header: ours without its last column, then one row. */
+    olen = strlen(hdr) - strlen("\trsd_pct\n");
+    old = malloc(olen + 64);
+    CHECK(old != NULL);
+    memcpy(old, hdr, olen);
+    strcpy(old + olen, "\nold\trow\n");
+    olen = strlen(old);
+    results_path(path, sizeof path, "results-before-rsd.tsv");
+    CHECK(check_write_file(path, old) == 0);
+    CHECK_EQ_INT(gpm_result_check_out(path), -1);
+    CHECK_MSG(gpm_last_error(), "was written before the rsd_pct column");
+    CHECK_EQ_INT(gpm_result_append(path, &p, &r), -1);
+    CHECK_MSG(gpm_last_error(), "move this one aside");
+    back = check_read_file(path, &len);
+    CHECK(back && len == olen && memcmp(back, old, olen) == 0);
+    free(back);
+    free(old);
+    free(hdr);
+    unlink(path);
 }
 
 static void empty_existing_file_gets_a_header(void)
@@ -224,7 +313,10 @@ int main(void)
 {
     RUN(median_of_odd_even_and_unsorted);
     RUN(times_give_reps_median_min_max);
+    RUN(times_give_the_relative_standard_deviation);
     RUN(header_once_and_values_round_trip);
+    RUN(unknown_spread_is_written_as_nan);
+    RUN(file_before_rsd_pct_is_refused_and_untouched);
     RUN(empty_existing_file_gets_a_header);
     RUN(missing_values_leave_empty_fields);
     RUN(unwritable_path_is_named);

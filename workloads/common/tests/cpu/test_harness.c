@@ -206,12 +206,22 @@ static char *read_text(const char *path)
     return t;
 }
 
-/* The params column of the last row of ROWS. */
+/* The params column of the last row of ROWS, found by the header's name:
+ * it is not the last column (rsd_pct follows it). */
 static void last_params(char *out, size_t len)
 {
-    char line[8192];
+    char head[8192], line[8192], *h = head, *v = line;
+    wl_test_line(rows, 0, head, sizeof head);
     wl_test_line(rows, 1, line, sizeof line);
-    snprintf(out, len, "%s", strrchr(line, '\t') ? strrchr(line, '\t') + 1 : "");
+    out[0] = '\0';
+    while (h && v && !(strncmp(h, "params", 6) == 0 && (h[6] == '\t' || h[6] == '\0'))) {
+        h = strchr(h, '\t');
+        v = strchr(v, '\t');
+        h = h ? h + 1 : NULL;
+        v = v ? v + 1 : NULL;
+    }
+    if (h && v)
+        snprintf(out, len, "%.*s", (int)strcspn(v, "\t"), v);
 }
 
 static int files_in_dir(void)
