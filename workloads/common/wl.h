@@ -10,7 +10,9 @@
  *
  * Usable from C11 and CUDA. Functions return 0 / -1 and leave a one-line
  * message in gpm_last_error(). The harness is single-threaded: its helpers
- * are called from the thread that runs the callbacks. */
+ * are called from the thread that runs the callbacks, except those a CPU
+ * counterpart's OpenMP threads call at once, each said thread-safe below
+ * (wl_pm_persist, wl_commit in cpu mode, wl_tx_host_undo, wl_progress_add). */
 #ifndef WL_H
 #define WL_H
 
@@ -318,7 +320,8 @@ int wl_persist_end(struct wl_ctx *c);
  * and their wl_store_* counted the bytes). Counts the bytes it made
  * durable. */
 int wl_commit(struct wl_ctx *c, int i, const gpm_range *v, int n);
-/* The CPU's persist of LEN bytes at P inside region I (the CPU counterpart's
+/* (In cpu mode wl_commit is thread-safe: the calling thread flushes.)
+ * The CPU's persist of LEN bytes at P inside region I (the CPU counterpart's
  * stores), counted. Thread-safe: OpenMP threads call it at once. */
 int wl_pm_persist(struct wl_ctx *c, int i, const void *p, size_t len);
 /* The device pointer of region I where the mode's kernels store into PM
@@ -334,7 +337,7 @@ void *wl_pm_dev(struct wl_ctx *c, int i);
  * tests kill at a unit (--crash-at-progress K: just after the K-th is
  * durable), campaigns at a moment after the first (--crash-after-progress),
  * and --progress-times notes when the first and the last came. */
-void wl_progress_add(struct wl_ctx *c, uint64_t units);
+void wl_progress_add(struct wl_ctx *c, uint64_t units); /* thread-safe */
 
 /* --cap-chunk (a WL_STR parameter: "best" or a power of two, 128 to 2^30),
  * for CAP modes that persist the chunks of a table an update touched:
@@ -533,7 +536,7 @@ int wl_tx_recover(struct wl_ctx *c, int tx, uint64_t *committed);
  * in log slot SLOT (one a thread), durably, before they change; nothing
  * where the engine keeps no log. 0, or -1 (the slot is full: leave them). */
 int wl_tx_host_undo(struct wl_ctx *c, int tx, uint32_t slot, uint64_t off, const void *old,
-                    uint32_t len);
+                    uint32_t len); /* thread-safe for distinct slots */
 
 /* A transaction engine: one row of the mode table names one. */
 struct wl_tx_engine {
@@ -574,7 +577,8 @@ wl_out wl_out_of(const struct wl_ctx *c);
 /* ---- helpers ---- */
 double wl_now(void); /* CLOCK_MONOTONIC seconds */
 /* Appends "k=v" text (printf-style) to c->note, comma-separated: what the
- * row's params column says besides the parameters. */
+ * row's params column says besides the parameters. The note grows as
+ * needed: nothing is cut. */
 void wl_note(struct wl_ctx *c, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
