@@ -37,7 +37,8 @@ void gpm_result_set_times(gpm_result *res, const double *t, int n);
 /* Appends one row to PATH, writing the header first if the file is new or
  * empty; a non-empty file whose first line is not the schema's header is
  * refused and left as it is. Throughput is bytes_persisted / median_s in
- * GB/s (1e9). */
+ * GB/s (1e9). A row that cannot be written whole (a full disk) is an error
+ * that leaves the file as it was: a file this call created is removed. */
 int gpm_result_append(const char *path, const gpm_platform *p, const gpm_result *res);
 
 /* Checks, before any work is done, that rows can later be appended to
