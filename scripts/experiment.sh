@@ -22,6 +22,7 @@ if [ ! -x "$script" ]; then
     echo "experiment: no experiment named $target (expected $script)" >&2
     exit 2
 fi
+"$here/lib/check-vars.sh" "$target" "$GPM_BIN" || exit 2
 # Every experiment but the CPU crash campaign runs GPU programs.
 if [ "$target" != crash ] || [ "${CRASH_MODE:-gpm}" != cpu ]; then
     if ! why=$("$GPM_BIN/gpm-info" --check-gpu 2>&1); then

@@ -4,8 +4,10 @@
 # PREFIX/lib/libgpm.a, PREFIX/include/gpm/*.h *.cuh (the API; not the test
 # framework), and PREFIX/lib/pkgconfig/gpm.pc, so that
 #   cc prog.c $(pkg-config --cflags --libs gpm)
-# builds against it (libpmem and libpci through their own .pc files; the CUDA
-# runtime from CUDA_HOME). make install calls this.
+#   nvcc kern.cu $(pkg-config --cflags --libs gpm)
+# build against it (libpmem and libpci through their own .pc files; the CUDA
+# runtime from CUDA_HOME). Every flag is one that both gcc and nvcc take:
+# -Xlinker, not -Wl, for the rpath. make install calls this.
 set -eu
 [ $# -ge 3 ] || { echo "usage: scripts/install.sh PREFIX LIBGPM VERSION [CUDA_HOME]" >&2; exit 2; }
 prefix=$1 lib=$2 version=$3 cuda=${4:-/usr/local/cuda}
@@ -29,6 +31,6 @@ Description: libgpm: GPU kernels that write and persist persistent memory (GPMbe
 Version: $version
 Requires: libpmem libpci
 Cflags: -I\${includedir} -I\${cudadir}/include -D_GNU_SOURCE
-Libs: -L\${libdir} -lgpm -L\${cudadir}/lib64 -Wl,-rpath,\${cudadir}/lib64 -lcudart -lstdc++ -lgomp -lpthread -ldl -lrt -lm
+Libs: -L\${libdir} -lgpm -L\${cudadir}/lib64 -Xlinker -rpath=\${cudadir}/lib64 -lcudart -lstdc++ -lgomp -lpthread -ldl -lrt -lm
 EOT
 echo "install: libgpm $version in $prefix (pkg-config: PKG_CONFIG_PATH=$prefix/lib/pkgconfig)"

@@ -1,7 +1,8 @@
 #!/bin/sh
-# Makes a relocatable folder: programs, tests, scripts and every shared
-# library they load except the C library and the CUDA driver, which come
-# with the target machine. Binaries carry an $ORIGIN-relative rpath, so
+# Makes a relocatable folder: programs, tests, scripts, the data they read
+# by default (DNN's Fashion-MNIST) and every shared library they load
+# except the C library and the CUDA driver, which come with the target
+# machine. Binaries carry an $ORIGIN-relative rpath, so
 # the folder runs wherever it is copied.
 #   scripts/make-bundle.sh BUILD_DIR OUT_DIR
 set -eu
@@ -19,6 +20,25 @@ mkdir -p "$out/reports"
 cp -r "$root/scripts" "$out/scripts"
 [ -d "$root/reports/paper" ] && cp -r "$root/reports/paper" "$out/reports/paper"
 [ -d "$root/datasets" ] && cp -r "$root/datasets" "$out/datasets"
+# DNN's default dataset, Fashion-MNIST (four .gz files, 30 MB), which the
+# target may lack (Debian's dataset-fashion-mnist): from that package here,
+# else from the copies datasets/fetch.sh put in the dataset cache. The
+# programs look for it in share/datasets/fashion-mnist above their folder
+# (dnn_fashion_dirs). Every other workload generates its default input.
+fm=$out/share/datasets/fashion-mnist
+fm_src=${GPM_FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
+cache=${GPM_DATA_DIR:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/gpmbench}
+mkdir -p "$fm"
+for f in train-images-idx3-ubyte train-labels-idx1-ubyte t10k-images-idx3-ubyte t10k-labels-idx1-ubyte; do
+    if [ -f "$fm_src/$f.gz" ]; then
+        cp "$fm_src/$f.gz" "$fm/"
+    elif [ -f "$cache/fashion-mnist-$f.gz" ]; then
+        cp "$cache/fashion-mnist-$f.gz" "$fm/$f.gz"
+    else
+        echo "bundle: Fashion-MNIST's $f.gz (DNN's default dataset) is neither in $fm_src nor in $cache: install dataset-fashion-mnist (make deps), or fetch it: for f in train-images train-labels t10k-images t10k-labels; do datasets/fetch.sh fashion-mnist-\$f; done" >&2
+        exit 1
+    fi
+done
 # Recorded lspci dumps: the DDIO tests read them.
 mkdir -p "$out/libgpm/tests" && cp -r "$root/libgpm/tests/fixtures" "$out/libgpm/tests/fixtures"
 # Libraries the glibc of any Linux provides, and the driver, stay behind;

@@ -33,6 +33,7 @@ for s in $steps; do
         *) echo "reproduce: STEPS: no step '$s'; the steps are: $all_steps" >&2; exit 2 ;;
     esac
 done
+"$here/lib/check-vars.sh" reproduce "$bin" || exit 2
 if ! why=$("$bin/gpm-info" --check-gpu 2>&1); then
     echo "reproduce: ${why#gpm-info: }: run it on a machine with an NVIDIA GPU" >&2
     exit 1

@@ -209,26 +209,59 @@ static int write_all(int fd, const char *buf, size_t len)
     return 0;
 }
 
+/* PATH opened to append and locked, or -1 with errno set; *CREATED: this
+ * call made it. Runs appending to one file at once must not both write
+ * the header nor interleave their rows. A file removed while we waited for
+ * its lock (a first append that failed) is opened anew. */
+static int open_locked(const char *path, int *created)
+{
+    for (int tries = 0; tries < 8; tries++) {
+        struct stat st;
+        int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        *created = fd >= 0;
+        if (fd < 0 && errno == EEXIST)
+            fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT)
+            continue; /* removed between the two opens */
+        if (fd < 0)
+            return -1;
+        while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
+            ;
+        if (fstat(fd, &st) != 0 || st.st_nlink > 0)
+            return fd;
+        close(fd);
+    }
+    errno = EAGAIN;
+    return -1;
+}
+
+/* After a failed append: the file as this call found it, so that a full
+ * disk leaves neither an empty file nor half a row behind. */
+static void undo_append(int fd, const char *path, int created, const struct stat *st)
+{
+    if (created)
+        unlink(path);
+    else if (S_ISREG(st->st_mode) && ftruncate(fd, st->st_size) != 0)
+        gpm_set_error("%s: %s; cutting it back to %lld bytes failed too (%s)", path,
+                      gpm_last_error(), (long long)st->st_size, strerror(errno));
+}
+
 int gpm_result_append(const char *path, const gpm_platform *p, const gpm_result *res)
 {
     char *text = NULL;
     size_t len = 0;
     struct stat st;
     FILE *mem;
-    int fd, rc = 0;
+    int fd, rc = 0, created, have_st = 0;
 
-    fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    fd = open_locked(path, &created);
     if (fd < 0)
         return gpm_set_error("%s: cannot open results file (%s): check that its directory "
                              "exists and is writable", path, strerror(errno));
-    /* Runs appending to one file at once must not both write the header
-     * nor interleave their rows. */
-    while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
-        ;
     mem = open_memstream(&text, &len);
     if (!mem || fstat(fd, &st) != 0) {
         rc = gpm_set_error("%s: cannot prepare a result row (%s)", path, strerror(errno));
-    } else if (check_header(fd, path, st.st_size) != 0) {
+    } else if ((have_st = 1, check_header(fd, path, st.st_size)) != 0) {
         rc = -1;
     } else {
         if (st.st_size == 0)
@@ -238,13 +271,23 @@ int gpm_result_append(const char *path, const gpm_platform *p, const gpm_result 
             rc = gpm_set_error("%s: cannot format a result row", path);
         mem = NULL;
         if (rc == 0 && write_all(fd, text, len) != 0)
-            rc = gpm_set_error("%s: cannot write a result row (%s): check free space", path,
+            rc = gpm_set_error("%s: cannot write a result row (%s): free space there, or "
+                               "write the rows elsewhere; the file is left as it was", path,
                                strerror(errno));
     }
     if (mem)
         fclose(mem);
     free(text);
-    if (close(fd) != 0 && rc == 0)
-        rc = gpm_set_error("%s: cannot write a result row (%s)", path, strerror(errno));
+    if (rc != 0 && have_st)
+        undo_append(fd, path, created, &st);
+    else if (rc != 0 && created)
+        unlink(path); /* made by this call, nothing written */
+    if (close(fd) != 0 && rc == 0) {
+        /* Some file systems (NFS) report a full disk only now. */
+        rc = gpm_set_error("%s: cannot write a result row (%s): free space there, or write "
+                           "the rows elsewhere", path, strerror(errno));
+        if (created)
+            unlink(path);
+    }
     return rc;
 }

@@ -18,7 +18,8 @@
 # commit, every update and undo record of that batch durable. A campaign
 # fails if any trial was not recovered or if fewer than 90% of its random
 # trials were killed mid-work.
-# (CRASH_MODE=cpu crashes the CPU counterpart instead, which needs no GPU.)
+# (CRASH_MODE=cpu crashes the CPU counterpart instead, which needs no GPU;
+# a workload without CRASH_MODE is skipped with one line.)
 # Appends a campaign row (op=crash-campaign) to $RESULTS_DIR/crash.tsv;
 # report: scripts/report/crash.py. SIGKILL with DRAM as PM tests recovery
 # logic and the order of what the program makes visible, not flush
@@ -107,8 +108,11 @@ finish_trial() {
     fi
 }
 
+ran=0
 for w in $(workloads); do
     have_program "$w" || { bad=1; continue; }
+    skip_without_mode "$w" "$mode" || continue
+    ran=$((ran + 1))
     # Each operation is a campaign of its own; CRASH_ARGS and the op flag
     # go to every run.
     for op in $(ops "$w"); do
@@ -184,4 +188,5 @@ for w in $(workloads); do
         [ "$verdict" = ok ] || bad=1
     done
 done
+some_ran "$ran" "has mode '$mode'"
 exit $bad

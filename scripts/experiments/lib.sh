@@ -25,6 +25,14 @@ have_program() {
     return 1
 }
 
+# skip_without_mode W MODE: W has MODE; otherwise one line says W is
+# skipped (not every workload has every mode: cpu, cap-delta).
+skip_without_mode() {
+    has_mode "$GPM_BIN" "$1" "$2" && return 0
+    echo "$name: $1 has no mode '$2': skipped"
+    return 1
+}
+
 # ops W: W's operations, one per word ("run" for a workload with one).
 # With OPS (a comma list, e.g. OPS=set,update), only the operations named
 # there, and all of them where none is.

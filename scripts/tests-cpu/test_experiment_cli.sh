@@ -244,9 +244,11 @@ else
 fi
 mkdir -p "$tmp/rpbin" "$tmp/rp"
 printf '#!/bin/sh\nexit 0\n' >"$tmp/rpbin/gpm-info"
-chmod +x "$tmp/rpbin/gpm-info"
+# A workload program whose every run fails (WORKLOADS must name one).
+printf '#!/bin/sh\nexit 1\n' >"$tmp/rpbin/failwl"
+chmod +x "$tmp/rpbin/gpm-info" "$tmp/rpbin/failwl"
 cp "$here/fixtures/figure_9/figure_9.tsv" "$tmp/rp/"
-env RESULTS_DIR="$tmp/rp" REPORTS_DIR="$tmp/rprep" SCALE=small WORKLOADS=nosuch \
+env RESULTS_DIR="$tmp/rp" REPORTS_DIR="$tmp/rprep" SCALE=small WORKLOADS=failwl \
     "$scripts/reproduce.sh" "$tmp/rpbin" >"$tmp/out" 2>&1
 rc=$?
 if [ "$rc" -eq 1 ] &&
@@ -259,7 +261,7 @@ else
 fi
 
 # STEPS: only the steps named, in order; a step it does not know is refused.
-env RESULTS_DIR="$tmp/rp" REPORTS_DIR="$tmp/rprep" SCALE=small WORKLOADS=nosuch STEPS=table_4,figure_12 \
+env RESULTS_DIR="$tmp/rp" REPORTS_DIR="$tmp/rprep" SCALE=small WORKLOADS=failwl STEPS=table_4,figure_12 \
     "$scripts/reproduce.sh" "$tmp/rpbin" >"$tmp/out" 2>&1
 if grep -q "^reproduce: \[1/2\] table_4" "$tmp/out" && grep -q "^reproduce: \[2/2\] figure_12" "$tmp/out" &&
     ! grep -q "figure_9 (after" "$tmp/out"; then

@@ -2,7 +2,8 @@
 # libgpm as a library others build on: installed into a temporary PREFIX, a
 # small program outside the tree compiles and links against it through
 # pkg-config alone, and runs (it maps a PM file host-only, persists, and
-# reads an error message back: no GPU needed).
+# reads an error message back: no GPU needed); so does a CUDA program,
+# built by nvcc with the same flags (its kernel runs where there is a GPU).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=${GPM_ROOT:-$(cd "$here/../.." && pwd)}
@@ -63,3 +64,51 @@ if [ "$out" = "installed 42" ]; then
 else
     echo "not ok - the installed program ran: '$out'"
 fi
+
+# The same flags with nvcc: a library for CUDA kernels links with it.
+nvcc=${NVCC:-${CUDA_HOME:-/usr/local/cuda}/bin/nvcc}
+if [ ! -x "$nvcc" ]; then
+    echo "skip - nvcc builds a kernel against the installed libgpm: no $nvcc (set NVCC)"
+    exit 0
+fi
+cat >"$tmp/kern.cu" <<'EOT'
+#include <stdio.h>
+#include <cuda_runtime.h>
+#include <gpm/gpm.cuh>
+__global__ void put(uint32_t *p)
+{
+    gpm_store_u32(p + threadIdx.x, threadIdx.x + 1);
+    gpm_persist();
+}
+int main(void)
+{
+    uint32_t *d, h[32];
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+        gpm_set_error("no GPU");
+        printf("%s\n", gpm_last_error());
+        return 0;
+    }
+    if (cudaMalloc(&d, sizeof h) != cudaSuccess)
+        return 1;
+    put<<<1, 32>>>(d);
+    if (cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost) != cudaSuccess)
+        return 2;
+    for (int i = 0; i < 32; i++)
+        if (h[i] != (uint32_t)i + 1)
+            return 3;
+    printf("kernel ok\n");
+    return 0;
+}
+EOT
+# shellcheck disable=SC2086 # flags is a list
+if ! "$nvcc" -o "$tmp/kern" "$tmp/kern.cu" $flags >"$tmp/nvcc.log" 2>&1; then
+    echo "not ok - nvcc builds a kernel against the installed libgpm: $(head -c 400 "$tmp/nvcc.log")"
+    exit 0
+fi
+echo "ok - nvcc builds a kernel against the installed libgpm with pkg-config's flags"
+out=$("$tmp/kern" 2>&1)
+case $out in
+    "kernel ok" | "no GPU") echo "ok - and the CUDA program runs: $out" ;;
+    *) echo "not ok - the CUDA program ran: '$out'" ;;
+esac

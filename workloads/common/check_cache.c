@@ -7,37 +7,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "code_key.h"
 #include "wl.h"
 #include "wl_hd.h"
 
-#ifndef GPM_GIT_REV
-#define GPM_GIT_REV "unknown"
-#endif
-
-/* Off where asked, and for builds whose code the revision does not name
- * unless asked (the tests). */
+/* On unless GPM_CHECK_CACHE=off; -1 with the message for another value. */
 static int cache_on(void)
 {
     const char *e = getenv("GPM_CHECK_CACHE");
-    if (e && strcmp(e, "off") == 0)
-        return 0;
-    if (e && strcmp(e, "on") == 0)
+    if (!e || !*e || strcmp(e, "on") == 0)
         return 1;
-    return strcmp(GPM_GIT_REV, "unknown") != 0 && !strstr(GPM_GIT_REV, "dirty");
+    if (strcmp(e, "off") == 0)
+        return 0;
+    return gpm_set_error("GPM_CHECK_CACHE=%s: pass on or off (or leave it unset: on)", e);
 }
 
-/* The build, the workload, its operation and parameters and the seed. */
-static uint64_t key_of(const struct wl_ctx *c)
+/* The code that ran (code_key.c), the workload, its operation and
+ * parameters and the seed: a verdict is reused only by the same code, so
+ * a changed reference never meets a verdict reached by another. 0 with
+ * nothing set where the code cannot be keyed: then nothing is cached. */
+static int key_of(const struct wl_ctx *c, uint64_t *key)
 {
     char text[2048], params[1536];
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = 0xcbf29ce484222325ull, code;
+    if (wl_code_key(&code) != 0)
+        return 0;
     wl_params_string(c, params, sizeof params);
-    snprintf(text, sizeof text, "%s|%s|%s|%s|%llu", GPM_GIT_REV, c->wl->name,
-             c->opt.custom ? "custom" : wl_scale_name(c->opt.scale), params,
+    snprintf(text, sizeof text, "%016llx|%s|%s|%s|%llu", (unsigned long long)code,
+             c->wl->name, c->opt.custom ? "custom" : wl_scale_name(c->opt.scale), params,
              (unsigned long long)c->opt.seed);
     for (const char *t = text; *t; t++)
         h = (h ^ (unsigned char)*t) * 0x100000001b3ull;
-    return gpm_mix64(h);
+    *key = gpm_mix64(h);
+    return 1;
 }
 
 static int cache_path(char *path, size_t n)
@@ -77,10 +79,12 @@ int wl_check_digest(struct wl_ctx *c, const void *p, size_t bytes, int on_device
 int wl_check_known(struct wl_ctx *c)
 {
     char path[4200], line[256];
-    uint64_t key = key_of(c), k, a, b;
+    uint64_t key, k, a, b;
     FILE *f;
-    int found = 0;
-    if (!cache_on() || cache_path(path, sizeof path) != 0)
+    int found = 0, on = cache_on();
+    if (on < 0)
+        return -1;
+    if (!on || !key_of(c, &key) || cache_path(path, sizeof path) != 0)
         return 0;
     if (!(f = fopen(path, "r")))
         return 0; /* nothing checked yet */
@@ -96,13 +100,14 @@ int wl_check_known(struct wl_ctx *c)
 int wl_check_passed(struct wl_ctx *c)
 {
     char path[4200];
+    uint64_t key;
     FILE *f;
-    if (!cache_on() || cache_path(path, sizeof path) != 0)
+    if (cache_on() != 1 || !key_of(c, &key) || cache_path(path, sizeof path) != 0)
         return 0;
     /* One short line, appended: processes running at once do not mix. */
     if (!(f = fopen(path, "a")))
         return 0; /* a cache that cannot be written only costs time */
-    fprintf(f, "%s %016" PRIx64 " %016" PRIx64 " %016" PRIx64 "\n", c->wl->name, key_of(c),
+    fprintf(f, "%s %016" PRIx64 " %016" PRIx64 " %016" PRIx64 "\n", c->wl->name, key,
             c->check_digest[0], c->check_digest[1]);
     fclose(f);
     return 0;

@@ -16,6 +16,7 @@
  *                       Table 5); otherwise nothing to do.
  *
  * The recovery row says which (trial=mid-work|before-progress|finished-first). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,8 @@ static int check_pm_dir(const struct wl_ctx *c)
     if (!S_ISDIR(st.st_mode))
         return gpm_set_error("%s: %s is not a directory: pass a directory on PM (or /dev/shm)",
                              what, dir);
+    if (wl_pm_dir_usable(dir, what) != 0)
+        return -1;
     if (c->opt.pm_dir)
         setenv("GPM_PM_DIR", c->opt.pm_dir, 1);
     return 0;
@@ -126,7 +129,13 @@ static void write_row(struct wl_ctx *c, const char *op, int reps, const double *
     } else {
         gpm_result_tsv_header(stdout);
         gpm_result_tsv_row(stdout, &plat, &res);
-        fflush(stdout);
+        /* A row that never reached stdout (a full disk, a closed pipe) is
+         * a failed run, as with --out. */
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            fprintf(stderr, "%s: cannot write the result row to stdout (%s): free space "
+                    "where it goes, or pass --out FILE\n", c->wl->name, strerror(errno));
+            *row_err = 1;
+        }
     }
     free(params);
 }
@@ -330,6 +339,7 @@ int wl_main(const struct wl_workload *w, int argc, char **argv)
         free(c->priv);
         return fail(w, 1);
     }
+    wl_pm_dir_note(w, &run.id);
     when[1] = wl_now();
     /* A resume needs a run that started and whose progress was durable, in
      * a mode that can continue it; anything else starts over. */

@@ -62,6 +62,14 @@ void wl_objects_close(struct wl_ctx *c, struct wl_run *run, enum wl_files what);
 /* 1 if W's progress in mode M survives a crash and can be resumed. */
 int wl_resumable(const struct wl_workload *w, enum wl_mode m);
 
+/* The PM directory (pm_dir.c). usable: 0 if PM files can be made in DIR,
+ * else -1 with a message naming WHAT (the flag or variable) and the fix
+ * (a pseudo file system, a read-only mount, no permission). note: once
+ * per process, a line on stderr when R (a file in it) lies on a disk file
+ * system without DAX, where a run measures write-back rather than PM. */
+int wl_pm_dir_usable(const char *dir, const char *what);
+void wl_pm_dir_note(const struct wl_workload *w, const gpm_region *r);
+
 /* The flusher (persist.c): its thread count, calibrated for "best". */
 int wl_flusher_setup(struct wl_ctx *c);
 

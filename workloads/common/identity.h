@@ -38,9 +38,15 @@ struct wl_identity {
     uint64_t obj_bytes[WL_MAX_OBJECTS]; /* each object's file size */
     uint64_t pid;          /* the writer, for messages */
     char params[WL_ID_PARAMS]; /* "n=...,block=..." as the row prints them */
-    uint8_t pad[WL_ID_SLOT_BYTES - 128 - WL_ID_PARAMS - 8];
+    /* MODE by name, so that a reader (gpm-inspect) needs no copy of the
+     * mode table and reads it right whatever the numbering becomes; taken
+     * from what was padding, so empty in files written before it. */
+    char mode_name[16];
+    uint8_t pad[WL_ID_SLOT_BYTES - 128 - WL_ID_PARAMS - 16 - 8];
     uint64_t checksum;     /* FNV-1a of the slot with this field zero */
 };
+/* A slot is WL_ID_SLOT_BYTES exactly (C and C++ alike). */
+typedef char wl_id_slot_size_check[sizeof(struct wl_identity) == WL_ID_SLOT_BYTES ? 1 : -1];
 
 static inline uint64_t wl_id_fnv(const void *p, size_t n, uint64_t h)
 {

@@ -281,6 +281,7 @@ int wl_identity_write(struct wl_ctx *c, struct wl_run *run, enum wl_id_state sta
     s.params_hash = wl_id_hash_params(run->params);
     s.seed = c->opt.seed;
     s.mode = (uint32_t)c->opt.mode;
+    snprintf(s.mode_name, sizeof s.mode_name, "%s", wl_mode_name(c->opt.mode));
     s.nobj = (uint32_t)c->nobj;
     s.epoch = c->epoch;
     for (int i = 0; i < c->nobj; i++)

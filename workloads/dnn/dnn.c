@@ -63,7 +63,7 @@ static int dnn_layout(struct wl_ctx *c)
     uint64_t every = (uint64_t)wl_int(c, "checkpoint-every");
     struct dnn_files f;
     uint32_t ntrain, ntest;
-    if (dnn_dataset_find(wl_str(c, "dataset"), DNN_FASHION_DIR, &f) != 0 ||
+    if (dnn_dataset_find(wl_str(c, "dataset"), dnn_fashion_dirs(), &f) != 0 ||
         dnn_dataset_check(&f, &ntrain, &ntest) != 0)
         return -1;
     if (batch > ntrain)
@@ -180,7 +180,7 @@ static int dnn_setup(struct wl_ctx *c)
     st->batch = (uint64_t)wl_int(c, "batch");
     st->every = (uint64_t)wl_int(c, "checkpoint-every");
     st->lr = wl_float(c, "lr");
-    if (dnn_dataset_find(wl_str(c, "dataset"), DNN_FASHION_DIR, &st->files) != 0 ||
+    if (dnn_dataset_find(wl_str(c, "dataset"), dnn_fashion_dirs(), &st->files) != 0 ||
         dnn_dataset_load(&st->files, &st->data) != 0 || upload_data(st) != 0 ||
         alloc_state(st) != 0)
         return -1;

@@ -45,12 +45,19 @@ struct dnn_files {
     char name[16];                   /* "fashion", "mnist" or "dir" */
     char path[DNN_NPARTS][4096];
 };
-/* The four files of --dataset SPEC: "fashion" (in FASHION_DIR, Debian's
- * package, else fetched into wl_data_dir() as fashion-mnist-NAME), "mnist"
- * (fetched into wl_data_dir() as mnist-NAME), or a directory holding the
- * four files under MNIST's names; each NAME.gz or NAME. -1 with one line
- * naming what is missing and how to get it. */
-int dnn_dataset_find(const char *spec, const char *fashion_dir, struct dnn_files *f);
+/* The four files of --dataset SPEC: "fashion" (in the first directory of
+ * FASHION_DIRS, a colon-separated list, that holds all four, else fetched
+ * into wl_data_dir() as fashion-mnist-NAME), "mnist" (fetched into
+ * wl_data_dir() as mnist-NAME), or a directory holding the four files under
+ * MNIST's names; each NAME.gz or NAME. -1 with one line naming what is
+ * missing, where it was looked for and how to get it. */
+int dnn_dataset_find(const char *spec, const char *fashion_dirs, struct dnn_files *f);
+/* Where the programs look for Fashion-MNIST (dnn_dataset_find's
+ * FASHION_DIRS): $GPM_FASHION_MNIST_DIR if set, else Debian's
+ * DNN_FASHION_DIR; then the copy a bundle carries (scripts/make-bundle.sh),
+ * share/datasets/fashion-mnist one or two folders above the program, as its
+ * libraries are (bin/ and tests/KIND/). */
+const char *dnn_fashion_dirs(void);
 /* Reads the four headers: images 28 x 28, as many labels as images.
  * *NTRAIN and *NTEST get the counts. */
 int dnn_dataset_check(const struct dnn_files *f, uint32_t *ntrain, uint32_t *ntest);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "dnn.h"
 
@@ -42,11 +43,44 @@ static int find_all(const char *dir, const char *prefix, struct dnn_files *f)
     return k;
 }
 
-static int find_fashion(const char *fashion_dir, struct dnn_files *f)
+const char *dnn_fashion_dirs(void)
 {
-    const char *cache;
-    if (find_all(fashion_dir, "", f) == DNN_NPARTS)
-        return 0;
+    static char dirs[3 * 4200 + 64];
+    char exe[4096], *slash;
+    const char *env = getenv("GPM_FASHION_MNIST_DIR");
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    size_t k;
+    k = (size_t)snprintf(dirs, sizeof dirs, "%s", env && *env ? env : DNN_FASHION_DIR);
+    if (n <= 0)
+        return dirs;
+    exe[n] = '\0';
+    /* Up from the program's folder: its parent's share/, then its
+     * grandparent's (bundle/bin/dnn, bundle/tests/gpu/dnn_test_...). */
+    for (int up = 0; up < 3 && (slash = strrchr(exe, '/')) && slash != exe; up++) {
+        *slash = '\0';
+        if (up > 0 && k < sizeof dirs)
+            k += (size_t)snprintf(dirs + k, sizeof dirs - k, ":%s/share/datasets/fashion-mnist",
+                                  exe);
+    }
+    return dirs;
+}
+
+static int find_fashion(const char *fashion_dirs, struct dnn_files *f)
+{
+    char dir[4200], where[3 * 4200 + 64];
+    const char *p = fashion_dirs, *cache;
+    size_t n, w = 0;
+    where[0] = '\0';
+    for (; *p; p += n + (p[n] == ':')) {
+        n = strcspn(p, ":");
+        if (n == 0 || n >= sizeof dir)
+            continue;
+        snprintf(dir, sizeof dir, "%.*s", (int)n, p);
+        if (find_all(dir, "", f) == DNN_NPARTS)
+            return 0;
+        if (w < sizeof where)
+            w += (size_t)snprintf(where + w, sizeof where - w, "%s%s", w ? ", " : "", dir);
+    }
     /* Not installed: a copy fetched with datasets/fetch.sh (or put there
      * by hand) will do. */
     cache = wl_data_dir();
@@ -55,10 +89,10 @@ static int find_fashion(const char *fashion_dir, struct dnn_files *f)
     return gpm_set_error("--dataset fashion: Fashion-MNIST is not in %s nor in %s: install the "
                          "Debian package dataset-fashion-mnist (apt-get install "
                          "dataset-fashion-mnist), or fetch it: " FETCH_HINT("fashion-mnist"),
-                         fashion_dir, cache ? cache : "the dataset cache");
+                         where, cache ? cache : "the dataset cache");
 }
 
-int dnn_dataset_find(const char *spec, const char *fashion_dir, struct dnn_files *f)
+int dnn_dataset_find(const char *spec, const char *fashion_dirs, struct dnn_files *f)
 {
     struct stat st;
     int k;
@@ -66,7 +100,7 @@ int dnn_dataset_find(const char *spec, const char *fashion_dir, struct dnn_files
     if (strcmp(spec, "fashion") == 0) {
         f->kind = DNN_DATA_FASHION;
         snprintf(f->name, sizeof f->name, "fashion");
-        return find_fashion(fashion_dir, f);
+        return find_fashion(fashion_dirs, f);
     }
     if (strcmp(spec, "mnist") == 0) {
         const char *cache = wl_data_dir();

@@ -122,15 +122,21 @@ int ps_check(const uint32_t *out, const uint32_t *pre, uint64_t n, uint32_t bloc
         return -1;
     }
     if (bad != UINT64_MAX) {
-        /* Name the first wrong element of the first wrong block. */
-        uint32_t *ref = malloc((size_t)block * sizeof *ref);
+        /* Name the first wrong element by its index in the whole array (what
+         * a user looks up), and where it sits in its block. */
+        uint32_t *ref = malloc((size_t)block * sizeof *ref), k = 0;
+        const uint32_t *got = out + bad * block;
         free(tot);
         if (!ref) {
             gpm_set_error("ps: partial sums of block %llu differ", (unsigned long long)bad);
             return 1;
         }
         ps_ref_block(seed, n, block, bad, ref);
-        wl_check_u32("ps: partial sums", out + bad * block, ref, ps_block_len(n, block, bad));
+        while (k + 1 < ps_block_len(n, block, bad) && got[k] == ref[k])
+            k++;
+        gpm_set_error("ps: partial sums: element %llu is %u, expected %u (element %u of block "
+                      "%llu, blocks of %u)", (unsigned long long)(bad * block + k), got[k],
+                      ref[k], k, (unsigned long long)bad, block);
         free(ref);
         return 1;
     }

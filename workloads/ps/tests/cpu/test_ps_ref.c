@@ -1,5 +1,6 @@
 /* PS on the CPU: the reference against independently computed values, the
  * layout, and the resume bookkeeping the kernels share. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -103,11 +104,40 @@ static void resume_computes_only_pending_blocks(void)
     unlink(r.path);
 }
 
+/* A wrong sum is named by its index in the whole array, then by its place
+ * in its block: element 5 of block 2 of blocks of 64 is element 133. */
+static void a_wrong_sum_is_named_by_its_global_index_and_block(void)
+{
+    const uint64_t n = 1000;
+    const uint32_t block = 64;
+    uint64_t nb = ps_nblocks(n, block);
+    uint32_t *out = malloc(n * 4), *pre = malloc((nb + 1) * 4), run = 0;
+    char want[160];
+    CHECK(out && pre);
+    for (uint64_t b = 0; b < nb; b++) {
+        uint32_t len = ps_block_len(n, block, b);
+        ps_ref_block(9, n, block, b, out + b * block);
+        pre[b] = run;
+        run += out[b * block + len - 1];
+    }
+    pre[nb] = run;
+    CHECK_EQ_INT(ps_check(out, pre, n, block, 9), 0);
+    out[2 * 64 + 5] += 1;
+    out[3 * 64 + 1] += 1; /* a later one: the first is named */
+    CHECK_EQ_INT(ps_check(out, pre, n, block, 9), 1);
+    snprintf(want, sizeof want, "ps: partial sums: element 133 is %u, expected %u (element 5 of "
+             "block 2, blocks of 64)", out[133], out[133] - 1);
+    CHECK_MSG(gpm_last_error(), want);
+    free(out);
+    free(pre);
+}
+
 int main(void)
 {
     RUN(reference_against_hand_values);
     RUN(layout_offsets);
     RUN(pending_blocks);
     RUN(resume_computes_only_pending_blocks);
+    RUN(a_wrong_sum_is_named_by_its_global_index_and_block);
     CHECK_EXIT();
 }
