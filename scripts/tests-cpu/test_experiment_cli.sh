@@ -270,8 +270,10 @@ else
     echo "not ok - reproduce: STEPS=table_4,figure_12: $(head -c 600 "$tmp/out")"
 fi
 # The crash step runs at CRASH_SCALE with CRASH_TRIALS, not at SCALE: a
-# fake workload that fails its measuring run names the scale it was given.
-printf '#!/bin/sh\nexit 1\n' >"$tmp/rpbin/fakecrash"
+# fake workload with mode gpm, whose measuring run fails, names the scale it
+# was given.
+printf '#!/bin/sh\n[ "$1" = --help ] && echo "usage: fakecrash --mode gpm" && exit 0\nexit 1\n' \
+    >"$tmp/rpbin/fakecrash"
 chmod +x "$tmp/rpbin/fakecrash"
 env RESULTS_DIR="$tmp/rp" REPORTS_DIR="$tmp/rprep" SCALE=paper WORKLOADS=fakecrash STEPS=crash \
     CRASH_SCALE=tiny CRASH_TRIALS=7 "$scripts/reproduce.sh" "$tmp/rpbin" >"$tmp/out" 2>&1
