@@ -35,10 +35,10 @@ struct wl_tx_state {
     size_t ranges_dev_cap;
     void *delta_dev;         /* cap-delta: the gathered records, then their count */
     unsigned long long *fails_dev; /* undo records that did not fit */
-    /* GPM_TEST_LOG_ROOM=BYTES@BATCH, for tests only: from batch BATCH on, an
-     * undo slot holds BYTES, so that a log fills up on demand. */
-    uint32_t room, room_now;
-    uint64_t room_from;
+    /* GPM_TEST_LOG_ROOM=RECORDS@BATCH, for tests only: from batch BATCH on,
+     * a batch's log holds RECORDS undo records, so that it fills up on
+     * demand (fails_dev[1] counts the device's, room_used the host's). */
+    uint64_t room, room_now, room_from, room_used;
 };
 void wl_tx_free(struct wl_obj *o);
 /* The flagged chunks of T (flags read from the device and cleared there)

@@ -27,17 +27,16 @@ int wl_tx_atomic(const struct wl_ctx *c)
 
 static int power_of_two(size_t x) { return x && !(x & (x - 1)); }
 
-/* GPM_TEST_LOG_ROOM=BYTES@BATCH: a test's way to fill a log on demand. */
+/* GPM_TEST_LOG_ROOM=RECORDS@BATCH: a test's way to fill a log on demand. */
 static int test_room(struct wl_tx_state *t)
 {
     const char *e = getenv("GPM_TEST_LOG_ROOM");
-    unsigned long bytes;
-    unsigned long long from;
+    unsigned long long records, from;
     if (!e || !*e)
         return 0;
-    if (sscanf(e, "%lu@%llu", &bytes, &from) != 2 || bytes == 0 || bytes > 0xffffffffu)
-        return gpm_set_error("GPM_TEST_LOG_ROOM: '%s' is not BYTES@BATCH: unset it", e);
-    t->room = (uint32_t)bytes;
+    if (sscanf(e, "%llu@%llu", &records, &from) != 2 || records == 0)
+        return gpm_set_error("GPM_TEST_LOG_ROOM: '%s' is not RECORDS@BATCH: unset it", e);
+    t->room = records;
     t->room_from = from;
     return 0;
 }
@@ -132,6 +131,9 @@ int wl_tx_batch(struct wl_ctx *c, int tx, uint64_t b, wl_tx_apply apply)
 {
     struct wl_tx_state *t = state(c, tx);
     t->room_now = t->room && b >= t->room_from ? t->room : 0;
+    t->room_used = 0;
+    if (t->fails_dev && wl_dev_zero(t->fails_dev, 2 * sizeof *t->fails_dev) != 0)
+        return -1;
     if (c->m->tx->batch(c, tx, b, apply) != 0)
         return -1;
     wl_progress_add(c, 1);
@@ -158,11 +160,11 @@ int wl_tx_host_undo(struct wl_ctx *c, int tx, uint32_t slot, uint64_t off, const
                     uint32_t len)
 {
     double bytes = (double)gpmtx_record_bytes(len) + 4; /* the record, and its tail */
-    const struct wl_tx_state *t = state(c, tx);
+    struct wl_tx_state *t = state(c, tx);
     if (c->obj[tx].kind != WL_OBJ_LOG)
         return 0;
-    if (t->room_now && gpmlog_tail(&c->obj[tx].log, slot) + gpmtx_record_bytes(len) > t->room_now)
-        return gpm_set_error("%s: slot %u is full", c->obj[tx].path, slot);
+    if (t->room_now && __atomic_fetch_add(&t->room_used, 1, __ATOMIC_SEQ_CST) >= t->room_now)
+        return gpm_set_error("%s: the batch's log is full", c->obj[tx].path);
     if (gpmtx_host_log_undo(&c->obj[tx].log, slot, off, old, len) != 0)
         return -1;
 #pragma omp atomic
@@ -180,6 +182,7 @@ wl_txdev wl_tx_dev_base(struct wl_ctx *c, int tx)
     d.fails = t->fails_dev;
     d.change_bytes = t->sz.change_bytes;
     d.room = t->room_now;
+    d.used = t->fails_dev ? t->fails_dev + 1 : NULL;
     return d;
 }
 

@@ -138,13 +138,10 @@ __device__ __forceinline__ void wl_delta_put(wl_delta d, uint64_t off, const voi
 __device__ __forceinline__ int wl_tx_undo(const wl_txdev *d, uint64_t off, const void *old,
                                           uint32_t len)
 {
-    uint32_t s;
     if (!d->log.pm)
         return 0;
-    s = gpmlog_slot_of(&d->log, -1);
-    if (s == UINT32_MAX || (d->room && gpm_load_u32(d->log.tails + s) +
-                                               gpmtx_record_bytes(len) > d->room) ||
-        gpmtx_log_undo(d->log, (int)s, off, old, len) != 0) {
+    if ((d->room && atomicAdd(d->used, 1ull) >= d->room) ||
+        gpmtx_log_undo(d->log, -1, off, old, len) != 0) {
         atomicAdd(d->fails, 1ull);
         return -1;
     }

@@ -507,7 +507,8 @@ typedef struct wl_txdev {
     wl_delta delta;           /* cap-delta: each change as a redo record (buf NULL: none) */
     unsigned long long *fails; /* undo records that did not fit, counted by wl_tx_undo */
     uint64_t change_bytes;
-    uint32_t room;            /* tests only: the bytes an undo slot holds (0: all of it) */
+    uint64_t room;            /* tests only: the undo records the batch holds (0: no limit), */
+    unsigned long long *used; /* and those taken so far */
 } wl_txdev;
 typedef int (*wl_tx_apply)(struct wl_ctx *c, uint64_t b, const wl_txdev *d);
 

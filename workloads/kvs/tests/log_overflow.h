@@ -31,6 +31,7 @@ static void kvs_log_overflow_case(const char *mode, const char *dir, const char 
     gpm_region t;
     gpmlog log;
     gpmtx_stats st;
+    int ndp = strcmp(mode, "gpm-ndp") == 0;
     snprintf(full_dir, sizeof full_dir, "%s/full-%s", dir, mode);
     snprintf(ref_dir, sizeof ref_dir, "%s/ref-%s", dir, mode);
     mkdir(full_dir, 0700);
@@ -39,22 +40,25 @@ static void kvs_log_overflow_case(const char *mode, const char *dir, const char 
     snprintf(ref_table, sizeof ref_table, "%s/kvs-tiny.table", ref_dir);
     snprintf(log_path, sizeof log_path, "%s/kvs-tiny.log", full_dir);
 
-    /* From batch 2 on, a slot holds 8 undo records of a way (32 bytes). */
-    setenv("GPM_TEST_LOG_ROOM", "256@2", 1);
+    /* From batch 2 on, a batch's log holds 500 of its some 3,000 records. */
+    setenv("GPM_TEST_LOG_ROOM", "500@2", 1);
     CHECKF(wl_test_run(&WORKLOAD, full, ARGC(full), errf) == 1, "%s", mode);
     unsetenv("GPM_TEST_LOG_ROOM");
     CHECKF(wl_test_count_lines(errf, "kvs: batch 2") == 1, "%s", mode);
     CHECKF(wl_test_run(&WORKLOAD, ref, ARGC(ref), errf) == 128 + SIGKILL, "%s", mode);
 
-    /* Some ways changed (the logged ones), so the table is not the
-     * before-image yet; the undo makes it so, to the byte. */
+    /* Where the batch changes PM as it logs (in-kernel, or the CPU's), some
+     * ways changed, the logged ones, and the undo gives back the table to
+     * the byte; gpm-ndp copies nothing to PM before its log is durable and
+     * its transaction begun, so the table is still the before-image. */
     before = check_read_file(ref_table, &n1);
     now = check_read_file(table, &n2);
-    CHECKF(before && now && n1 == n2 && memcmp(before, now, n1) != 0, "%s", mode);
+    CHECKF(before && now && n1 == n2 && (memcmp(before, now, n1) != 0) == !ndp, "%s", mode);
     CHECKF(gpm_map(&t, table, n2, GPM_HOST_ONLY) == 0, "%s: %s", mode, gpm_last_error());
     CHECKF(gpmlog_open(&log, log_path, GPM_HOST_ONLY) == 0, "%s: %s", mode, gpm_last_error());
-    CHECKF(gpmtx_active(&log) && gpmtx_committed(&log) == 2, "%s", mode);
-    CHECKF(gpmtx_recover(&log, &t, &st) == 0 && st.was_active && st.undone > 0, "%s", mode);
+    CHECKF(gpmtx_active(&log) == !ndp && gpmtx_committed(&log) == 2, "%s", mode);
+    CHECKF(gpmtx_recover(&log, &t, &st) == 0 && st.was_active == !ndp && (st.undone > 0) == !ndp,
+           "%s", mode);
     CHECKF(before && n1 == n2 && memcmp(t.host, before, n1) == 0,
            "%s: the undo did not give back the table before batch 2", mode);
     gpmlog_close(&log);

@@ -387,11 +387,12 @@ static void a_full_log_leaves_exactly_what_recovery_undoes(void)
     snprintf(log_path, sizeof log_path, "%s/bank-small.log", dir);
     CHECK(before);
     reference(before, 3, 64);
-    /* From batch 3 on a slot holds 10 records: batch 3 stops at its 11th. */
-    setenv("GPM_TEST_LOG_ROOM", "240@3", 1);
+    /* From batch 3 on a batch's log holds 10 records: batch 3 stops at its
+     * 11th. */
+    setenv("GPM_TEST_LOG_ROOM", "10@3", 1);
     CHECK_EQ_INT(run(full, ARGC(full)), 1);
     unsetenv("GPM_TEST_LOG_ROOM");
-    CHECK_EQ_INT(wl_test_count_lines(errf, "slot 0 is full"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(errf, "the batch's log is full"), 1);
     now = (uint64_t *)check_read_file(table_path, &n);
     CHECK(now && n == WORDS * 8 && memcmp(now, before, n) != 0); /* the logged changes */
     free(now);
