@@ -4,6 +4,7 @@
 #   scripts/run-tests.sh cpu|gpu BUILD_DIR
 # TESTS (optional): a space-separated list of shell patterns; only the test
 # programs and scripts whose names match one run (TESTS='test_cp dnn_*').
+# JOBS (optional, default 1): test programs run at once.
 # Every test prints "ok - NAME", "not ok - NAME: why" or "skip - NAME: why".
 # A test program that exits non-zero (or dies) without reporting a failure
 # counts as one failure of its own.
@@ -25,7 +26,9 @@ export GPM_PM_DIR
 trap 'rm -rf "$GPM_PM_DIR"' EXIT
 
 passed=0 failed=0 skipped=0
-log=$(mktemp)
+out=$(mktemp -d)
+list=$out/list
+: >"$list"
 for t in "$build/tests/$kind"/* "$here/tests-$kind"/test_*; do
     [ -f "$t" ] && [ -x "$t" ] || continue
     name=$(basename "$t")
@@ -39,15 +42,28 @@ for t in "$build/tests/$kind"/* "$here/tests-$kind"/test_*; do
         set +f
         [ "$wanted" -eq 1 ] || continue
     fi
+    echo "$t" >>"$list"
+done
+
+# One test program: its output, exit status and seconds in OUT/NAME.*.
+run_one() {
+    _n=$(basename "$1")
+    _t0=$(date +%s)
+    timeout "${GPM_TEST_TIMEOUT:-900}" "$1" >"$out/$_n.log" 2>&1
+    echo "$?" >"$out/$_n.rc"
+    echo "$(($(date +%s) - _t0))" >"$out/$_n.s"
+}
+
+# The counts of one test program that has run, its output passed on.
+tally() {
+    name=$(basename "$1")
     echo "# $name"
-    t0=$(date +%s)
-    timeout "${GPM_TEST_TIMEOUT:-900}" "$t" >"$log" 2>&1
-    rc=$?
-    cat "$log"
-    echo "# $name: $(($(date +%s) - t0)) s" # where a long run's time goes
-    p=$(grep -c '^ok - ' "$log")
-    f=$(grep -c '^not ok - ' "$log")
-    s=$(grep -c '^skip - ' "$log")
+    cat "$out/$name.log"
+    echo "# $name: $(cat "$out/$name.s") s" # where a long run's time goes
+    rc=$(cat "$out/$name.rc")
+    p=$(grep -c '^ok - ' "$out/$name.log")
+    f=$(grep -c '^not ok - ' "$out/$name.log")
+    s=$(grep -c '^skip - ' "$out/$name.log")
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
         echo "not ok - $name: exited with status $rc"
         f=1
@@ -57,8 +73,32 @@ for t in "$build/tests/$kind"/* "$here/tests-$kind"/test_*; do
         f=1
     fi
     passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
-done
-rm -f "$log"
+}
+
+# JOBS (default 1) test programs at once: each output is shown whole, in
+# the usual order, once all have run. GPU tests may share the GPU: none
+# depends on when something lands.
+jobs=${JOBS:-1}
+case $jobs in '' | *[!0-9]* | 0) echo "run-tests: JOBS=$jobs: pass a count of 1 or more" >&2; exit 2 ;; esac
+if [ "$jobs" -gt 1 ]; then
+    started=0
+    while read -r t; do
+        # at most JOBS running: those started less those finished
+        while [ $((started - $(find "$out" -name '*.rc' | wc -l))) -ge "$jobs" ]; do
+            sleep 1
+        done
+        started=$((started + 1))
+        run_one "$t" </dev/null &
+    done <"$list"
+    wait
+    while read -r t; do tally "$t"; done <"$list"
+else
+    while read -r t; do
+        run_one "$t" </dev/null
+        tally "$t"
+    done <"$list"
+fi
+rm -rf "$out"
 [ "$skipped" -gt 0 ] && echo "# $skipped skipped"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

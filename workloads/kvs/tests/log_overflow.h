@@ -31,7 +31,8 @@ static void kvs_log_overflow_case(const char *mode, const char *dir, const char 
     gpm_region t;
     gpmlog log;
     gpmtx_stats st;
-    int ndp = strcmp(mode, "gpm-ndp") == 0;
+    int ndp = strcmp(mode, "gpm-ndp") == 0, rc;
+    char why[1024];
     snprintf(full_dir, sizeof full_dir, "%s/full-%s", dir, mode);
     snprintf(ref_dir, sizeof ref_dir, "%s/ref-%s", dir, mode);
     mkdir(full_dir, 0700);
@@ -42,9 +43,11 @@ static void kvs_log_overflow_case(const char *mode, const char *dir, const char 
 
     /* From batch 2 on, a batch's log holds 500 of its some 3,000 records. */
     setenv("GPM_TEST_LOG_ROOM", "500@2", 1);
-    CHECKF(wl_test_run(&WORKLOAD, full, ARGC(full), errf) == 1, "%s", mode);
+    rc = wl_test_run(&WORKLOAD, full, ARGC(full), errf);
     unsetenv("GPM_TEST_LOG_ROOM");
-    CHECKF(wl_test_count_lines(errf, "kvs: batch 2") == 1, "%s", mode);
+    wl_test_line(errf, 1, why, sizeof why);
+    CHECKF(rc == 1 && wl_test_count_lines(errf, "kvs: batch 2: ") >= 1, "%s: exit %d: %s", mode,
+           rc, why);
     CHECKF(wl_test_run(&WORKLOAD, ref, ARGC(ref), errf) == 128 + SIGKILL, "%s", mode);
 
     /* Where the batch changes PM as it logs (in-kernel, or the CPU's), some
