@@ -4,11 +4,15 @@
  * records) count into device counters (wl.cuh); the harness sums them
  * after each timed piece, beside what its host helpers counted.
  *
- * Progress: one counter of units made durable, in host memory that the
- * kernels can add to (pinned and mapped). A unit counted on the host with
- * --crash-at-progress K kills right there, after the K-th; a kernel's unit
- * holds its thread until the watcher, which polls the counter, has killed
- * the process. So a crash test lands after exactly the unit it names,
+ * Progress: units made durable, counted where they are made: on the host
+ * (wl_progress_add), and by the kernels in a device counter (wl_progressed;
+ * a GPU's atomics on host memory are not supported over PCIe). A kernel
+ * tells the host through two words of mapped host memory, written with
+ * plain stores by one thread each: the first unit came, and the unit that
+ * --crash-at-progress names came (that thread then waits to be killed).
+ * A unit counted on the host with --crash-at-progress K kills right there,
+ * after the K-th; the watcher thread, which polls the words, kills for the
+ * kernels' units. So a crash test lands after exactly the unit it names,
  * however fast the work runs. The watcher also kills a moment after the
  * first unit (--crash-after-progress: campaigns draw that moment from a
  * measured run's first and last units, and pass the last but one as the
@@ -28,13 +32,16 @@
 
 struct wl_live {
     unsigned long long *acct_dev;     /* bytes, then persists (WL_ACCT_SLOTS each) */
-    unsigned long long *progress;     /* the host's view of the units */
-    unsigned long long *progress_dev; /* the kernels' view (NULL where none run) */
+    unsigned long long *units_dev;    /* the kernels' units (device memory) */
+    unsigned long long *signal;       /* [0] a kernel's first unit came, [1] its unit
+                                         stall_at came (mapped host memory) */
+    unsigned long long *signal_dev;
+    unsigned long long host_units;    /* the host's units */
+    unsigned long long stall_at;      /* the kernels' target: K less the host's units */
     int armed;                        /* this timed piece's kills apply */
     double t0;                        /* its start */
     uint64_t first_ns, last_ns;       /* when the units first and last moved (0: not yet),
                                          in ns after T0: set by whoever sees it first */
-    unsigned long long seen;
     pthread_t watcher;
     int watching;
     volatile int stop;
@@ -46,21 +53,18 @@ int wl_live_open(struct wl_ctx *c)
     if (!l)
         return gpm_set_error("out of memory");
     c->live = l;
-    if (!c->m->needs_gpu) {
-        if (!(l->progress = calloc(1, sizeof *l->progress)))
-            return gpm_set_error("out of memory");
+    if (!c->m->needs_gpu)
         return 0;
-    }
-    if (cudaMalloc((void **)&l->acct_dev, 2 * WL_ACCT_SLOTS * sizeof *l->acct_dev) !=
+    if (cudaMalloc((void **)&l->acct_dev, (2 * WL_ACCT_SLOTS + 1) * sizeof *l->acct_dev) !=
             cudaSuccess ||
-        cudaHostAlloc((void **)&l->progress, sizeof *l->progress, cudaHostAllocMapped) !=
+        cudaHostAlloc((void **)&l->signal, 2 * sizeof *l->signal, cudaHostAllocMapped) !=
             cudaSuccess ||
-        cudaHostGetDevicePointer((void **)&l->progress_dev, l->progress, 0) != cudaSuccess) {
+        cudaHostGetDevicePointer((void **)&l->signal_dev, l->signal, 0) != cudaSuccess) {
         cudaGetLastError();
         return gpm_set_error("cannot allocate the harness's counters on the GPU and in mapped "
                              "host memory");
     }
-    *l->progress = 0;
+    l->units_dev = l->acct_dev + 2 * WL_ACCT_SLOTS;
     return 0;
 }
 
@@ -71,10 +75,8 @@ void wl_live_close(struct wl_ctx *c)
         return;
     if (l->acct_dev)
         cudaFree(l->acct_dev);
-    if (l->progress_dev)
-        cudaFreeHost(l->progress);
-    else
-        free(l->progress);
+    if (l->signal)
+        cudaFreeHost(l->signal);
     free(l);
     c->live = NULL;
 }
@@ -86,9 +88,9 @@ wl_out wl_out_of(const struct wl_ctx *c)
     o.fence = c->m->fences;
     if (c->live) {
         o.acct = c->live->acct_dev;
-        o.progress = c->live->progress_dev;
-        if (c->live->armed && c->opt.crash_at_progress > 0)
-            o.stall_at = (unsigned long long)c->opt.crash_at_progress;
+        o.progress = c->live->units_dev;
+        o.signal = c->live->signal_dev;
+        o.stall_at = c->live->stall_at;
     }
     return o;
 }
@@ -120,31 +122,36 @@ void wl_progress_add(struct wl_ctx *c, uint64_t units)
     unsigned long long k, at = (unsigned long long)c->opt.crash_at_progress;
     if (!l || !units)
         return;
-    k = __atomic_add_fetch(l->progress, (unsigned long long)units, __ATOMIC_SEQ_CST);
+    k = __atomic_add_fetch(&l->host_units, (unsigned long long)units, __ATOMIC_SEQ_CST);
     moved(l, wl_now() - l->t0);
+    /* The kernels' target follows: the units they must add to reach K. */
+    if (l->armed)
+        __atomic_store_n(&l->stall_at, at > k ? at - k : 0, __ATOMIC_SEQ_CST);
     if (l->armed && at && k >= at && k - units < at)
         die(k);
 }
 
-/* The watcher's look at the counter: the timeline (of the kernels' units),
- * then the kills. */
+static unsigned long long signal_word(const struct wl_live *l, int i)
+{
+    return l->signal ? __atomic_load_n(&l->signal[i], __ATOMIC_ACQUIRE) : 0;
+}
+
+/* The watcher's look: the kernels' first unit (the host's are timed where
+ * they are counted), then the kills. */
 static void observe(struct wl_ctx *c)
 {
     struct wl_live *l = c->live;
-    unsigned long long k = __atomic_load_n(l->progress, __ATOMIC_ACQUIRE);
     double t = wl_now() - l->t0, first;
-    if (k != l->seen) {
+    if (signal_word(l, 0) && !__atomic_load_n(&l->first_ns, __ATOMIC_SEQ_CST))
         moved(l, t);
-        l->seen = k;
-    }
     if (!l->armed)
         return;
+    if (signal_word(l, 1))
+        die((unsigned long long)c->opt.crash_at_progress);
     first = seconds(__atomic_load_n(&l->first_ns, __ATOMIC_SEQ_CST));
-    if (c->opt.crash_at_progress > 0 && k >= (unsigned long long)c->opt.crash_at_progress)
-        die(k);
     if (c->opt.crash_after_progress >= 0 && first >= 0 &&
         t >= first + c->opt.crash_after_progress)
-        die(k);
+        die(__atomic_load_n(&l->host_units, __ATOMIC_SEQ_CST));
 }
 
 static void *watch(void *arg)
@@ -162,12 +169,14 @@ int wl_live_start(struct wl_ctx *c, int arm)
 {
     struct wl_live *l = c->live;
     int kills = arm && (c->opt.crash_at_progress > 0 || c->opt.crash_after_progress >= 0);
-    if (l->acct_dev &&
-        cudaMemset(l->acct_dev, 0, 2 * WL_ACCT_SLOTS * sizeof *l->acct_dev) != cudaSuccess)
+    if (l->acct_dev && cudaMemset(l->acct_dev, 0, (2 * WL_ACCT_SLOTS + 1) * sizeof *l->acct_dev) !=
+                           cudaSuccess)
         return gpm_set_error("cannot reset the harness's counters on the GPU");
-    __atomic_store_n(l->progress, 0ull, __ATOMIC_SEQ_CST);
+    if (l->signal)
+        memset(l->signal, 0, 2 * sizeof *l->signal);
+    l->host_units = 0;
+    l->stall_at = arm ? (unsigned long long)c->opt.crash_at_progress : 0;
     l->armed = arm;
-    l->seen = 0;
     l->first_ns = l->last_ns = 0;
     l->stop = 0;
     l->t0 = wl_now();
@@ -189,28 +198,33 @@ int wl_live_start(struct wl_ctx *c, int arm)
 int wl_live_stop(struct wl_ctx *c)
 {
     struct wl_live *l = c->live;
-    unsigned long long a[2 * WL_ACCT_SLOTS], bytes = 0, persists = 0;
+    unsigned long long a[2 * WL_ACCT_SLOTS + 1], bytes = 0, persists = 0, units = l->host_units;
     int rc = 0;
     if (l->watching) {
         l->stop = 1;
         pthread_join(l->watcher, NULL);
         l->watching = 0;
-        l->armed = 0; /* the work is over: the last look kills nothing */
-        observe(c);
     }
     l->armed = 0;
+    l->stall_at = 0;
+    if (l->acct_dev) {
+        if (cudaMemcpy(a, l->acct_dev, sizeof a, cudaMemcpyDeviceToHost) != cudaSuccess) {
+            memset(a, 0, sizeof a);
+            rc = gpm_set_error("cannot read the harness's counters from the GPU");
+        }
+        for (int k = 0; k < WL_ACCT_SLOTS; k++)
+            bytes += a[k], persists += a[WL_ACCT_SLOTS + k];
+        c->bytes_persisted += (double)bytes;
+        if (persists)
+            wl_note(c, "persists=%llu", persists);
+        /* The kernels' units: the last came by the time the work ended. */
+        if (a[2 * WL_ACCT_SLOTS]) {
+            units += a[2 * WL_ACCT_SLOTS];
+            moved(l, wl_now() - l->t0);
+        }
+    }
     if (c->opt.progress_times)
-        wl_note(c, "progress_units=%llu,progress_first_s=%.6f,progress_last_s=%.6f",
-                __atomic_load_n(l->progress, __ATOMIC_SEQ_CST), seconds(l->first_ns),
-                seconds(l->last_ns));
-    if (!l->acct_dev)
-        return 0;
-    if (cudaMemcpy(a, l->acct_dev, sizeof a, cudaMemcpyDeviceToHost) != cudaSuccess)
-        rc = gpm_set_error("cannot read the harness's counters from the GPU");
-    for (int k = 0; rc == 0 && k < WL_ACCT_SLOTS; k++)
-        bytes += a[k], persists += a[WL_ACCT_SLOTS + k];
-    c->bytes_persisted += (double)bytes;
-    if (persists)
-        wl_note(c, "persists=%llu", persists);
+        wl_note(c, "progress_units=%llu,progress_first_s=%.6f,progress_last_s=%.6f", units,
+                seconds(l->first_ns), seconds(l->last_ns));
     return rc;
 }

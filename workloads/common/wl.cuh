@@ -89,17 +89,26 @@ __device__ __forceinline__ void wl_persist(wl_out o)
 }
 
 /* N more units of progress are durable (the caller persisted them first).
- * Under --crash-at-progress, the thread whose units reach the target waits
- * (up to a second) for the host to kill the process, so the kill lands
- * while its kernel still runs. */
+ * The count is in device memory (atomics on host memory are not supported
+ * over PCIe); the host learns of the first unit, and of the unit that
+ * --crash-at-progress names, from one plain store each to mapped host
+ * memory. The thread whose units reach that target then waits (up to a
+ * second) for the host to kill the process, so the kill lands while its
+ * kernel still runs. */
 __device__ __forceinline__ void wl_progressed(wl_out o, unsigned long long n)
 {
     unsigned long long k;
     if (!o.progress)
         return;
-    k = atomicAdd_system(o.progress, n) + n;
+    k = atomicAdd(o.progress, n) + n;
+    if (k == n) {
+        *(volatile unsigned long long *)&o.signal[0] = 1;
+        __threadfence_system();
+    }
     if (o.stall_at && k >= o.stall_at && k - n < o.stall_at) {
         unsigned long long t0, t;
+        *(volatile unsigned long long *)&o.signal[1] = 1;
+        __threadfence_system();
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
         do {
             __nanosleep(1000000u);

@@ -491,7 +491,9 @@ typedef struct wl_delta {
 typedef struct wl_out {
     int fence;                      /* store with gpm_store_* and persist (gpm, gpm-eadr) */
     unsigned long long *acct;       /* the harness's counts of bytes and persists (NULL: none) */
-    unsigned long long *progress;   /* units of progress, in mapped host memory (NULL: none) */
+    unsigned long long *progress;   /* the kernels' units of progress (NULL: none) */
+    unsigned long long *signal;     /* mapped host words: [0] the first unit came, [1] unit
+                                       stall_at came */
     unsigned long long stall_at;    /* --crash-at-progress: the unit whose kernel thread
                                        waits to be killed (0: none) */
 } wl_out;
