@@ -21,8 +21,8 @@ column counts kills of one kind, so that none contradicts another:
     failed before it could say where the kill landed);
   recovered + unrecovered = crash_trials (a finished-first run is checked
     too, and would count as unrecovered if its check failed).
-A row is ok when every trial recovered and at least half of its random
-kills landed mid-work."""
+A row is ok when every trial recovered and at least 90% of its random
+kills landed mid-work (the campaign's own rule, scripts/experiments/crash.sh)."""
 import os
 import statistics
 import sys
@@ -64,7 +64,7 @@ def verdict(c):
         return "UNCLASSIFIED"
     if c["trials"] <= 0 or c["unrecovered"] > 0:
         return "FAILED"
-    return "ok" if 2 * c["mid_work"] >= c["trials"] else "FEW-MID-WORK"
+    return "ok" if 10 * c["mid_work"] >= 9 * c["trials"] else "FEW-MID-WORK"
 
 
 def main():
@@ -109,8 +109,9 @@ def main():
             len(newest), sum(x["trials"] + x["before_commit"] for x in allc if x),
             sum(x["unrecovered"] for x in allc if x)])
         rows += newest
-    comments = (["Crash campaigns: SIGKILL at a moment drawn from the measured duration of "
-                 "the work, then recovery checked against the golden output (per workload, "
+    comments = (["Crash campaigns: SIGKILL at a moment drawn from a measured run of the "
+                 "work (its duration in older campaigns, its timeline of durable "
+                 "progress in newer ones), then recovery checked against the golden output (per workload, "
                  "op, mode and scale, the campaigns of its newest revision summed; "
                  "recover_median_s is the median of their median recovery times; all_kills and "
                  "all_unrecovered: every campaign recorded)",
@@ -118,7 +119,7 @@ def main():
                  "(transactional workloads killed just before a transaction commits); "
                  "finished_first = random kills that came after the work had finished, which "
                  "are not crash trials; crash_trials = kills - finished_first; recovered + "
-                 "unrecovered = crash_trials; ok needs every trial recovered and at least half "
+                 "unrecovered = crash_trials; ok needs every trial recovered and at least 90% "
                  "of the random kills mid-work",
                  "SIGKILL with DRAM standing in for PM tests the recovery logic and the order "
                  "in which the program makes its writes visible; it does not test flush "
