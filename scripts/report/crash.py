@@ -110,8 +110,8 @@ def main():
             sum(x["unrecovered"] for x in allc if x)])
         rows += newest
     comments = (["Crash campaigns: SIGKILL at a moment drawn from a measured run of the "
-                 "work (its duration in older campaigns, its timeline of durable "
-                 "progress in newer ones), then recovery checked against the golden output (per workload, "
+                 "work (its duration in older campaigns, its timeline of durable progress in "
+                 "newer ones), then recovery checked against the golden output (per workload, "
                  "op, mode and scale, the campaigns of its newest revision summed; "
                  "recover_median_s is the median of their median recovery times; all_kills and "
                  "all_unrecovered: every campaign recorded)",
