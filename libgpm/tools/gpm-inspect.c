@@ -74,13 +74,14 @@ static int parse_name(const char *full, struct harness_name *h)
 
 /* ---- the run identity ---- */
 
-static const char *const state_names[] = {"?", "created", "running", "complete"};
+static const char *const state_names[] = {"?", "created", "running", "complete", "preparing"};
 static const char *const state_meaning[] = {
     "?",
     "the run had not begun its work: --recover starts it anew",
     "a repetition was under way: --recover resumes from its durable progress where the "
     "mode keeps any, else reruns it",
     "the run finished its work: --recover restores what is durable and redoes nothing",
+    "a repetition was resetting what it starts from: --recover starts it anew",
 };
 
 static int all_zero(const void *p, size_t n)

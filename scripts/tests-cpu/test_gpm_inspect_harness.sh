@@ -36,24 +36,28 @@ has "a finished run's identity, field by field" \
     "^workload	ps$" "^params	n=1048576,block=4096$" "^seed	7$" "^mode	cpu$" \
     "^state	complete: " "^epoch	[1-9][0-9]*$" "^sequence	[1-9][0-9]*$" "^pid	[1-9][0-9]* " \
     "^objects	1: [1-9][0-9]* bytes$" "^files	ps-tiny.sums ([1-9][0-9]* bytes)$"
+# Which slot is current depends on how many updates the run made; the
+# other holds the update before it.
+cur=$(sed -n 's/^current	slot \([01]\)$/\1/p' "$tmp/out")
+oth=$((1 - ${cur:-0}))
 has "both slots valid, the one with the higher sequence current" \
-    "^slot 0	valid: sequence [0-9]*, complete, epoch [0-9]* (current)$" \
-    "^slot 1	valid: sequence [0-9]*, running, epoch" "^current	slot 0$"
+    "^slot $cur	valid: sequence [0-9]*, complete, epoch [0-9]* (current)$" \
+    "^slot $oth	valid: sequence [0-9]*, running, epoch"
 # The sequence printed is the current slot's, one above the other's.
-s0=$(sed -n 's/^slot 0	valid: sequence \([0-9]*\),.*/\1/p' "$tmp/out")
-s1=$(sed -n 's/^slot 1	valid: sequence \([0-9]*\),.*/\1/p' "$tmp/out")
-if [ -n "$s0" ] && [ -n "$s1" ] && [ "$s0" -eq $((s1 + 1)) ] && grep -q "^sequence	$s0$" "$tmp/out"; then
+sc=$(sed -n "s/^slot $cur	valid: sequence \([0-9]*\),.*/\1/p" "$tmp/out")
+so=$(sed -n "s/^slot $oth	valid: sequence \([0-9]*\),.*/\1/p" "$tmp/out")
+if [ -n "$sc" ] && [ -n "$so" ] && [ "$sc" -eq $((so + 1)) ] && grep -q "^sequence	$sc$" "$tmp/out"; then
     echo "ok - the current slot's sequence is one above the other's"
 else
-    echo "not ok - sequences: slot 0 '$s0', slot 1 '$s1'"
+    echo "not ok - sequences: current slot '$sc', other '$so'"
 fi
 
 # A torn write: one byte of the current slot changed. The other is current.
-printf 'X' | dd of="$tmp/ps-tiny.id" bs=1 seek=100 conv=notrunc 2>/dev/null
+printf 'X' | dd of="$tmp/ps-tiny.id" bs=1 seek=$((cur * 2048 + 100)) conv=notrunc 2>/dev/null
 "$bin/gpm-inspect" "$tmp/ps-tiny.id" >"$tmp/out" 2>&1
 has "a torn slot is named invalid and the other is current" \
-    "^slot 0	invalid: checksum mismatch (a write torn by a crash, or damage)$" \
-    "^slot 1	valid: .* (current)$" "^current	slot 1$" "^state	running: "
+    "^slot $cur	invalid: checksum mismatch (a write torn by a crash, or damage)$" \
+    "^slot $oth	valid: .* (current)$" "^current	slot $oth$" "^state	running: "
 
 # A region: what it is, from its name, and its run's state.
 "$bin/gpm-inspect" "$tmp/ps-tiny.sums" >"$tmp/out" 2>&1
@@ -62,7 +66,7 @@ has "a region is named as the workload's object, in the workload's own layout" \
     "^identity	.*ps-tiny.id: running, epoch [0-9]*, mode cpu"
 
 # Killed mid-work, with size flags (a custom tag): RUNNING, resumable.
-"$bin/ps" --mode cpu --n 64M --block 256 --reps 1 --crash-after 0.005 --keep --pm-dir "$tmp" \
+"$bin/ps" --mode cpu --n 64M --block 256 --reps 1 --crash-at-progress 3 --keep --pm-dir "$tmp" \
     >/dev/null 2>&1
 id=$(ls "$tmp"/ps-custom-*.id 2>/dev/null | head -n 1)
 if [ -z "$id" ]; then

@@ -3,10 +3,11 @@
  * Every flag, directory, file and the GPU are checked before any work.
  * Setup is untimed; each repetition times exactly the workload's run()
  * (kernels + persistence), the suite's timing rule. The run's identity on PM
- * says CREATED, then RUNNING with the repetition's epoch, then COMPLETE, so
- * that --recover knows what a crash interrupted:
+ * says CREATED, then PREPARING and RUNNING with the repetition's epoch,
+ * then COMPLETE, so that --recover knows what a crash interrupted:
  *
- *   CREATED             the kill came before the work: a new run;
+ *   CREATED, PREPARING  the kill came before the work (PREPARING: inside a
+ *                       repetition's prepare()): a new run;
  *   RUNNING, resumable  recover() resumes from what is durable, and must
  *                       redo exactly what was missing;
  *   RUNNING, otherwise  the mode persists nothing until the end: rerun;
@@ -203,14 +204,17 @@ static int timed(struct wl_ctx *c, struct wl_run *run, int (*fn)(struct wl_ctx *
     return rc;
 }
 
-/* A new epoch, RUNNING on PM before prepare() touches anything. */
+/* A new epoch, PREPARING on PM before prepare() touches anything, and
+ * RUNNING once what it prepared is durable: a crash inside prepare() is no
+ * crash of the work, and a recovery must not resume from half a reset. */
 static int start_epoch(struct wl_ctx *c, struct wl_run *run)
 {
     if (++c->epoch == 0)
         c->epoch = 1; /* 0 marks what no run has written */
-    if (wl_identity_write(c, run, WL_ID_RUNNING) != 0)
+    if (wl_identity_write(c, run, WL_ID_PREPARING) != 0 ||
+        (c->wl->prepare && c->wl->prepare(c) != 0))
         return -1;
-    return c->wl->prepare ? c->wl->prepare(c) : 0;
+    return wl_identity_write(c, run, WL_ID_RUNNING);
 }
 
 static int reps_of_run(struct wl_ctx *c, struct wl_run *run, double *t)
@@ -257,7 +261,8 @@ static int recovery(struct wl_ctx *c, struct wl_run *run, double *t)
 {
     int complete = run->found.state == WL_ID_COMPLETE;
     *t = 0;
-    if (run->found.state == WL_ID_CREATED) { /* killed before the work began */
+    if (run->found.state == WL_ID_CREATED || run->found.state == WL_ID_PREPARING) {
+        /* killed before the work began */
         wl_note(c, "trial=before-progress");
         return rerun(c, run, t);
     }
@@ -344,6 +349,7 @@ int wl_main(const struct wl_workload *w, int argc, char **argv)
     /* A resume needs a run that started and whose progress was durable, in
      * a mode that can continue it; anything else starts over. */
     c->fresh = !(c->opt.recover && run.found.state != WL_ID_CREATED &&
+                 run.found.state != WL_ID_PREPARING &&
                  wl_resumable(w, (enum wl_mode)run.found.mode) && wl_resumable(w, c->opt.mode));
 
     reps = c->opt.recover ? 1 : c->opt.reps;

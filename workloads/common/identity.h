@@ -22,7 +22,9 @@
 #define WL_ID_FILE_BYTES (2u * WL_ID_SLOT_BYTES)
 #define WL_ID_PARAMS 1536
 
-enum wl_id_state { WL_ID_CREATED = 1, WL_ID_RUNNING = 2, WL_ID_COMPLETE = 3 };
+/* PREPARING: a repetition's epoch is new and prepare() is resetting what
+ * it starts from; nothing of it is durable progress yet. */
+enum wl_id_state { WL_ID_CREATED = 1, WL_ID_RUNNING = 2, WL_ID_COMPLETE = 3, WL_ID_PREPARING = 4 };
 
 struct wl_identity {
     uint64_t magic;
@@ -69,7 +71,7 @@ static inline uint64_t wl_id_sum(const struct wl_identity *s)
 static inline int wl_id_valid(const struct wl_identity *s)
 {
     return s->magic == WL_ID_MAGIC && s->version == WL_ID_VERSION && s->checksum == wl_id_sum(s) &&
-           s->state >= WL_ID_CREATED && s->state <= WL_ID_COMPLETE && s->mode < WL_MAX_MODES &&
+           s->state >= WL_ID_CREATED && s->state <= WL_ID_PREPARING && s->mode < WL_MAX_MODES &&
            s->nobj <= WL_MAX_OBJECTS && memchr(s->workload, 0, sizeof s->workload) &&
            memchr(s->params, 0, sizeof s->params);
 }
