@@ -134,8 +134,10 @@ int gpm_cap_file_open(gpm_cap_file *cf, const char *path, size_t size, int flags
         return -1;
     }
     if (open_file(cf, size, flags, &created) == 0 &&
-        ((flags & GPM_HOST_ONLY) || open_cuda(cf) == 0))
+        ((flags & GPM_HOST_ONLY) || open_cuda(cf) == 0)) {
+        gpm_trace_fd(cf->fd, cf->path); /* its writes reach a traced mapping's bytes */
         return 0;
+    }
     if (created)
         unlink(cf->path); /* nothing of the user's was in it */
     release(cf);
@@ -196,6 +198,7 @@ static int write_all(const gpm_cap_file *cf, const char *buf, size_t len, off_t 
         if (n <= 0)
             return gpm_set_error("%s: write of %zu bytes at offset %lld failed (%s)", cf->path,
                                  len, (long long)offset, n < 0 ? strerror(errno) : "no progress");
+        gpm_trace_write(cf->fd, offset, buf, (size_t)n, GPM_SITE);
         buf += n;
         len -= (size_t)n;
         offset += n;
@@ -205,11 +208,9 @@ static int write_all(const gpm_cap_file *cf, const char *buf, size_t len, off_t 
 
 static int sync_file(const gpm_cap_file *cf)
 {
-    while (fsync(cf->fd) != 0) {
-        if (errno != EINTR)
-            return gpm_set_error("%s: fsync failed (%s): the data may not be durable",
-                                 cf->path, strerror(errno));
-    }
+    if (gpm_fsync_at(cf->fd, GPM_SITE) != 0)
+        return gpm_set_error("%s: fsync failed (%s): the data may not be durable", cf->path,
+                             strerror(errno));
     return 0;
 }
 

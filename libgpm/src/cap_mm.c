@@ -57,6 +57,8 @@ int gpm_cap_mm_ranges(gpm_flusher *f, const gpm_region *r, const gpm_range *v, i
     if (se != cudaSuccess)
         return gpm_set_error("%s: CAP-mm copy of %d ranges failed: %s", r->path, n,
                              cudaGetErrorString(se));
+    for (int i = 0; i < n; i++) /* the DMA's stores, which no CPU made */
+        gpm_trace_dma((char *)r->host + v[i].off, v[i].len, GPM_SITE);
     return gpm_flusher_persist_ranges(f, r, v, n, fence_only);
 }
 

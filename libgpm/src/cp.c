@@ -465,6 +465,8 @@ static int write_working_copy(gpmcp *cp, uint32_t gi, uint32_t w, const gpmcp_ho
         if (serr != cudaSuccess)
             return gpm_set_error("%s: checkpoint of group %" PRIu32 ": copy failed (%s)",
                                  cp->r.path, gi, cudaGetErrorString(serr));
+        for (k = 0; k < g->nelem; k++) /* the DMA's stores, which no CPU made */
+            gpm_trace_dma(copy + e[k].offset, e[k].size, GPM_SITE);
     }
     return cpu_persist(cp, how, copy, g->copy_bytes, how->mode == GPMCP_CAP_EADR);
 }

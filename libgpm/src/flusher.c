@@ -19,6 +19,7 @@
 
 struct flush_job {
     const gpm_region *r;
+    const char *site;     /* the caller's persist point (gpm/trace.h) */
     const gpm_flush_run *runs;
     int nruns;
     uint64_t lines;
@@ -89,10 +90,10 @@ void gpm_flush_slice(uintptr_t addr, size_t len, int nslices, int idx, uintptr_t
  * An ordinary file needs msync instead, which waits by itself. */
 static int flush_piece(void *arg, uintptr_t start, size_t n)
 {
-    const gpm_region *r = arg;
-    if (r->backend == GPM_BACKEND_FILE)
-        return gpm_region_persist(r, (const void *)start, n);
-    pmem_flush((const void *)start, n);
+    const struct flush_job *job = arg;
+    if (job->r->backend == GPM_BACKEND_FILE)
+        return gpm_region_persist_at(job->r, (const void *)start, n, job->site);
+    gpm_flush_at((const void *)start, n, job->site);
     return 0;
 }
 
@@ -102,9 +103,9 @@ static int flush_piece(void *arg, uintptr_t start, size_t n)
 static int flush_slice(const struct flush_job *job, int idx)
 {
     int rc = gpm_flush_runs_slice(job->runs, job->nruns, job->lines, job->nslices, idx,
-                                  flush_piece, (void *)job->r);
+                                  flush_piece, (void *)job);
     if (job->r->backend != GPM_BACKEND_FILE)
-        pmem_drain();
+        gpm_drain_at(job->site);
     return rc;
 }
 
@@ -223,8 +224,8 @@ int gpm_flusher_threads(const gpm_flusher *f)
     return f ? f->nthreads : 0;
 }
 
-int gpm_flusher_persist(gpm_flusher *f, const gpm_region *r, const void *addr, size_t len,
-                        int fence_only)
+int gpm_flusher_persist_at(gpm_flusher *f, const gpm_region *r, const void *addr, size_t len,
+                           int fence_only, const char *site)
 {
     const uintptr_t a = (uintptr_t)addr, base = r ? (uintptr_t)r->host : 0;
     gpm_range one;
@@ -237,7 +238,7 @@ int gpm_flusher_persist(gpm_flusher *f, const gpm_region *r, const void *addr, s
     one.off = (size_t)(a - base);
     one.len = len;
     one.src = NULL;
-    return gpm_flusher_persist_ranges(f, r, &one, 1, fence_only);
+    return gpm_flusher_persist_ranges_at(f, r, &one, 1, fence_only, site);
 }
 
 /* Hands the job to the workers, flushes slice 0 here, waits for them. */
@@ -271,8 +272,8 @@ static int run_job(gpm_flusher *f, const struct flush_job *job)
 /* Runs of up to this many ranges are built on the stack. */
 #define RUNS_ON_STACK 16
 
-int gpm_flusher_persist_ranges(gpm_flusher *f, const gpm_region *r, const gpm_range *v, int n,
-                               int fence_only)
+int gpm_flusher_persist_ranges_at(gpm_flusher *f, const gpm_region *r, const gpm_range *v,
+                                  int n, int fence_only, const char *site)
 {
     gpm_flush_run stack_runs[RUNS_ON_STACK], *runs = stack_runs;
     struct flush_job job;
@@ -288,16 +289,17 @@ int gpm_flusher_persist_ranges(gpm_flusher *f, const gpm_region *r, const gpm_ra
             return gpm_set_error("%s: persist range %d of %d (%zu bytes at offset %zu) is "
                                  "outside the %zu-byte mapping: persist only bytes of the "
                                  "mapping", r->path, i, n, v[i].len, v[i].off, r->size);
-    if (n == 0)
+    if (n == 0 || gpm_mutated(site))
         return 0;
     if (fence_only) {
         /* eADR: the caches are in the persistence domain, only order. */
-        pmem_drain();
+        gpm_drain_at(site);
         return 0;
     }
     if (n > RUNS_ON_STACK && !(runs = malloc((size_t)n * sizeof *runs)))
         return gpm_set_error("%s: out of memory for a persist of %d ranges", r->path, n);
     job.r = r;
+    job.site = site;
     job.runs = runs;
     job.nruns = gpm_flush_runs((uintptr_t)r->host, v, n, runs, &job.lines);
     for (int i = 0; i < job.nruns; i++)

@@ -241,12 +241,12 @@ int gpmlog_host_insert(gpmlog *log, uint32_t slot, const void *src, uint32_t siz
     for (uint32_t k = 0; k < n / 4u; k++) {
         uint8_t *p = base + entry_word_off(log, slot, t, k);
         if (log->region.backend != GPM_BACKEND_FILE)
-            pmem_flush(p, 4);
+            gpm_flush_at(p, 4, GPM_SITE);
         else if (gpm_region_persist(&log->region, p, 4) != 0)
             return -1;
     }
     if (log->region.backend != GPM_BACKEND_FILE)
-        pmem_drain();
+        gpm_drain_at(GPM_SITE);
     *tail = t + n;
     if (gpm_region_persist(&log->region, tail, 4) != 0)
         return -1;

@@ -175,6 +175,7 @@ int gpm_map(gpm_region *r, const char *path, size_t size, int flags)
         r->host = NULL;
         return -1;
     }
+    gpm_trace_map(r->host, r->size, r->path);
     return 0;
 }
 
@@ -182,6 +183,7 @@ void gpm_unmap(gpm_region *r)
 {
     if (!r->host)
         return;
+    gpm_trace_unmap(r->host);
     if (r->dev)
         cudaHostUnregister(r->host);
     pmem_unmap(r->host, r->size);
@@ -189,8 +191,11 @@ void gpm_unmap(gpm_region *r)
     r->dev = NULL;
 }
 
-int gpm_region_persist(const gpm_region *r, const void *addr, size_t len)
+int gpm_region_persist_at(const gpm_region *r, const void *addr, size_t len, const char *site)
 {
+    if (gpm_mutated(site))
+        return 0;
+    gpm_trace_persist(addr, len, site); /* before: the cautious order (trace.c) */
     if (r->backend == GPM_BACKEND_FILE) {
         if (pmem_msync(addr, len) != 0)
             return gpm_set_error("%s: msync failed (%s)", r->path, strerror(errno));

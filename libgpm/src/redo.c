@@ -85,6 +85,7 @@ int gpm_redo_log(gpm_region *log, gpm_flusher *f, const void *recs, uint64_t n, 
         if (e != cudaSuccess)
             return gpm_set_error("%s: copying %llu records from the GPU failed: %s", log->path,
                                  (unsigned long long)n, cudaGetErrorString(e));
+        gpm_trace_dma(records(log), len, GPM_SITE); /* the DMA's stores */
     } else
         memcpy(records(log), recs, len);
     if (len && persist(log, f, records(log), len) != 0)
@@ -118,10 +119,10 @@ static void store_records(const gpm_region *log, gpm_region *table, uint64_t n, 
             memcpy(&off, rec, sizeof off);
             memcpy((uint8_t *)table->host + off, rec + 8, data);
             if (flush)
-                pmem_flush((uint8_t *)table->host + off, data);
+                gpm_flush_at((uint8_t *)table->host + off, data, GPM_SITE);
         }
         if (flush)
-            pmem_drain();
+            gpm_drain_at(GPM_SITE);
     }
 }
 

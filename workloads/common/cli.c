@@ -84,7 +84,7 @@ static void usage(const struct wl_workload *w, FILE *out)
     fprintf(out, "\n       [--reps N] [--pm-dir DIR] [--cpu-threads N|best] [--recover]\n"
                  "       [--crash-after SECONDS|random] [--crash-at-progress K]\n"
                  "       [--crash-after-progress SECONDS] [--progress-times] [--seed N]\n"
-                 "       [--out FILE] [--keep]\n");
+                 "       [--out FILE] [--keep] [--trace DIR]\n");
     if (has_transactions(w))
         fprintf(out, "       [--crash-before-commit N]\n");
     for (int i = 0; i < nparams(w); i++) {
@@ -123,7 +123,9 @@ static void usage(const struct wl_workload *w, FILE *out)
                  "came (progress_*_s)\n"
                  "  --seed N             input seed (default 1)\n"
                  "  --out FILE           append the result row to FILE (default: print it)\n"
-                 "  --keep               keep the PM files after the run\n");
+                 "  --keep               keep the PM files after the run\n"
+                 "  --trace DIR          record the work's PM stores and persist points in DIR "
+                 "(gpm-check)\n");
     if (has_transactions(w))
         fprintf(out, "  --crash-before-commit N  SIGKILL this process just before the N-th "
                      "transaction of the first\n"
@@ -133,7 +135,8 @@ static void usage(const struct wl_workload *w, FILE *out)
 
 enum { OPT_MODE = 1000, OPT_OP, OPT_SCALE, OPT_REPS, OPT_PM_DIR, OPT_CPU_THREADS, OPT_RECOVER,
        OPT_CRASH_AFTER, OPT_SEED, OPT_OUT, OPT_KEEP, OPT_HELP, OPT_CRASH_COMMIT,
-       OPT_CRASH_PROGRESS, OPT_CRASH_AFTER_PROGRESS, OPT_PROGRESS_TIMES, OPT_PARAM = 2000 };
+       OPT_CRASH_PROGRESS, OPT_CRASH_AFTER_PROGRESS, OPT_PROGRESS_TIMES, OPT_TRACE,
+       OPT_PARAM = 2000 };
 
 static int parse_param(const struct wl_workload *w, int i, const char *val, struct wl_opts *o)
 {
@@ -218,6 +221,11 @@ static int parse_one(const struct wl_workload *w, int c, const char *val, struct
             return gpm_set_error("--crash-before-commit: %s runs no transactions: use "
                                  "--crash-after", w->name);
         return gpm_arg_ll("--crash-before-commit", val, 1, 1ll << 40, &o->crash_before_commit);
+    case OPT_TRACE:
+        if (!*val)
+            return gpm_set_error("--trace: empty: pass a directory for the trace");
+        o->trace = val;
+        return 0;
     case OPT_CRASH_PROGRESS:
         return gpm_arg_ll("--crash-at-progress", val, 1, 1ll << 50, &o->crash_at_progress);
     case OPT_CRASH_AFTER_PROGRESS:
@@ -249,7 +257,8 @@ int wl_parse_args(const struct wl_workload *w, int argc, char **argv, struct wl_
         {"seed", 1, OPT_SEED}, {"out", 1, OPT_OUT}, {"keep", 0, OPT_KEEP},
         {"crash-before-commit", 1, OPT_CRASH_COMMIT}, {"crash-at-progress", 1, OPT_CRASH_PROGRESS},
         {"crash-after-progress", 1, OPT_CRASH_AFTER_PROGRESS},
-        {"progress-times", 0, OPT_PROGRESS_TIMES}, {"help", 0, OPT_HELP}};
+        {"progress-times", 0, OPT_PROGRESS_TIMES}, {"trace", 1, OPT_TRACE},
+        {"help", 0, OPT_HELP}};
     const int nc = (int)(sizeof common / sizeof common[0]);
     struct option opts[sizeof common / sizeof common[0] + WL_MAX_PARAMS + 1];
     int n = 0, c, have_mode = 0;

@@ -340,6 +340,10 @@ int wl_main(const struct wl_workload *w, int argc, char **argv)
         return fail(w, 2);
     }
     when[0] = wl_now();
+    if (c->opt.trace && gpm_trace_open(c->opt.trace) != 0) {
+        free(c->priv);
+        return fail(w, 2);
+    }
     if (check_gpu(c) != 0 || wl_objects_open(c, &run) != 0) {
         free(c->priv);
         return fail(w, 1);
@@ -363,8 +367,13 @@ int wl_main(const struct wl_workload *w, int argc, char **argv)
     if (rc == 0 && w->setup)
         rc = w->setup(c);
     when[3] = wl_now();
+    /* The trace covers the work: every repetition, or the recovery. */
+    if (rc == 0)
+        rc = gpm_trace_begin();
     if (rc == 0)
         rc = c->opt.recover ? recovery(c, &run, t) : reps_of_run(c, &run, t);
+    if (gpm_trace_end() != 0)
+        rc = -1;
     when[4] = wl_now();
     if (rc != 0) {
         rc = fail(w, 1);

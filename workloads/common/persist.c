@@ -35,7 +35,7 @@ static int check_ranges(const struct wl_obj *o, const gpm_range *v, int n, doubl
     return 0;
 }
 
-int wl_commit(struct wl_ctx *c, int i, const gpm_range *v, int n)
+int wl_commit_at(struct wl_ctx *c, int i, const gpm_range *v, int n, const char *site)
 {
     struct wl_obj *o = &c->obj[i];
     double bytes;
@@ -44,13 +44,15 @@ int wl_commit(struct wl_ctx *c, int i, const gpm_range *v, int n)
         return -1;
     switch (c->m->engine) {
     case WL_ENGINE_NONE: return 0; /* persisted in-kernel; the kernels count it */
-    case WL_ENGINE_FLUSH: rc = gpm_flusher_persist_ranges(c->flusher, &o->region, v, n, 0); break;
+    case WL_ENGINE_FLUSH:
+        rc = gpm_flusher_persist_ranges_at(c->flusher, &o->region, v, n, 0, site);
+        break;
     case WL_ENGINE_CAP_MM: rc = gpm_cap_mm_ranges(c->flusher, &o->region, v, n, 0, c->stream); break;
     case WL_ENGINE_CAP_EADR: rc = gpm_cap_mm_ranges(c->flusher, &o->region, v, n, 1, c->stream); break;
     case WL_ENGINE_CAP_FS: rc = gpm_cap_fs_ranges(&o->cf, v, n, c->stream); break;
     /* The calling thread flushes, one drain for the list: OpenMP threads
      * of the CPU counterpart commit their own ranges at once. */
-    case WL_ENGINE_CPU: rc = gpm_flusher_persist_ranges(NULL, &o->region, v, n, 0); break;
+    case WL_ENGINE_CPU: rc = gpm_flusher_persist_ranges_at(NULL, &o->region, v, n, 0, site); break;
     }
     if (rc == 0) {
 #pragma omp atomic
@@ -59,7 +61,8 @@ int wl_commit(struct wl_ctx *c, int i, const gpm_range *v, int n)
     return rc;
 }
 
-int wl_pm_write(struct wl_ctx *c, int i, size_t off, const void *src, size_t len)
+int wl_pm_write_at(struct wl_ctx *c, int i, size_t off, const void *src, size_t len,
+                   const char *site)
 {
     struct wl_obj *o = &c->obj[i];
     int rc;
@@ -70,16 +73,16 @@ int wl_pm_write(struct wl_ctx *c, int i, size_t off, const void *src, size_t len
         rc = gpm_cap_fs_host(&o->cf, (off_t)off, src, len);
     } else {
         memcpy((char *)o->region.host + off, src, len);
-        rc = gpm_region_persist(&o->region, (char *)o->region.host + off, len);
+        rc = gpm_region_persist_at(&o->region, (char *)o->region.host + off, len, site);
     }
     if (rc == 0)
         c->bytes_persisted += (double)len;
     return rc;
 }
 
-int wl_pm_persist(struct wl_ctx *c, int i, const void *p, size_t len)
+int wl_pm_persist_at(struct wl_ctx *c, int i, const void *p, size_t len, const char *site)
 {
-    if (gpm_region_persist(&c->obj[i].region, p, len) != 0)
+    if (gpm_region_persist_at(&c->obj[i].region, p, len, site) != 0)
         return -1;
 #pragma omp atomic
     c->bytes_persisted += (double)len;

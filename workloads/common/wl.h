@@ -185,6 +185,8 @@ struct wl_opts {
                                       (1-based) in the first repetition; 0: none */
     double crash_after_progress;   /* seconds after the first durable unit; < 0: none */
     int progress_times;     /* note when the first and the last unit became durable */
+    const char *trace;      /* record the run's PM stores and persist points here
+                               (gpm/trace.h: what gpm-check reads); NULL: none */
 };
 
 /* What the harness hands a workload's callbacks. */
@@ -313,17 +315,21 @@ int wl_log_flush(struct wl_ctx *c, int i);
  * mode table says so). */
 int wl_persist_begin(struct wl_ctx *c);
 int wl_persist_end(struct wl_ctx *c);
-/* Makes the ranges V[0..N) of region I durable, the mode's way, with one
+/* (wl_commit, wl_pm_write and wl_pm_persist are persist points named by
+ * their call sites: gpm/trace.h.)
+ * Makes the ranges V[0..N) of region I durable, the mode's way, with one
  * drain or one fsync for the whole list: CAP modes copy each range's
  * device source (V[k].src) to its offset first; gpm-ndp and cpu flush what
  * was stored there; gpm and gpm-eadr do nothing (the kernels persisted,
  * and their wl_store_* counted the bytes). Counts the bytes it made
  * durable. */
-int wl_commit(struct wl_ctx *c, int i, const gpm_range *v, int n);
+int wl_commit_at(struct wl_ctx *c, int i, const gpm_range *v, int n, const char *site);
+#define wl_commit(c, i, v, n) wl_commit_at((c), (i), (v), (n), GPM_SITE)
 /* (In cpu mode wl_commit is thread-safe: the calling thread flushes.)
  * The CPU's persist of LEN bytes at P inside region I (the CPU counterpart's
  * stores), counted. Thread-safe: OpenMP threads call it at once. */
-int wl_pm_persist(struct wl_ctx *c, int i, const void *p, size_t len);
+int wl_pm_persist_at(struct wl_ctx *c, int i, const void *p, size_t len, const char *site);
+#define wl_pm_persist(c, i, p, len) wl_pm_persist_at((c), (i), (p), (len), GPM_SITE)
 /* The device pointer of region I where the mode's kernels store into PM
  * (kernels_write_pm), else NULL: where a kernel writes PM as well as its
  * device copy. */
@@ -369,7 +375,9 @@ int wl_chunk_ranges(const uint32_t *flags, uint64_t nflags, size_t chunk, size_t
 uint32_t wl_chunk_shift(size_t chunk);
 /* Writes LEN host bytes at OFF of region I and makes them durable, in any
  * mode (state words, headers). Counts the bytes. */
-int wl_pm_write(struct wl_ctx *c, int i, size_t off, const void *src, size_t len);
+int wl_pm_write_at(struct wl_ctx *c, int i, size_t off, const void *src, size_t len,
+                   const char *site);
+#define wl_pm_write(c, i, off, src, len) wl_pm_write_at((c), (i), (off), (src), (len), GPM_SITE)
 
 /* ---- checkpoints (cp.c): object I of kind WL_OBJ_CHECKPOINT ---- */
 /* Adds a device buffer, in setup(); the same buffers in the same order

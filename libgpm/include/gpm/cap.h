@@ -65,8 +65,10 @@ typedef struct gpm_range {
  * contiguous slice aligned to cache lines, then drains. FENCE_ONLY (eADR):
  * no flushes, one store fence. The one-range case of
  * gpm_flusher_persist_ranges. */
-int gpm_flusher_persist(gpm_flusher *f, const gpm_region *r, const void *addr,
-                        size_t len, int fence_only);
+int gpm_flusher_persist_at(gpm_flusher *f, const gpm_region *r, const void *addr,
+                           size_t len, int fence_only, const char *site);
+#define gpm_flusher_persist(f, r, addr, len, fence_only)                                \
+    gpm_flusher_persist_at((f), (r), (addr), (len), (fence_only), GPM_SITE)
 
 /* Flushes the N ranges V of region R (offsets into r->host) in one pass:
  * the pool's threads share the total bytes, split across range boundaries
@@ -75,8 +77,10 @@ int gpm_flusher_persist(gpm_flusher *f, const gpm_region *r, const void *addr,
  * flushes them all, with one drain). FENCE_ONLY (eADR): one store
  * fence, no flushes. N == 0 is a no-op. A range past r->size is an error
  * (one line naming it; nothing is flushed). */
-int gpm_flusher_persist_ranges(gpm_flusher *f, const gpm_region *r, const gpm_range *v, int n,
-                               int fence_only);
+int gpm_flusher_persist_ranges_at(gpm_flusher *f, const gpm_region *r, const gpm_range *v,
+                                  int n, int fence_only, const char *site);
+#define gpm_flusher_persist_ranges(f, r, v, n, fence_only)                              \
+    gpm_flusher_persist_ranges_at((f), (r), (v), (n), (fence_only), GPM_SITE)
 
 /* The slicing of a vectored flush, pure so that it can be tested.
  *

@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "gpm/trace.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -49,8 +51,10 @@ const char *gpm_pm_dir(void);
 int gpm_resolve_path(const char *path, char *out, size_t out_len);
 
 /* Makes [addr, addr+len) of a mapping durable from the CPU, the way its
- * backend requires (cache-line flush + drain, or msync). */
-int gpm_region_persist(const gpm_region *r, const void *addr, size_t len);
+ * backend requires (cache-line flush + drain, or msync). A persist point
+ * named by its call site (gpm/trace.h: traced, and removed by GPM_MUTATE). */
+int gpm_region_persist_at(const gpm_region *r, const void *addr, size_t len, const char *site);
+#define gpm_region_persist(r, addr, len) gpm_region_persist_at((r), (addr), (len), GPM_SITE)
 
 /* Takes an exclusive lock on the existing file PATH for as long as *FD
  * stays open (gpm_unlock_file closes it). A file locked by another process,

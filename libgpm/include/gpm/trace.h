@@ -1,0 +1,92 @@
+/* The persistency trace: every write to a PM file and every persist point,
+ * in one order, for gpm-check (gpm/persistency.h) to build the crash images
+ * a persistency model allows.
+ *
+ * A program opens a trace with gpm_trace_open(DIR) before it maps its PM
+ * files: every gpm_map from then on is a traced object. gpm_trace_begin()
+ * writes each object's start image and starts recording; gpm_trace_end()
+ * stops. In between:
+ *   - the CPU's stores to a traced mapping, from any code, are found by
+ *     write-protecting its pages: a page written since the last event is
+ *     compared with the trace's copy at the next event, and what changed is
+ *     recorded as stores just before that event;
+ *   - stores that do not go through the CPU are recorded where libgpm makes
+ *     them: write() to a traced file, a DMA (cudaMemcpy) into a mapping;
+ *   - persist points: a flush of a range by a thread, a drain by a thread,
+ *     a flush-and-drain of a range (msync, pmem_persist), an fsync of a file.
+ * Each event names its site, the source line that asked for it
+ * (GPM_SITE). GPM_MUTATE=SITE removes the persist point at SITE, with its
+ * record, everywhere it runs, traced or not: a mutant that gpm-check must
+ * catch and a SIGKILL on DRAM cannot.
+ *
+ * Not thread-safe for open/begin/end; the events and the stores they find
+ * are safe from any thread. */
+#ifndef GPM_TRACE_H
+#define GPM_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GPM_XSTR_(x) #x
+#define GPM_XSTR(x) GPM_XSTR_(x)
+/* The call site, as a persist point's name: "libgpm/src/tx.c:24". */
+#define GPM_SITE __FILE__ ":" GPM_XSTR(__LINE__)
+
+/* The trace file DIR/trace.bin: records of this header, a STORE's, OBJ's
+ * and SITE's followed by LEN bytes of payload. */
+#define GPM_TRACE_MAGIC 0x3143525454504d47ull /* "GMPTTRC1" */
+enum gpm_trace_kind {
+    GPM_TR_OBJ = 1, /* object OBJ: OFF bytes mapped, payload its path (LEN bytes) */
+    GPM_TR_SITE,    /* site SITE: payload its name */
+    GPM_TR_STORE,   /* LEN bytes at OFF of OBJ now hold the payload (AUX: how) */
+    GPM_TR_FLUSH,   /* THREAD flushed [OFF, OFF+LEN) of OBJ */
+    GPM_TR_DRAIN,   /* THREAD's flushes before this completed */
+    GPM_TR_PERSIST, /* [OFF, OFF+LEN) of OBJ flushed and drained, at once */
+    GPM_TR_FSYNC,   /* every write to OBJ before this is durable */
+    GPM_TR_FENCE,   /* a GPU thread's system-scope fence (THREAD) */
+    GPM_TR_END      /* the end of the traced work */
+};
+enum gpm_trace_how { GPM_TR_CPU = 0, GPM_TR_WRITE, GPM_TR_DMA, GPM_TR_GPU };
+typedef struct gpm_trace_rec {
+    uint32_t kind, obj;
+    uint64_t off, len;
+    uint64_t thread; /* host: the thread's id; GPU: 1 << 63 | block << 32 | thread */
+    uint32_t site, aux;
+} gpm_trace_rec;
+
+/* 0, or -1 with a message naming DIR and the fix. */
+int gpm_trace_open(const char *dir);
+int gpm_trace_begin(void);
+int gpm_trace_end(void);
+int gpm_trace_active(void);
+
+/* What libgpm calls (and a program may, for its own persist points). */
+void gpm_trace_map(const void *host, size_t size, const char *path);
+void gpm_trace_unmap(const void *host);
+void gpm_trace_flush(const void *addr, size_t len, const char *site);
+void gpm_trace_drain(const char *site);
+void gpm_trace_persist(const void *addr, size_t len, const char *site);
+void gpm_trace_fsync(int fd, const char *site);
+void gpm_trace_fd(int fd, const char *path); /* FD writes the traced file PATH */
+void gpm_trace_write(int fd, off_t off, const void *buf, size_t len, const char *site);
+void gpm_trace_dma(const void *addr, size_t len, const char *site);
+
+/* Is the persist point at SITE removed (GPM_MUTATE names it)? */
+int gpm_mutated(const char *site);
+
+/* The persist primitives with their sites: each does nothing where SITE is
+ * mutated, and is recorded where a trace runs. */
+void gpm_flush_at(const void *addr, size_t len, const char *site);
+void gpm_drain_at(const char *site);
+int gpm_fsync_at(int fd, const char *site);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,440 @@
+/* The persistency trace's recorder (gpm/trace.h): the traced mappings, the
+ * CPU's stores found through write-protected pages, the events, and the
+ * trace file. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <libpmem.h>
+
+#include "gpm/gpm.h"
+#include "gpm/trace.h"
+
+#define MAX_OBJECTS 64
+#define MAX_SITES 4096
+#define MAX_FDS 64
+
+struct tobj {
+    char *host;
+    size_t size;
+    char path[4096];
+    uint8_t *shadow;       /* the bytes as the trace has them */
+    volatile char *dirty;  /* pages written since the last event */
+    int live;
+};
+
+static struct {
+    int open, recording;
+    char dir[4096];
+    FILE *f;
+    pthread_mutex_t mu;
+    struct tobj obj[MAX_OBJECTS];
+    int nobj;
+    const char *site_ptr[MAX_SITES];
+    char *site_name[MAX_SITES];
+    uint32_t nsites;
+    struct { int fd, obj; } fds[MAX_FDS];
+    int nfds;
+    size_t page;
+    int handler;
+    struct sigaction old;
+} T = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+/* ---- mutants ---- */
+
+int gpm_mutated(const char *site)
+{
+    static const char *m;
+    static int read;
+    size_t n, k;
+    if (!read) {
+        m = getenv("GPM_MUTATE");
+        read = 1;
+    }
+    if (!m || !*m || !site)
+        return 0;
+    if (strcmp(site, m) == 0)
+        return 1;
+    /* "tx.c:24" names "libgpm/src/tx.c:24" too. */
+    n = strlen(site), k = strlen(m);
+    return n > k && site[n - k - 1] == '/' && strcmp(site + n - k, m) == 0;
+}
+
+/* ---- the file ---- */
+
+static void emit(uint32_t kind, uint32_t obj, uint64_t off, uint64_t len, uint32_t site,
+                 uint32_t aux, const void *payload, size_t plen)
+{
+    gpm_trace_rec r;
+    memset(&r, 0, sizeof r);
+    r.kind = kind;
+    r.obj = obj;
+    r.off = off;
+    r.len = len;
+    r.thread = (uint64_t)syscall(SYS_gettid);
+    r.site = site;
+    r.aux = aux;
+    fwrite(&r, sizeof r, 1, T.f);
+    if (plen)
+        fwrite(payload, 1, plen, T.f);
+}
+
+static uint32_t site_id(const char *site)
+{
+    uint32_t k;
+    if (!site)
+        site = "?";
+    for (k = 0; k < T.nsites; k++)
+        if (T.site_ptr[k] == site || strcmp(T.site_name[k], site) == 0)
+            return k;
+    if (T.nsites == MAX_SITES)
+        return MAX_SITES - 1;
+    T.site_ptr[k] = site;
+    T.site_name[k] = strdup(site);
+    T.nsites++;
+    emit(GPM_TR_SITE, 0, 0, strlen(site), k, 0, site, strlen(site));
+    return k;
+}
+
+/* ---- the objects and their pages ---- */
+
+static int obj_of(const void *addr, uint64_t *off)
+{
+    const char *a = addr;
+    for (int i = 0; i < T.nobj; i++)
+        if (T.obj[i].live && a >= T.obj[i].host && a < T.obj[i].host + T.obj[i].size) {
+            *off = (uint64_t)(a - T.obj[i].host);
+            return i;
+        }
+    return -1;
+}
+
+static void on_fault(int sig, siginfo_t *si, void *ctx)
+{
+    char *a = si->si_addr;
+    (void)sig, (void)ctx;
+    for (int i = 0; i < T.nobj; i++) {
+        struct tobj *o = &T.obj[i];
+        if (o->live && o->dirty && a >= o->host && a < o->host + o->size) {
+            size_t p = (size_t)(a - o->host) / T.page;
+            /* Writable first, then dirty: the write comes after both, and an
+             * event that protects the page again after clearing its mark
+             * (sync_page) either sees the mark or makes the write fault. */
+            mprotect(o->host + p * T.page, T.page, PROT_READ | PROT_WRITE);
+            o->dirty[p] = 1;
+            return;
+        }
+    }
+    /* Not a traced page: the fault is the program's own. */
+    sigaction(SIGSEGV, &T.old, NULL);
+}
+
+/* The words of page P of object I that differ from the trace's copy, as
+ * stores (runs of whole 8-byte words), the copy brought up to date. The
+ * page is protected again first: a write after that faults and is found
+ * at the next event. */
+static void sync_page(int i, size_t p)
+{
+    struct tobj *o = &T.obj[i];
+    size_t lo = p * T.page, hi = lo + T.page < o->size ? lo + T.page : o->size, w, run = 0;
+    o->dirty[p] = 0;
+    mprotect(o->host + lo, hi - lo, PROT_READ);
+    for (w = lo; w <= hi; w += 8) {
+        int differs = w < hi && memcmp(o->host + w, o->shadow + w, 8) != 0;
+        if (differs && !run)
+            run = w + 1;
+        if (!differs && run) {
+            size_t a = run - 1;
+            memcpy(o->shadow + a, o->host + a, w - a);
+            emit(GPM_TR_STORE, (uint32_t)i, a, w - a, 0, GPM_TR_CPU, o->shadow + a, w - a);
+            run = 0;
+        }
+    }
+}
+
+/* Every page written since the last event, before the next one. */
+static void sync_all(void)
+{
+    for (int i = 0; i < T.nobj; i++) {
+        struct tobj *o = &T.obj[i];
+        if (!o->live || !o->dirty)
+            continue;
+        for (size_t p = 0; p * T.page < o->size; p++)
+            if (o->dirty[p])
+                sync_page(i, p);
+    }
+}
+
+static int start_obj(int i)
+{
+    struct tobj *o = &T.obj[i];
+    char path[4200];
+    FILE *f;
+    emit(GPM_TR_OBJ, (uint32_t)i, o->size, strlen(o->path), 0, 0, o->path, strlen(o->path));
+    snprintf(path, sizeof path, "%s/start-%d", T.dir, i);
+    o->shadow = malloc(o->size);
+    o->dirty = calloc((o->size + T.page - 1) / T.page, 1);
+    if (!o->shadow || !o->dirty || !(f = fopen(path, "wb")))
+        return gpm_set_error("%s: cannot write the trace's start image of %s: check the space",
+                             path, o->path);
+    memcpy(o->shadow, o->host, o->size);
+    if (fwrite(o->shadow, 1, o->size, f) != o->size) {
+        fclose(f);
+        return gpm_set_error("%s: cannot write the trace's start image: check the space", path);
+    }
+    fclose(f);
+    return mprotect(o->host, o->size, PROT_READ) == 0
+               ? 0
+               : gpm_set_error("%s: cannot write-protect the mapping for the trace (%s)",
+                               o->path, strerror(errno));
+}
+
+static void stop_obj(int i)
+{
+    struct tobj *o = &T.obj[i];
+    if (o->dirty)
+        mprotect(o->host, o->size, PROT_READ | PROT_WRITE);
+    free(o->shadow);
+    free((void *)o->dirty);
+    o->shadow = NULL;
+    o->dirty = NULL;
+}
+
+/* ---- the API ---- */
+
+int gpm_trace_open(const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return gpm_set_error("--trace: %s is not a directory: create it, or pass one", dir);
+    snprintf(T.dir, sizeof T.dir, "%s", dir);
+    T.page = (size_t)sysconf(_SC_PAGESIZE);
+    T.open = 1;
+    return 0;
+}
+
+int gpm_trace_active(void) { return T.recording; }
+
+void gpm_trace_map(const void *host, size_t size, const char *path)
+{
+    struct tobj *o;
+    if (!T.open)
+        return;
+    pthread_mutex_lock(&T.mu);
+    if (T.nobj < MAX_OBJECTS) {
+        o = &T.obj[T.nobj];
+        memset(o, 0, sizeof *o);
+        o->host = (char *)host;
+        o->size = size;
+        snprintf(o->path, sizeof o->path, "%s", path);
+        o->live = 1;
+        if (T.recording && start_obj(T.nobj) != 0)
+            fprintf(stderr, "gpm trace: %s\n", gpm_last_error());
+        T.nobj++;
+    }
+    pthread_mutex_unlock(&T.mu);
+}
+
+void gpm_trace_unmap(const void *host)
+{
+    if (!T.open)
+        return;
+    pthread_mutex_lock(&T.mu);
+    for (int i = 0; i < T.nobj; i++)
+        if (T.obj[i].live && T.obj[i].host == host) {
+            if (T.recording)
+                sync_all();
+            stop_obj(i);
+            T.obj[i].live = 0;
+        }
+    pthread_mutex_unlock(&T.mu);
+}
+
+int gpm_trace_begin(void)
+{
+    char path[4200];
+    uint64_t magic = GPM_TRACE_MAGIC;
+    struct sigaction sa;
+    if (!T.open)
+        return 0;
+    snprintf(path, sizeof path, "%s/trace.bin", T.dir);
+    if (!(T.f = fopen(path, "wb")))
+        return gpm_set_error("%s: cannot create the trace (%s): check the directory", path,
+                             strerror(errno));
+    fwrite(&magic, sizeof magic, 1, T.f);
+    if (!T.handler) {
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_fault;
+        sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(SIGSEGV, &sa, &T.old) != 0)
+            return gpm_set_error("cannot catch the trace's page faults (%s)", strerror(errno));
+        T.handler = 1;
+    }
+    pthread_mutex_lock(&T.mu);
+    for (int i = 0; i < T.nobj; i++)
+        if (T.obj[i].live && start_obj(i) != 0) {
+            pthread_mutex_unlock(&T.mu);
+            return -1;
+        }
+    T.recording = 1;
+    pthread_mutex_unlock(&T.mu);
+    return 0;
+}
+
+int gpm_trace_end(void)
+{
+    int rc;
+    if (!T.recording)
+        return 0;
+    pthread_mutex_lock(&T.mu);
+    sync_all();
+    emit(GPM_TR_END, 0, 0, 0, 0, 0, NULL, 0);
+    T.recording = 0;
+    for (int i = 0; i < T.nobj; i++)
+        if (T.obj[i].live)
+            stop_obj(i);
+    rc = fclose(T.f) == 0 ? 0 : gpm_set_error("%s/trace.bin: cannot finish the trace", T.dir);
+    T.f = NULL;
+    pthread_mutex_unlock(&T.mu);
+    return rc;
+}
+
+/* One event: the stores before it, then its record. */
+static void event(uint32_t kind, const void *addr, uint64_t len, const char *site)
+{
+    uint64_t off = 0;
+    int i = addr ? obj_of(addr, &off) : 0;
+    if (!T.recording || (addr && i < 0))
+        return;
+    pthread_mutex_lock(&T.mu);
+    if (T.recording) {
+        sync_all();
+        emit(kind, addr ? (uint32_t)i : 0, off, len, site_id(site), 0, NULL, 0);
+    }
+    pthread_mutex_unlock(&T.mu);
+}
+
+void gpm_trace_flush(const void *addr, size_t len, const char *site)
+{
+    event(GPM_TR_FLUSH, addr, len, site);
+}
+
+void gpm_trace_drain(const char *site) { event(GPM_TR_DRAIN, NULL, 0, site); }
+
+void gpm_trace_persist(const void *addr, size_t len, const char *site)
+{
+    event(GPM_TR_PERSIST, addr, len, site);
+}
+
+static int obj_of_fd(int fd)
+{
+    for (int k = 0; k < T.nfds; k++)
+        if (T.fds[k].fd == fd)
+            return T.fds[k].obj;
+    return -1;
+}
+
+void gpm_trace_fd(int fd, const char *path)
+{
+    if (!T.open)
+        return;
+    pthread_mutex_lock(&T.mu);
+    for (int i = 0; i < T.nobj; i++)
+        if (T.obj[i].live && strcmp(T.obj[i].path, path) == 0 && T.nfds < MAX_FDS) {
+            T.fds[T.nfds].fd = fd;
+            T.fds[T.nfds++].obj = i;
+            break;
+        }
+    pthread_mutex_unlock(&T.mu);
+}
+
+void gpm_trace_fsync(int fd, const char *site)
+{
+    int i;
+    if (!T.recording)
+        return;
+    pthread_mutex_lock(&T.mu);
+    if (T.recording && (i = obj_of_fd(fd)) >= 0) {
+        sync_all();
+        emit(GPM_TR_FSYNC, (uint32_t)i, 0, 0, site_id(site), 0, NULL, 0);
+    }
+    pthread_mutex_unlock(&T.mu);
+}
+
+/* Bytes that reached a traced object without the CPU's stores: recorded as
+ * they are, and the trace's copy updated, so no page diff finds them. */
+static void stored(int i, uint64_t off, const void *buf, size_t len, uint32_t how,
+                   const char *site)
+{
+    struct tobj *o = &T.obj[i];
+    if (off > o->size || len > o->size - off)
+        return;
+    sync_all();
+    memcpy(o->shadow + off, buf, len);
+    emit(GPM_TR_STORE, (uint32_t)i, off, len, site_id(site), how, buf, len);
+}
+
+void gpm_trace_write(int fd, off_t off, const void *buf, size_t len, const char *site)
+{
+    int i;
+    if (!T.recording)
+        return;
+    pthread_mutex_lock(&T.mu);
+    if (T.recording && (i = obj_of_fd(fd)) >= 0)
+        stored(i, (uint64_t)off, buf, len, GPM_TR_WRITE, site);
+    pthread_mutex_unlock(&T.mu);
+}
+
+void gpm_trace_dma(const void *addr, size_t len, const char *site)
+{
+    uint64_t off;
+    int i;
+    if (!T.recording)
+        return;
+    pthread_mutex_lock(&T.mu);
+    if (T.recording && (i = obj_of(addr, &off)) >= 0)
+        stored(i, off, T.obj[i].host + off, len, GPM_TR_DMA, site);
+    pthread_mutex_unlock(&T.mu);
+}
+
+/* ---- the persist primitives ---- */
+
+/* Each is recorded before it runs: a store another thread makes meanwhile
+ * lands after the event in the trace, which counts it not yet persisted
+ * (the cautious order; the other would credit a flush with a store it may
+ * have missed). */
+void gpm_flush_at(const void *addr, size_t len, const char *site)
+{
+    if (gpm_mutated(site))
+        return;
+    gpm_trace_flush(addr, len, site);
+    pmem_flush(addr, len);
+}
+
+void gpm_drain_at(const char *site)
+{
+    if (gpm_mutated(site))
+        return;
+    gpm_trace_drain(site);
+    pmem_drain();
+}
+
+int gpm_fsync_at(int fd, const char *site)
+{
+    int rc;
+    if (gpm_mutated(site))
+        return 0;
+    while ((rc = fsync(fd)) != 0 && errno == EINTR)
+        ;
+    if (rc == 0)
+        gpm_trace_fsync(fd, site);
+    return rc;
+}
