@@ -1,0 +1,107 @@
+/* The persistency model, in one file: which of a trace's stores
+ * (gpm/trace.h) are durable at each point of it, and the crash images that
+ * a model allows there. gpm-check builds images with it; the tests check
+ * it on hand-written traces.
+ *
+ * The rules (the CUDA memory model's system-scope fence, the paper's
+ * persist, x86's flush and fence, POSIX's fsync):
+ *
+ *   strict  today's hardware with DDIO off. A GPU thread's store is
+ *           durable once a system-scope fence of that thread (gpm_persist)
+ *           follows it. A CPU store, or one a DMA or write() made, is
+ *           durable once a flush of its bytes by a thread is followed by a
+ *           drain of that thread, or a persist (flush and drain) or an
+ *           msync covers it, or an fsync of its file follows it.
+ *   eadr    the caches are in the persistence domain: a CPU store is
+ *           durable as soon as it is made; a GPU thread's store once its
+ *           thread's fence makes it visible.
+ *   ndp     GPM-NDP (DDIO left on): a GPU fence completes in the CPU's
+ *           cache, so a GPU store, like a CPU one, is durable only through
+ *           the CPU's flush and drain (or a persist or fsync) of its bytes.
+ *
+ * A store that is not durable at a crash may or may not be, independently
+ * for each aligned word of GPM_PWORD bytes (the paper's atomic persist
+ * size): the word then holds its last durable value or the value after any
+ * later store to it. */
+#ifndef GPM_PERSISTENCY_H
+#define GPM_PERSISTENCY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpm/trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GPM_PWORD 8u
+#define GPM_NEVER UINT64_MAX
+
+typedef enum { GPM_MODEL_STRICT, GPM_MODEL_EADR, GPM_MODEL_NDP } gpm_model;
+/* "strict", "eadr", "ndp": 0, or -1 with a message naming the models. */
+int gpm_model_parse(const char *name, gpm_model *m);
+const char *gpm_model_name(gpm_model m);
+
+/* A trace in memory: its events in order, each store's bytes, and the
+ * objects' start images. */
+typedef struct gpm_pobj {
+    char path[4096];
+    uint64_t size;
+    uint8_t *start;
+} gpm_pobj;
+typedef struct gpm_ptrace {
+    gpm_trace_rec *ev;       /* the events, OBJ and SITE records left out */
+    uint64_t *data;          /* STORE: where its bytes start in BYTES */
+    uint64_t nev;
+    uint8_t *bytes;
+    gpm_pobj *obj;
+    uint32_t nobj;
+    char **site;             /* names, by site id */
+    uint32_t nsites;
+    int ended;               /* the trace has its END (the work finished) */
+    uint64_t ev_cap, bytes_cap, bytes_len; /* the arrays' room, as they grow */
+} gpm_ptrace;
+
+/* Reads DIR/trace.bin and DIR/start-N: 0, or -1 with a message. */
+int gpm_ptrace_load(gpm_ptrace *t, const char *dir);
+void gpm_ptrace_free(gpm_ptrace *t);
+/* Builds a trace in memory, for tests: objects of SIZE bytes (start images
+ * zero), then events appended in order. */
+int gpm_ptrace_init(gpm_ptrace *t, uint32_t nobj, const uint64_t *size);
+int gpm_ptrace_add(gpm_ptrace *t, const gpm_trace_rec *r, const void *bytes);
+
+/* Is event K a persist point (a drain, persist, fsync or fence)? */
+int gpm_ptrace_is_persist(const gpm_ptrace *t, uint64_t k);
+const char *gpm_ptrace_site(const gpm_ptrace *t, uint64_t k);
+
+/* For every event, the index of the event after which it (a store) is
+ * durable under model M, or GPM_NEVER; *DURABLE malloc'd (nev entries). */
+int gpm_durability(const gpm_ptrace *t, gpm_model m, uint64_t **durable);
+
+/* How an image treats the stores not durable at its crash point: each
+ * such word keeps its last durable value (DROP), takes its last value
+ * (APPLY), any of its values drawn with *ARG as a random state (RANDOM),
+ * or, the I-th such word in the order of their first pending store, its
+ * last value where bit I of *ARG is set and its durable one elsewhere
+ * (MASK: the subsets of up to 64 words). */
+typedef enum { GPM_DROP, GPM_APPLY, GPM_RANDOM, GPM_MASK } gpm_pick;
+/* The image at crash point CRASH (before event CRASH: the events
+ * 0..CRASH-1 happened): IMG[o] (the objects' sizes, the caller's) gets the
+ * start image with the durable stores, and the pending ones as PICK says.
+ * *PENDING gets the words that had a store pending (NULL: not wanted);
+ * returns a hash of the image. */
+uint64_t gpm_image(const gpm_ptrace *t, const uint64_t *durable, uint64_t crash, gpm_pick pick,
+                   uint64_t *arg, uint8_t **img, uint64_t *pending);
+
+/* Completeness: the start images with every store applied, against the
+ * objects' files as they are now. 0 the same; 1 not (REPORT says where:
+ * each object's first and last byte that differ, written by a path the
+ * trace does not see); -1 error. */
+int gpm_replay_check(const gpm_ptrace *t, char *report, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

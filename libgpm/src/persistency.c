@@ -1,0 +1,435 @@
+/* The persistency model (gpm/persistency.h): a trace read back, each
+ * store's durable point under a model, crash images, and the completeness
+ * replay. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpm/gpm.h"
+#include "gpm/hd.h"
+#include "gpm/persistency.h"
+
+#define LINE 64u /* a flush writes back whole lines */
+
+static const char *const model_names[] = {"strict", "eadr", "ndp"};
+
+int gpm_model_parse(const char *name, gpm_model *m)
+{
+    for (int k = 0; k < 3; k++)
+        if (strcmp(name, model_names[k]) == 0) {
+            *m = (gpm_model)k;
+            return 0;
+        }
+    return gpm_set_error("--model: no model '%s': use strict, eadr or ndp", name);
+}
+
+const char *gpm_model_name(gpm_model m) { return (unsigned)m < 3 ? model_names[m] : "?"; }
+
+/* ---- the trace in memory ---- */
+
+static int grow(void **p, uint64_t *cap, uint64_t need, size_t elem)
+{
+    void *q;
+    uint64_t n = *cap ? *cap : 1024;
+    if (need <= *cap)
+        return 0;
+    while (n < need)
+        n *= 2;
+    if (!(q = realloc(*p, n * elem)))
+        return gpm_set_error("out of memory for a trace of %llu entries", (unsigned long long)need);
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+int gpm_ptrace_add(gpm_ptrace *t, const gpm_trace_rec *r, const void *bytes)
+{
+    uint64_t cap_ev = t->ev_cap;
+    if (grow((void **)&t->ev, &cap_ev, t->nev + 1, sizeof *t->ev) != 0)
+        return -1;
+    if (cap_ev != t->ev_cap) {
+        uint64_t *d = realloc(t->data, cap_ev * sizeof *d);
+        if (!d)
+            return gpm_set_error("out of memory for a trace");
+        t->data = d;
+        t->ev_cap = cap_ev;
+    }
+    t->ev[t->nev] = *r;
+    t->data[t->nev] = t->bytes_len;
+    if (r->kind == GPM_TR_STORE) {
+        if (r->obj >= t->nobj || r->off > t->obj[r->obj].size ||
+            r->len > t->obj[r->obj].size - r->off)
+            return gpm_set_error("trace: a store of %llu bytes at %llu lies outside object %u",
+                                 (unsigned long long)r->len, (unsigned long long)r->off, r->obj);
+        if (grow((void **)&t->bytes, &t->bytes_cap, t->bytes_len + r->len, 1) != 0)
+            return -1;
+        memcpy(t->bytes + t->bytes_len, bytes, r->len);
+        t->bytes_len += r->len;
+    }
+    if (r->kind == GPM_TR_END)
+        t->ended = 1;
+    t->nev++;
+    return 0;
+}
+
+int gpm_ptrace_init(gpm_ptrace *t, uint32_t nobj, const uint64_t *size)
+{
+    memset(t, 0, sizeof *t);
+    if (!(t->obj = calloc(nobj ? nobj : 1, sizeof *t->obj)))
+        return gpm_set_error("out of memory");
+    t->nobj = nobj;
+    for (uint32_t o = 0; o < nobj; o++) {
+        t->obj[o].size = size[o];
+        if (!(t->obj[o].start = calloc(size[o] ? size[o] : 1, 1)))
+            return gpm_set_error("out of memory for an object of %llu bytes",
+                                 (unsigned long long)size[o]);
+    }
+    return 0;
+}
+
+void gpm_ptrace_free(gpm_ptrace *t)
+{
+    for (uint32_t o = 0; t->obj && o < t->nobj; o++)
+        free(t->obj[o].start);
+    for (uint32_t s = 0; s < t->nsites; s++)
+        free(t->site[s]);
+    free(t->obj);
+    free(t->site);
+    free(t->ev);
+    free(t->data);
+    free(t->bytes);
+    memset(t, 0, sizeof *t);
+}
+
+static int read_start(gpm_ptrace *t, const char *dir, uint32_t o)
+{
+    char path[4200];
+    FILE *f;
+    size_t n;
+    snprintf(path, sizeof path, "%s/start-%u", dir, o);
+    if (!(t->obj[o].start = malloc(t->obj[o].size ? t->obj[o].size : 1)) ||
+        !(f = fopen(path, "rb")))
+        return gpm_set_error("%s: cannot read the trace's start image: trace again", path);
+    n = fread(t->obj[o].start, 1, t->obj[o].size, f);
+    fclose(f);
+    return n == t->obj[o].size ? 0
+                               : gpm_set_error("%s: %zu bytes, not the object's %llu: trace again",
+                                               path, n, (unsigned long long)t->obj[o].size);
+}
+
+int gpm_ptrace_load(gpm_ptrace *t, const char *dir)
+{
+    char path[4200], *buf = NULL;
+    uint64_t magic = 0, cap = 0;
+    gpm_trace_rec r;
+    FILE *f;
+    int rc = 0;
+    memset(t, 0, sizeof *t);
+    snprintf(path, sizeof path, "%s/trace.bin", dir);
+    if (!(f = fopen(path, "rb")))
+        return gpm_set_error("%s: cannot open the trace (%s)", path, strerror(errno));
+    if (fread(&magic, sizeof magic, 1, f) != 1 || magic != GPM_TRACE_MAGIC) {
+        fclose(f);
+        return gpm_set_error("%s: not a trace of this version: trace again", path);
+    }
+    while (rc == 0 && fread(&r, sizeof r, 1, f) == 1) {
+        int payload = r.kind == GPM_TR_OBJ || r.kind == GPM_TR_SITE || r.kind == GPM_TR_STORE;
+        if (payload && (r.len > (1ull << 40) || grow((void **)&buf, &cap, r.len + 1, 1) != 0 ||
+                        fread(buf, 1, r.len, f) != r.len)) {
+            rc = gpm_set_error("%s: cut short: trace again", path);
+            break;
+        }
+        if (r.kind == GPM_TR_OBJ) {
+            uint32_t n = r.obj + 1;
+            if (n > t->nobj) {
+                gpm_pobj *p = realloc(t->obj, n * sizeof *p);
+                if (!p) {
+                    rc = gpm_set_error("out of memory");
+                    break;
+                }
+                memset(p + t->nobj, 0, (n - t->nobj) * sizeof *p);
+                t->obj = p;
+                t->nobj = n;
+            }
+            buf[r.len] = '\0';
+            snprintf(t->obj[r.obj].path, sizeof t->obj[r.obj].path, "%s", buf);
+            t->obj[r.obj].size = r.off;
+        } else if (r.kind == GPM_TR_SITE) {
+            char **s = realloc(t->site, (r.site + 1) * sizeof *s);
+            if (!s) {
+                rc = gpm_set_error("out of memory");
+                break;
+            }
+            t->site = s;
+            for (uint32_t k = t->nsites; k <= r.site; k++)
+                t->site[k] = NULL;
+            t->nsites = t->nsites > r.site + 1 ? t->nsites : r.site + 1;
+            buf[r.len] = '\0';
+            free(t->site[r.site]);
+            t->site[r.site] = strdup(buf);
+        } else {
+            if (r.kind == GPM_TR_STORE && (r.obj >= t->nobj || !t->obj[r.obj].path[0]))
+                rc = gpm_set_error("%s: a store to an object it never named: trace again", path);
+            else
+                rc = gpm_ptrace_add(t, &r, buf);
+        }
+    }
+    fclose(f);
+    free(buf);
+    for (uint32_t o = 0; rc == 0 && o < t->nobj; o++)
+        if (t->obj[o].path[0])
+            rc = read_start(t, dir, o);
+    return rc;
+}
+
+int gpm_ptrace_is_persist(const gpm_ptrace *t, uint64_t k)
+{
+    uint32_t kind = t->ev[k].kind;
+    return kind == GPM_TR_DRAIN || kind == GPM_TR_PERSIST || kind == GPM_TR_FSYNC ||
+           kind == GPM_TR_FENCE;
+}
+
+const char *gpm_ptrace_site(const gpm_ptrace *t, uint64_t k)
+{
+    uint32_t s = t->ev[k].site;
+    return s < t->nsites && t->site[s] ? t->site[s] : "?";
+}
+
+/* ---- durability ---- */
+
+static int gpu_store(const gpm_trace_rec *r) { return r->aux == GPM_TR_GPU; }
+
+/* Does a flush of [OFF, OFF+LEN) of OBJ (whole lines) write back store S? */
+static int covers(const gpm_trace_rec *s, uint32_t obj, uint64_t off, uint64_t len)
+{
+    uint64_t lo = off / LINE * LINE, hi = (off + len + LINE - 1) / LINE * LINE;
+    return s->obj == obj && s->off < hi && lo < s->off + s->len;
+}
+
+struct flushed {
+    uint64_t thread;
+    uint64_t *s;
+    uint64_t n, cap;
+};
+
+int gpm_durability(const gpm_ptrace *t, gpm_model m, uint64_t **durable)
+{
+    uint64_t *d = malloc((t->nev ? t->nev : 1) * sizeof *d), *pend = NULL, npend = 0, cap = 0;
+    struct flushed *fl = NULL;
+    uint64_t nfl = 0, flcap = 0;
+    int rc = 0;
+    if (!d)
+        return gpm_set_error("out of memory");
+    for (uint64_t k = 0; k < t->nev && rc == 0; k++) {
+        const gpm_trace_rec *e = &t->ev[k];
+        d[k] = GPM_NEVER;
+        switch (e->kind) {
+        case GPM_TR_STORE:
+            if (m == GPM_MODEL_EADR && !gpu_store(e))
+                d[k] = k; /* durable as it is made */
+            else if ((rc = grow((void **)&pend, &cap, npend + 1, sizeof *pend)) == 0)
+                pend[npend++] = k;
+            break;
+        case GPM_TR_FLUSH: {
+            uint64_t f = 0;
+            while (f < nfl && fl[f].thread != e->thread)
+                f++;
+            if (f == nfl) {
+                if ((rc = grow((void **)&fl, &flcap, nfl + 1, sizeof *fl)) != 0)
+                    break;
+                memset(&fl[nfl], 0, sizeof *fl);
+                fl[nfl++].thread = e->thread;
+            }
+            for (uint64_t p = 0; p < npend && rc == 0; p++) {
+                const gpm_trace_rec *s = &t->ev[pend[p]];
+                if (d[pend[p]] == GPM_NEVER && (!gpu_store(s) || m == GPM_MODEL_NDP) &&
+                    covers(s, e->obj, e->off, e->len) &&
+                    (rc = grow((void **)&fl[f].s, &fl[f].cap, fl[f].n + 1, sizeof *fl[f].s)) == 0)
+                    fl[f].s[fl[f].n++] = pend[p];
+            }
+            break;
+        }
+        case GPM_TR_DRAIN:
+            for (uint64_t f = 0; f < nfl; f++)
+                if (fl[f].thread == e->thread) {
+                    for (uint64_t j = 0; j < fl[f].n; j++)
+                        if (d[fl[f].s[j]] == GPM_NEVER)
+                            d[fl[f].s[j]] = k;
+                    fl[f].n = 0;
+                }
+            break;
+        case GPM_TR_PERSIST:
+            for (uint64_t p = 0; p < npend; p++) {
+                const gpm_trace_rec *s = &t->ev[pend[p]];
+                if (d[pend[p]] == GPM_NEVER && (!gpu_store(s) || m == GPM_MODEL_NDP) &&
+                    covers(s, e->obj, e->off, e->len))
+                    d[pend[p]] = k;
+            }
+            break;
+        case GPM_TR_FSYNC:
+            for (uint64_t p = 0; p < npend; p++)
+                if (d[pend[p]] == GPM_NEVER && !gpu_store(&t->ev[pend[p]]) &&
+                    t->ev[pend[p]].obj == e->obj)
+                    d[pend[p]] = k;
+            break;
+        case GPM_TR_FENCE:
+            if (m == GPM_MODEL_NDP)
+                break; /* it completes in the CPU's cache */
+            for (uint64_t p = 0; p < npend; p++)
+                if (d[pend[p]] == GPM_NEVER && gpu_store(&t->ev[pend[p]]) &&
+                    t->ev[pend[p]].thread == e->thread)
+                    d[pend[p]] = k;
+            break;
+        default: break;
+        }
+        /* Keep the pending list to what is still pending. */
+        if (npend > 4096 && (k & 1023) == 0) {
+            uint64_t w = 0;
+            for (uint64_t p = 0; p < npend; p++)
+                if (d[pend[p]] == GPM_NEVER)
+                    pend[w++] = pend[p];
+            npend = w;
+        }
+    }
+    for (uint64_t f = 0; f < nfl; f++)
+        free(fl[f].s);
+    free(fl);
+    free(pend);
+    if (rc != 0) {
+        free(d);
+        return -1;
+    }
+    *durable = d;
+    return 0;
+}
+
+/* ---- images ---- */
+
+static uint64_t next_random(uint64_t *s)
+{
+    *s += 0x9e3779b97f4a7c15ull;
+    return gpm_mix64(*s);
+}
+
+uint64_t gpm_image(const gpm_ptrace *t, const uint64_t *durable, uint64_t crash, gpm_pick pick,
+                   uint64_t *arg, uint8_t **img, uint64_t *pending)
+{
+    uint8_t **cur = calloc(t->nobj ? t->nobj : 1, sizeof *cur);
+    uint32_t **n = calloc(t->nobj ? t->nobj : 1, sizeof *n), **ix = calloc(t->nobj ? t->nobj : 1,
+                                                                          sizeof *ix);
+    uint64_t h = 0xcbf29ce484222325ull, npend = 0;
+    int ok = cur && n && ix;
+    for (uint32_t o = 0; ok && o < t->nobj; o++) {
+        uint64_t words = (t->obj[o].size + GPM_PWORD - 1) / GPM_PWORD;
+        memcpy(img[o], t->obj[o].start, t->obj[o].size);
+        cur[o] = malloc(t->obj[o].size ? t->obj[o].size : 1);
+        /* Per word: 0 no store yet, 1 durable, more: the values it may hold. */
+        n[o] = calloc(words ? words : 1, sizeof **n);
+        ix[o] = calloc(words ? words : 1, sizeof **ix); /* MASK: its pending index + 1 */
+        ok = cur[o] && n[o] && ix[o];
+        if (ok)
+            memcpy(cur[o], t->obj[o].start, t->obj[o].size);
+    }
+    for (uint64_t k = 0; ok && k < crash && k < t->nev; k++) {
+        const gpm_trace_rec *s = &t->ev[k];
+        int dur = durable[k] < crash;
+        if (s->kind != GPM_TR_STORE)
+            continue;
+        memcpy(cur[s->obj] + s->off, t->bytes + t->data[k], s->len);
+        for (uint64_t w = s->off / GPM_PWORD; w * GPM_PWORD < s->off + s->len; w++) {
+            uint64_t a = w * GPM_PWORD, b = a + GPM_PWORD < t->obj[s->obj].size
+                                                ? a + GPM_PWORD
+                                                : t->obj[s->obj].size;
+            uint32_t *opt = &n[s->obj][w];
+            int take;
+            if (dur) {
+                *opt = 1;
+                ix[s->obj][w] = 0;
+                take = 1;
+            } else {
+                *opt = *opt ? *opt + 1 : 2; /* the value before, and this one */
+                if (!ix[s->obj][w])
+                    ix[s->obj][w] = (uint32_t)++npend;
+                take = pick == GPM_APPLY ||
+                       (pick == GPM_RANDOM && next_random(arg) % *opt == 0) ||
+                       (pick == GPM_MASK && ix[s->obj][w] <= 64 &&
+                        (*arg >> (ix[s->obj][w] - 1) & 1));
+            }
+            if (take)
+                memcpy(img[s->obj] + a, cur[s->obj] + a, b - a);
+        }
+    }
+    npend = 0;
+    for (uint32_t o = 0; o < t->nobj; o++) {
+        uint64_t words = (t->obj[o].size + GPM_PWORD - 1) / GPM_PWORD;
+        for (uint64_t w = 0; ok && w < words; w++)
+            npend += n[o][w] > 1;
+        for (uint64_t i = 0; i < t->obj[o].size; i++)
+            h = (h ^ img[o][i]) * 0x100000001b3ull;
+        if (cur)
+            free(cur[o]);
+        if (n)
+            free(n[o]);
+        if (ix)
+            free(ix[o]);
+    }
+    free(cur);
+    free(n);
+    free(ix);
+    if (pending)
+        *pending = npend;
+    return ok ? h : 0;
+}
+
+/* ---- completeness ---- */
+
+int gpm_replay_check(const gpm_ptrace *t, char *report, size_t len)
+{
+    size_t used = 0;
+    int differ = 0;
+    report[0] = '\0';
+    for (uint32_t o = 0; o < t->nobj; o++) {
+        uint8_t *want, *got;
+        uint64_t first = GPM_NEVER, last = 0, count = 0;
+        size_t n;
+        FILE *f;
+        if (!t->obj[o].path[0])
+            continue;
+        if (!(want = malloc(t->obj[o].size ? t->obj[o].size : 1)) ||
+            !(got = malloc(t->obj[o].size ? t->obj[o].size : 1))) {
+            free(want);
+            return gpm_set_error("out of memory");
+        }
+        memcpy(want, t->obj[o].start, t->obj[o].size);
+        for (uint64_t k = 0; k < t->nev; k++)
+            if (t->ev[k].kind == GPM_TR_STORE && t->ev[k].obj == o)
+                memcpy(want + t->ev[k].off, t->bytes + t->data[k], t->ev[k].len);
+        if (!(f = fopen(t->obj[o].path, "rb"))) {
+            free(want);
+            free(got);
+            return gpm_set_error("%s: cannot read it to compare with the trace (%s)",
+                                 t->obj[o].path, strerror(errno));
+        }
+        n = fread(got, 1, t->obj[o].size, f);
+        fclose(f);
+        for (uint64_t i = 0; i < t->obj[o].size; i++)
+            if (i >= n || got[i] != want[i]) {
+                first = first == GPM_NEVER ? i : first;
+                last = i;
+                count++;
+            }
+        if (count) {
+            differ = 1;
+            used += (size_t)snprintf(report + used, used < len ? len - used : 0,
+                                     "%s%s: %llu bytes written by a path the trace does not "
+                                     "see, from offset %llu to %llu",
+                                     used ? "; " : "", t->obj[o].path,
+                                     (unsigned long long)count, (unsigned long long)first,
+                                     (unsigned long long)last);
+        }
+        free(want);
+        free(got);
+    }
+    return differ;
+}

@@ -1,0 +1,543 @@
+/* gpm-check: a persistency checker. Runs a program once with its PM stores
+ * and persist points traced (--trace, gpm/trace.h), checks the trace is
+ * complete (replayed onto the start images, it gives the files the run
+ * left), builds the crash images the persistency model allows
+ * (gpm/persistency.h), and runs the program's own --recover on each: every
+ * image must recover to the golden output, which the program's
+ * verification checks.
+ *
+ *   gpm-check [options] PROGRAM ARGS...
+ *
+ * ARGS are the run's own flags (--mode M --scale S ...; not --pm-dir,
+ * --reps, --recover or --out, which gpm-check passes). Exit status: 0 every
+ * image recovered, 1 a failure (each is named: its crash point, what it
+ * dropped, what the recovery said), 2 usage. */
+#include <errno.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gpm/args.h"
+#include "gpm/gpm.h"
+#include "gpm/hd.h"
+#include "gpm/persistency.h"
+#include "gpm/platform.h"
+#include "gpm/results.h"
+
+#define PROG "gpm-check"
+#define MAX_ARGS 96
+
+static const char usage_text[] =
+    "usage: gpm-check [--images N] [--model strict|eadr|ndp] [--seed N] [--jobs N]\n"
+    "                 [--dir DIR] [--keep] [--sites] [--out FILE] PROGRAM ARGS...\n"
+    "  runs PROGRAM ARGS once, traced, then recovers every crash image the model\n"
+    "  allows (at most --images, default 200) with PROGRAM ARGS --recover\n"
+    "  --model     strict (default), eadr (the default for *-eadr modes), ndp (gpm-ndp's)\n"
+    "  --seed N    the random images' seed (default 1)\n"
+    "  --jobs N    recoveries at once (default: the cores)\n"
+    "  --dir DIR   where the run and the images go (default: a new folder under\n"
+    "              $GPM_PM_DIR or /dev/shm); --keep keeps it (a failing image is kept)\n"
+    "  --sites     list the trace's persist points (site, kind, count) and stop\n"
+    "  --out FILE  append a result row of the check\n";
+
+struct opts {
+    int images, jobs, keep, sites, model_given;
+    gpm_model model;
+    unsigned long long seed;
+    const char *dir, *out;
+    char **argv; /* PROGRAM ARGS */
+    int argc;
+};
+
+struct image {
+    uint64_t crash, arg, hash, pending;
+    gpm_pick pick;
+    const char *strategy;
+    int status;   /* the recovery's exit status */
+    char verdict[16], why[512];
+};
+
+/* ---- running the program ---- */
+
+/* PROGRAM ARGS EXTRA..., its output in LOG; the exit status, or 128 + the
+ * signal that ended it. */
+static int run(const struct opts *o, char *const *extra, int nextra, const char *log, int wait)
+{
+    char *av[MAX_ARGS + 16];
+    int n = 0, st;
+    pid_t pid;
+    for (int i = 0; i < o->argc && n < MAX_ARGS; i++)
+        av[n++] = o->argv[i];
+    for (int i = 0; i < nextra; i++)
+        av[n++] = extra[i];
+    av[n] = NULL;
+    fflush(NULL);
+    if ((pid = fork()) == 0) {
+        if (!freopen("/dev/null", "r", stdin) || !freopen(log, "w", stdout) ||
+            dup2(fileno(stdout), 2) < 0)
+            _exit(120);
+        execv(av[0], av);
+        fprintf(stderr, "%s: cannot run (%s)\n", av[0], strerror(errno));
+        _exit(121);
+    }
+    if (pid < 0)
+        return -1;
+    if (!wait)
+        return pid;
+    if (waitpid(pid, &st, 0) != pid)
+        return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void last_line(const char *path, char *out, size_t len)
+{
+    char line[1024];
+    FILE *f = fopen(path, "r");
+    out[0] = '\0';
+    while (f && fgets(line, sizeof line, f))
+        if (line[0] != '\n' && strncmp(line, "gpu\t", 4) != 0 && !strchr(line, '\t'))
+            snprintf(out, len, "%.*s", (int)strcspn(line, "\n"), line);
+    if (f)
+        fclose(f);
+}
+
+/* The verified column of the last row of ROWS: 1 ok, 0 fail, -1 none. */
+static int verified(const char *rows)
+{
+    char line[16384], head[16384];
+    int col = -1, k = 0, v = -1;
+    FILE *f = fopen(rows, "r");
+    if (!f || !fgets(head, sizeof head, f)) {
+        if (f)
+            fclose(f);
+        return -1;
+    }
+    for (char *p = strtok(head, "\t\n"); p; p = strtok(NULL, "\t\n"), k++)
+        if (strcmp(p, "verified") == 0)
+            col = k;
+    while (fgets(line, sizeof line, f)) {
+        k = 0;
+        for (char *p = strtok(line, "\t\n"); p; p = strtok(NULL, "\t\n"), k++)
+            if (k == col)
+                v = strcmp(p, "ok") == 0;
+    }
+    fclose(f);
+    return v;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+/* Removes DIR and what is in it; a failure is said, not fatal. */
+static void remove_tree(const char *dir)
+{
+    if (nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
+        fprintf(stderr, "%s: cannot remove %s (%s)\n", PROG, dir, strerror(errno));
+}
+
+/* ---- images ---- */
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+static int write_image(const gpm_ptrace *t, uint8_t **img, const char *dir)
+{
+    char path[8400];
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        return gpm_set_error("%s: cannot create it (%s)", dir, strerror(errno));
+    for (uint32_t o = 0; o < t->nobj; o++) {
+        FILE *f;
+        if (!t->obj[o].path[0])
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, base_name(t->obj[o].path));
+        if (!(f = fopen(path, "wb")) || fwrite(img[o], 1, t->obj[o].size, f) != t->obj[o].size) {
+            if (f)
+                fclose(f);
+            return gpm_set_error("%s: cannot write the image (%s)", path, strerror(errno));
+        }
+        fclose(f);
+    }
+    return 0;
+}
+
+static int seen(uint64_t *hashes, int n, uint64_t h)
+{
+    for (int i = 0; i < n; i++)
+        if (hashes[i] == h)
+            return 1;
+    return 0;
+}
+
+/* The candidates, in the order they are tried, until N unique images:
+ * the end of the work with what is pending dropped and applied; each
+ * persist point (an even sample where there are more than half of N) with
+ * what is pending dropped; every subset of the pending words where there
+ * are few; random crash points and random subsets for the rest. */
+static int plan(const gpm_ptrace *t, const uint64_t *dur, const struct opts *o,
+                struct image *im, uint8_t **img, int *counts)
+{
+    uint64_t *persist = malloc((t->nev + 1) * sizeof *persist), np = 0, rng = o->seed;
+    uint64_t *hashes = malloc((size_t)o->images * sizeof *hashes);
+    int n = 0, tries = 0;
+    if (!persist || !hashes) {
+        free(persist);
+        free(hashes);
+        return gpm_set_error("out of memory");
+    }
+    for (uint64_t k = 0; k < t->nev; k++)
+        if (gpm_ptrace_is_persist(t, k))
+            persist[np++] = k + 1;
+#define TRY(T, PICK, ARG, WHAT, K)                                                      \
+    do {                                                                               \
+        uint64_t a_ = (ARG), p_;                                                       \
+        uint64_t h_ = gpm_image(t, dur, (T), (PICK), &a_, img, &p_);                  \
+        tries++;                                                                       \
+        if (n < o->images && !seen(hashes, n, h_)) {                                   \
+            im[n] = (struct image){(T), (ARG), h_, p_, (PICK), (WHAT), 0, "", ""};      \
+            hashes[n++] = h_;                                                          \
+            counts[K]++;                                                               \
+        }                                                                              \
+    } while (0)
+    TRY(t->nev, GPM_DROP, 0, "end", 0);
+    TRY(t->nev, GPM_APPLY, 0, "end", 0);
+    {
+        uint64_t want = np < (uint64_t)o->images / 2 ? np : (uint64_t)o->images / 2;
+        for (uint64_t i = 0; i < want && n < o->images; i++)
+            TRY(persist[want == np ? i : i * np / want], GPM_DROP, 0, "persist point", 1);
+    }
+    for (uint64_t i = 0; i < np && n < o->images * 3 / 4; i += np / 16 + 1) {
+        uint64_t p = 0;
+        gpm_image(t, dur, persist[i], GPM_DROP, &p, img, &p);
+        if (p == 0 || p > 6)
+            continue;
+        for (uint64_t m = 1; m < (1ull << p) && n < o->images * 3 / 4; m++)
+            TRY(persist[i], GPM_MASK, m, "exhaustive", 2);
+    }
+    while (n < o->images && tries < 20 * o->images) {
+        uint64_t crash = gpm_mix64(rng++) % (t->nev + 1);
+        TRY(crash, GPM_RANDOM, gpm_mix64(rng++), "random", 3);
+    }
+#undef TRY
+    free(persist);
+    free(hashes);
+    return n;
+}
+
+/* ---- the check ---- */
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+    static const struct option opts[] = {
+        {"images", 1, NULL, 'i'}, {"model", 1, NULL, 'm'}, {"seed", 1, NULL, 's'},
+        {"jobs", 1, NULL, 'j'},   {"dir", 1, NULL, 'd'},   {"keep", 0, NULL, 'k'},
+        {"sites", 0, NULL, 'l'},  {"out", 1, NULL, 'o'},   {"help", 0, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    long long x;
+    int c;
+    memset(o, 0, sizeof *o);
+    o->images = 200;
+    o->seed = 1;
+    o->jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    opterr = 0;
+    /* "+": options stop at PROGRAM, whose own flags follow it. */
+    while ((c = getopt_long(argc, argv, "+:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'i':
+            if (gpm_arg_ll("--images", optarg, 1, 100000, &x) != 0)
+                return -1;
+            o->images = (int)x;
+            break;
+        case 'm':
+            if (gpm_model_parse(optarg, &o->model) != 0)
+                return -1;
+            o->model_given = 1;
+            break;
+        case 's':
+            if (gpm_arg_ll("--seed", optarg, 0, 0x7fffffffffffffffll, &x) != 0)
+                return -1;
+            o->seed = (unsigned long long)x;
+            break;
+        case 'j':
+            if (gpm_arg_ll("--jobs", optarg, 1, 1024, &x) != 0)
+                return -1;
+            o->jobs = (int)x;
+            break;
+        case 'd': o->dir = optarg; break;
+        case 'k': o->keep = 1; break;
+        case 'l': o->sites = 1; break;
+        case 'o': o->out = optarg; break;
+        case 'h': fputs(usage_text, stdout); return 1;
+        default: return gpm_args_bad_flag(PROG, c, argv);
+        }
+    }
+    if (optind >= argc)
+        return gpm_set_error("no PROGRAM: pass the program to check and its flags (see "
+                             "gpm-check --help)");
+    o->argv = argv + optind;
+    o->argc = argc - optind;
+    if (o->argc > MAX_ARGS)
+        return gpm_set_error("more than %d flags for PROGRAM", MAX_ARGS);
+    for (int i = 1; i < o->argc; i++)
+        if (!strcmp(o->argv[i], "--pm-dir") || !strcmp(o->argv[i], "--reps") ||
+            !strcmp(o->argv[i], "--recover") || !strcmp(o->argv[i], "--out") ||
+            !strcmp(o->argv[i], "--trace"))
+            return gpm_set_error("%s: gpm-check passes it itself: leave it out", o->argv[i]);
+    if (!o->model_given)
+        for (int i = 1; i + 1 < o->argc; i++)
+            if (!strcmp(o->argv[i], "--mode"))
+                o->model = strstr(o->argv[i + 1], "eadr")     ? GPM_MODEL_EADR
+                           : !strcmp(o->argv[i + 1], "gpm-ndp") ? GPM_MODEL_NDP
+                                                                : GPM_MODEL_STRICT;
+    return 0;
+}
+
+static const char *mode_of(const struct opts *o)
+{
+    for (int i = 1; i + 1 < o->argc; i++)
+        if (!strcmp(o->argv[i], "--mode"))
+            return o->argv[i + 1];
+    return "?";
+}
+
+static void list_sites(const gpm_ptrace *t)
+{
+    for (uint32_t s = 0; s < t->nsites; s++) {
+        uint64_t n = 0, kinds = 0;
+        for (uint64_t k = 0; k < t->nev; k++)
+            if (t->ev[k].kind != GPM_TR_STORE && t->ev[k].site == s) {
+                n++;
+                kinds |= 1ull << t->ev[k].kind;
+            }
+        if (n)
+            printf("%s\t%s\t%llu\n", t->site[s] ? t->site[s] : "?",
+                   kinds >> GPM_TR_FENCE & 1   ? "fence"
+                   : kinds >> GPM_TR_FSYNC & 1 ? "fsync"
+                   : kinds >> GPM_TR_DRAIN & 1 ? "flush+drain"
+                                               : "persist",
+                   (unsigned long long)n);
+    }
+}
+
+/* What a failing image dropped: the objects and offsets of its pending
+ * stores, and the last persist point before its crash. */
+static void describe(const gpm_ptrace *t, const uint64_t *dur, const struct image *im)
+{
+    uint64_t shown = 0, last = GPM_NEVER;
+    for (uint64_t k = 0; k < im->crash && k < t->nev; k++)
+        if (gpm_ptrace_is_persist(t, k))
+            last = k;
+    printf("  crash point: event %llu of %llu (%s), after %s%s; %llu words pending\n",
+           (unsigned long long)im->crash, (unsigned long long)t->nev, im->strategy,
+           last == GPM_NEVER ? "no persist point" : "the persist point at ",
+           last == GPM_NEVER ? "" : gpm_ptrace_site(t, last), (unsigned long long)im->pending);
+    for (uint64_t k = 0; k < im->crash && k < t->nev && shown < 4; k++)
+        if (t->ev[k].kind == GPM_TR_STORE && dur[k] >= im->crash) {
+            printf("  pending: %s bytes %llu..%llu (%s store%s%s)\n",
+                   base_name(t->obj[t->ev[k].obj].path), (unsigned long long)t->ev[k].off,
+                   (unsigned long long)(t->ev[k].off + t->ev[k].len - 1),
+                   t->ev[k].aux == GPM_TR_GPU ? "GPU" : t->ev[k].aux == GPM_TR_WRITE ? "write()"
+                   : t->ev[k].aux == GPM_TR_DMA                                      ? "DMA"
+                                                                                     : "CPU",
+                   t->ev[k].aux ? " at " : "", t->ev[k].aux ? gpm_ptrace_site(t, k) : "");
+            shown++;
+        }
+    printf("  recovery: %s%s%s\n", im->verdict, im->why[0] ? ": " : "", im->why);
+}
+
+static void row(const struct opts *o, const char *params, int ok)
+{
+    gpm_platform plat;
+    gpm_result res;
+    memset(&res, 0, sizeof res);
+    res.workload = base_name(o->argv[0]);
+    res.op = "check";
+    res.mode = mode_of(o);
+    res.scale = "tiny";
+    for (int i = 1; i + 1 < o->argc; i++)
+        if (!strcmp(o->argv[i], "--scale"))
+            res.scale = o->argv[i + 1];
+    res.reps = 1;
+    res.rsd_pct = NAN;
+    res.verified = ok ? "ok" : "fail";
+    res.params = params;
+    gpm_platform_collect(&plat);
+    if (gpm_result_append(o->out, &plat, &res) != 0)
+        fprintf(stderr, "%s: %s\n", PROG, gpm_last_error());
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o;
+    char work[4096], rundir[4200], tracedir[4200], log[4300], report[4400], params[1024];
+    char *traced[] = {"--reps", "1", "--keep", "--pm-dir", rundir, "--trace", tracedir,
+                      "--out", log};
+    gpm_ptrace t;
+    uint64_t *dur = NULL;
+    uint8_t **img;
+    struct image *im;
+    int rc = parse(argc, argv, &o), n = -1, counts[4] = {0}, fails = 0, complete;
+    int by[4] = {0}; /* recovered, wrong output, recovery crashed, refused */
+    if (rc == 1)
+        return 0;
+    if (rc != 0)
+        return gpm_args_fail(PROG);
+    if (o.dir) {
+        snprintf(work, sizeof work, "%s", o.dir);
+        if (mkdir(work, 0700) != 0 && errno != EEXIST) {
+            fprintf(stderr, "%s: --dir %s: cannot create it (%s)\n", PROG, work, strerror(errno));
+            return 2;
+        }
+    } else {
+        const char *pm = getenv("GPM_PM_DIR");
+        snprintf(work, sizeof work, "%s/gpm-check.XXXXXX", pm && *pm ? pm : "/dev/shm");
+        if (!mkdtemp(work)) {
+            fprintf(stderr, "%s: cannot make a folder in %s (%s): set GPM_PM_DIR or --dir\n",
+                    PROG, pm && *pm ? pm : "/dev/shm", strerror(errno));
+            return 1;
+        }
+    }
+    snprintf(rundir, sizeof rundir, "%s/run", work);
+    snprintf(tracedir, sizeof tracedir, "%s/trace", work);
+    mkdir(rundir, 0700);
+    mkdir(tracedir, 0700);
+
+    /* 1. The traced run. */
+    snprintf(log, sizeof log, "%s/rows.tsv", rundir);
+    snprintf(report, sizeof report, "%s/run.log", work);
+    traced[8] = log;
+    rc = run(&o, traced, 9, report, 1);
+    if (rc != 0) {
+        char why[1024];
+        last_line(report, why, sizeof why);
+        fprintf(stderr, "%s: the traced run of %s exited %d: %s\n", PROG, o.argv[0], rc, why);
+        return 1;
+    }
+    if (gpm_ptrace_load(&t, tracedir) != 0) {
+        fprintf(stderr, "%s: %s\n", PROG, gpm_last_error());
+        return 1;
+    }
+    if (o.sites) {
+        list_sites(&t);
+        gpm_ptrace_free(&t);
+        return 0;
+    }
+
+    /* 2. Completeness, 3. durability. */
+    complete = gpm_replay_check(&t, report, sizeof report);
+    if (complete < 0 || gpm_durability(&t, o.model, &dur) != 0) {
+        fprintf(stderr, "%s: %s\n", PROG, gpm_last_error());
+        return 1;
+    }
+    {
+        uint64_t stores = 0, points = 0;
+        for (uint64_t k = 0; k < t.nev; k++) {
+            stores += t.ev[k].kind == GPM_TR_STORE;
+            points += (uint64_t)gpm_ptrace_is_persist(&t, k);
+        }
+        printf("gpm-check: %s, model %s: a trace of %llu events, %llu stores, %llu persist "
+               "points\n", mode_of(&o), gpm_model_name(o.model), (unsigned long long)t.nev,
+               (unsigned long long)stores, (unsigned long long)points);
+    }
+    if (complete) {
+        printf("gpm-check: INCOMPLETE: %s\n", report);
+        fails++;
+    } else {
+        printf("gpm-check: complete: the trace replayed onto the start images gives every file "
+               "the run left, byte for byte\n");
+    }
+
+    /* 4. Images, 5. recoveries. */
+    img = calloc(t.nobj ? t.nobj : 1, sizeof *img);
+    im = calloc((size_t)o.images, sizeof *im);
+    for (uint32_t k = 0; img && k < t.nobj; k++)
+        img[k] = malloc(t.obj[k].size ? t.obj[k].size : 1);
+    if (!img || !im || (n = plan(&t, dur, &o, im, img, counts)) < 0) {
+        fprintf(stderr, "%s: %s\n", PROG, n < 0 ? gpm_last_error() : "out of memory");
+        return 1;
+    }
+    printf("gpm-check: %d images (end %d, persist points %d, exhaustive %d, random %d), "
+           "distinct by hash\n", n, counts[0], counts[1], counts[2], counts[3]);
+    for (int i = 0; i < n;) {
+        pid_t pid[256];
+        int batch = 0;
+        for (; i < n && batch < o.jobs && batch < 256; i++, batch++) {
+            char dir[4300], rows[4400], out[4400];
+            char *rec[] = {"--recover", "--pm-dir", dir, "--out", rows};
+            snprintf(dir, sizeof dir, "%s/img-%d", work, i);
+            snprintf(rows, sizeof rows, "%s/rows.tsv", dir);
+            snprintf(out, sizeof out, "%s/recover.log", dir);
+            gpm_image(&t, dur, im[i].crash, im[i].pick, &(uint64_t){im[i].arg}, img, NULL);
+            if (write_image(&t, img, dir) != 0) {
+                fprintf(stderr, "%s: %s\n", PROG, gpm_last_error());
+                return 1;
+            }
+            pid[batch] = run(&o, rec, 5, out, 0);
+        }
+        for (int b = 0; b < batch; b++) {
+            int k = i - batch + b, st = 0;
+            char dir[4300], rows[4400], out[4400];
+            snprintf(dir, sizeof dir, "%s/img-%d", work, k);
+            snprintf(rows, sizeof rows, "%s/rows.tsv", dir);
+            snprintf(out, sizeof out, "%s/recover.log", dir);
+            if (pid[b] < 0 || waitpid(pid[b], &st, 0) != pid[b])
+                st = 127 << 8;
+            im[k].status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+            if (im[k].status == 0 && verified(rows) == 1) {
+                snprintf(im[k].verdict, sizeof im[k].verdict, "recovered");
+                by[0]++;
+            } else if (im[k].status == 1 && verified(rows) == 0) {
+                snprintf(im[k].verdict, sizeof im[k].verdict, "wrong output");
+                by[1]++;
+            } else if (im[k].status >= 128) {
+                snprintf(im[k].verdict, sizeof im[k].verdict, "crashed");
+                by[2]++;
+            } else {
+                snprintf(im[k].verdict, sizeof im[k].verdict, "refused");
+                by[3]++;
+            }
+            if (strcmp(im[k].verdict, "recovered") != 0) {
+                last_line(out, im[k].why, sizeof im[k].why);
+                if (fails++ < 10) {
+                    printf("gpm-check: FAILED image %d:\n", k);
+                    describe(&t, dur, &im[k]);
+                }
+            } else if (!o.keep) {
+                remove_tree(dir);
+            }
+        }
+    }
+    printf("gpm-check: %d images tested: %d recovered, %d wrong output, %d recovery crashed, "
+           "%d refused%s\n", n, by[0], by[1], by[2], by[3], complete ? "; trace incomplete" : "");
+    snprintf(params, sizeof params,
+             "model=%s,images=%d,end=%d,persist_points=%d,exhaustive=%d,random=%d,recovered=%d,"
+             "wrong=%d,crashed=%d,refused=%d,complete=%s,seed=%llu%s%s", gpm_model_name(o.model),
+             n, counts[0], counts[1], counts[2], counts[3], by[0], by[1], by[2], by[3],
+             complete ? "no" : "yes", o.seed, getenv("GPM_MUTATE") ? ",mutant=" : "",
+             getenv("GPM_MUTATE") ? getenv("GPM_MUTATE") : "");
+    if (o.out)
+        row(&o, params, fails == 0);
+    if (fails == 0 && !o.keep) {
+        remove_tree(work);
+    } else {
+        printf("gpm-check: the run, its trace and the failing images stay in %s\n", work);
+    }
+    for (uint32_t k = 0; k < t.nobj; k++)
+        free(img[k]);
+    free(img);
+    free(im);
+    free(dur);
+    gpm_ptrace_free(&t);
+    return fails ? 1 : 0;
+}
