@@ -311,6 +311,19 @@ static const char *mode_of(const struct opts *o)
     return "?";
 }
 
+static const char *site_kind(uint64_t kinds)
+{
+    if (kinds >> GPM_TR_FENCE & 1)
+        return "fence";
+    if (kinds >> GPM_TR_FSYNC & 1)
+        return "fsync";
+    if (kinds >> GPM_TR_PERSIST & 1)
+        return "persist";
+    if (kinds >> GPM_TR_DRAIN & 1)
+        return kinds >> GPM_TR_FLUSH & 1 ? "flush+drain" : "drain";
+    return "flush";
+}
+
 static void list_sites(const gpm_ptrace *t)
 {
     for (uint32_t s = 0; s < t->nsites; s++) {
@@ -321,11 +334,7 @@ static void list_sites(const gpm_ptrace *t)
                 kinds |= 1ull << t->ev[k].kind;
             }
         if (n)
-            printf("%s\t%s\t%llu\n", t->site[s] ? t->site[s] : "?",
-                   kinds >> GPM_TR_FENCE & 1   ? "fence"
-                   : kinds >> GPM_TR_FSYNC & 1 ? "fsync"
-                   : kinds >> GPM_TR_DRAIN & 1 ? "flush+drain"
-                                               : "persist",
+            printf("%s\t%s\t%llu\n", t->site[s] ? t->site[s] : "?", site_kind(kinds),
                    (unsigned long long)n);
     }
 }
