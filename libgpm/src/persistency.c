@@ -269,7 +269,8 @@ int gpm_durability(const gpm_ptrace *t, gpm_model m, uint64_t **durable)
             break;
         case GPM_TR_FSYNC:
             for (uint64_t p = 0; p < npend; p++)
-                if (d[pend[p]] == GPM_NEVER && !gpu_store(&t->ev[pend[p]]) &&
+                if (d[pend[p]] == GPM_NEVER &&
+                    (!gpu_store(&t->ev[pend[p]]) || m == GPM_MODEL_NDP) &&
                     t->ev[pend[p]].obj == e->obj)
                     d[pend[p]] = k;
             break;
