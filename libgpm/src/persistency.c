@@ -327,7 +327,7 @@ uint64_t gpm_image(const gpm_ptrace *t, const uint64_t *durable, uint64_t crash,
         cur[o] = malloc(t->obj[o].size ? t->obj[o].size : 1);
         /* Per word: 0 no store yet, 1 durable, more: the values it may hold. */
         n[o] = calloc(words ? words : 1, sizeof **n);
-        ix[o] = calloc(words ? words : 1, sizeof **ix); /* MASK: its pending index + 1 */
+        ix[o] = calloc(words ? words : 1, sizeof **ix); /* when it began to pend: its order */
         ok = cur[o] && n[o] && ix[o];
         if (ok)
             memcpy(cur[o], t->obj[o].start, t->obj[o].size);
@@ -353,13 +353,34 @@ uint64_t gpm_image(const gpm_ptrace *t, const uint64_t *durable, uint64_t crash,
                 if (!ix[s->obj][w])
                     ix[s->obj][w] = (uint32_t)++npend;
                 take = pick == GPM_APPLY ||
-                       (pick == GPM_RANDOM && next_random(arg) % *opt == 0) ||
-                       (pick == GPM_MASK && ix[s->obj][w] <= 64 &&
-                        (*arg >> (ix[s->obj][w] - 1) & 1));
+                       (pick == GPM_RANDOM && next_random(arg) % *opt == 0);
             }
             if (take)
                 memcpy(img[s->obj] + a, cur[s->obj] + a, b - a);
         }
+    }
+    /* MASK, once the pending words are known (a word that pended and was
+     * made durable again is not one): the first 64 of them in the order
+     * they began to pend; bit I of *ARG gives the I-th its last value. */
+    if (ok && pick == GPM_MASK) {
+        struct { uint32_t ix, o; uint64_t w; } first[64], c;
+        int nf = 0;
+        for (uint32_t o = 0; o < t->nobj; o++)
+            for (uint64_t w = 0; w * GPM_PWORD < t->obj[o].size; w++) {
+                int j;
+                if (n[o][w] <= 1 || (nf == 64 && ix[o][w] > first[63].ix))
+                    continue;
+                c.ix = ix[o][w], c.o = o, c.w = w;
+                for (j = nf < 64 ? nf++ : 63; j > 0 && first[j - 1].ix > c.ix; j--)
+                    first[j] = first[j - 1];
+                first[j] = c;
+            }
+        for (int i = 0; i < nf; i++)
+            if (*arg >> i & 1) {
+                uint64_t a = first[i].w * GPM_PWORD, size = t->obj[first[i].o].size;
+                memcpy(img[first[i].o] + a, cur[first[i].o] + a,
+                       a + GPM_PWORD < size ? GPM_PWORD : size - a);
+            }
     }
     npend = 0;
     for (uint32_t o = 0; o < t->nobj; o++) {
