@@ -120,18 +120,24 @@ static void on_fault(int sig, siginfo_t *si, void *ctx)
 {
     char *a = si->si_addr;
     (void)sig, (void)ctx;
+    /* Under the events' lock (the fault is synchronous, and no code that
+     * holds the lock writes to a traced mapping): once the page is
+     * writable, other threads' writes to it need not fault, and an event
+     * one of them makes next must find the page marked. Outside the lock,
+     * that event could run between the mprotect and the mark, and miss
+     * the writes made before it. */
+    pthread_mutex_lock(&T.mu);
     for (int i = 0; i < T.nobj; i++) {
         struct tobj *o = &T.obj[i];
         if (o->live && o->dirty && a >= o->host && a < o->host + o->size) {
             size_t p = (size_t)(a - o->host) / T.page;
-            /* Writable first, then dirty: the write comes after both, and an
-             * event that protects the page again after clearing its mark
-             * (sync_page) either sees the mark or makes the write fault. */
             mprotect(o->host + p * T.page, T.page, PROT_READ | PROT_WRITE);
             o->dirty[p] = 1;
+            pthread_mutex_unlock(&T.mu);
             return;
         }
     }
+    pthread_mutex_unlock(&T.mu);
     /* Not a traced page: the fault is the program's own. */
     sigaction(SIGSEGV, &T.old, NULL);
 }
