@@ -152,16 +152,20 @@ static void sync_page(int i, size_t p)
     size_t lo = p * T.page, hi = lo + T.page < o->size ? lo + T.page : o->size, w, run = 0;
     o->dirty[p] = 0;
     mprotect(o->host + lo, hi - lo, PROT_READ);
-    for (w = lo; w <= hi; w += 8) {
-        int differs = w < hi && memcmp(o->host + w, o->shadow + w, 8) != 0;
+    /* The object's last word may be short: it ends at HI. */
+    for (w = lo;; w += 8) {
+        size_t e = w < hi ? w : hi;
+        int differs = w < hi && memcmp(o->host + w, o->shadow + w, hi - w < 8 ? hi - w : 8) != 0;
         if (differs && !run)
             run = w + 1;
         if (!differs && run) {
             size_t a = run - 1;
-            memcpy(o->shadow + a, o->host + a, w - a);
-            emit(GPM_TR_STORE, (uint32_t)i, a, w - a, 0, GPM_TR_CPU, o->shadow + a, w - a);
+            memcpy(o->shadow + a, o->host + a, e - a);
+            emit(GPM_TR_STORE, (uint32_t)i, a, e - a, 0, GPM_TR_CPU, o->shadow + a, e - a);
             run = 0;
         }
+        if (w >= hi)
+            break;
     }
 }
 
