@@ -20,6 +20,7 @@
 #define MAX_OBJECTS 64
 #define MAX_SITES 4096
 #define MAX_FDS 64
+#define GPM_NO_SITE UINT32_MAX /* beyond every site id: named "?" */
 
 struct tobj {
     char *host;
@@ -140,6 +141,7 @@ static void on_fault(int sig, siginfo_t *si, void *ctx)
     pthread_mutex_unlock(&T.mu);
     /* Not a traced page: the fault is the program's own. */
     sigaction(SIGSEGV, &T.old, NULL);
+    T.handler = 0;
 }
 
 /* The words of page P of object I that differ from the trace's copy, as
@@ -161,7 +163,9 @@ static void sync_page(int i, size_t p)
         if (!differs && run) {
             size_t a = run - 1;
             memcpy(o->shadow + a, o->host + a, e - a);
-            emit(GPM_TR_STORE, (uint32_t)i, a, e - a, 0, GPM_TR_CPU, o->shadow + a, e - a);
+            /* No site: the store's line is not known, only its page's. */
+            emit(GPM_TR_STORE, (uint32_t)i, a, e - a, GPM_NO_SITE, GPM_TR_CPU, o->shadow + a,
+                 e - a);
             run = 0;
         }
         if (w >= hi)
