@@ -440,6 +440,8 @@ int main(int argc, char **argv)
     if (o.sites) {
         list_sites(&t);
         gpm_ptrace_free(&t);
+        if (!o.keep)
+            remove_tree(work);
         return 0;
     }
 
