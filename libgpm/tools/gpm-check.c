@@ -338,12 +338,18 @@ static int parse(int argc, char **argv, struct opts *o)
     return 0;
 }
 
-static const char *mode_of(const struct opts *o)
+/* The value PROGRAM's ARGS give FLAG, or DEFAULT. */
+static const char *arg_of(const struct opts *o, const char *flag, const char *dflt)
 {
     for (int i = 1; i + 1 < o->argc; i++)
-        if (!strcmp(o->argv[i], "--mode"))
+        if (!strcmp(o->argv[i], flag))
             return o->argv[i + 1];
-    return "?";
+    return dflt;
+}
+
+static const char *mode_of(const struct opts *o)
+{
+    return arg_of(o, "--mode", "?");
 }
 
 static const char *site_kind(uint64_t kinds)
@@ -408,10 +414,7 @@ static void row(const struct opts *o, const char *params, int ok, double wall_s)
     res.workload = base_name(o->argv[0]);
     res.op = "check";
     res.mode = mode_of(o);
-    res.scale = "tiny";
-    for (int i = 1; i + 1 < o->argc; i++)
-        if (!strcmp(o->argv[i], "--scale"))
-            res.scale = o->argv[i + 1];
+    res.scale = arg_of(o, "--scale", "small"); /* the workloads' default */
     res.reps = 1;
     res.median_s = res.min_s = res.max_s = wall_s;
     res.rsd_pct = NAN;
@@ -435,6 +438,7 @@ int main(int argc, char **argv)
     int rc = parse(argc, argv, &o), n = -1, counts[4] = {0}, fails = 0, complete;
     int by[4] = {0}; /* recovered, wrong output, recovery crashed, refused */
     double t0 = now_s(), run_s, wall_s;
+    const char *op;
     if (rc == 1)
         return 0;
     if (rc != 0)
@@ -572,12 +576,14 @@ int main(int argc, char **argv)
     wall_s = now_s() - t0;
     printf("gpm-check: %.2f s in all (%.1f images/s), the traced run %.2f s of it\n", wall_s,
            n / wall_s, run_s);
-    snprintf(params, sizeof params,
+    /* A workload of several operations: which one (op=, as a crash campaign's row). */
+    op = arg_of(&o, "--op", NULL);
+    snprintf(params, sizeof params, "%s%s%s"
              "model=%s,images=%d,end=%d,persist_points=%d,exhaustive=%d,random=%d,recovered=%d,"
              "wrong=%d,crashed=%d,refused=%d,complete=%s,seed=%llu,run_s=%.4g,run_work_s=%.4g%s%s",
-             gpm_model_name(o.model), n, counts[0], counts[1], counts[2], counts[3], by[0],
-             by[1], by[2], by[3], complete ? "no" : "yes", o.seed, run_s, median_s(log),
-             getenv("GPM_MUTATE") ? ",mutant=" : "",
+             op ? "op=" : "", op ? op : "", op ? "," : "", gpm_model_name(o.model), n, counts[0],
+             counts[1], counts[2], counts[3], by[0], by[1], by[2], by[3], complete ? "no" : "yes",
+             o.seed, run_s, median_s(log), getenv("GPM_MUTATE") ? ",mutant=" : "",
              getenv("GPM_MUTATE") ? getenv("GPM_MUTATE") : "");
     if (o.out)
         row(&o, params, fails == 0, wall_s);
