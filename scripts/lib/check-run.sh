@@ -1,5 +1,5 @@
-# Sourced: one persistency check of a workload program (gpm-check), for
-# make check-persistency (scripts/experiments/). Needs
+# Sourced: one persistency check of a workload program (gpm-check), shared
+# by make check-persistency and make mutants (scripts/experiments/). Needs
 # GPM_BIN and scripts/lib/tsv.sh; uses GPM_PM_DIR.
 #
 #   check_dir

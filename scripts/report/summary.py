@@ -54,6 +54,9 @@ SECTIONS = [
      ["workload", "op", "mode", "scale", "images", "recovered", "complete", "images_per_s",
       "trace_overhead", "verdict"],
      "no counterpart (the paper's recovery tests injected crashes with NVBitFI)"),
+    ("mutants", "Mutants: one persist point removed, the checker against SIGKILL",
+     ["workload", "op", "mode", "site", "site_count", "images", "failed", "checker", "sigkill"],
+     "no counterpart"),
 ]
 
 
@@ -253,6 +256,21 @@ def verdict(name, rows):
                        "%s %s: %s" % (r["workload"], r["mode"], r["verdict"][len("incomplete: "):])
                        for r in incomplete)) if incomplete else "",
                    "; %d FAILED" % len(failed) if failed else ""))
+    if name == "mutants":
+        mut = [r for r in rows if r.get("site") != "(original)"]
+        orig = [r for r in rows if r.get("site") == "(original)"]
+        flagged = sum(1 for r in mut if r.get("checker") == "flagged")
+        benign = sum(1 for r in mut if r.get("checker", "").startswith("benign"))
+        killed = sum(1 for r in mut if r.get("sigkill", "").startswith("flagged"))
+        bad = [r for r in orig if r.get("checker") != "passes" or
+               r.get("sigkill", "").startswith("flagged")]
+        return ("ours: of %d mutants, the checker flagged %d and found %d benign (no image "
+                "failed)%s; SIGKILL trials flagged %d; %s"
+                % (len(mut), flagged, benign,
+                   ", %d other" % (len(mut) - flagged - benign) if len(mut) > flagged + benign
+                   else "", killed,
+                   "%d of %d originals FAILED" % (len(bad), len(orig)) if bad
+                   else "every original passed both"))
     return ""
 
 
