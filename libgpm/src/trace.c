@@ -45,6 +45,7 @@ static struct {
     size_t page;
     int handler;
     struct sigaction old;
+    int page_lock; /* a page's mark and protection change together (mark_page) */
 } T = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 /* ---- mutants ---- */
@@ -116,6 +117,28 @@ static int obj_of(const void *addr, uint64_t *off)
     return -1;
 }
 
+/* Page P of object O marked dirty and made writable (DIRTY 1), or its mark
+ * cleared and the page protected (0), as one step under a spin lock (the
+ * fault handler takes it too): a page is never writable unmarked. Without
+ * it, a page that one thread's fault had made writable but not yet marked
+ * took other threads' stores unseen by the events in between, which
+ * recorded them late, after the flushes that persisted them (gpKVS's
+ * undo records, two threads' lanes sharing a page, came out half lost). */
+static void mark_page(struct tobj *o, size_t p, int dirty)
+{
+    size_t lo = p * T.page, hi = lo + T.page < o->size ? lo + T.page : o->size;
+    while (__atomic_test_and_set(&T.page_lock, __ATOMIC_ACQUIRE))
+        ;
+    if (dirty) {
+        o->dirty[p] = 1;
+        mprotect(o->host + lo, hi - lo, PROT_READ | PROT_WRITE);
+    } else {
+        o->dirty[p] = 0;
+        mprotect(o->host + lo, hi - lo, PROT_READ);
+    }
+    __atomic_clear(&T.page_lock, __ATOMIC_RELEASE);
+}
+
 static void on_fault(int sig, siginfo_t *si, void *ctx)
 {
     char *a = si->si_addr;
@@ -123,12 +146,8 @@ static void on_fault(int sig, siginfo_t *si, void *ctx)
     for (int i = 0; i < T.nobj; i++) {
         struct tobj *o = &T.obj[i];
         if (o->live && o->dirty && a >= o->host && a < o->host + o->size) {
-            size_t p = (size_t)(a - o->host) / T.page;
-            /* Writable first, then dirty: the write comes after both, and an
-             * event that protects the page again after clearing its mark
-             * (sync_page) either sees the mark or makes the write fault. */
-            mprotect(o->host + p * T.page, T.page, PROT_READ | PROT_WRITE);
-            o->dirty[p] = 1;
+            /* Marked, then writable: the write comes after both. */
+            mark_page(o, (size_t)(a - o->host) / T.page, 1);
             return;
         }
     }
@@ -144,8 +163,7 @@ static void sync_page(int i, size_t p)
 {
     struct tobj *o = &T.obj[i];
     size_t lo = p * T.page, hi = lo + T.page < o->size ? lo + T.page : o->size, w, run = 0;
-    o->dirty[p] = 0;
-    mprotect(o->host + lo, hi - lo, PROT_READ);
+    mark_page(o, p, 0);
     for (w = lo; w <= hi; w += 8) {
         int differs = w < hi && memcmp(o->host + w, o->shadow + w, 8) != 0;
         if (differs && !run)
