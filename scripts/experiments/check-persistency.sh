@@ -29,7 +29,7 @@
 #
 # Rows: $RESULTS_DIR/persistency.tsv, op=check, gpm-check's params (op= for
 # a workload of several operations, model, images, recovered, wrong,
-# crashed, refused, complete, run_s, run_work_s) then untraced_s,
+# crashed, refused, complete, run_s, run_work_s), trace_points, untraced_s,
 # untraced_work_s and kernels_write_pm; median_s is the check's wall time.
 # Report: scripts/report/persistency.py. A failed check's folder (the run,
 # its trace, the failing images) and its log are kept under GPM_PM_DIR and

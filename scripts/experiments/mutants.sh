@@ -15,17 +15,20 @@
 #      a. gpm-check: "flagged" where images did not recover; "benign (no
 #         image failed)" where every image recovered: a removed persist whose
 #         loss only makes recovery redo work (a progress marker) or that a
-#         later persist covers; these are results, kept and reported, not
-#         hidden;
+#         later persist covers, or one whose loss none of the IMAGES images
+#         exposed (more may flag it); these are results, kept and reported,
+#         not hidden;
 #      b. the same KILLS SIGKILL trials: a trial that does not recover flags
 #         the mutant. None is expected to: with DRAM standing in for PM, a
 #         SIGKILL loses no store, flushed or not.
-#   The trace's persist points (trace_points) are recorded beside each
-#   mutant's: fewer than the original's show the mutant took effect.
+#   The traced run's persist points (trace_points) are recorded for the
+#   original and each mutant: fewer than the original's show that a mutant
+#   of a persist point took effect (a flush is none).
 # Rows: $RESULTS_DIR/mutants.tsv, op=check rows through gpm-check (mutant=SITE
-# in the mutants' params; the original's without), then site_kind,
-# site_count, trace_points, kills, kill_units, sigkill_recovered,
-# sigkill_flagged, sigkill_mid_work. Report: scripts/report/mutants.py.
+# in the mutants' params; the original's without), then trace_points,
+# site_kind, site_count (the original: sites), kills, kill_units,
+# sigkill_recovered, sigkill_flagged, sigkill_mid_work. Report:
+# scripts/report/mutants.py.
 # Exit 1 where the unmutated program failed either test, a check could not
 # run or a program is missing; a benign mutant, or one that a SIGKILL trial
 # flagged, is a result, said in the output and the report.
@@ -102,11 +105,6 @@ sigkill() {
     done
 }
 
-# points LOG: the persist points of the trace gpm-check's LOG describes.
-points() {
-    sed -n 's/^gpm-check: .* a trace of [0-9]* events, [0-9]* stores, \([0-9]*\) persist points$/\1/p' "$1" | head -n 1
-}
-
 ran=0
 for w in $(workloads); do
     have_program "$w" || { bad=1; continue; }
@@ -143,7 +141,7 @@ for w in $(workloads); do
             run_check "$out" "$d" "$IMAGES" \
                 "sites=$nsites,kills=$nk,kill_units=${ku:-none},sigkill_recovered=$SK_RECOVERED,sigkill_flagged=$SK_FLAGGED,sigkill_mid_work=$SK_MID" \
                 "$w" "$m" "$SCALE" $args
-            base=$(points "$CHECK_LOG")
+            base=$(param "$CHECK_PARAMS" trace_points)
             if [ "$CHECK_RC" -eq 0 ] && [ "$SK_FLAGGED" -eq 0 ]; then
                 echo "$name: $lbl ($m, $SCALE): the original: $(check_summary "$CHECK_PARAMS"); SIGKILL: $SK_RECOVERED of $nk trials recovered; $nsites persist sites, $base persist points"
                 rm -f "$CHECK_LOG"
@@ -166,7 +164,7 @@ for w in $(workloads); do
                     "$w" "$m" "$SCALE" $args
                 unset GPM_MUTATE
                 p=$CHECK_PARAMS
-                pts=$(points "$CHECK_LOG")
+                pts=$(param "$p" trace_points)
                 im=$(param "$p" images) rec=$(param "$p" recovered)
                 failed=$((${im:-0} - ${rec:-0}))
                 if [ -n "$CHECK_WHY" ]; then
@@ -179,10 +177,15 @@ for w in $(workloads); do
                 else
                     checker="benign (no image failed)"
                 fi
-                took=""
-                [ -z "$pts" ] || [ -z "$base" ] || [ "$pts" -lt "$base" ] ||
-                    took=" (NOT removed: $pts persist points, as the original)"
-                echo "$name: $lbl ($m) without $site ($kind x$count; persist points $base -> ${pts:-?}$took): checker $checker; SIGKILL: $SK_FLAGGED of $nk trials flagged"
+                # A flush is no persist point: only the others change the count.
+                took="; persist points $base -> ${pts:-?}"
+                [ "$kind" = flush ] && took=""
+                case $kind:$pts:$base in
+                    flush:*) ;;
+                    *:*[!0-9:]* | *::* | *:) ;; # a count unknown
+                    *) [ "$pts" -lt "$base" ] || took="$took (NOT removed: as many as the original's)" ;;
+                esac
+                echo "$name: $lbl ($m) without $site ($kind x$count$took): checker $checker; SIGKILL: $SK_FLAGGED of $nk trials flagged"
                 # A mutant's failing images are its point, not a problem: its
                 # folder goes unless the check itself could not run.
                 if [ -z "$CHECK_WHY" ]; then

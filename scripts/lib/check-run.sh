@@ -8,8 +8,9 @@
 #       and keeps it (the run, its trace, the failing images) otherwise
 #   run_check OUT DIR IMAGES EXTRA W MODE SCALE [FLAG...]
 #       gpm-check --images IMAGES --dir DIR W --mode MODE --scale SCALE FLAG...,
-#       its output in DIR.log; its row is appended to OUT with EXTRA
-#       (k=v,... or empty) after its params. Where gpm-check wrote no row
+#       its output in DIR.log; its row is appended to OUT with
+#       trace_points (the traced run's persist points) and EXTRA (k=v,...
+#       or empty) after its params. Where gpm-check wrote no row
 #       (its traced run failed, the trace could not be read) a row of its
 #       own says so: verified=fail, error=... Sets CHECK_RC (gpm-check's
 #       exit status), CHECK_PARAMS (the row's params), CHECK_S (the check's
@@ -43,7 +44,8 @@ run_check() {
     CHECK_RC=$?
     CHECK_WHY="" CHECK_S=nan
     if [ -s "$_dir.row" ]; then
-        CHECK_PARAMS=$(last_field "$_dir.row" params)${_extra:+,$_extra}
+        _points=$(sed -n 's/^gpm-check: .* a trace of [0-9]* events, [0-9]* stores, \([0-9]*\) persist points$/\1/p' "$CHECK_LOG" | head -n 1)
+        CHECK_PARAMS=$(last_field "$_dir.row" params),trace_points=${_points:-nan}${_extra:+,$_extra}
         CHECK_S=$(last_field "$_dir.row" median_s)
         "$GPM_BIN/gpm-row" "$_out" workload="$_w" op=check mode="$_m" \
             scale="$(last_field "$_dir.row" scale)" reps=1 \

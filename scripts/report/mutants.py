@@ -9,7 +9,8 @@ Reads RESULTS_DIR/mutants.tsv (op=check rows written by
 scripts/experiments/mutants.sh through gpm-check): the original's rows have
 no mutant= in their params, the mutants' name their site (mutant=SITE,
 site_kind, site_count); both carry images, recovered, wrong, crashed,
-refused, complete, and the SIGKILL trials' kills, kill_units,
+refused, complete, trace_points (the traced run's persist points: a mutant
+of a persist point has fewer) and the SIGKILL trials' kills, kill_units,
 sigkill_recovered, sigkill_flagged. Writes one row per workload, op, mode,
 scale and site (the original first, site "(original)"), its newest run:
   checker: for a mutant, "flagged" (images did not recover), "benign (no
@@ -76,7 +77,8 @@ def main():
         key = (r["workload"], p.get("op", "run"), r.get("mode", ""), r.get("scale", ""),
                p.get("mutant", ORIGINAL))
         newest[key] = r
-    header = ["workload", "op", "mode", "scale", "site", "site_kind", "site_count", "images",
+    header = ["workload", "op", "mode", "scale", "site", "site_kind", "site_count",
+              "trace_points", "images",
               "failed", "wrong", "crashed", "refused", "checker", "kills", "kill_units",
               "sigkill_flagged", "sigkill", "check_s"]
     table = []
@@ -85,16 +87,17 @@ def main():
         r = newest[key]
         p = R.params(r)
         table.append(list(key) + [p.get("site_kind", ""), p.get("site_count", ""),
-                                  count(p, "images"), count(p, "images") - count(p, "recovered"),
+                                  p.get("trace_points", ""), count(p, "images"), count(p, "images") - count(p, "recovered"),
                                   count(p, "wrong"), count(p, "crashed"), count(p, "refused"),
                                   checker(r, p), count(p, "kills"), p.get("kill_units", ""),
                                   count(p, "sigkill_flagged"), sigkill(p),
                                   R.number(r, "median_s") if r.get("median_s") else
                                   float("nan")])
     mutants = [t for t in table if t[4] != ORIGINAL]
-    flagged = sum(1 for t in mutants if t[12] == "flagged")
-    benign = sum(1 for t in mutants if t[12].startswith("benign"))
-    by_kill = sum(1 for t in mutants if t[16].startswith("flagged"))
+    col = {h: i for i, h in enumerate(header)}
+    flagged = sum(1 for t in mutants if t[col["checker"]] == "flagged")
+    benign = sum(1 for t in mutants if t[col["checker"]].startswith("benign"))
+    by_kill = sum(1 for t in mutants if t[col["sigkill"]].startswith("flagged"))
     used = list(newest.values())
     comments = (["Mutants: each persist point of the traced work removed in turn "
                  "(GPM_MUTATE=SITE, in the run and its recoveries); checker: gpm-check's crash "
@@ -104,7 +107,8 @@ def main():
                  "pass both",
                  "benign (no image failed): the mutant's crash images all recovered; a persist "
                  "whose loss recovery absorbs (a progress marker's: recovery redoes the work) or "
-                 "that a later persist covers; reported, not hidden",
+                 "that a later persist covers, or one whose loss none of the images happened to "
+                 "expose (more images, IMAGES, may flag it); reported, not hidden",
                  "SIGKILL with DRAM standing in for PM loses no store, flushed or not: it is not "
                  "expected to flag a mutant; a flag there is a failure of recovery of another "
                  "kind",
