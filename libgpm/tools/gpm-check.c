@@ -370,7 +370,9 @@ static void list_sites(const gpm_ptrace *t)
     for (uint32_t s = 0; s < t->nsites; s++) {
         uint64_t n = 0, kinds = 0;
         for (uint64_t k = 0; k < t->nev; k++)
-            if (t->ev[k].kind != GPM_TR_STORE && t->ev[k].site == s) {
+            /* Not the END record either: it names no site (0, the first one's). */
+            if (t->ev[k].kind != GPM_TR_STORE && t->ev[k].kind != GPM_TR_END &&
+                t->ev[k].site == s) {
                 n++;
                 kinds |= 1ull << t->ev[k].kind;
             }
