@@ -7,7 +7,8 @@
 #   1. the persist sites of a traced run (gpm-check --sites: SITE, KIND,
 #      COUNT), and the unmutated program, which must pass: gpm-check with
 #      IMAGES (default 100) crash images, and KILLS (default 3) SIGKILL trials
-#      killed just after unit K of progress, K spread over the work
+#      killed just after unit K of progress, K spread over the work (fewer
+#      where the work has fewer units)
 #      (crash_trial unit:K, scripts/lib/crash-trial.sh), each recovered and
 #      verified;
 #   2. for every site, the mutant without its persist point (GPM_MUTATE=SITE
@@ -67,13 +68,14 @@ to_mutate() {
 }
 
 # kill_points UNITS: KILLS units of progress to kill after, spread over
-# 1..UNITS-1, one per word (none where the work has fewer than 2 units).
+# 1..UNITS-1, one per word, each once (fewer where the work has fewer
+# units; none where it has fewer than 2).
 kill_points() {
     awk -v u="$1" -v n="$KILLS" 'BEGIN {
         if (u < 2) exit
         for (i = 1; i <= n; i++) {
             k = int(i * u / (n + 1) + 0.5); if (k < 1) k = 1; if (k > u - 1) k = u - 1
-            printf "%d ", k } }'
+            if (!(k in seen)) printf "%d ", k; seen[k] = 1 } }'
 }
 
 # sigkill SITE: the SIGKILL trials of the program with SITE's persist point
