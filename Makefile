@@ -84,7 +84,7 @@ export WORKLOADS
 
 all: $(LIBGPM) $(TOOLS) $(WL_BINS) tests
 .PHONY: all tests deps test test-gpu bundle install clean reports compare reproduce figure_1 figure_1a figure_1b figure_3 figure_9 figure_10 figure_11a figure_12 \
-        figure_11b table_4 table_5 crash
+        figure_11b table_4 table_5 crash check-persistency mutants
 
 deps:
 	@scripts/install-deps.sh
@@ -192,6 +192,13 @@ install: $(LIBGPM)
 figure_1a figure_1b figure_3 figure_9 figure_10 figure_11a figure_11b figure_12 table_4 table_5 crash: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/experiment.sh $@ $(B)/bin
+
+# The persistency checker over the workloads (gpm-check's crash images), and
+# its mutants (one persist point removed each) beside SIGKILL trials of the
+# same mutants; SCALE defaults to tiny here. Without a GPU, the cpu modes.
+check-persistency mutants: deps
+	@$(MAKE) --no-print-directory all
+	@SCALE=$(if $(filter file,$(origin SCALE)),tiny,$(SCALE)) scripts/experiment.sh $@ $(B)/bin
 
 # Both panels of Figure 1, one after the other: side by side they would
 # share the GPU and the cores they measure.

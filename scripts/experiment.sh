@@ -8,7 +8,9 @@
 # Environment: SCALE (tiny|small|paper), WORKLOADS (comma list; default
 # every workload program), TRIALS, PLATFORM (results/<PLATFORM>/, default
 # "local"), GPM_PM_DIR. Experiments that need a GPU check for one once, up
-# front, and stop with one line if there is none.
+# front, and stop with one line if there is none; check-persistency and
+# mutants run without one too (their cpu modes; they say so). Their report
+# drops the "check-" of the target: reports/$PLATFORM/persistency.tsv.
 set -eu
 target=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,6 +18,8 @@ GPM_BIN=$(cd "${2:-build/bin}" && pwd)
 GPM_ROOT=$(cd "$here/.." && pwd)
 RESULTS_DIR=${RESULTS_DIR:-$GPM_ROOT/results/${PLATFORM:-local}}
 export GPM_BIN GPM_ROOT RESULTS_DIR
+# The checkers run many programs per workload: tiny unless told.
+case $target in check-persistency | mutants) export SCALE=${SCALE:-tiny} ;; esac
 export SCALE=${SCALE:-small} TRIALS=${TRIALS:-50}
 script=$here/experiments/$target.sh
 if [ ! -x "$script" ]; then
@@ -23,10 +27,16 @@ if [ ! -x "$script" ]; then
     exit 2
 fi
 "$here/lib/check-vars.sh" "$target" "$GPM_BIN" || exit 2
-# Every experiment but the CPU crash campaign runs GPU programs.
-if [ "$target" != crash ] || [ "${CRASH_MODE:-gpm}" != cpu ]; then
+# Every experiment but the CPU crash campaign and the checkers runs GPU
+# programs.
+case $target in
+    check-persistency | mutants) needs_gpu=0 ;;
+    crash) needs_gpu=$([ "${CRASH_MODE:-gpm}" = cpu ] && echo 0 || echo 1) ;;
+    *) needs_gpu=1 ;;
+esac
+if [ "$needs_gpu" -eq 1 ]; then
     if ! why=$("$GPM_BIN/gpm-info" --check-gpu 2>&1); then
-        echo "$target: ${why#gpm-info: }: run it on a machine with an NVIDIA GPU (without one: make test, make crash CRASH_MODE=cpu)" >&2
+        echo "$target: ${why#gpm-info: }: run it on a machine with an NVIDIA GPU (without one: make test, make crash CRASH_MODE=cpu, make check-persistency, make mutants)" >&2
         exit 1
     fi
 fi
@@ -51,5 +61,5 @@ if [ "$rc" -eq 0 ]; then
         END { printf "%s\t%s\t%s\t%s\t%s\t%.1f\t%s\t%s\t%s\n", t, s, w, o, at, t1 - t0, rc,
                      v["git_rev"], v["host"] }' "$RESULTS_DIR/gpm-info.tsv" >>"$timing"
 fi
-"$here/reports.sh" "$target" $([ -s "$timing" ] && echo timing) || { [ "$rc" -ne 0 ] || rc=1; }
+"$here/reports.sh" "${target#check-}" $([ -s "$timing" ] && echo timing) || { [ "$rc" -ne 0 ] || rc=1; }
 exit "$rc"

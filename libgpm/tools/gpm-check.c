@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gpm/args.h"
@@ -44,7 +45,8 @@ static const char usage_text[] =
     "  --dir DIR   where the run and the images go (default: a new folder under\n"
     "              $GPM_PM_DIR or /dev/shm); --keep keeps it (a failing image is kept)\n"
     "  --sites     list the trace's persist points (site, kind, count) and stop\n"
-    "  --out FILE  append a result row of the check\n";
+    "  --out FILE  append a result row of the check (median_s: its wall time; params\n"
+    "              run_s and run_work_s: the traced run's wall time and timed work)\n";
 
 struct opts {
     int images, jobs, keep, sites, model_given;
@@ -105,6 +107,39 @@ static void last_line(const char *path, char *out, size_t len)
             snprintf(out, len, "%.*s", (int)strcspn(line, "\n"), line);
     if (f)
         fclose(f);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The median_s column of the last row of ROWS (the run's timed work), or
+ * NAN. */
+static double median_s(const char *rows)
+{
+    char line[16384], head[16384];
+    int col = -1, k = 0;
+    double v = NAN;
+    FILE *f = fopen(rows, "r");
+    if (!f || !fgets(head, sizeof head, f)) {
+        if (f)
+            fclose(f);
+        return NAN;
+    }
+    for (char *p = strtok(head, "\t\n"); p; p = strtok(NULL, "\t\n"), k++)
+        if (strcmp(p, "median_s") == 0)
+            col = k;
+    while (fgets(line, sizeof line, f)) {
+        k = 0;
+        for (char *p = strtok(line, "\t\n"); p; p = strtok(NULL, "\t\n"), k++)
+            if (k == col)
+                v = strtod(p, NULL);
+    }
+    fclose(f);
+    return v;
 }
 
 /* The verified column of the last row of ROWS: 1 ok, 0 fail, -1 none. */
@@ -303,12 +338,18 @@ static int parse(int argc, char **argv, struct opts *o)
     return 0;
 }
 
-static const char *mode_of(const struct opts *o)
+/* The value PROGRAM's ARGS give FLAG, or DEFAULT. */
+static const char *arg_of(const struct opts *o, const char *flag, const char *dflt)
 {
     for (int i = 1; i + 1 < o->argc; i++)
-        if (!strcmp(o->argv[i], "--mode"))
+        if (!strcmp(o->argv[i], flag))
             return o->argv[i + 1];
-    return "?";
+    return dflt;
+}
+
+static const char *mode_of(const struct opts *o)
+{
+    return arg_of(o, "--mode", "?");
 }
 
 static const char *site_kind(uint64_t kinds)
@@ -329,7 +370,9 @@ static void list_sites(const gpm_ptrace *t)
     for (uint32_t s = 0; s < t->nsites; s++) {
         uint64_t n = 0, kinds = 0;
         for (uint64_t k = 0; k < t->nev; k++)
-            if (t->ev[k].kind != GPM_TR_STORE && t->ev[k].site == s) {
+            /* Not the END record either: it names no site (0, the first one's). */
+            if (t->ev[k].kind != GPM_TR_STORE && t->ev[k].kind != GPM_TR_END &&
+                t->ev[k].site == s) {
                 n++;
                 kinds |= 1ull << t->ev[k].kind;
             }
@@ -365,7 +408,7 @@ static void describe(const gpm_ptrace *t, const uint64_t *dur, const struct imag
     printf("  recovery: %s%s%s\n", im->verdict, im->why[0] ? ": " : "", im->why);
 }
 
-static void row(const struct opts *o, const char *params, int ok)
+static void row(const struct opts *o, const char *params, int ok, double wall_s)
 {
     gpm_platform plat;
     gpm_result res;
@@ -373,11 +416,9 @@ static void row(const struct opts *o, const char *params, int ok)
     res.workload = base_name(o->argv[0]);
     res.op = "check";
     res.mode = mode_of(o);
-    res.scale = "tiny";
-    for (int i = 1; i + 1 < o->argc; i++)
-        if (!strcmp(o->argv[i], "--scale"))
-            res.scale = o->argv[i + 1];
+    res.scale = arg_of(o, "--scale", "small"); /* the workloads' default */
     res.reps = 1;
+    res.median_s = res.min_s = res.max_s = wall_s;
     res.rsd_pct = NAN;
     res.verified = ok ? "ok" : "fail";
     res.params = params;
@@ -398,6 +439,8 @@ int main(int argc, char **argv)
     struct image *im;
     int rc = parse(argc, argv, &o), n = -1, counts[4] = {0}, fails = 0, complete;
     int by[4] = {0}; /* recovered, wrong output, recovery crashed, refused */
+    double t0 = now_s(), run_s, wall_s;
+    const char *op;
     if (rc == 1)
         return 0;
     if (rc != 0)
@@ -427,6 +470,7 @@ int main(int argc, char **argv)
     snprintf(report, sizeof report, "%s/run.log", work);
     traced[8] = log;
     rc = run(&o, traced, 9, report, 1);
+    run_s = now_s() - t0;
     if (rc != 0) {
         char why[1024];
         last_line(report, why, sizeof why);
@@ -440,6 +484,8 @@ int main(int argc, char **argv)
     if (o.sites) {
         list_sites(&t);
         gpm_ptrace_free(&t);
+        if (!o.keep)
+            remove_tree(work);
         return 0;
     }
 
@@ -529,14 +575,20 @@ int main(int argc, char **argv)
     }
     printf("gpm-check: %d images tested: %d recovered, %d wrong output, %d recovery crashed, "
            "%d refused%s\n", n, by[0], by[1], by[2], by[3], complete ? "; trace incomplete" : "");
-    snprintf(params, sizeof params,
+    wall_s = now_s() - t0;
+    printf("gpm-check: %.2f s in all (%.1f images/s), the traced run %.2f s of it\n", wall_s,
+           n / wall_s, run_s);
+    /* A workload of several operations: which one (op=, as a crash campaign's row). */
+    op = arg_of(&o, "--op", NULL);
+    snprintf(params, sizeof params, "%s%s%s"
              "model=%s,images=%d,end=%d,persist_points=%d,exhaustive=%d,random=%d,recovered=%d,"
-             "wrong=%d,crashed=%d,refused=%d,complete=%s,seed=%llu%s%s", gpm_model_name(o.model),
-             n, counts[0], counts[1], counts[2], counts[3], by[0], by[1], by[2], by[3],
-             complete ? "no" : "yes", o.seed, getenv("GPM_MUTATE") ? ",mutant=" : "",
+             "wrong=%d,crashed=%d,refused=%d,complete=%s,seed=%llu,run_s=%.4g,run_work_s=%.4g%s%s",
+             op ? "op=" : "", op ? op : "", op ? "," : "", gpm_model_name(o.model), n, counts[0],
+             counts[1], counts[2], counts[3], by[0], by[1], by[2], by[3], complete ? "no" : "yes",
+             o.seed, run_s, median_s(log), getenv("GPM_MUTATE") ? ",mutant=" : "",
              getenv("GPM_MUTATE") ? getenv("GPM_MUTATE") : "");
     if (o.out)
-        row(&o, params, fails == 0);
+        row(&o, params, fails == 0, wall_s);
     if (fails == 0 && !o.keep) {
         remove_tree(work);
     } else {

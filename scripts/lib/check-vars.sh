@@ -20,14 +20,15 @@ say() {
     bad=1
 }
 
-# count VAR MIN EXAMPLE: VAR, if set, is a whole number of at least MIN.
+# count VAR MIN EXAMPLE [MAX]: VAR, if set, is a whole number of at least
+# MIN (and at most MAX, default 999999999).
 count() {
     eval "_v=\${$1:-}"
     [ -n "$_v" ] || return 0
     case $_v in
         *[!0-9]*) say "$1=$_v: not a whole number: pass a whole number of $2 or more, e.g. $1=$3" ;;
-        *) if [ "${#_v}" -gt 9 ] || [ "$_v" -lt "$2" ]; then
-               say "$1=$_v: out of range: pass a whole number from $2 to 999999999, e.g. $1=$3"
+        *) if [ "${#_v}" -gt 9 ] || [ "$_v" -lt "$2" ] || [ "$_v" -gt "${4:-999999999}" ]; then
+               say "$1=$_v: out of range: pass a whole number from $2 to ${4:-999999999}, e.g. $1=$3"
            fi ;;
     esac
 }
@@ -54,6 +55,8 @@ count JOBS 1 4
 count TRIAL_TIMEOUT 1 900
 count COMMIT_TRIALS 0 10
 count CRASH_SEED 0 100
+count IMAGES 1 100 100000 # gpm-check makes at most 100000 crash images a check
+count KILLS 0 3
 scale SCALE
 scale CRASH_SCALE
 
@@ -106,6 +109,21 @@ if [ -n "${OPS:-}" ]; then
         case "$known " in
             *" $o("*) ;;
             *) say "OPS=$OPS: no operation '$o': pass some of $(join $known) (comma-separated)" ;;
+        esac
+    done
+fi
+if [ -n "${MODES:-}" ]; then
+    modes=""
+    for w in $all; do
+        for m in $(workload_modes "$bin" "$w"); do
+            case " $modes " in *" $m "*) ;; *) modes="$modes $m" ;; esac
+        done
+    done
+    for m in $(echo "$MODES" | tr ',' ' '); do
+        case " $modes " in
+            *" $m "*) ;;
+            *) say "MODES=$MODES: no mode '$m': pass some of $(join $modes) (comma-separated), or leave it unset for the modes whose stores are traced"
+               break ;;
         esac
     done
 fi

@@ -5,6 +5,8 @@
 #   workload_modes BIN W the modes W's --help lists, one per word
 #   workload_ops BIN W   the operations W's --help lists (--op a|b), one per
 #                        word, or "run" for a workload with one
+#   modes_where BIN W KEY=V...  W's modes whose --modes line has every KEY=V
+#                        (needs_gpu, kernels_write_pm, resumes), one per word
 workload_list() {
     if [ -n "${WORKLOADS:-}" ]; then
         echo "$WORKLOADS" | tr 'A-Z,' 'a-z '
@@ -29,4 +31,14 @@ has_mode() {
 workload_ops() {
     _ops=$("$1/$2" --help 2>/dev/null | sed -n 's/^usage: .* \[--op \([^] ]*\)\].*/\1/p' | tr '|' ' ')
     echo "${_ops:-run}"
+}
+
+# W --modes: "MODE<TAB>needs_gpu=0|1<TAB>kernels_write_pm=0|1<TAB>resumes=0|1".
+modes_where() {
+    _b=$1 _w=$2
+    shift 2
+    "$_b/$_w" --modes 2>/dev/null | awk -F'\t' -v want="$*" '
+        { n = split(want, k, " "); ok = 1
+          for (i = 1; i <= n; i++) { f = 0; for (j = 2; j <= NF; j++) if ($j == k[i]) f = 1; ok = ok && f }
+          if (ok) print $1 }'
 }

@@ -50,6 +50,13 @@ SECTIONS = [
     ("crash", "Crash campaigns", ["workload", "op", "mode", "scale", "kills", "finished_first",
      "crash_trials", "recovered", "unrecovered", "verdict"],
      "every program recovered (crashes injected with NVBitFI)"),
+    ("persistency", "Persistency checks: the crash images a persistency model allows",
+     ["workload", "op", "mode", "scale", "images", "recovered", "complete", "images_per_s",
+      "trace_overhead", "verdict"],
+     "no counterpart (the paper's recovery tests injected crashes with NVBitFI)"),
+    ("mutants", "Mutants: one persist point removed, the checker against SIGKILL",
+     ["workload", "op", "mode", "site", "site_count", "images", "failed", "checker", "sigkill"],
+     "no counterpart"),
 ]
 
 
@@ -238,6 +245,32 @@ def verdict(name, rows):
                 % (total("crash_trials"), total("kills"),
                    " (the %d that came after the work had finished are not crash trials)" % late
                    if late else "", total("unrecovered")))
+    if name == "persistency":
+        def total(col):
+            return sum(int(num(r.get(col)) or 0) for r in rows)
+        incomplete = [r for r in rows if r.get("verdict", "").startswith("incomplete")]
+        failed = [r for r in rows if r.get("verdict", "").startswith("FAILED")]
+        return ("ours: %d checks of %d crash images in all, %d not recovered%s%s"
+                % (len(rows), total("images"), total("images") - total("recovered"),
+                   "; %d incomplete (%s): no verdict" % (len(incomplete), ", ".join(
+                       "%s %s: %s" % (r["workload"], r["mode"], r["verdict"][len("incomplete: "):])
+                       for r in incomplete)) if incomplete else "",
+                   "; %d FAILED" % len(failed) if failed else ""))
+    if name == "mutants":
+        mut = [r for r in rows if r.get("site") != "(original)"]
+        orig = [r for r in rows if r.get("site") == "(original)"]
+        flagged = sum(1 for r in mut if r.get("checker") == "flagged")
+        benign = sum(1 for r in mut if r.get("checker", "").startswith("benign"))
+        killed = sum(1 for r in mut if r.get("sigkill", "").startswith("flagged"))
+        bad = [r for r in orig if r.get("checker") != "passes" or
+               r.get("sigkill", "").startswith("flagged")]
+        return ("ours: of %d mutants, the checker flagged %d and found %d benign (no image "
+                "failed)%s; SIGKILL trials flagged %d; %s"
+                % (len(mut), flagged, benign,
+                   ", %d other" % (len(mut) - flagged - benign) if len(mut) > flagged + benign
+                   else "", killed,
+                   "%d of %d originals FAILED" % (len(bad), len(orig)) if bad
+                   else "every original passed both"))
     return ""
 
 

@@ -61,7 +61,9 @@ def main():
         calls = [t for t in lines if (t["target"], t["scale"], t["git_rev"], t["host"]) ==
                  (target, scale, rev, host)]
         wall = sum(float(t["wall_s"]) for t in calls)
-        rows = [r for r in R.read_rows(results_dir, target + ".tsv")
+        # make check-persistency's rows are persistency.tsv (experiment.sh).
+        raw = target[len("check-"):] if target.startswith("check-") else target
+        rows = [r for r in R.read_rows(results_dir, raw + ".tsv")
                 if r.get("git_rev") == rev and r.get("host") == host and
                 r.get("scale") == scale and r.get("op") != "crash-campaign"]
         used += rows

@@ -48,6 +48,11 @@ refused figure_11a STOP_RATIO=x "STOP_RATIO=x: not a number"
 refused figure_11a PARTITIONS=256,64 "PARTITIONS=256,64: '256,64' is not a partition count"
 refused figure_1a SWEEP_REPS=x "SWEEP_REPS=x: not a whole number"
 refused crash COMMIT_TRIALS=x "COMMIT_TRIALS=x: not a whole number"
+refused check-persistency MODES=cpu,gpmm "MODES=cpu,gpmm: no mode 'gpmm': pass some of gpm, .*cpu.* (comma-separated)"
+refused check-persistency IMAGES=0 "IMAGES=0: out of range: pass a whole number from 1 to 100000, e.g. IMAGES=100"
+refused check-persistency IMAGES=200000 "IMAGES=200000: out of range: pass a whole number from 1 to 100000"
+refused mutants KILLS=some "KILLS=some: not a whole number: pass a whole number of 0 or more, e.g. KILLS=3"
+refused mutants MODES=nosuch "MODES=nosuch: no mode 'nosuch'"
 
 # Two bad variables: a line each.
 env -u WORKLOADS RESULTS_DIR="$tmp/res" TRIALS=0 SCALE=x "$root/scripts/experiment.sh" crash "$GPM_BIN" \
@@ -71,7 +76,8 @@ fi
 
 # Good values, and the defaults, pass.
 for vars in "" "TRIALS=3 JOBS=2 CRASH_MODE=cpu WORKLOADS=PS,blk SCALE=tiny PLATFORM=h100-dram" \
-    "OPS=set,update THREADS=1 STORES=kvs,rocksdb STOP_RATIO=0 CRASH_SEED=0 COMMIT_TRIALS=0 CRASH_SCALE=small"; do
+    "OPS=set,update THREADS=1 STORES=kvs,rocksdb STOP_RATIO=0 CRASH_SEED=0 COMMIT_TRIALS=0 CRASH_SCALE=small" \
+    "MODES=cpu,gpm,cap-delta IMAGES=100000 KILLS=0"; do
     # shellcheck disable=SC2086 # vars is a list of assignments
     if out=$(env -u WORKLOADS $vars "$root/scripts/lib/check-vars.sh" t "$GPM_BIN" 2>&1); then
         echo "ok - passes: ${vars:-the defaults}"

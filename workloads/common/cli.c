@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gpm/args.h"
+#include "harness.h"
 #include "wl.h"
 
 static const char *const scale_names[] = {"tiny", "small", "paper", "custom", NULL};
@@ -64,6 +65,18 @@ static void modes_list(const struct wl_workload *w, char *out, size_t len)
                                   wl_mode_name((enum wl_mode)m));
 }
 
+/* --modes: what the mode table says of each mode this workload runs, for
+ * scripts that choose modes by what they do (make check-persistency). */
+static void modes_table(const struct wl_workload *w, FILE *out)
+{
+    for (int m = 0; m < WL_MAX_MODES; m++)
+        if (wl_runs_mode(w, (enum wl_mode)m)) {
+            const struct wl_mode_info *i = wl_mode((enum wl_mode)m);
+            fprintf(out, "%s\tneeds_gpu=%d\tkernels_write_pm=%d\tresumes=%d\n", i->name,
+                    i->needs_gpu, i->kernels_write_pm, wl_resumable(w, (enum wl_mode)m));
+        }
+}
+
 static const char *type_word(enum wl_ptype t)
 {
     return t == WL_FLOAT ? "X" : t == WL_STR ? "S" : "N";
@@ -84,7 +97,7 @@ static void usage(const struct wl_workload *w, FILE *out)
     fprintf(out, "\n       [--reps N] [--pm-dir DIR] [--cpu-threads N|best] [--recover]\n"
                  "       [--crash-after SECONDS|random] [--crash-at-progress K]\n"
                  "       [--crash-after-progress SECONDS] [--progress-times] [--seed N]\n"
-                 "       [--out FILE] [--keep] [--trace DIR]\n");
+                 "       [--out FILE] [--keep] [--trace DIR] [--modes]\n");
     if (has_transactions(w))
         fprintf(out, "       [--crash-before-commit N]\n");
     for (int i = 0; i < nparams(w); i++) {
@@ -125,7 +138,12 @@ static void usage(const struct wl_workload *w, FILE *out)
                  "  --out FILE           append the result row to FILE (default: print it)\n"
                  "  --keep               keep the PM files after the run\n"
                  "  --trace DIR          record the work's PM stores and persist points in DIR "
-                 "(gpm-check)\n");
+                 "(gpm-check)\n"
+                 "  --modes              list the modes, one a line: MODE, then needs_gpu, "
+                 "kernels_write_pm\n"
+                 "                       (stores --trace cannot see) and resumes (--recover "
+                 "resumes durable\n"
+                 "                       progress; 0: it restarts), each =1 or =0\n");
     if (has_transactions(w))
         fprintf(out, "  --crash-before-commit N  SIGKILL this process just before the N-th "
                      "transaction of the first\n"
@@ -135,7 +153,7 @@ static void usage(const struct wl_workload *w, FILE *out)
 
 enum { OPT_MODE = 1000, OPT_OP, OPT_SCALE, OPT_REPS, OPT_PM_DIR, OPT_CPU_THREADS, OPT_RECOVER,
        OPT_CRASH_AFTER, OPT_SEED, OPT_OUT, OPT_KEEP, OPT_HELP, OPT_CRASH_COMMIT,
-       OPT_CRASH_PROGRESS, OPT_CRASH_AFTER_PROGRESS, OPT_PROGRESS_TIMES, OPT_TRACE,
+       OPT_CRASH_PROGRESS, OPT_CRASH_AFTER_PROGRESS, OPT_PROGRESS_TIMES, OPT_TRACE, OPT_MODES,
        OPT_PARAM = 2000 };
 
 static int parse_param(const struct wl_workload *w, int i, const char *val, struct wl_opts *o)
@@ -258,7 +276,7 @@ int wl_parse_args(const struct wl_workload *w, int argc, char **argv, struct wl_
         {"crash-before-commit", 1, OPT_CRASH_COMMIT}, {"crash-at-progress", 1, OPT_CRASH_PROGRESS},
         {"crash-after-progress", 1, OPT_CRASH_AFTER_PROGRESS},
         {"progress-times", 0, OPT_PROGRESS_TIMES}, {"trace", 1, OPT_TRACE},
-        {"help", 0, OPT_HELP}};
+        {"modes", 0, OPT_MODES}, {"help", 0, OPT_HELP}};
     const int nc = (int)(sizeof common / sizeof common[0]);
     struct option opts[sizeof common / sizeof common[0] + WL_MAX_PARAMS + 1];
     int n = 0, c, have_mode = 0;
@@ -283,6 +301,10 @@ int wl_parse_args(const struct wl_workload *w, int argc, char **argv, struct wl_
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (c == OPT_HELP) {
             usage(w, help_out);
+            return 1;
+        }
+        if (c == OPT_MODES) {
+            modes_table(w, help_out);
             return 1;
         }
         if (c == OPT_RECOVER)

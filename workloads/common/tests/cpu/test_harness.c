@@ -352,6 +352,29 @@ static void help_goes_to_stdout_and_exits_zero(void)
     CHECK_EQ_INT(RUN_ARGS("--help"), 0);
 }
 
+/* --modes lists each mode with the columns that scripts choose modes by:
+ * the fake marks its progress, so it resumes where the mode table says the
+ * marks are durable. */
+static void modes_flag_lists_the_mode_table(void)
+{
+    char *av[] = {"fake", "--modes"};
+    char path[4300], *text;
+    FILE *f;
+    struct wl_opts o;
+    snprintf(path, sizeof path, "%s/modes.txt", dir);
+    f = fopen(path, "w");
+    CHECK(f);
+    CHECK_EQ_INT(wl_parse_args(&WORKLOAD, 2, av, &o, f), 1);
+    fclose(f);
+    text = read_text(path);
+    CHECK(text && strstr(text, "gpm\tneeds_gpu=1\tkernels_write_pm=1\tresumes=1\n") &&
+          strstr(text, "gpm-ndp\tneeds_gpu=1\tkernels_write_pm=1\tresumes=0\n") &&
+          strstr(text, "cap-mm\tneeds_gpu=1\tkernels_write_pm=0\tresumes=0\n") &&
+          strstr(text, "cpu\tneeds_gpu=0\tkernels_write_pm=0\tresumes=1\n"));
+    free(text);
+    unlink(path);
+}
+
 /* ---- the mode table ---- */
 
 static void mode_table_says_what_each_mode_does(void)
@@ -856,6 +879,7 @@ int main(void)
     RUN(every_mode_name);
     RUN(bad_flags);
     RUN(help_goes_to_stdout_and_exits_zero);
+    RUN(modes_flag_lists_the_mode_table);
     RUN(mode_table_says_what_each_mode_does);
     RUN(bad_out_is_found_before_any_work);
     RUN(pm_directory_checked_first);

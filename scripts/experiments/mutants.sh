@@ -1,0 +1,203 @@
+#!/bin/sh
+# Mutants (make mutants): does the persistency checker catch a missing
+# persist point that a SIGKILL cannot? For each workload of WORKLOADS, each
+# of its operations (OPS) and each mode (MODES; default cpu, and a GPU mode
+# only where MODES names it and a GPU is visible; a workload without the
+# mode is skipped with one line):
+#   1. the persist sites of a traced run (gpm-check --sites: SITE, KIND,
+#      COUNT), and the unmutated program, which must pass: gpm-check with
+#      IMAGES (default 100) crash images, and KILLS (default 3) SIGKILL trials
+#      killed just after unit K of progress, K spread over the work (fewer
+#      where the work has fewer units)
+#      (crash_trial unit:K, scripts/lib/crash-trial.sh), each recovered and
+#      verified;
+#   2. for every site, the mutant without its persist point (GPM_MUTATE=SITE
+#      in every run, the recoveries' too):
+#      a. gpm-check: "flagged" where images did not recover; "benign (no
+#         image failed)" where every image recovered: a removed persist whose
+#         loss only makes recovery redo work (a progress marker) or that a
+#         later persist covers, or one whose loss none of the IMAGES images
+#         exposed (more may flag it); these are results, kept and reported,
+#         not hidden;
+#      b. the same KILLS SIGKILL trials: a trial that does not recover flags
+#         the mutant. None is expected to: with DRAM standing in for PM, a
+#         SIGKILL loses no store, flushed or not.
+#   The traced run's persist points (trace_points) are recorded for the
+#   original and each mutant: fewer than the original's show that a mutant
+#   of a persist point took effect (a flush is none).
+# Rows: $RESULTS_DIR/mutants.tsv, op=check rows through gpm-check (mutant=SITE
+# in the mutants' params; the original's without), then trace_points,
+# site_kind, site_count (the original: sites), kills, kill_units,
+# sigkill_recovered, sigkill_flagged, sigkill_mid_work. Report:
+# scripts/report/mutants.py.
+# Exit 1 where the unmutated program failed either test, a check could not
+# run or a program is missing; a benign mutant, or one that a SIGKILL trial
+# flagged, is a result, said in the output and the report.
+# The sites are those of the traced work: persist points that only a
+# recovery reaches are not listed, so not mutated.
+# Environment: GPM_BIN, RESULTS_DIR, SCALE (tiny from make), WORKLOADS, OPS,
+# MODES, IMAGES, KILLS, GPM_PM_DIR, TRIAL_TIMEOUT.
+set -u
+name=mutants
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/crash-trial.sh"
+. "$(dirname "$0")/../lib/check-run.sh"
+unset GPM_MUTATE # the mutants are this script's to choose
+IMAGES=${IMAGES:-100}
+KILLS=${KILLS:-3}
+out=$RESULTS_DIR/mutants.tsv
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpm-mutants.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+pm_base=${GPM_PM_DIR:-/dev/shm/gpm-$(id -u)}
+mkdir -p "$pm_base" || exit 1
+bad=0
+
+gpu=1
+if ! why=$("$GPM_BIN/gpm-info" --check-gpu 2>&1); then
+    gpu=0
+    echo "$name: ${why#gpm-info: }: the GPU modes need a GPU; mutating the modes that run without one (cpu)"
+fi
+
+# to_mutate W: the modes of W to mutate, one per word.
+to_mutate() {
+    for _m in $(echo "${MODES:-cpu}" | tr ',' ' '); do
+        skip_without_mode "$1" "$_m" >&2 || continue # its line, not a mode
+        [ "$gpu" -eq 1 ] || modes_where "$GPM_BIN" "$1" needs_gpu=0 | grep -qx -- "$_m" || continue
+        echo "$_m"
+    done
+}
+
+# kill_points UNITS: KILLS units of progress to kill after, spread over
+# 1..UNITS-1, one per word, each once (fewer where the work has fewer
+# units; none where it has fewer than 2).
+kill_points() {
+    awk -v u="$1" -v n="$KILLS" 'BEGIN {
+        if (u < 2) exit
+        for (i = 1; i <= n; i++) {
+            k = int(i * u / (n + 1) + 0.5); if (k < 1) k = 1; if (k > u - 1) k = u - 1
+            if (!(k in seen)) printf "%d ", k; seen[k] = 1 } }'
+}
+
+# sigkill SITE: the SIGKILL trials of the program with SITE's persist point
+# removed ("" for the original), killed after each of $kills; sets
+# SK_RECOVERED, SK_FLAGGED and SK_MID (trials killed mid-work).
+sigkill() {
+    SK_RECOVERED=0 SK_FLAGGED=0 SK_MID=0
+    for _k in $kills; do
+        _pm=$(mktemp -d "$pm_base/mutant-trial.XXXXXX") || return 1
+        mkdir -p "$tmp/trial"
+        (
+            [ -z "$1" ] || export GPM_MUTATE="$1"
+            GPM_PM_DIR=$_pm
+            # shellcheck disable=SC2086 # args is a list of flags
+            crash_trial "$w" "$m" "$SCALE" 1 "unit:$_k" "$tmp/trial" $args
+            _rc=$?
+            echo "$TRIAL" >"$tmp/trial/what"
+            exit "$_rc"
+        )
+        if [ $? -eq 0 ]; then
+            SK_RECOVERED=$((SK_RECOVERED + 1))
+            [ "$(cat "$tmp/trial/what")" != mid-work ] || SK_MID=$((SK_MID + 1))
+            rm -rf "$_pm"
+        else
+            SK_FLAGGED=$((SK_FLAGGED + 1))
+            echo "$name: $lbl ($m)${1:+ without $1}: SIGKILL after unit $_k: NOT RECOVERED: $(cat "$tmp/trial/what"); its PM files stay in $_pm; log:" >&2
+            tail -n 5 "$tmp/trial/trial.log" | sed 's/^/    /' >&2
+        fi
+    done
+}
+
+ran=0
+for w in $(workloads); do
+    have_program "$w" || { bad=1; continue; }
+    modes=$(to_mutate "$w" | tr '\n' ' ')
+    [ -n "$modes" ] || continue
+    ran=$((ran + 1))
+    for op in $(ops "$w"); do
+        for m in $modes; do
+            args=$(op_flag "$op")
+            lbl=$w
+            [ "$op" = run ] || lbl="$w($op)"
+            # The persist sites of the traced work.
+            # shellcheck disable=SC2086 # args is a list of flags
+            if ! "$GPM_BIN/gpm-check" --sites "$GPM_BIN/$w" --mode "$m" --scale "$SCALE" $args \
+                >"$tmp/sites" 2>"$tmp/sites.err"; then
+                echo "$name: $lbl ($m): cannot list its persist sites: $(tail -n 1 "$tmp/sites.err")" >&2
+                bad=1
+                continue
+            fi
+            nsites=$(grep -c . "$tmp/sites")
+            # Where the SIGKILL trials kill: units of progress of one run.
+            # shellcheck disable=SC2086
+            timeline=$(measure_work "$w" "$m" "$SCALE" "$tmp" $args) || { bad=1; continue; }
+            kills=$(kill_points "${timeline%% *}")
+            nk=$(echo $kills | wc -w)
+            [ "$nk" -gt 0 ] || [ "$KILLS" -eq 0 ] ||
+                echo "$name: $lbl ($m): the work makes ${timeline%% *} unit(s) of progress durable: no SIGKILL trials" >&2
+            ku=$(echo $kills | tr ' ' '/')
+
+            # The original: must pass both.
+            sigkill ""
+            d=$(check_dir) || exit 1
+            # shellcheck disable=SC2086
+            run_check "$out" "$d" "$IMAGES" \
+                "sites=$nsites,kills=$nk,kill_units=${ku:-none},sigkill_recovered=$SK_RECOVERED,sigkill_flagged=$SK_FLAGGED,sigkill_mid_work=$SK_MID" \
+                "$w" "$m" "$SCALE" $args
+            base=$(param "$CHECK_PARAMS" trace_points)
+            if [ "$CHECK_RC" -eq 0 ] && [ "$SK_FLAGGED" -eq 0 ]; then
+                echo "$name: $lbl ($m, $SCALE): the original: $(check_summary "$CHECK_PARAMS"); SIGKILL: $SK_RECOVERED of $nk trials recovered; $nsites persist sites, $base persist points"
+                rm -f "$CHECK_LOG"
+            else
+                bad=1
+                echo "$name: $lbl ($m, $SCALE): the original FAILED: ${CHECK_WHY:-$(check_summary "$CHECK_PARAMS")}; SIGKILL: $SK_FLAGGED of $nk trials not recovered; the check's log: $CHECK_LOG" >&2
+            fi
+            [ -z "$CHECK_WHY" ] || continue
+
+            # Each site's mutant.
+            tab=$(printf '\t')
+            while IFS=$tab read -r site kind count <&3; do
+                [ -n "$site" ] || continue
+                sigkill "$site"
+                d=$(check_dir) || exit 1
+                export GPM_MUTATE="$site"
+                # shellcheck disable=SC2086
+                run_check "$out" "$d" "$IMAGES" \
+                    "site_kind=$kind,site_count=$count,kills=$nk,kill_units=${ku:-none},sigkill_recovered=$SK_RECOVERED,sigkill_flagged=$SK_FLAGGED,sigkill_mid_work=$SK_MID" \
+                    "$w" "$m" "$SCALE" $args
+                unset GPM_MUTATE
+                p=$CHECK_PARAMS
+                pts=$(param "$p" trace_points)
+                im=$(param "$p" images) rec=$(param "$p" recovered)
+                failed=$((${im:-0} - ${rec:-0}))
+                if [ -n "$CHECK_WHY" ]; then
+                    checker="ERROR: the check could not run: $CHECK_WHY"
+                    bad=1
+                elif [ "$(param "$p" complete)" = no ]; then
+                    checker="incomplete trace: no verdict"
+                elif [ "$CHECK_RC" -ne 0 ] && [ "$failed" -gt 0 ]; then
+                    checker="flagged: $failed of $(param "$p" images) images failed ($(param "$p" wrong) wrong output, $(param "$p" crashed) recovery crashed, $(param "$p" refused) refused)"
+                else
+                    checker="benign (no image failed)"
+                fi
+                # A flush is no persist point: only the others change the count.
+                took="; persist points $base -> ${pts:-?}"
+                [ "$kind" = flush ] && took=""
+                case $kind:$pts:$base in
+                    flush:*) ;;
+                    *:*[!0-9:]* | *::* | *:) ;; # a count unknown
+                    *) [ "$pts" -lt "$base" ] || took="$took (NOT removed: as many as the original's)" ;;
+                esac
+                echo "$name: $lbl ($m) without $site ($kind x$count$took): checker $checker; SIGKILL: $SK_FLAGGED of $nk trials flagged"
+                # A mutant's failing images are its point, not a problem: its
+                # folder goes unless the check itself could not run.
+                if [ -z "$CHECK_WHY" ]; then
+                    rm -rf "$d" "$CHECK_LOG"
+                else
+                    echo "$name: its folder and log stay in $d and $CHECK_LOG" >&2
+                fi
+            done 3<"$tmp/sites"
+        done
+    done
+done
+some_ran "$ran" "has a mode to mutate"
+exit $bad

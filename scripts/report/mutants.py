@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Mutants: each persist point of a workload's traced work removed in turn
+(GPM_MUTATE=SITE), and whether the persistency checker (gpm-check's crash
+images) and SIGKILL trials of the same mutant tell it from the original.
+
+    mutants.py RESULTS_DIR OUT_TSV
+
+Reads RESULTS_DIR/mutants.tsv (op=check rows written by
+scripts/experiments/mutants.sh through gpm-check): the original's rows have
+no mutant= in their params, the mutants' name their site (mutant=SITE,
+site_kind, site_count); both carry images, recovered, wrong, crashed,
+refused, complete, trace_points (the traced run's persist points: a mutant
+of a persist point has fewer) and the SIGKILL trials' kills, kill_units,
+sigkill_recovered, sigkill_flagged. Writes one row per workload, op, mode,
+scale and site (the original first, site "(original)"), its newest run:
+  checker: for a mutant, "flagged" (images did not recover), "benign (no
+    image failed)" (a removed persist whose loss recovery absorbs, such as
+    a progress marker's, whose loss only redoes work), "incomplete" (the
+    trace missed stores: no verdict) or "error" (no check); for the
+    original, "passes" or "FAILED";
+  sigkill: "not flagged (R of K recovered)", "flagged (F of K)" or "no
+    trials"; with DRAM standing in for PM a SIGKILL loses no store, so it is
+    not expected to flag any mutant."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rows as R  # noqa: E402
+
+ORIGINAL = "(original)"
+
+
+def count(p, key):
+    try:
+        return int(p.get(key, "0"))
+    except ValueError:
+        return 0
+
+
+def checker(row, p):
+    images, failed = count(p, "images"), count(p, "images") - count(p, "recovered")
+    original = "mutant" not in p
+    if "error" in p:
+        return "FAILED: no check: " + p["error"] if original else "error: no check: " + p["error"]
+    if p.get("complete") == "no":
+        return "incomplete: no verdict" + (
+            " (device stores not traced)" if p.get("kernels_write_pm") == "1" else "")
+    if original:
+        return "passes" if row.get("verified") == "ok" and failed == 0 else \
+            "FAILED: %d of %d images not recovered" % (failed, images)
+    if failed > 0:
+        return "flagged"
+    return "benign (no image failed)"
+
+
+def sigkill(p):
+    kills = count(p, "kills")
+    if kills == 0:
+        return "no trials"
+    flagged = count(p, "sigkill_flagged")
+    if flagged:
+        return "flagged (%d of %d)" % (flagged, kills)
+    return "not flagged (%d of %d recovered)" % (count(p, "sigkill_recovered"), kills)
+
+
+def main():
+    if len(sys.argv) != 3:
+        R.fail("usage: mutants.py RESULTS_DIR OUT_TSV")
+    results_dir, out = sys.argv[1], sys.argv[2]
+    rows = [r for r in R.read_rows(results_dir, "mutants.tsv") if r.get("op") == "check"]
+    if not rows:
+        R.fail("mutants: no rows in %s: run make mutants first"
+               % os.path.join(results_dir, "mutants.tsv"))
+    newest = {}
+    for r in rows:  # in the order they were written: the last one wins
+        p = R.params(r)
+        key = (r["workload"], p.get("op", "run"), r.get("mode", ""), r.get("scale", ""),
+               p.get("mutant", ORIGINAL))
+        newest[key] = r
+    header = ["workload", "op", "mode", "scale", "site", "site_kind", "site_count",
+              "trace_points", "images",
+              "failed", "wrong", "crashed", "refused", "checker", "kills", "kill_units",
+              "sigkill_flagged", "sigkill", "check_s"]
+    table = []
+    # The original first, then its sites in order.
+    for key in sorted(newest, key=lambda k: k[:4] + (k[4] != ORIGINAL, k[4])):
+        r = newest[key]
+        p = R.params(r)
+        table.append(list(key) + [p.get("site_kind", ""), p.get("site_count", ""),
+                                  p.get("trace_points", ""), count(p, "images"), count(p, "images") - count(p, "recovered"),
+                                  count(p, "wrong"), count(p, "crashed"), count(p, "refused"),
+                                  checker(r, p), count(p, "kills"), p.get("kill_units", ""),
+                                  count(p, "sigkill_flagged"), sigkill(p),
+                                  R.number(r, "median_s") if r.get("median_s") else
+                                  float("nan")])
+    mutants = [t for t in table if t[4] != ORIGINAL]
+    col = {h: i for i, h in enumerate(header)}
+    flagged = sum(1 for t in mutants if t[col["checker"]] == "flagged")
+    benign = sum(1 for t in mutants if t[col["checker"]].startswith("benign"))
+    by_kill = sum(1 for t in mutants if t[col["sigkill"]].startswith("flagged"))
+    used = list(newest.values())
+    comments = (["Mutants: each persist point of the traced work removed in turn "
+                 "(GPM_MUTATE=SITE, in the run and its recoveries); checker: gpm-check's crash "
+                 "images of the mutant (failed: images not recovered), flagged where any failed; "
+                 "sigkill: the same mutant killed with SIGKILL just after units kill_units of its "
+                 "progress, then recovered and verified; the original (site '(original)') must "
+                 "pass both",
+                 "benign (no image failed): the mutant's crash images all recovered; a persist "
+                 "whose loss recovery absorbs (a progress marker's: recovery redoes the work) or "
+                 "that a later persist covers, or one whose loss none of the images happened to "
+                 "expose (more images, IMAGES, may flag it); reported, not hidden",
+                 "SIGKILL with DRAM standing in for PM loses no store, flushed or not: it is not "
+                 "expected to flag a mutant; a flag there is a failure of recovery of another "
+                 "kind",
+                 "of %d mutants: %d flagged by the checker, %d benign, %d other; %d flagged by "
+                 "SIGKILL" % (len(mutants), flagged, benign, len(mutants) - flagged - benign,
+                              by_kill)]
+                + R.platform_comments(used) + R.rev_comments(used))
+    R.write_tsv(out, header, table, comments)
+
+
+if __name__ == "__main__":
+    main()

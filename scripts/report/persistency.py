@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Persistency checks: the crash images gpm-check built for each workload,
+operation and mode, how their recoveries ended, how fast the check ran and
+what tracing cost.
+
+    persistency.py RESULTS_DIR OUT_TSV
+
+Reads RESULTS_DIR/persistency.tsv (op=check rows, written by
+scripts/experiments/check-persistency.sh through gpm-check): params images,
+recovered, wrong, crashed, refused, complete, run_s, run_work_s (the traced
+run's wall time and timed work), untraced_s, untraced_work_s (the same
+command untraced) and kernels_write_pm; median_s is the check's wall time.
+Writes one row per workload, op, mode and scale, its newest check:
+  images_per_s = images / the check's wall time (the traced run, the replay
+    and every recovery);
+  trace_overhead = the traced run's wall time over the untraced run's, and
+    work_overhead the same of their timed work (one run each);
+  verdict: ok (every image recovered, the trace complete); "incomplete:
+    device stores not traced" (the mode's kernels store into PM, which
+    gpm-check does not trace yet: its images prove nothing); "incomplete:
+    stores the trace did not see" (a gap in the trace where none should be);
+    FAILED (images not recovered, or the check could not run).
+Rows of mutants (params mutant=, GPM_MUTATE set) are left out: make mutants
+reports them (scripts/report/mutants.py)."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rows as R  # noqa: E402
+
+COUNTS = ("images", "recovered", "wrong", "crashed", "refused")
+
+
+def num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def ratio(a, b):
+    a, b = num(a), num(b)
+    return a / b if a == a and b == b and b > 0 else float("nan")
+
+
+def count(p, key):
+    """PARAMS' KEY as a whole number, 0 where it has none."""
+    try:
+        return int(p.get(key, "0"))
+    except ValueError:
+        return 0
+
+
+def verdict(row, p):
+    """The check's verdict (see the module's comment)."""
+    if "error" in p:
+        return "FAILED: the check could not run: " + p["error"]
+    if p.get("complete") == "no":
+        if p.get("kernels_write_pm") == "1":
+            return "incomplete: device stores not traced"
+        return "incomplete: stores the trace did not see"
+    images, recovered = count(p, "images"), count(p, "recovered")
+    if row.get("verified") != "ok" or images <= 0 or recovered < images:
+        return "FAILED: %d of %d images not recovered" % (images - recovered, images)
+    return "ok"
+
+
+def main():
+    if len(sys.argv) != 3:
+        R.fail("usage: persistency.py RESULTS_DIR OUT_TSV")
+    results_dir, out = sys.argv[1], sys.argv[2]
+    checks = [r for r in R.read_rows(results_dir, "persistency.tsv") if r.get("op") == "check"]
+    mutants = [r for r in checks if "mutant" in R.params(r)]
+    checks = [r for r in checks if "mutant" not in R.params(r)]
+    if not checks:
+        R.fail("persistency: no check rows in %s: run make check-persistency first"
+               % os.path.join(results_dir, "persistency.tsv"))
+    newest = {}
+    every = {}
+    for r in checks:  # in the order they were written: the last one wins
+        key = (r["workload"], R.params(r).get("op", "run"), r.get("mode", ""), r.get("scale", ""))
+        newest[key] = r
+        every[key] = every.get(key, 0) + 1
+    header = ["workload", "op", "mode", "scale", "model", "images", "recovered", "wrong",
+              "crashed", "refused", "complete", "check_s", "images_per_s", "traced_run_s",
+              "untraced_run_s", "trace_overhead", "work_overhead", "verdict", "checks"]
+    table = []
+    for key in sorted(newest):
+        r = newest[key]
+        p = R.params(r)
+        table.append(list(key) + [p.get("model", "")] +
+                     [p.get(k, "") for k in COUNTS] +
+                     [p.get("complete", ""), num(r.get("median_s")),
+                      ratio(p.get("images"), r.get("median_s")), num(p.get("run_s")),
+                      num(p.get("untraced_s")), ratio(p.get("run_s"), p.get("untraced_s")),
+                      ratio(p.get("run_work_s"), p.get("untraced_work_s")), verdict(r, p),
+                      every[key]])
+    used = list(newest.values())
+    comments = (["Persistency checks (gpm-check): each workload, op and mode run once with its "
+                 "PM stores and persist points traced, the trace checked complete (replayed, it "
+                 "gives the files the run left), then up to IMAGES crash images that the mode's "
+                 "persistency model allows, each recovered with the program's own --recover and "
+                 "verified against the golden output (the newest check of each row; checks: "
+                 "how many were recorded)",
+                 "images_per_s: images over the check's wall time (check_s: the traced run, the "
+                 "replay and every recovery); trace_overhead: the traced run's wall time over "
+                 "an untraced run of the same command (traced_run_s, untraced_run_s), "
+                 "work_overhead the same of their timed work; one run each, so at tiny scale "
+                 "process start-up weighs in the wall times",
+                 "verdict: ok, every image recovered and the trace complete; incomplete: device "
+                 "stores not traced, the mode's kernels store into PM directly and gpm-check "
+                 "does not trace them yet, so its images prove nothing (a failure of the check, "
+                 "not of recovery); incomplete: stores the trace did not see, a gap where none "
+                 "should be; FAILED, images not recovered or no check"]
+                + (["%d rows of mutants (GPM_MUTATE) left out: make mutants reports them"
+                    % len(mutants)] if mutants else [])
+                + R.platform_comments(used) + R.rev_comments(used))
+    R.write_tsv(out, header, table, comments)
+
+
+if __name__ == "__main__":
+    main()

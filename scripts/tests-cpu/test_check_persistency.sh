@@ -1,0 +1,129 @@
+#!/bin/sh
+# make check-persistency through scripts/experiment.sh, on PS's CPU
+# counterpart (no GPU needed): the check's row, report and wall time; a
+# workload without the mode skipped with one line; a trace that is
+# incomplete because kernels store into PM (a fake gpm-check, as on a GPU
+# until device stores are traced) reported as such and failing the
+# experiment; the default modes, which leave such modes out. Bad variables:
+# test_check_vars.sh.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=${GPM_ROOT:-$(cd "$here/../.." && pwd)}
+scripts=$root/scripts
+if [ ! -x "${GPM_BIN:-}/ps" ] || [ ! -x "${GPM_BIN:-}/gpm-check" ]; then
+    echo "skip - check-persistency: no ${GPM_BIN:-GPM_BIN}/ps or gpm-check"
+    exit 0
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpm-check-persistency.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/pm"
+export GPM_PM_DIR="${GPM_PM_DIR:-$tmp/pm}"
+ok() { echo "ok - $1"; }
+notok() { echo "not ok - $1: $2"; }
+# row_of FILE KEYS: the report row that starts with KEYS (its first
+# columns, tab-separated), as "column=value" lines.
+row_of() {
+    awk -F'\t' -v k="$2" '/^#/ { next } !h { for (i = 1; i <= NF; i++) n[i] = $i; h = 1; next }
+        index($0, k "\t") == 1 { for (i = 1; i <= NF; i++) print n[i] "=" $i; exit }' "$1"
+}
+gpu=0
+"$GPM_BIN/gpm-info" --check-gpu >/dev/null 2>&1 && gpu=1
+
+# 1. The check of PS's cpu mode, and BLK (no cpu mode) skipped.
+env -u MODES -u OPS RESULTS_DIR="$tmp/res" REPORTS_DIR="$tmp/rep" WORKLOADS=ps,blk SCALE=tiny \
+    IMAGES=12 MODES=cpu "$scripts/experiment.sh" check-persistency "$GPM_BIN" >"$tmp/out" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] &&
+    grep -q "^check-persistency: ps (cpu, tiny): 12 images: 12 recovered, 0 wrong output, 0 recovery crashed, 0 refused; [0-9.]* images/s; trace overhead [0-9.]*x wall, [0-9.]*x work: ok$" "$tmp/out"; then
+    ok "check-persistency: PS's cpu mode checked, every image recovered"
+else
+    notok "check-persistency on ps" "exit $rc: $(head -c 600 "$tmp/out")"
+fi
+if [ "$(grep -c "^check-persistency: blk has no mode 'cpu': skipped$" "$tmp/out")" = 1 ]; then
+    ok "check-persistency: a workload without the mode is skipped with one line"
+else
+    notok "check-persistency: blk not skipped with one line" "$(head -c 600 "$tmp/out")"
+fi
+if [ "$gpu" -eq 1 ]; then
+    echo "skip - check-persistency without a GPU: a GPU is visible"
+elif [ "$(grep -c "the GPU modes need a GPU" "$tmp/out")" = 1 ]; then
+    ok "check-persistency without a GPU runs the cpu modes, saying in one line that GPU modes need a GPU"
+else
+    notok "check-persistency without a GPU" "no one line on GPU modes: $(head -c 400 "$tmp/out")"
+fi
+r=$(row_of "$tmp/rep/persistency.tsv" "ps	run	cpu	tiny")
+if echo "$r" | grep -qx "images=12" && echo "$r" | grep -qx "recovered=12" &&
+    echo "$r" | grep -qx "complete=yes" && echo "$r" | grep -qx "verdict=ok" &&
+    echo "$r" | grep -q "^images_per_s=[0-9]" && echo "$r" | grep -q "^trace_overhead=[0-9]" &&
+    echo "$r" | grep -q "^work_overhead=[0-9]"; then
+    ok "check-persistency: the report's row (images, recovered, complete, images/s, overheads, ok)"
+else
+    notok "check-persistency report" "$(cat "$tmp/rep/persistency.tsv" 2>&1 | tail -n 3)"
+fi
+if awk -F'\t' '$1 == "check-persistency" && $2 == "tiny" && $7 == 0' "$tmp/res/timing.tsv" 2>/dev/null | grep -q .; then
+    ok "check-persistency: its wall time noted in timing.tsv, at scale tiny"
+else
+    notok "check-persistency timing" "$(cat "$tmp/res/timing.tsv" 2>&1)"
+fi
+if ls "$GPM_PM_DIR" | grep -q -e '^gpm-check' -e '^untraced'; then
+    notok "check-persistency leaves no folder behind" "$(ls "$GPM_PM_DIR")"
+else
+    ok "check-persistency leaves no folder behind"
+fi
+
+# 2. The rule: a trace left incomplete by kernels' stores into PM fails the
+# experiment and is reported as such. A fake workload whose mode gpm has
+# kernels_write_pm=1, a fake gpm-check that finds its trace incomplete, and
+# a gpm-info that sees a GPU.
+mkdir -p "$tmp/fbin"
+ln -s "$GPM_BIN/gpm-row" "$tmp/fbin/gpm-row"
+printf '#!/bin/sh\n[ "$1" = --check-gpu ] && exit 0\nprintf "key\\tvalue\\n"\n' >"$tmp/fbin/gpm-info"
+cat >"$tmp/fbin/fakegpu" <<'EOF'
+#!/bin/sh
+case $1 in
+    --help) echo "usage: fakegpu --mode gpm|cpu [--scale tiny|small|paper]"; exit 0 ;;
+    --modes) printf 'gpm\tneeds_gpu=1\tkernels_write_pm=1\tresumes=1\ncpu\tneeds_gpu=0\tkernels_write_pm=0\tresumes=1\n'; exit 0 ;;
+esac
+out=/dev/null
+while [ $# -gt 0 ]; do [ "$1" = --out ] && out=$2; shift; done
+printf 'workload\tmedian_s\nfakegpu\t0.01\n' >"$out"
+EOF
+cat >"$tmp/fbin/gpm-check" <<EOF
+#!/bin/sh
+while [ \$# -gt 0 ]; do [ "\$1" = --out ] && out=\$2; case \$1 in --*) shift 2 ;; *) break ;; esac; done
+echo "gpm-check: gpm, model strict: a trace of 10 events, 4 stores, 2 persist points"
+echo "gpm-check: INCOMPLETE: fakegpu.data: 64 bytes written by a path the trace does not see, from offset 0 to 63"
+"$tmp/fbin/gpm-row" "\$out" workload=fakegpu op=check mode=gpm scale=tiny reps=1 median_s=0.5 verified=fail \
+    params=model=strict,images=5,end=1,persist_points=2,exhaustive=0,random=2,recovered=5,wrong=0,crashed=0,refused=0,complete=no,seed=1,run_s=0.02,run_work_s=0.01
+exit 1
+EOF
+chmod +x "$tmp/fbin/gpm-info" "$tmp/fbin/fakegpu" "$tmp/fbin/gpm-check"
+env -u OPS GPM_PM_DIR="$tmp/fpm" GPM_BIN="$tmp/fbin" RESULTS_DIR="$tmp/fres" WORKLOADS=fakegpu SCALE=tiny IMAGES=5 \
+    MODES=gpm "$scripts/experiments/check-persistency.sh" >"$tmp/out" 2>&1
+rc=$?
+python3 "$scripts/report/persistency.py" "$tmp/fres" "$tmp/fres.tsv" 2>"$tmp/err"
+if [ "$rc" -eq 1 ] &&
+    grep -q "^check-persistency: fakegpu (gpm, tiny): 5 images: 5 recovered, .*: incomplete: device stores not traced" "$tmp/out" &&
+    row_of "$tmp/fres.tsv" "fakegpu	run	gpm	tiny" | grep -qx "verdict=incomplete: device stores not traced"; then
+    ok "check-persistency: a trace incomplete because kernels store into PM fails, reported as 'incomplete: device stores not traced'"
+else
+    notok "incomplete trace" "exit $rc: $(head -c 500 "$tmp/out") $(cat "$tmp/err")"
+fi
+# By default (no MODES) a mode whose kernels store into PM is not checked.
+env -u OPS -u MODES GPM_PM_DIR="$tmp/fpm" GPM_BIN="$tmp/fbin" RESULTS_DIR="$tmp/fres2" WORKLOADS=fakegpu SCALE=tiny \
+    IMAGES=5 "$scripts/experiments/check-persistency.sh" >"$tmp/out" 2>&1
+if grep -q "^check-persistency: fakegpu (cpu, tiny)" "$tmp/out" && ! grep -q "(gpm, tiny)" "$tmp/out"; then
+    ok "check-persistency: the default modes leave out those whose kernels store into PM"
+else
+    notok "check-persistency default modes" "$(head -c 500 "$tmp/out")"
+fi
+
+# 3. A missing program is an error naming it.
+env GPM_BIN="$tmp/fbin" RESULTS_DIR="$tmp/nres" WORKLOADS=nosuchwl SCALE=tiny \
+    "$scripts/experiments/check-persistency.sh" >"$tmp/out" 2>&1
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q "FAILED: no workload program $tmp/fbin/nosuchwl" "$tmp/out"; then
+    ok "check-persistency: a missing workload program is an error naming it"
+else
+    notok "check-persistency with a missing program" "exit $rc: $(head -c 300 "$tmp/out")"
+fi

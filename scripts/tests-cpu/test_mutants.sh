@@ -1,0 +1,64 @@
+#!/bin/sh
+# make mutants through scripts/experiment.sh, on PS's CPU counterpart (no
+# GPU needed): the original passes the checker and the SIGKILL trials; the
+# mutant without the persist of a block's sums (ps_ref.c:49) is flagged by
+# the checker and by no SIGKILL trial; the report has a row per site with
+# both verdicts; nothing is left behind. Bad variables: test_check_vars.sh.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=${GPM_ROOT:-$(cd "$here/../.." && pwd)}
+scripts=$root/scripts
+if [ ! -x "${GPM_BIN:-}/ps" ] || [ ! -x "${GPM_BIN:-}/gpm-check" ]; then
+    echo "skip - mutants: no ${GPM_BIN:-GPM_BIN}/ps or gpm-check"
+    exit 0
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpm-mutants.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/pm"
+export GPM_PM_DIR="${GPM_PM_DIR:-$tmp/pm}"
+ok() { echo "ok - $1"; }
+notok() { echo "not ok - $1: $2"; }
+# row_of FILE KEYS: the report row that starts with KEYS (its first
+# columns, tab-separated), as "column=value" lines.
+row_of() {
+    awk -F'\t' -v k="$2" '/^#/ { next } !h { for (i = 1; i <= NF; i++) n[i] = $i; h = 1; next }
+        index($0, k "\t") == 1 { for (i = 1; i <= NF; i++) print n[i] "=" $i; exit }' "$1"
+}
+
+# PS's mutants: the persist of a block's sums removed is flagged by the
+# checker, and by no SIGKILL trial; the original passes both.
+env -u MODES -u OPS RESULTS_DIR="$tmp/mres" REPORTS_DIR="$tmp/mrep" WORKLOADS=ps SCALE=tiny \
+    IMAGES=20 KILLS=2 "$scripts/experiment.sh" mutants "$GPM_BIN" >"$tmp/out" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] &&
+    grep -q "^mutants: ps (cpu, tiny): the original: 20 images: 20 recovered, .* SIGKILL: 2 of 2 trials recovered" "$tmp/out" &&
+    grep -q "^mutants: ps (cpu) without workloads/ps/ps_ref.c:49 (persist x[0-9]*; .*): checker flagged: [1-9][0-9]* of 20 images failed .*; SIGKILL: 0 of 2 trials flagged$" "$tmp/out"; then
+    ok "mutants: ps_ref.c:49 flagged by the checker, not by SIGKILL; the original passes"
+else
+    notok "mutants on ps" "exit $rc: $(head -c 900 "$tmp/out")"
+fi
+r=$(row_of "$tmp/mrep/mutants.tsv" "ps	run	cpu	tiny	workloads/ps/ps_ref.c:49")
+o=$(row_of "$tmp/mrep/mutants.tsv" "ps	run	cpu	tiny	(original)")
+if echo "$r" | grep -qx "checker=flagged" && echo "$r" | grep -qx "sigkill=not flagged (2 of 2 recovered)" &&
+    echo "$o" | grep -qx "checker=passes" && [ "$(grep -c "^ps	" "$tmp/mrep/mutants.tsv")" -ge 4 ]; then
+    ok "mutants: the report has the original and a row per site, with both verdicts"
+else
+    notok "mutants report" "$(cat "$tmp/mrep/mutants.tsv" 2>&1 | tail -n 5)"
+fi
+if ls "$GPM_PM_DIR" | grep -q -e '^gpm-check' -e '^mutant-trial'; then
+    notok "mutants leave no folder behind" "$(ls "$GPM_PM_DIR")"
+else
+    ok "mutants leave no folder behind"
+fi
+
+
+# A missing program is an error naming it.
+mkdir -p "$tmp/fbin"
+env GPM_BIN="$tmp/fbin" RESULTS_DIR="$tmp/nres" WORKLOADS=nosuchwl SCALE=tiny \
+    "$scripts/experiments/mutants.sh" >"$tmp/out" 2>&1
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q "FAILED: no workload program $tmp/fbin/nosuchwl" "$tmp/out"; then
+    ok "mutants: a missing workload program is an error naming it"
+else
+    notok "mutants with a missing program" "exit $rc: $(head -c 300 "$tmp/out")"
+fi
