@@ -474,11 +474,18 @@ int main(int argc, char **argv)
     if (rc != 0) {
         char why[1024];
         last_line(report, why, sizeof why);
-        fprintf(stderr, "%s: the traced run of %s exited %d: %s\n", PROG, o.argv[0], rc, why);
+        if (rc == 2) { /* PROGRAM refused its flags: nothing ran worth keeping */
+            fprintf(stderr, "%s: %s\n", PROG, why);
+            if (!o.keep && !o.dir)
+                remove_tree(work);
+            return 2;
+        }
+        fprintf(stderr, "%s: the traced run of %s exited %d: %s (its log and files stay in %s)\n",
+                PROG, o.argv[0], rc, why, work);
         return 1;
     }
     if (gpm_ptrace_load(&t, tracedir) != 0) {
-        fprintf(stderr, "%s: %s\n", PROG, gpm_last_error());
+        fprintf(stderr, "%s: %s (the run stays in %s)\n", PROG, gpm_last_error(), work);
         return 1;
     }
     if (o.sites) {
