@@ -52,11 +52,7 @@ pm_base=${GPM_PM_DIR:-/dev/shm/gpm-$(id -u)}
 mkdir -p "$pm_base" || exit 1
 bad=0
 
-gpu=1
-if ! why=$("$GPM_BIN/gpm-info" --check-gpu 2>&1); then
-    gpu=0
-    echo "$name: ${why#gpm-info: }: the GPU modes need a GPU; mutating the modes that run without one (cpu)"
-fi
+gpu_or_cpu_only "$name" mutating
 
 # to_mutate W: the modes of W to mutate, one per word.
 to_mutate() {

@@ -20,6 +20,9 @@
 #       "N images: R recovered, W wrong output, C recovery crashed, F refused"
 #   param PARAMS KEY
 #       the value of KEY in a k=v,k=v list
+#   gpu_or_cpu_only NAME VERB
+#       sets gpu=1 where a GPU is visible; else gpu=0, and one line says
+#       that the GPU modes need one and that NAME is VERB the cpu modes
 
 check_dir() {
     _base=${GPM_PM_DIR:-/dev/shm/gpm-$(id -u)}
@@ -66,5 +69,13 @@ run_check() {
         "$GPM_BIN/gpm-row" "$_out" workload="$_w" op=check mode="$_m" scale="$_s" reps=1 \
             verified=fail params="$CHECK_PARAMS" || true
         [ "$CHECK_RC" -ne 0 ] || CHECK_RC=1
+    fi
+}
+
+gpu_or_cpu_only() {
+    gpu=1
+    if ! _why=$("$GPM_BIN/gpm-info" --check-gpu 2>&1); then
+        gpu=0
+        echo "$1: ${_why#gpm-info: }: the GPU modes need a GPU; $2 the modes that run without one (cpu)"
     fi
 }

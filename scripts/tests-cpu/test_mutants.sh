@@ -18,12 +18,7 @@ mkdir -p "$tmp/pm"
 export GPM_PM_DIR="${GPM_PM_DIR:-$tmp/pm}"
 ok() { echo "ok - $1"; }
 notok() { echo "not ok - $1: $2"; }
-# row_of FILE KEYS: the report row that starts with KEYS (its first
-# columns, tab-separated), as "column=value" lines.
-row_of() {
-    awk -F'\t' -v k="$2" '/^#/ { next } !h { for (i = 1; i <= NF; i++) n[i] = $i; h = 1; next }
-        index($0, k "\t") == 1 { for (i = 1; i <= NF; i++) print n[i] "=" $i; exit }' "$1"
-}
+. "$scripts/lib/tsv.sh" # row_of
 
 # PS's mutants: the persist of a block's sums removed is flagged by the
 # checker, and by no SIGKILL trial; the original passes both.
