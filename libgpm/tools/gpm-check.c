@@ -116,37 +116,12 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* The median_s column of the last row of ROWS (the run's timed work), or
- * NAN. */
-static double median_s(const char *rows)
+/* Column COL of the last row of ROWS (a TSV whose first line is its
+ * header) into OUT: 0, or -1 where it has none. */
+static int last_field(const char *rows, const char *col, char *out, size_t len)
 {
     char line[16384], head[16384];
-    int col = -1, k = 0;
-    double v = NAN;
-    FILE *f = fopen(rows, "r");
-    if (!f || !fgets(head, sizeof head, f)) {
-        if (f)
-            fclose(f);
-        return NAN;
-    }
-    for (char *p = strtok(head, "\t\n"); p; p = strtok(NULL, "\t\n"), k++)
-        if (strcmp(p, "median_s") == 0)
-            col = k;
-    while (fgets(line, sizeof line, f)) {
-        k = 0;
-        for (char *p = strtok(line, "\t\n"); p; p = strtok(NULL, "\t\n"), k++)
-            if (k == col)
-                v = strtod(p, NULL);
-    }
-    fclose(f);
-    return v;
-}
-
-/* The verified column of the last row of ROWS: 1 ok, 0 fail, -1 none. */
-static int verified(const char *rows)
-{
-    char line[16384], head[16384];
-    int col = -1, k = 0, v = -1;
+    int c = -1, k = 0, found = -1;
     FILE *f = fopen(rows, "r");
     if (!f || !fgets(head, sizeof head, f)) {
         if (f)
@@ -154,16 +129,32 @@ static int verified(const char *rows)
         return -1;
     }
     for (char *p = strtok(head, "\t\n"); p; p = strtok(NULL, "\t\n"), k++)
-        if (strcmp(p, "verified") == 0)
-            col = k;
-    while (fgets(line, sizeof line, f)) {
+        if (strcmp(p, col) == 0)
+            c = k;
+    while (c >= 0 && fgets(line, sizeof line, f)) {
         k = 0;
         for (char *p = strtok(line, "\t\n"); p; p = strtok(NULL, "\t\n"), k++)
-            if (k == col)
-                v = strcmp(p, "ok") == 0;
+            if (k == c) {
+                snprintf(out, len, "%s", p);
+                found = 0;
+            }
     }
     fclose(f);
-    return v;
+    return found;
+}
+
+/* The median_s of the last row of ROWS (the run's timed work), or NAN. */
+static double median_s(const char *rows)
+{
+    char v[64];
+    return last_field(rows, "median_s", v, sizeof v) == 0 ? strtod(v, NULL) : NAN;
+}
+
+/* The verified column of the last row of ROWS: 1 ok, 0 fail, -1 none. */
+static int verified(const char *rows)
+{
+    char v[16];
+    return last_field(rows, "verified", v, sizeof v) == 0 ? strcmp(v, "ok") == 0 : -1;
 }
 
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -270,6 +261,22 @@ static int plan(const gpm_ptrace *t, const uint64_t *dur, const struct opts *o,
     return n;
 }
 
+/* The value PROGRAM's ARGS give FLAG (the last, as PROGRAM takes it), or
+ * DEFAULT. */
+static const char *arg_of(const struct opts *o, const char *flag, const char *dflt)
+{
+    const char *v = dflt;
+    for (int i = 1; i + 1 < o->argc; i++)
+        if (!strcmp(o->argv[i], flag))
+            v = o->argv[i + 1];
+    return v;
+}
+
+static const char *mode_of(const struct opts *o)
+{
+    return arg_of(o, "--mode", "?");
+}
+
 /* ---- the check ---- */
 
 static int parse(int argc, char **argv, struct opts *o)
@@ -330,26 +337,10 @@ static int parse(int argc, char **argv, struct opts *o)
             !strcmp(o->argv[i], "--trace"))
             return gpm_set_error("%s: gpm-check passes it itself: leave it out", o->argv[i]);
     if (!o->model_given)
-        for (int i = 1; i + 1 < o->argc; i++)
-            if (!strcmp(o->argv[i], "--mode"))
-                o->model = strstr(o->argv[i + 1], "eadr")     ? GPM_MODEL_EADR
-                           : !strcmp(o->argv[i + 1], "gpm-ndp") ? GPM_MODEL_NDP
-                                                                : GPM_MODEL_STRICT;
+        o->model = strstr(mode_of(o), "eadr")       ? GPM_MODEL_EADR
+                   : !strcmp(mode_of(o), "gpm-ndp") ? GPM_MODEL_NDP
+                                                    : GPM_MODEL_STRICT;
     return 0;
-}
-
-/* The value PROGRAM's ARGS give FLAG, or DEFAULT. */
-static const char *arg_of(const struct opts *o, const char *flag, const char *dflt)
-{
-    for (int i = 1; i + 1 < o->argc; i++)
-        if (!strcmp(o->argv[i], flag))
-            return o->argv[i + 1];
-    return dflt;
-}
-
-static const char *mode_of(const struct opts *o)
-{
-    return arg_of(o, "--mode", "?");
 }
 
 static const char *site_kind(uint64_t kinds)
@@ -548,7 +539,7 @@ int main(int argc, char **argv)
             pid[batch] = run(&o, rec, 5, out, 0);
         }
         for (int b = 0; b < batch; b++) {
-            int k = i - batch + b, st = 0;
+            int k = i - batch + b, st = 0, ok;
             char dir[4300], rows[4400], out[4400];
             snprintf(dir, sizeof dir, "%s/img-%d", work, k);
             snprintf(rows, sizeof rows, "%s/rows.tsv", dir);
@@ -556,10 +547,11 @@ int main(int argc, char **argv)
             if (pid[b] < 0 || waitpid(pid[b], &st, 0) != pid[b])
                 st = 127 << 8;
             im[k].status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-            if (im[k].status == 0 && verified(rows) == 1) {
+            ok = verified(rows);
+            if (im[k].status == 0 && ok == 1) {
                 snprintf(im[k].verdict, sizeof im[k].verdict, "recovered");
                 by[0]++;
-            } else if (im[k].status == 1 && verified(rows) == 0) {
+            } else if (im[k].status == 1 && ok == 0) {
                 snprintf(im[k].verdict, sizeof im[k].verdict, "wrong output");
                 by[1]++;
             } else if (im[k].status >= 128) {
