@@ -7,20 +7,8 @@
 # experiment; the default modes, which leave such modes out. Bad variables:
 # test_check_vars.sh.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=${GPM_ROOT:-$(cd "$here/../.." && pwd)}
-scripts=$root/scripts
-if [ ! -x "${GPM_BIN:-}/ps" ] || [ ! -x "${GPM_BIN:-}/gpm-check" ]; then
-    echo "skip - check-persistency: no ${GPM_BIN:-GPM_BIN}/ps or gpm-check"
-    exit 0
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpm-check-persistency.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/pm"
-export GPM_PM_DIR="${GPM_PM_DIR:-$tmp/pm}"
-ok() { echo "ok - $1"; }
-notok() { echo "not ok - $1: $2"; }
-. "$scripts/lib/tsv.sh" # row_of
+. "$(dirname "$0")/checker-checks.sh"
+checker_setup check-persistency
 gpu=0
 "$GPM_BIN/gpm-info" --check-gpu >/dev/null 2>&1 && gpu=1
 

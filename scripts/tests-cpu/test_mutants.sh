@@ -5,20 +5,8 @@
 # the checker and by no SIGKILL trial; the report has a row per site with
 # both verdicts; nothing is left behind. Bad variables: test_check_vars.sh.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=${GPM_ROOT:-$(cd "$here/../.." && pwd)}
-scripts=$root/scripts
-if [ ! -x "${GPM_BIN:-}/ps" ] || [ ! -x "${GPM_BIN:-}/gpm-check" ]; then
-    echo "skip - mutants: no ${GPM_BIN:-GPM_BIN}/ps or gpm-check"
-    exit 0
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpm-mutants.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/pm"
-export GPM_PM_DIR="${GPM_PM_DIR:-$tmp/pm}"
-ok() { echo "ok - $1"; }
-notok() { echo "not ok - $1: $2"; }
-. "$scripts/lib/tsv.sh" # row_of
+. "$(dirname "$0")/checker-checks.sh"
+checker_setup mutants
 
 # PS's mutants: the persist of a block's sums removed is flagged by the
 # checker, and by no SIGKILL trial; the original passes both.
