@@ -332,23 +332,32 @@ static void bad_flags(void)
     EXPECT_ERROR("--seed: 9000000000G is out of range", "--mode", "gpm", "--seed", "9000000000G");
 }
 
-static void help_goes_to_stdout_and_exits_zero(void)
+/* What `fake FLAG` prints where its usage goes, malloc'd; NULL unless
+ * wl_parse_args returned 1 (printed, nothing to run). */
+static char *printed_by(const char *flag)
 {
-    char *av[] = {"fake", "--help"};
+    char *av[] = {"fake", (char *)flag};
     char path[4300], *text;
     FILE *f;
     struct wl_opts o;
-    snprintf(path, sizeof path, "%s/help.txt", dir);
-    f = fopen(path, "w");
-    CHECK(f);
-    CHECK_EQ_INT(wl_parse_args(&WORKLOAD, 2, av, &o, f), 1);
+    int rc;
+    snprintf(path, sizeof path, "%s/printed.txt", dir);
+    if (!(f = fopen(path, "w")))
+        return NULL;
+    rc = wl_parse_args(&WORKLOAD, 2, av, &o, f);
     fclose(f);
-    text = read_text(path);
+    text = rc == 1 ? read_text(path) : NULL;
+    unlink(path);
+    return text;
+}
+
+static void help_goes_to_stdout_and_exits_zero(void)
+{
+    char *text = printed_by("--help");
     CHECK(text && strstr(text, "usage: fake --mode gpm|gpm-ndp|gpm-eadr|cap-mm|cap-fs|"
                                "cap-eadr|cpu") && strstr(text, "--rate X") &&
           strstr(text, "--bug S") && strstr(text, "(tiny 0.5, small 0.25, paper 0.125)"));
     free(text);
-    unlink(path);
     CHECK_EQ_INT(RUN_ARGS("--help"), 0);
 }
 
@@ -357,22 +366,12 @@ static void help_goes_to_stdout_and_exits_zero(void)
  * marks are durable. */
 static void modes_flag_lists_the_mode_table(void)
 {
-    char *av[] = {"fake", "--modes"};
-    char path[4300], *text;
-    FILE *f;
-    struct wl_opts o;
-    snprintf(path, sizeof path, "%s/modes.txt", dir);
-    f = fopen(path, "w");
-    CHECK(f);
-    CHECK_EQ_INT(wl_parse_args(&WORKLOAD, 2, av, &o, f), 1);
-    fclose(f);
-    text = read_text(path);
+    char *text = printed_by("--modes");
     CHECK(text && strstr(text, "gpm\tneeds_gpu=1\tkernels_write_pm=1\tresumes=1\n") &&
           strstr(text, "gpm-ndp\tneeds_gpu=1\tkernels_write_pm=1\tresumes=0\n") &&
           strstr(text, "cap-mm\tneeds_gpu=1\tkernels_write_pm=0\tresumes=0\n") &&
           strstr(text, "cpu\tneeds_gpu=0\tkernels_write_pm=0\tresumes=1\n"));
     free(text);
-    unlink(path);
 }
 
 /* ---- the mode table ---- */
