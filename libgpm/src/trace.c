@@ -325,8 +325,10 @@ int gpm_trace_end(void)
 static void event(uint32_t kind, const void *addr, uint64_t len, const char *site)
 {
     uint64_t off = 0;
-    int i = addr ? obj_of(addr, &off) : 0;
-    if (!T.recording || (addr && i < 0))
+    int i;
+    if (!T.recording) /* every persist of an untraced run comes here: first */
+        return;
+    if ((i = addr ? obj_of(addr, &off) : 0) < 0)
         return;
     pthread_mutex_lock(&T.mu);
     if (T.recording) {
