@@ -176,6 +176,8 @@ int gpm_map(gpm_region *r, const char *path, size_t size, int flags)
         return -1;
     }
     gpm_trace_map(r->host, r->size, r->path);
+    if (r->dev)
+        gpm_trace_map_device(r->host, r->dev);
     return 0;
 }
 

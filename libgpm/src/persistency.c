@@ -156,15 +156,18 @@ int gpm_ptrace_load(gpm_ptrace *t, const char *dir)
             snprintf(t->obj[r.obj].path, sizeof t->obj[r.obj].path, "%s", buf);
             t->obj[r.obj].size = r.off;
         } else if (r.kind == GPM_TR_SITE) {
-            char **s = realloc(t->site, (r.site + 1) * sizeof *s);
+            /* A later record of a site renames it (the kernels' sites are
+             * named when the trace ends): the table never shrinks. */
+            uint32_t n = t->nsites > r.site + 1 ? t->nsites : r.site + 1;
+            char **s = realloc(t->site, n * sizeof *s);
             if (!s) {
                 rc = gpm_set_error("out of memory");
                 break;
             }
             t->site = s;
-            for (uint32_t k = t->nsites; k <= r.site; k++)
+            for (uint32_t k = t->nsites; k < n; k++)
                 t->site[k] = NULL;
-            t->nsites = t->nsites > r.site + 1 ? t->nsites : r.site + 1;
+            t->nsites = n;
             buf[r.len] = '\0';
             free(t->site[r.site]);
             t->site[r.site] = strdup(buf);
@@ -213,10 +216,51 @@ struct flushed {
     uint64_t n, cap;
 };
 
+/* The pending stores of each GPU thread, found by hashing its id: a fence
+ * makes its own thread's durable without looking at anyone else's (a
+ * kernel has as many fences as threads). */
+struct gpu_pending {
+    struct flushed *t; /* open addressing; thread 0 marks a free entry */
+    uint64_t n, cap;
+};
+
+static struct flushed *gpu_thread(struct gpu_pending *g, uint64_t thread, int add)
+{
+    uint64_t h;
+    if (add && (g->n + 1) * 2 > g->cap) {
+        struct gpu_pending bigger = {NULL, 0, g->cap ? g->cap * 2 : 1024};
+        if (!(bigger.t = calloc(bigger.cap, sizeof *bigger.t)))
+            return NULL;
+        for (uint64_t i = 0; i < g->cap; i++)
+            if (g->t[i].thread) {
+                h = gpm_mix64(g->t[i].thread) & (bigger.cap - 1);
+                while (bigger.t[h].thread)
+                    h = (h + 1) & (bigger.cap - 1);
+                bigger.t[h] = g->t[i];
+                bigger.n++;
+            }
+        free(g->t);
+        *g = bigger;
+    }
+    if (!g->cap)
+        return NULL;
+    h = gpm_mix64(thread) & (g->cap - 1);
+    while (g->t[h].thread && g->t[h].thread != thread)
+        h = (h + 1) & (g->cap - 1);
+    if (!g->t[h].thread) {
+        if (!add)
+            return NULL;
+        g->t[h].thread = thread;
+        g->n++;
+    }
+    return &g->t[h];
+}
+
 int gpm_durability(const gpm_ptrace *t, gpm_model m, uint64_t **durable)
 {
     uint64_t *d = malloc((t->nev ? t->nev : 1) * sizeof *d), *pend = NULL, npend = 0, cap = 0;
-    struct flushed *fl = NULL;
+    struct flushed *fl = NULL, *g;
+    struct gpu_pending gp = {NULL, 0, 0};
     uint64_t nfl = 0, flcap = 0;
     int rc = 0;
     if (!d)
@@ -228,7 +272,13 @@ int gpm_durability(const gpm_ptrace *t, gpm_model m, uint64_t **durable)
         case GPM_TR_STORE:
             if (m == GPM_MODEL_EADR && !gpu_store(e))
                 d[k] = k; /* durable as it is made */
-            else if ((rc = grow((void **)&pend, &cap, npend + 1, sizeof *pend)) == 0)
+            else if (gpu_store(e) && m != GPM_MODEL_NDP) {
+                /* Durable only through its thread's fence. */
+                if (!(g = gpu_thread(&gp, e->thread, 1)))
+                    rc = gpm_set_error("out of memory");
+                else if ((rc = grow((void **)&g->s, &g->cap, g->n + 1, sizeof *g->s)) == 0)
+                    g->s[g->n++] = k;
+            } else if ((rc = grow((void **)&pend, &cap, npend + 1, sizeof *pend)) == 0)
                 pend[npend++] = k;
             break;
         case GPM_TR_FLUSH: {
@@ -277,10 +327,11 @@ int gpm_durability(const gpm_ptrace *t, gpm_model m, uint64_t **durable)
         case GPM_TR_FENCE:
             if (m == GPM_MODEL_NDP)
                 break; /* it completes in the CPU's cache */
-            for (uint64_t p = 0; p < npend; p++)
-                if (d[pend[p]] == GPM_NEVER && gpu_store(&t->ev[pend[p]]) &&
-                    t->ev[pend[p]].thread == e->thread)
-                    d[pend[p]] = k;
+            if ((g = gpu_thread(&gp, e->thread, 0))) {
+                for (uint64_t j = 0; j < g->n; j++)
+                    d[g->s[j]] = k;
+                g->n = 0;
+            }
             break;
         default: break;
         }
@@ -296,6 +347,9 @@ int gpm_durability(const gpm_ptrace *t, gpm_model m, uint64_t **durable)
     for (uint64_t f = 0; f < nfl; f++)
         free(fl[f].s);
     free(fl);
+    for (uint64_t i = 0; i < gp.cap; i++)
+        free(gp.t[i].s);
+    free(gp.t);
     free(pend);
     if (rc != 0) {
         free(d);

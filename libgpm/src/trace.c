@@ -1,7 +1,8 @@
 /* The persistency trace's recorder (gpm/trace.h): the traced mappings, the
  * CPU's stores found through write-protected pages, the events, and the
- * trace file. */
+ * trace file. The kernels' records come through trace_device.c. */
 #include <errno.h>
+#include <execinfo.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 
 #include "gpm/gpm.h"
 #include "gpm/trace.h"
+#include "trace_internal.h"
 
 #define MAX_OBJECTS 64
 #define MAX_SITES 4096
@@ -24,6 +26,7 @@
 
 struct tobj {
     char *host;
+    const char *dev;       /* its address in kernels (NULL: not registered) */
     size_t size;
     char path[4096];
     uint8_t *shadow;       /* the bytes as the trace has them */
@@ -35,7 +38,6 @@ static struct {
     int open, recording;
     char dir[4096];
     FILE *f;
-    pthread_mutex_t mu;
     struct tobj obj[MAX_OBJECTS];
     int nobj;
     const char *site_ptr[MAX_SITES];
@@ -46,7 +48,8 @@ static struct {
     size_t page;
     int handler;
     struct sigaction old;
-} T = {.mu = PTHREAD_MUTEX_INITIALIZER};
+} T;
+pthread_mutex_t gpm_trace_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- mutants ---- */
 
@@ -70,8 +73,8 @@ int gpm_mutated(const char *site)
 
 /* ---- the file ---- */
 
-static void emit(uint32_t kind, uint32_t obj, uint64_t off, uint64_t len, uint32_t site,
-                 uint32_t aux, const void *payload, size_t plen)
+static void emit_by(uint64_t thread, uint32_t kind, uint32_t obj, uint64_t off, uint64_t len,
+                    uint32_t site, uint32_t aux, const void *payload, size_t plen)
 {
     gpm_trace_rec r;
     memset(&r, 0, sizeof r);
@@ -79,12 +82,19 @@ static void emit(uint32_t kind, uint32_t obj, uint64_t off, uint64_t len, uint32
     r.obj = obj;
     r.off = off;
     r.len = len;
-    r.thread = (uint64_t)syscall(SYS_gettid);
+    r.thread = thread;
     r.site = site;
     r.aux = aux;
     fwrite(&r, sizeof r, 1, T.f);
     if (plen)
         fwrite(payload, 1, plen, T.f);
+}
+
+/* An event of the calling thread. */
+static void emit(uint32_t kind, uint32_t obj, uint64_t off, uint64_t len, uint32_t site,
+                 uint32_t aux, const void *payload, size_t plen)
+{
+    emit_by((uint64_t)syscall(SYS_gettid), kind, obj, off, len, site, aux, payload, plen);
 }
 
 static uint32_t site_id(const char *site)
@@ -102,6 +112,29 @@ static uint32_t site_id(const char *site)
     T.nsites++;
     emit(GPM_TR_SITE, 0, 0, strlen(site), k, 0, site, strlen(site));
     return k;
+}
+
+uint32_t gpm_trace_new_site(const char *name)
+{
+    uint32_t k = T.nsites;
+    if (k == MAX_SITES)
+        return MAX_SITES - 1;
+    T.site_name[k] = strdup(name);
+    T.site_ptr[k] = T.site_name[k];
+    T.nsites++;
+    emit(GPM_TR_SITE, 0, 0, strlen(name), k, 0, name, strlen(name));
+    return k;
+}
+
+/* A later record of site ID gives its name (gpm_ptrace_load keeps the last). */
+void gpm_trace_name_site(uint32_t id, const char *name)
+{
+    if (id >= T.nsites)
+        return;
+    free(T.site_name[id]);
+    T.site_name[id] = strdup(name);
+    T.site_ptr[id] = T.site_name[id];
+    emit(GPM_TR_SITE, 0, 0, strlen(name), id, 0, name, strlen(name));
 }
 
 /* ---- the objects and their pages ---- */
@@ -127,19 +160,28 @@ static void on_fault(int sig, siginfo_t *si, void *ctx)
      * one of them makes next must find the page marked. Outside the lock,
      * that event could run between the mprotect and the mark, and miss
      * the writes made before it. */
-    pthread_mutex_lock(&T.mu);
+    pthread_mutex_lock(&gpm_trace_mu);
     for (int i = 0; i < T.nobj; i++) {
         struct tobj *o = &T.obj[i];
         if (o->live && o->dirty && a >= o->host && a < o->host + o->size) {
             size_t p = (size_t)(a - o->host) / T.page;
             mprotect(o->host + p * T.page, T.page, PROT_READ | PROT_WRITE);
             o->dirty[p] = 1;
-            pthread_mutex_unlock(&T.mu);
+            pthread_mutex_unlock(&gpm_trace_mu);
             return;
         }
     }
-    pthread_mutex_unlock(&T.mu);
-    /* Not a traced page: the fault is the program's own. */
+    pthread_mutex_unlock(&gpm_trace_mu);
+    /* Not a traced page: the fault is the program's own. Where it was is
+     * said here, since the program's handler (or the core) sees it only
+     * after this one. */
+    {
+        static const char msg[] = "gpm trace: a fault outside the traced mappings, at:\n";
+        void *frames[32];
+        ssize_t w = write(2, msg, sizeof msg - 1);
+        (void)w;
+        backtrace_symbols_fd(frames, backtrace(frames, 32), 2);
+    }
     sigaction(SIGSEGV, &T.old, NULL);
     T.handler = 0;
 }
@@ -173,9 +215,11 @@ static void sync_page(int i, size_t p)
     }
 }
 
-/* Every page written since the last event, before the next one. */
+/* Every kernel's store and fence the ring holds, and every page written
+ * since the last event, before the next one. */
 static void sync_all(void)
 {
+    gpm_trace_device_drain();
     for (int i = 0; i < T.nobj; i++) {
         struct tobj *o = &T.obj[i];
         if (!o->live || !o->dirty)
@@ -241,7 +285,7 @@ void gpm_trace_map(const void *host, size_t size, const char *path)
     struct tobj *o;
     if (!T.open)
         return;
-    pthread_mutex_lock(&T.mu);
+    pthread_mutex_lock(&gpm_trace_mu);
     if (T.nobj < MAX_OBJECTS) {
         o = &T.obj[T.nobj];
         memset(o, 0, sizeof *o);
@@ -253,14 +297,30 @@ void gpm_trace_map(const void *host, size_t size, const char *path)
             fprintf(stderr, "gpm trace: %s\n", gpm_last_error());
         T.nobj++;
     }
-    pthread_mutex_unlock(&T.mu);
+    pthread_mutex_unlock(&gpm_trace_mu);
+}
+
+void gpm_trace_map_device(const void *host, const void *dev)
+{
+    int start = 0;
+    if (!T.open)
+        return;
+    pthread_mutex_lock(&gpm_trace_mu);
+    for (int i = 0; i < T.nobj; i++)
+        if (T.obj[i].live && T.obj[i].host == host) {
+            T.obj[i].dev = dev;
+            start = T.recording;
+        }
+    pthread_mutex_unlock(&gpm_trace_mu);
+    if (start && gpm_trace_device_start() != 0)
+        fprintf(stderr, "gpm trace: %s\n", gpm_last_error());
 }
 
 void gpm_trace_unmap(const void *host)
 {
     if (!T.open)
         return;
-    pthread_mutex_lock(&T.mu);
+    pthread_mutex_lock(&gpm_trace_mu);
     for (int i = 0; i < T.nobj; i++)
         if (T.obj[i].live && T.obj[i].host == host) {
             if (T.recording)
@@ -268,7 +328,7 @@ void gpm_trace_unmap(const void *host)
             stop_obj(i);
             T.obj[i].live = 0;
         }
-    pthread_mutex_unlock(&T.mu);
+    pthread_mutex_unlock(&gpm_trace_mu);
 }
 
 int gpm_trace_begin(void)
@@ -276,6 +336,7 @@ int gpm_trace_begin(void)
     char path[4200];
     uint64_t magic = GPM_TRACE_MAGIC;
     struct sigaction sa;
+    int gpu = 0;
     if (!T.open)
         return 0;
     snprintf(path, sizeof path, "%s/trace.bin", T.dir);
@@ -283,6 +344,10 @@ int gpm_trace_begin(void)
         return gpm_set_error("%s: cannot create the trace (%s): check the directory", path,
                              strerror(errno));
     fwrite(&magic, sizeof magic, 1, T.f);
+    /* Each trace names the sites it uses. */
+    for (uint32_t k = 0; k < T.nsites; k++)
+        free(T.site_name[k]);
+    T.nsites = 0;
     if (!T.handler) {
         memset(&sa, 0, sizeof sa);
         sa.sa_sigaction = on_fault;
@@ -292,32 +357,38 @@ int gpm_trace_begin(void)
             return gpm_set_error("cannot catch the trace's page faults (%s)", strerror(errno));
         T.handler = 1;
     }
-    pthread_mutex_lock(&T.mu);
+    pthread_mutex_lock(&gpm_trace_mu);
     for (int i = 0; i < T.nobj; i++)
         if (T.obj[i].live && start_obj(i) != 0) {
-            pthread_mutex_unlock(&T.mu);
+            pthread_mutex_unlock(&gpm_trace_mu);
             return -1;
         }
     T.recording = 1;
-    pthread_mutex_unlock(&T.mu);
-    return 0;
+    for (int i = 0; i < T.nobj; i++)
+        gpu |= T.obj[i].live && T.obj[i].dev;
+    pthread_mutex_unlock(&gpm_trace_mu);
+    /* Kernels store into the mappings: their records too. */
+    return gpu ? gpm_trace_device_start() : 0;
 }
 
 int gpm_trace_end(void)
 {
-    int rc;
+    int rc, lost;
     if (!T.recording)
         return 0;
-    pthread_mutex_lock(&T.mu);
+    lost = gpm_trace_device_stop();
+    pthread_mutex_lock(&gpm_trace_mu);
     sync_all();
-    emit(GPM_TR_END, 0, 0, 0, 0, 0, NULL, 0);
+    /* A trace that lost kernel records is cut short: it ends without END. */
+    if (lost == 0)
+        emit(GPM_TR_END, 0, 0, 0, 0, 0, NULL, 0);
     T.recording = 0;
     for (int i = 0; i < T.nobj; i++)
         if (T.obj[i].live)
             stop_obj(i);
-    rc = fclose(T.f) == 0 ? 0 : gpm_set_error("%s/trace.bin: cannot finish the trace", T.dir);
+    rc = fclose(T.f) == 0 ? lost : gpm_set_error("%s/trace.bin: cannot finish the trace", T.dir);
     T.f = NULL;
-    pthread_mutex_unlock(&T.mu);
+    pthread_mutex_unlock(&gpm_trace_mu);
     return rc;
 }
 
@@ -330,12 +401,12 @@ static void event(uint32_t kind, const void *addr, uint64_t len, const char *sit
         return;
     if ((i = addr ? obj_of(addr, &off) : 0) < 0)
         return;
-    pthread_mutex_lock(&T.mu);
+    pthread_mutex_lock(&gpm_trace_mu);
     if (T.recording) {
         sync_all();
         emit(kind, addr ? (uint32_t)i : 0, off, len, site_id(site), 0, NULL, 0);
     }
-    pthread_mutex_unlock(&T.mu);
+    pthread_mutex_unlock(&gpm_trace_mu);
 }
 
 void gpm_trace_flush(const void *addr, size_t len, const char *site)
@@ -362,14 +433,14 @@ void gpm_trace_fd(int fd, const char *path)
 {
     if (!T.open)
         return;
-    pthread_mutex_lock(&T.mu);
+    pthread_mutex_lock(&gpm_trace_mu);
     for (int i = 0; i < T.nobj; i++)
         if (T.obj[i].live && strcmp(T.obj[i].path, path) == 0 && T.nfds < MAX_FDS) {
             T.fds[T.nfds].fd = fd;
             T.fds[T.nfds++].obj = i;
             break;
         }
-    pthread_mutex_unlock(&T.mu);
+    pthread_mutex_unlock(&gpm_trace_mu);
 }
 
 void gpm_trace_fsync(int fd, const char *site)
@@ -377,12 +448,12 @@ void gpm_trace_fsync(int fd, const char *site)
     int i;
     if (!T.recording)
         return;
-    pthread_mutex_lock(&T.mu);
+    pthread_mutex_lock(&gpm_trace_mu);
     if (T.recording && (i = obj_of_fd(fd)) >= 0) {
         sync_all();
         emit(GPM_TR_FSYNC, (uint32_t)i, 0, 0, site_id(site), 0, NULL, 0);
     }
-    pthread_mutex_unlock(&T.mu);
+    pthread_mutex_unlock(&gpm_trace_mu);
 }
 
 /* Bytes that reached a traced object without the CPU's stores: recorded as
@@ -398,15 +469,45 @@ static void stored(int i, uint64_t off, const void *buf, size_t len, uint32_t ho
     emit(GPM_TR_STORE, (uint32_t)i, off, len, site_id(site), how, buf, len);
 }
 
+static int obj_of_dev(uint64_t addr, uint32_t len, uint64_t *off)
+{
+    for (int i = 0; i < T.nobj; i++) {
+        const struct tobj *o = &T.obj[i];
+        uint64_t base = (uint64_t)(uintptr_t)o->dev;
+        if (o->live && o->dev && o->size >= len && addr >= base && addr - base <= o->size - len) {
+            *off = addr - base;
+            return i;
+        }
+    }
+    return -1;
+}
+
+void gpm_trace_gpu_store(uint64_t addr, const void *val, uint32_t len, uint64_t thread,
+                         uint32_t site)
+{
+    uint64_t off;
+    int i;
+    if (!T.recording || (i = obj_of_dev(addr, len, &off)) < 0)
+        return; /* device memory, not PM */
+    memcpy(T.obj[i].shadow + off, val, len);
+    emit_by(thread, GPM_TR_STORE, (uint32_t)i, off, len, site, GPM_TR_GPU, val, len);
+}
+
+void gpm_trace_gpu_fence(uint64_t thread, uint32_t site)
+{
+    if (T.recording)
+        emit_by(thread, GPM_TR_FENCE, 0, 0, 0, site, 0, NULL, 0);
+}
+
 void gpm_trace_write(int fd, off_t off, const void *buf, size_t len, const char *site)
 {
     int i;
     if (!T.recording)
         return;
-    pthread_mutex_lock(&T.mu);
+    pthread_mutex_lock(&gpm_trace_mu);
     if (T.recording && (i = obj_of_fd(fd)) >= 0)
         stored(i, (uint64_t)off, buf, len, GPM_TR_WRITE, site);
-    pthread_mutex_unlock(&T.mu);
+    pthread_mutex_unlock(&gpm_trace_mu);
 }
 
 void gpm_trace_dma(const void *addr, size_t len, const char *site)
@@ -415,10 +516,10 @@ void gpm_trace_dma(const void *addr, size_t len, const char *site)
     int i;
     if (!T.recording)
         return;
-    pthread_mutex_lock(&T.mu);
+    pthread_mutex_lock(&gpm_trace_mu);
     if (T.recording && (i = obj_of(addr, &off)) >= 0)
         stored(i, off, T.obj[i].host + off, len, GPM_TR_DMA, site);
-    pthread_mutex_unlock(&T.mu);
+    pthread_mutex_unlock(&gpm_trace_mu);
 }
 
 /* ---- the persist primitives ---- */

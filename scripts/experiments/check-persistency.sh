@@ -12,20 +12,17 @@
 #
 # Modes: those of MODES (a comma list) where it is set; a workload without
 # one of them is skipped for it with one line. Otherwise, per workload
-# (W --modes), every mode whose stores the trace sees (kernels_write_pm=0)
-# and whose --recover resumes durable progress (resumes=1): cpu where the
-# workload has it and, with a GPU, the CAP modes that resume (cap-mm, cap-fs
-# and cap-eadr of BFS, SRAD and the checkpointing workloads; cap-delta of
-# gpKVS and gpDB). Without a GPU only the modes that need none run (cpu),
-# and one line says that the GPU modes need a GPU.
+# (W --modes), every mode whose --recover resumes durable progress
+# (resumes=1): cpu where the workload has it and, with a GPU, the GPM
+# modes (whose kernels' stores and fences the trace records through the
+# device API) and the CAP modes that resume. Without a GPU only the modes
+# that need none run (cpu), and one line says that the GPU modes need a
+# GPU.
 #
 # The rule: the experiment fails (exit 1) if any check failed: an image
 # that did not recover, a check that could not run, or a trace that was
-# incomplete (its images prove nothing). Kernels' own stores into PM (gpm,
-# gpm-ndp, gpm-eadr: kernels_write_pm=1) are not traced yet, so those
-# modes are not checked by default; MODES=gpm,... checks them anyway, and
-# each is recorded and reported as "incomplete: device stores not traced",
-# a failure apart from those of recovery.
+# incomplete (its images prove nothing: the stores it did not see are
+# named).
 #
 # Rows: $RESULTS_DIR/persistency.tsv, op=check, gpm-check's params (op= for
 # a workload of several operations, model, images, recovered, wrong,
@@ -33,8 +30,7 @@
 # untraced_work_s and kernels_write_pm; median_s is the check's wall time.
 # Report: scripts/report/persistency.py. A failed check's folder (the run,
 # its trace, the failing images) and its log are kept under GPM_PM_DIR and
-# named; one whose trace is incomplete because kernels stored into PM is
-# removed (its cause is known).
+# named.
 # Environment: GPM_BIN, RESULTS_DIR, SCALE (tiny from make), WORKLOADS, OPS,
 # MODES, IMAGES, GPM_PM_DIR.
 set -u
@@ -58,9 +54,9 @@ to_check() {
             echo "$_m"
         done
     elif [ "$gpu" -eq 1 ]; then
-        modes_where "$GPM_BIN" "$1" kernels_write_pm=0 resumes=1
+        modes_where "$GPM_BIN" "$1" resumes=1
     else
-        modes_where "$GPM_BIN" "$1" kernels_write_pm=0 resumes=1 needs_gpu=0
+        modes_where "$GPM_BIN" "$1" resumes=1 needs_gpu=0
     fi
 }
 
@@ -109,11 +105,7 @@ for w in $(workloads); do
             if [ -n "$CHECK_WHY" ] || [ -z "$(param "$p" images)" ]; then
                 verdict="FAILED: the check could not run: ${CHECK_WHY:-gpm-check exited $CHECK_RC}"
             elif [ "$(param "$p" complete)" = no ]; then
-                if [ "$kernels" -eq 1 ]; then
-                    verdict="incomplete: device stores not traced (the kernels of $m store into PM; gpm-check does not see them yet)"
-                else
-                    verdict="incomplete: stores the trace did not see ($(grep -m 1 'INCOMPLETE' "$CHECK_LOG" | sed 's/^gpm-check: INCOMPLETE: //'))"
-                fi
+                verdict="incomplete: stores the trace did not see ($(grep -m 1 'INCOMPLETE' "$CHECK_LOG" | sed 's/^gpm-check: INCOMPLETE: //'))"
             elif [ "$CHECK_RC" -ne 0 ]; then
                 verdict="FAILED: $(($(param "$p" images) - $(param "$p" recovered))) images not recovered"
             else
@@ -131,12 +123,8 @@ for w in $(workloads); do
                 rm -f "$CHECK_LOG"
             else
                 bad=1
-                if [ "$kernels" -eq 1 ] && [ "$(param "$p" complete)" = no ]; then
-                    rm -rf "$d" "$CHECK_LOG"
-                else
-                    echo "$name: $lbl ($m): the check's folder and log stay in $d and $CHECK_LOG" >&2
-                    grep -A 4 '^gpm-check: FAILED image' "$CHECK_LOG" | head -n 10 | sed 's/^/    /' >&2
-                fi
+                echo "$name: $lbl ($m): the check's folder and log stay in $d and $CHECK_LOG" >&2
+                grep -A 4 '^gpm-check: FAILED image' "$CHECK_LOG" | head -n 10 | sed 's/^/    /' >&2
             fi
         done
     done

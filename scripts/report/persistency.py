@@ -16,10 +16,8 @@ Writes one row per workload, op, mode and scale, its newest check:
   trace_overhead = the traced run's wall time over the untraced run's, and
     work_overhead the same of their timed work (one run each);
   verdict: ok (every image recovered, the trace complete); "incomplete:
-    device stores not traced" (the mode's kernels store into PM, which
-    gpm-check does not trace yet: its images prove nothing); "incomplete:
-    stores the trace did not see" (a gap in the trace where none should be);
-    FAILED (images not recovered, or the check could not run).
+    stores the trace did not see" (a gap in the trace: its images prove
+    nothing); FAILED (images not recovered, or the check could not run).
 Rows of mutants (params mutant=, GPM_MUTATE set) are left out: make mutants
 reports them (scripts/report/mutants.py)."""
 import os
@@ -56,8 +54,6 @@ def verdict(row, p):
     if "error" in p:
         return "FAILED: the check could not run: " + p["error"]
     if p.get("complete") == "no":
-        if p.get("kernels_write_pm") == "1":
-            return "incomplete: device stores not traced"
         return "incomplete: stores the trace did not see"
     images, recovered = count(p, "images"), count(p, "recovered")
     if row.get("verified") != "ok" or images <= 0 or recovered < images:

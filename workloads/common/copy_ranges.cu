@@ -5,6 +5,7 @@
  * the range allows, so a warp's stores fill whole lines. */
 #include <cuda_runtime.h>
 
+#include "gpm/gpm.cuh"
 #include "harness.h"
 
 #define THREADS 256u
@@ -20,10 +21,10 @@ __global__ void copy_ranges_kernel(uint8_t *dst, const uint8_t *src, const struc
         uint64_t off = v[r].off, len = v[r].len, i;
         if (((off | len) & 15u) == 0) {
             for (i = threadIdx.x; i < len / 16; i += blockDim.x)
-                ((uint4 *)(dst + off))[i] = ((const uint4 *)(src + off))[i];
+                gpm_put_v4((uint4 *)(dst + off) + i, ((const uint4 *)(src + off))[i]);
         } else {
             for (i = threadIdx.x; i < len; i += blockDim.x)
-                dst[off + i] = src[off + i];
+                gpm_put_u8(dst + off + i, src[off + i]);
         }
     }
 }

@@ -68,8 +68,11 @@ static int check_pm_dir(const struct wl_ctx *c)
 static int check_gpu(const struct wl_ctx *c)
 {
     char why[512];
-    if (!c->m->needs_gpu || gpm_gpu_check() == 0)
+    if (!c->m->needs_gpu)
         return 0;
+    /* A mutant of a kernel's persist (GPM_MUTATE) is set before any kernel runs. */
+    if (gpm_gpu_check() == 0)
+        return gpm_trace_device_mutant();
     snprintf(why, sizeof why, "%s", gpm_last_error());
     return gpm_set_error("%s: run on a machine with an NVIDIA GPU%s", why,
                          c->wl->modes & WL_MODE_BIT(WL_CPU) ? ", or use --mode cpu" : "");

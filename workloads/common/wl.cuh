@@ -41,36 +41,43 @@ __device__ __forceinline__ void wl_count(wl_out o, unsigned k, unsigned n)
                   (unsigned long long)__popc(m) * n);
 }
 
-__device__ __forceinline__ void wl_store_u32(wl_out o, uint32_t *p, uint32_t v)
+__device__ __forceinline__ void wl_store_u32_at(wl_out o, uint32_t *p, uint32_t v, const char *file,
+                                                unsigned line)
 {
     if (o.fence) {
-        gpm_store_u32(p, v);
+        gpm_store_u32_at(p, v, file, line);
         wl_count(o, 0, 4);
     } else {
-        *p = v;
+        gpm_put_u32_at(p, v, file, line);
     }
 }
 
-__device__ __forceinline__ void wl_store_u64(wl_out o, uint64_t *p, uint64_t v)
+__device__ __forceinline__ void wl_store_u64_at(wl_out o, uint64_t *p, uint64_t v, const char *file,
+                                                unsigned line)
 {
     if (o.fence) {
-        gpm_store_u64(p, v);
+        gpm_store_u64_at(p, v, file, line);
         wl_count(o, 0, 8);
     } else {
-        *p = v;
+        gpm_put_u64_at(p, v, file, line);
     }
 }
 
 /* P must be 16-byte aligned. */
-__device__ __forceinline__ void wl_store_v4(wl_out o, uint4 *p, uint4 v)
+__device__ __forceinline__ void wl_store_v4_at(wl_out o, uint4 *p, uint4 v, const char *file,
+                                               unsigned line)
 {
     if (o.fence) {
-        gpm_store_v4(p, v);
+        gpm_store_v4_at(p, v, file, line);
         wl_count(o, 0, 16);
     } else {
-        *p = v;
+        gpm_put_v4_at(p, v, file, line);
     }
 }
+/* The caller's line names each store and persist in the trace. */
+#define wl_store_u32(o, p, v) wl_store_u32_at((o), (p), (v), __FILE__, __LINE__)
+#define wl_store_u64(o, p, v) wl_store_u64_at((o), (p), (v), __FILE__, __LINE__)
+#define wl_store_v4(o, p, v) wl_store_v4_at((o), (p), (v), __FILE__, __LINE__)
 
 /* Blocks of THREADS for ITEMS items, at least one and at most MAX_BLOCKS:
  * the kernels' grid-stride loops take what one launch does not cover. */
@@ -80,13 +87,14 @@ static inline unsigned wl_blocks(uint64_t items, unsigned threads, unsigned max_
     return b < 1 ? 1u : b > max_blocks ? max_blocks : (unsigned)b;
 }
 
-__device__ __forceinline__ void wl_persist(wl_out o)
+__device__ __forceinline__ void wl_persist_at(wl_out o, const char *file, unsigned line)
 {
     if (o.fence) {
-        gpm_persist();
+        gpm_persist_at(file, line);
         wl_count(o, 1, 1);
     }
 }
+#define wl_persist(o) wl_persist_at((o), __FILE__, __LINE__)
 
 /* N more units of progress are durable (the caller persisted them first).
  * The count is in device memory (atomics on host memory are not supported

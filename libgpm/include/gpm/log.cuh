@@ -70,12 +70,13 @@ __device__ __forceinline__ uint32_t *gpmlog_pm_word(const gpmlog_dev *log, uint3
     return (uint32_t *)(log->pm + off);
 }
 
-/* Persists the calling thread's prior stores, if the handle is fenced. */
-__device__ __forceinline__ void gpmlog_fence(const gpmlog_dev *log)
-{
-    if (log->fenced)
-        gpm_persist();
-}
+/* Persists the calling thread's prior stores, if the handle is fenced: a
+ * macro, so that each use is its own persist point (gpm/trace.h). */
+#define gpmlog_fence(log)                                                              \
+    do {                                                                               \
+        if ((log)->fenced)                                                             \
+            gpm_persist();                                                             \
+    } while (0)
 
 /* Moves the tail of a slot the caller owns: PM (persisted if fenced), then
  * the device copy. */

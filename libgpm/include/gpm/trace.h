@@ -12,6 +12,11 @@
  *     recorded as stores just before that event;
  *   - stores that do not go through the CPU are recorded where libgpm makes
  *     them: write() to a traced file, a DMA (cudaMemcpy) into a mapping;
+ *   - a kernel's stores and fences, where they go through the device API
+ *     (gpm/gpm.cuh: gpm_store_*, gpm_put_*, gpm_memcpy_part, gpm_persist,
+ *     and the harness's and the log's helpers built on them): each thread
+ *     writes a record into a ring in mapped host memory, in the order of
+ *     one device counter, and a host thread moves them into the trace;
  *   - persist points: a flush of a range by a thread, a drain by a thread,
  *     a flush-and-drain of a range (msync, pmem_persist), an fsync of a file.
  * Each event names its site, the source line that asked for it
@@ -55,9 +60,44 @@ enum gpm_trace_how { GPM_TR_CPU = 0, GPM_TR_WRITE, GPM_TR_DMA, GPM_TR_GPU };
 typedef struct gpm_trace_rec {
     uint32_t kind, obj;
     uint64_t off, len;
-    uint64_t thread; /* host: the thread's id; GPU: 1 << 63 | block << 32 | thread */
+    uint64_t thread; /* host: the thread's id; GPU: gpm_drec's */
     uint32_t site, aux;
 } gpm_trace_rec;
+
+/* A kernel's record in the device ring. THREAD names a GPU thread of one
+ * launch: 1 << 63 | (the launch's %gridid mod 2^21) << 42 | block << 10 |
+ * thread in block, so a fence of one launch never covers another's
+ * stores. FILE is the device address of the site's file name, resolved
+ * when the trace ends. */
+enum gpm_drec_kind { GPM_DREC_STORE = 1, GPM_DREC_FENCE };
+typedef struct gpm_drec {
+    unsigned long long ready; /* its sequence number + 1, once the rest is written */
+    unsigned long long addr, thread, file;
+    unsigned int line, kind, len, pad;
+    unsigned char val[16];
+} gpm_drec;
+
+/* What the device API reads, one copy per compiled file (__constant__ in
+ * gpm/gpm.cuh): the ring (NULL: no trace), and the persist that
+ * GPM_MUTATE removes (line 0: none). */
+typedef struct gpm_dtrace_ctl {
+    gpm_drec *ring;
+    unsigned long long *next, *lost;          /* device memory */
+    const volatile unsigned long long *taken; /* mapped host memory: the host's position */
+    unsigned long long mask;                  /* the ring's records - 1 */
+    unsigned int on;                          /* a ring or a mutant */
+    unsigned int mutate_line;
+    char mutate_file[224];
+} gpm_dtrace_ctl;
+/* Each compiled file that includes gpm/gpm.cuh registers how to set its
+ * copy (a static constructor); libgpm sets them all when a trace begins or
+ * ends, and for a mutant (gpm_trace_device_mutant). */
+typedef int (*gpm_dtrace_setter)(const gpm_dtrace_ctl *c);
+void gpm_dtrace_register(gpm_dtrace_setter set);
+/* Where GPM_MUTATE names a site, sets it for the kernels of every compiled
+ * file: 0, or -1 with a message. Programs that launch kernels call it once
+ * their GPU is known to be there. */
+int gpm_trace_device_mutant(void);
 
 /* 0, or -1 with a message naming DIR and the fix. */
 int gpm_trace_open(const char *dir);
@@ -67,6 +107,9 @@ int gpm_trace_active(void);
 
 /* What libgpm calls (and a program may, for its own persist points). */
 void gpm_trace_map(const void *host, size_t size, const char *path);
+/* The mapping at HOST is DEV in kernels (registered with CUDA): its
+ * kernels' stores are traced from then on. */
+void gpm_trace_map_device(const void *host, const void *dev);
 void gpm_trace_unmap(const void *host);
 void gpm_trace_flush(const void *addr, size_t len, const char *site);
 void gpm_trace_drain(const char *site);

@@ -417,6 +417,52 @@ static void mutate_names_a_site_or_its_path_suffix(void)
     CHECK_EQ_INT(run_child("--mutated", "", NULL), 0);
 }
 
+/* Writes record R (and LEN bytes of PAYLOAD) to F. */
+static void put_rec(FILE *f, uint32_t kind, uint32_t site, uint64_t off, const char *payload)
+{
+    gpm_trace_rec r;
+    memset(&r, 0, sizeof r);
+    r.kind = kind;
+    r.site = site;
+    r.off = off;
+    r.len = payload ? strlen(payload) : 0;
+    fwrite(&r, sizeof r, 1, f);
+    if (payload)
+        fwrite(payload, 1, r.len, f);
+}
+
+/* A kernel's site is named twice: by its address while the trace runs,
+ * by its file and line at the end. The later name wins, and renaming a
+ * site below the last leaves the others. */
+static void a_renamed_site_keeps_the_others(void)
+{
+    char dir[4200], path[4200], bin[4300], start[4300];
+    uint64_t magic = GPM_TRACE_MAGIC;
+    gpm_ptrace t;
+    FILE *f;
+    CHECK(fresh("trace-rename", dir, sizeof dir, path, sizeof path) == 0);
+    snprintf(bin, sizeof bin, "%s/trace.bin", dir);
+    snprintf(start, sizeof start, "%s/start-0", dir);
+    CHECK((f = fopen(start, "wb")) != NULL);
+    fwrite("12345678", 1, 8, f);
+    fclose(f);
+    CHECK((f = fopen(bin, "wb")) != NULL);
+    fwrite(&magic, sizeof magic, 1, f);
+    put_rec(f, GPM_TR_OBJ, 0, 8, path);
+    put_rec(f, GPM_TR_SITE, 0, 0, "device:0x10:7");
+    put_rec(f, GPM_TR_SITE, 1, 0, "device:0x20:9");
+    put_rec(f, GPM_TR_SITE, 2, 0, "host.c:3");
+    put_rec(f, GPM_TR_SITE, 0, 0, "kernels.cu:7");
+    put_rec(f, GPM_TR_END, 0, 0, NULL);
+    fclose(f);
+    CHECKF(gpm_ptrace_load(&t, dir) == 0, "%s", gpm_last_error());
+    CHECK_EQ_INT(t.nsites, 3);
+    CHECK(strcmp(t.site[0], "kernels.cu:7") == 0);
+    CHECK(strcmp(t.site[1], "device:0x20:9") == 0);
+    CHECK(strcmp(t.site[2], "host.c:3") == 0);
+    gpm_ptrace_free(&t);
+}
+
 int main(int argc, char **argv)
 {
     page = (size_t)sysconf(_SC_PAGESIZE);
@@ -434,5 +480,6 @@ int main(int argc, char **argv)
     RUN(two_threads_one_page);
     RUN(mutant_removes_its_persist_point);
     RUN(mutate_names_a_site_or_its_path_suffix);
+    RUN(a_renamed_site_keeps_the_others);
     CHECK_EXIT();
 }
