@@ -43,8 +43,7 @@ def checker(row, p):
     if "error" in p:
         return "FAILED: no check: " + p["error"] if original else "error: no check: " + p["error"]
     if p.get("complete") == "no":
-        return "incomplete: no verdict" + (
-            " (device stores not traced)" if p.get("kernels_write_pm") == "1" else "")
+        return "incomplete: no verdict"
     if original:
         return "passes" if row.get("verified") == "ok" and failed == 0 else \
             "FAILED: %d of %d images not recovered" % (failed, images)
