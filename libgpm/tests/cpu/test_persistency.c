@@ -225,6 +225,39 @@ static void strict_fence_of_another_block_same_lane_is_not_enough(void)
     gpm_ptrace_free(&t);
 }
 
+/* A kernel: thousands of threads, each with stores and then its fence,
+ * the fences in the reverse order of the stores; a second store of a
+ * thread after its fence waits for its next fence, and a thread that never
+ * fences stays pending. */
+static void strict_each_fence_of_many_threads_covers_its_own_stores(void)
+{
+    enum { N = 3000 };
+    gpm_ptrace t;
+    uint64_t *d = NULL, *s = malloc(2 * N * sizeof *s), *f = malloc(N * sizeof *f), late, lone;
+    CHECK(s && f && one_object(&t, 64 * N + 64) == 0);
+    for (uint32_t i = 0; i < N; i++) {
+        s[2 * i] = GPU_STORE(&t, 64 * (uint64_t)i, 8, 1, GPU_T(i / 256, i % 256));
+        s[2 * i + 1] = GPU_STORE(&t, 64 * (uint64_t)i + 8, 16, 2, GPU_T(i / 256, i % 256));
+    }
+    lone = GPU_STORE(&t, 64 * (uint64_t)N, 8, 3, GPU_T(N, 0));
+    for (uint32_t i = N; i-- > 0;)
+        f[i] = FENCE(&t, GPU_T(i / 256, i % 256));
+    late = GPU_STORE(&t, 32, 8, 4, GPU_T(0, 0));
+    CHECK(durable(&t, GPM_MODEL_STRICT, &d) == 0);
+    for (uint32_t i = 0; i < N; i++) {
+        CHECKF(d[s[2 * i]] == f[i] && d[s[2 * i + 1]] == f[i], "thread %u", i);
+    }
+    CHECK(d[lone] == GPM_NEVER);
+    CHECK(d[late] == GPM_NEVER);
+    free(d);
+    CHECK(durable(&t, GPM_MODEL_EADR, &d) == 0);
+    CHECK_EQ_INT(d[s[2 * (N - 1)]], f[N - 1]);
+    free(d);
+    gpm_ptrace_free(&t);
+    free(s);
+    free(f);
+}
+
 /* ---- eadr and ndp ---- */
 
 static void eadr_cpu_store_is_durable_at_once(void)
@@ -608,6 +641,7 @@ int main(void)
     RUN(strict_fsync_covers_only_its_object);
     RUN(strict_gpu_store_needs_a_fence_of_its_thread);
     RUN(strict_fence_of_another_block_same_lane_is_not_enough);
+    RUN(strict_each_fence_of_many_threads_covers_its_own_stores);
     RUN(eadr_cpu_store_is_durable_at_once);
     RUN(ndp_gpu_store_needs_the_cpus_flush_and_drain);
     RUN(ndp_fsync_covers_gpu_stores);
