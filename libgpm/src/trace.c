@@ -97,34 +97,31 @@ static void emit(uint32_t kind, uint32_t obj, uint64_t off, uint64_t len, uint32
     emit_by((uint64_t)syscall(SYS_gettid), kind, obj, off, len, site, aux, payload, plen);
 }
 
-static uint32_t site_id(const char *site)
-{
-    uint32_t k;
-    if (!site)
-        site = "?";
-    for (k = 0; k < T.nsites; k++)
-        if (T.site_ptr[k] == site || strcmp(T.site_name[k], site) == 0)
-            return k;
-    if (T.nsites == MAX_SITES)
-        return MAX_SITES - 1;
-    T.site_ptr[k] = site;
-    T.site_name[k] = strdup(site);
-    T.nsites++;
-    emit(GPM_TR_SITE, 0, 0, strlen(site), k, 0, site, strlen(site));
-    return k;
-}
-
-uint32_t gpm_trace_new_site(const char *name)
+/* A new site, named NAME (copied); PTR is the pointer callers pass for it,
+ * matched before any name is compared. */
+static uint32_t add_site(const char *ptr, const char *name)
 {
     uint32_t k = T.nsites;
     if (k == MAX_SITES)
         return MAX_SITES - 1;
     T.site_name[k] = strdup(name);
-    T.site_ptr[k] = T.site_name[k];
+    T.site_ptr[k] = ptr ? ptr : T.site_name[k];
     T.nsites++;
     emit(GPM_TR_SITE, 0, 0, strlen(name), k, 0, name, strlen(name));
     return k;
 }
+
+static uint32_t site_id(const char *site)
+{
+    if (!site)
+        site = "?";
+    for (uint32_t k = 0; k < T.nsites; k++)
+        if (T.site_ptr[k] == site || strcmp(T.site_name[k], site) == 0)
+            return k;
+    return add_site(site, site);
+}
+
+uint32_t gpm_trace_new_site(const char *name) { return add_site(NULL, name); }
 
 /* A later record of site ID gives its name (gpm_ptrace_load keeps the last). */
 void gpm_trace_name_site(uint32_t id, const char *name)

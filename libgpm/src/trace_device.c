@@ -39,9 +39,11 @@ void gpm_dtrace_register(gpm_dtrace_setter set)
         D.set[D.nset++] = set;
 }
 
-/* Every compiled file's copy of the control block. */
+/* Every compiled file's copy of the control block; its ON flag is what
+ * the kernels test first: a ring or a mutant. */
 static int apply(void)
 {
+    D.ctl.on = D.ctl.ring != NULL || D.ctl.mutate_line != 0;
     for (int i = 0; i < D.nset; i++)
         if (D.set[i](&D.ctl) != 0)
             return gpm_set_error("cannot set the kernels' trace control block (%s)",
@@ -58,7 +60,6 @@ int gpm_trace_device_mutant(void)
         if (!D.ctl.mutate_line)
             return 0;
         D.ctl.mutate_line = 0; /* unset since: none */
-        D.ctl.on = D.ctl.ring != NULL;
         return apply();
     }
     colon = strrchr(m, ':');
@@ -72,7 +73,6 @@ int gpm_trace_device_mutant(void)
     memcpy(D.ctl.mutate_file, m, (size_t)(colon - m));
     D.ctl.mutate_file[colon - m] = '\0';
     D.ctl.mutate_line = (unsigned)line;
-    D.ctl.on = 1;
     return apply();
 }
 
@@ -148,7 +148,6 @@ static void free_ring(void)
     D.ctl.ring = NULL;
     D.ctl.next = D.ctl.lost = NULL;
     D.ctl.taken = NULL;
-    D.ctl.on = D.ctl.mutate_line != 0;
 }
 
 static unsigned long long ring_records(void)
@@ -196,7 +195,6 @@ int gpm_trace_device_start(void)
     D.ctl.next = counters;
     D.ctl.lost = counters + 1;
     D.ctl.mask = n - 1;
-    D.ctl.on = 1;
     D.run = 1;
     if (apply() != 0 || pthread_create(&D.taker, NULL, take_records, NULL) != 0) {
         D.run = 0;

@@ -41,39 +41,22 @@ __device__ __forceinline__ void wl_count(wl_out o, unsigned k, unsigned n)
                   (unsigned long long)__popc(m) * n);
 }
 
-__device__ __forceinline__ void wl_store_u32_at(wl_out o, uint32_t *p, uint32_t v, const char *file,
-                                                unsigned line)
-{
-    if (o.fence) {
-        gpm_store_u32_at(p, v, file, line);
-        wl_count(o, 0, 4);
-    } else {
-        gpm_put_u32_at(p, v, file, line);
+/* wl_store_u32_at, wl_store_u64_at, wl_store_v4_at (P 16-byte aligned). */
+#define WL_STORE_AT(name, type)                                                        \
+    __device__ __forceinline__ void wl_store_##name##_at(wl_out o, type *p, type v,    \
+                                                         const char *file,             \
+                                                         unsigned line)                \
+    {                                                                                  \
+        if (o.fence) {                                                                 \
+            gpm_store_##name##_at(p, v, file, line);                                   \
+            wl_count(o, 0, sizeof v);                                                  \
+        } else {                                                                       \
+            gpm_put_##name##_at(p, v, file, line);                                     \
+        }                                                                              \
     }
-}
-
-__device__ __forceinline__ void wl_store_u64_at(wl_out o, uint64_t *p, uint64_t v, const char *file,
-                                                unsigned line)
-{
-    if (o.fence) {
-        gpm_store_u64_at(p, v, file, line);
-        wl_count(o, 0, 8);
-    } else {
-        gpm_put_u64_at(p, v, file, line);
-    }
-}
-
-/* P must be 16-byte aligned. */
-__device__ __forceinline__ void wl_store_v4_at(wl_out o, uint4 *p, uint4 v, const char *file,
-                                               unsigned line)
-{
-    if (o.fence) {
-        gpm_store_v4_at(p, v, file, line);
-        wl_count(o, 0, 16);
-    } else {
-        gpm_put_v4_at(p, v, file, line);
-    }
-}
+WL_STORE_AT(u32, uint32_t)
+WL_STORE_AT(u64, uint64_t)
+WL_STORE_AT(v4, uint4)
 /* The caller's line names each store and persist in the trace. */
 #define wl_store_u32(o, p, v) wl_store_u32_at((o), (p), (v), __FILE__, __LINE__)
 #define wl_store_u64(o, p, v) wl_store_u64_at((o), (p), (v), __FILE__, __LINE__)
