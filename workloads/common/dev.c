@@ -3,11 +3,22 @@
  * workload's name). */
 #include <cuda_runtime_api.h>
 
-#include "wl.h"
+#include "harness.h"
+
+/* Set by recover_each.c: several recoveries share this process, and one
+ * must not find what the last one left in memory cudaMalloc reuses. */
+static int poison = -1;
+
+void wl_dev_poison(unsigned char byte)
+{
+    poison = byte;
+}
 
 int wl_dev_alloc(void **p, size_t bytes)
 {
     cudaError_t e = cudaMalloc(p, bytes);
+    if (e == cudaSuccess && poison >= 0 && (e = cudaMemset(*p, poison, bytes)) != cudaSuccess)
+        cudaFree(*p);
     if (e != cudaSuccess) {
         *p = NULL;
         return gpm_set_error("cannot allocate %zu bytes of device memory (%s): use a smaller "

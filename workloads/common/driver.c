@@ -306,7 +306,7 @@ static void note_wall(struct wl_ctx *c, const double *when, const double *t, int
             when[4] - when[3] - timed, wl_now() - when[4]);
 }
 
-int wl_main(const struct wl_workload *w, int argc, char **argv)
+int wl_run(const struct wl_workload *w, int argc, char **argv)
 {
     struct wl_ctx ctx, *c = &ctx;
     struct wl_run run;
@@ -423,4 +423,10 @@ out:
         gpm_flusher_destroy(c->flusher);
     wl_objects_close(c, &run, files);
     return rc;
+}
+
+int wl_main(const struct wl_workload *w, int argc, char **argv)
+{
+    const char *list = getenv("GPM_RECOVER_EACH");
+    return list && *list ? wl_recover_each(w, list, argc, argv) : wl_run(w, argc, argv);
 }

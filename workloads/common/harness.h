@@ -10,6 +10,14 @@
 extern "C" {
 #endif
 
+/* One run of the program: wl_main without GPM_RECOVER_EACH. */
+int wl_run(const struct wl_workload *w, int argc, char **argv);
+/* GPM_RECOVER_EACH=LIST: one recovery per crash image LIST names, in this
+ * process (recover_each.c). */
+int wl_recover_each(const struct wl_workload *w, const char *list, int argc, char **argv);
+/* From now on, wl_dev_alloc fills what it hands out with BYTE. */
+void wl_dev_poison(unsigned char byte);
+
 /* The identity file of a run and what opening the objects found. */
 struct wl_run {
     gpm_region id;           /* W-TAG.id, mapped host-only */

@@ -1,0 +1,105 @@
+/* GPM_RECOVER_EACH=LIST, set by gpm-check: recover every crash image whose
+ * folder LIST names (one per line), one after another in this process,
+ * each with the command line given plus --pm-dir FOLDER --out
+ * FOLDER/rows.tsv. Each one's output goes to FOLDER/recover.log, and its
+ * exit status, once it has one, to FOLDER/status. Opening the GPU (and
+ * loading cuDNN) once for many images instead of once each is what lets a
+ * check recover a hundred images in seconds.
+ *
+ * What one recovery leaves must not help the next one pass: memory is
+ * poisoned when malloc hands it out and when it is freed (M_PERTURB), and
+ * device memory when wl_dev_alloc hands it out, so a recovery that reads
+ * what it never wrote reads garbage, as it would in a fresh process. A
+ * folder with no status is one whose recovery ended the process: gpm-check
+ * runs it, and every image not recovered here, again in a process of its
+ * own, whose verdict is the one it reports. */
+#include <fcntl.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define MAX_ARGS 256
+
+/* FOLDER/status: the exit status, in place at once or not at all. */
+static int write_status(const char *dir, int status)
+{
+    char tmp[4200], path[4200];
+    FILE *f;
+    snprintf(tmp, sizeof tmp, "%s/status.tmp", dir);
+    snprintf(path, sizeof path, "%s/status", dir);
+    if (!(f = fopen(tmp, "w")))
+        return -1;
+    fprintf(f, "%d\n", status);
+    if (fclose(f) != 0)
+        return -1;
+    return rename(tmp, path);
+}
+
+/* Standard output and error into FOLDER/recover.log. */
+static int redirect(const char *dir)
+{
+    char path[4200];
+    int fd;
+    snprintf(path, sizeof path, "%s/recover.log", dir);
+    fflush(stdout);
+    fflush(stderr);
+    if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0)
+        return -1;
+    if (dup2(fd, 1) < 0 || dup2(fd, 2) < 0) {
+        close(fd);
+        return -1;
+    }
+    close(fd);
+    return 0;
+}
+
+int wl_recover_each(const struct wl_workload *w, const char *list, int argc, char **argv)
+{
+    char dir[4096], rows[4200], *av[MAX_ARGS + 5];
+    int err = dup(2), n = 0, bad = 0;
+    FILE *f = fopen(list, "r");
+
+    if (!f || argc > MAX_ARGS) {
+        dprintf(err, "%s: GPM_RECOVER_EACH: %s: %s\n", w->name, list,
+                f ? "too many arguments" : "cannot open the list of image folders");
+        return 2;
+    }
+    mallopt(M_PERTURB, 0xa5);
+    wl_dev_poison(0xa5);
+    memcpy(av, argv, (size_t)argc * sizeof *av);
+    while (fgets(dir, sizeof dir, f)) {
+        int status;
+        dir[strcspn(dir, "\n")] = '\0';
+        if (!dir[0])
+            continue;
+        snprintf(rows, sizeof rows, "%s/rows.tsv", dir);
+        av[argc] = "--pm-dir";
+        av[argc + 1] = dir;
+        av[argc + 2] = "--out";
+        av[argc + 3] = rows;
+        av[argc + 4] = NULL;
+        if (redirect(dir) != 0) {
+            dprintf(err, "%s: GPM_RECOVER_EACH: cannot write %s/recover.log\n", w->name, dir);
+            bad = 1;
+            break;
+        }
+        status = wl_run(w, argc + 4, av);
+        fflush(stdout);
+        fflush(stderr);
+        if (write_status(dir, status) != 0) {
+            dprintf(err, "%s: GPM_RECOVER_EACH: cannot write %s/status\n", w->name, dir);
+            bad = 1;
+            break;
+        }
+        n++;
+    }
+    fclose(f);
+    if (n == 0 && !bad)
+        dprintf(err, "%s: GPM_RECOVER_EACH: %s names no image folder\n", w->name, list);
+    close(err);
+    return bad || n == 0 ? 2 : 0;
+}
