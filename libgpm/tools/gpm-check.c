@@ -36,12 +36,16 @@
 
 static const char usage_text[] =
     "usage: gpm-check [--images N] [--model strict|eadr|ndp] [--seed N] [--jobs N]\n"
-    "                 [--dir DIR] [--keep] [--sites] [--out FILE] PROGRAM ARGS...\n"
+    "                 [--isolate] [--dir DIR] [--keep] [--sites] [--out FILE]\n"
+    "                 PROGRAM ARGS...\n"
     "  runs PROGRAM ARGS once, traced, then recovers every crash image the model\n"
     "  allows (at most --images, default 200) with PROGRAM ARGS --recover\n"
     "  --model     strict (default), eadr (the default for *-eadr modes), ndp (gpm-ndp's)\n"
     "  --seed N    the random images' seed (default 1)\n"
-    "  --jobs N    recoveries at once (default: the cores)\n"
+    "  --jobs N    recovery processes at once (default: the cores); each recovers\n"
+    "              several images in turn, and any image not recovered there is\n"
+    "              recovered again in a process of its own, whose verdict stands\n"
+    "  --isolate   every image in a process of its own (slower)\n"
     "  --dir DIR   where the run and the images go (default: a new folder under\n"
     "              $GPM_PM_DIR or /dev/shm); --keep keeps it (a failing image is kept)\n"
     "  --sites     list the trace's persist points (site, kind, count) and stop\n"
@@ -49,7 +53,7 @@ static const char usage_text[] =
     "              run_s and run_work_s: the traced run's wall time and timed work)\n";
 
 struct opts {
-    int images, jobs, keep, sites, model_given;
+    int images, jobs, keep, sites, model_given, isolate;
     gpm_model model;
     unsigned long long seed;
     const char *dir, *out;
@@ -216,20 +220,40 @@ static int plan(const gpm_ptrace *t, const uint64_t *dur, const struct opts *o,
 {
     uint64_t *persist = malloc((t->nev + 1) * sizeof *persist), np = 0, rng = o->seed;
     uint64_t *hashes = malloc((size_t)o->images * sizeof *hashes);
+    uint64_t *canon = malloc((t->nev + 1) * sizeof *canon);
+    uint8_t *decided = calloc(t->nev + 1, 1);
     int n = 0, tries = 0;
-    if (!persist || !hashes) {
+    if (!persist || !hashes || !canon || !decided) {
         free(persist);
         free(hashes);
+        free(canon);
+        free(decided);
         return gpm_set_error("out of memory");
     }
     for (uint64_t k = 0; k < t->nev; k++)
         if (gpm_ptrace_is_persist(t, k))
             persist[np++] = k + 1;
+    /* Crash points C and C + 1 give the same images unless event C is a
+     * store or makes one durable: CANON[C] is the first crash point of
+     * C's class. Where an image there had nothing pending, every image
+     * there is that one (DECIDED), and a random try there is not built
+     * again: under eADR, say, most tries would be. */
+    memset(canon, 0, (t->nev + 1) * sizeof *canon);
+    for (uint64_t k = 0; k < t->nev; k++)
+        if (dur[k] < t->nev)
+            canon[dur[k] + 1] = 1; /* a mark, for now */
+    for (uint64_t c = 1, first = 0; c <= t->nev; c++) {
+        if (canon[c] || t->ev[c - 1].kind == GPM_TR_STORE)
+            first = c;
+        canon[c] = first;
+    }
 #define TRY(T, PICK, ARG, WHAT, K)                                                      \
     do {                                                                               \
         uint64_t a_ = (ARG), p_;                                                       \
         uint64_t h_ = gpm_image(t, dur, (T), (PICK), &a_, img, &p_);                  \
         tries++;                                                                       \
+        if (p_ == 0)                                                                   \
+            decided[canon[(T)]] = 1;                                                   \
         if (n < o->images && !seen(hashes, n, h_)) {                                   \
             im[n] = (struct image){(T), (ARG), h_, p_, (PICK), (WHAT), 0, "", ""};      \
             hashes[n++] = h_;                                                          \
@@ -252,12 +276,17 @@ static int plan(const gpm_ptrace *t, const uint64_t *dur, const struct opts *o,
             TRY(persist[i], GPM_MASK, m, "exhaustive", 2);
     }
     while (n < o->images && tries < 20 * o->images) {
-        uint64_t crash = gpm_mix64(rng++) % (t->nev + 1);
-        TRY(crash, GPM_RANDOM, gpm_mix64(rng++), "random", 3);
+        uint64_t crash = gpm_mix64(rng++) % (t->nev + 1), arg = gpm_mix64(rng++);
+        if (decided[canon[crash]])
+            tries++;
+        else
+            TRY(crash, GPM_RANDOM, arg, "random", 3);
     }
 #undef TRY
     free(persist);
     free(hashes);
+    free(canon);
+    free(decided);
     return n;
 }
 
@@ -277,6 +306,171 @@ static const char *mode_of(const struct opts *o)
     return arg_of(o, "--mode", "?");
 }
 
+/* ---- recovering the images ---- */
+
+static void image_dir(const char *work, int k, char *dir, size_t len)
+{
+    snprintf(dir, len, "%s/img-%d", work, k);
+}
+
+/* Image K into its folder as the model built it: anything a recovery
+ * left there is gone. */
+static int put_image(const char *work, const gpm_ptrace *t, const uint64_t *dur,
+                     const struct image *im, int k, uint8_t **img)
+{
+    char dir[4300];
+    image_dir(work, k, dir, sizeof dir);
+    if (access(dir, F_OK) == 0)
+        remove_tree(dir);
+    gpm_image(t, dur, im[k].crash, im[k].pick, &(uint64_t){im[k].arg}, img, NULL);
+    return write_image(t, img, dir);
+}
+
+static const char *const verdicts[] = {"recovered", "wrong output", "crashed", "refused"};
+
+static int verdict_index(const char *v)
+{
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(v, verdicts[i]))
+            return i;
+    return 3;
+}
+
+/* The verdict on an image from its recovery's exit status and rows. */
+static void judge(struct image *im, int status, const char *dir)
+{
+    char rows[4400];
+    int ok;
+    snprintf(rows, sizeof rows, "%s/rows.tsv", dir);
+    ok = verified(rows);
+    im->status = status;
+    snprintf(im->verdict, sizeof im->verdict, "%s",
+             verdicts[status == 0 && ok == 1   ? 0
+                      : status == 1 && ok == 0 ? 1
+                      : status >= 128          ? 2
+                                               : 3]);
+}
+
+/* Recovers the images WHICH[0..COUNT-1], each in a process of its own,
+ * --jobs at once. */
+static void recover_alone(const struct opts *o, const char *work, const int *which, int count,
+                          struct image *im)
+{
+    for (int i = 0; i < count;) {
+        pid_t pid[256];
+        int batch = 0;
+        for (; i < count && batch < o->jobs && batch < 256; i++, batch++) {
+            char dir[4300], rows[4400], out[4400];
+            char *rec[] = {"--recover", "--pm-dir", dir, "--out", rows};
+            image_dir(work, which[i], dir, sizeof dir);
+            snprintf(rows, sizeof rows, "%s/rows.tsv", dir);
+            snprintf(out, sizeof out, "%s/recover.log", dir);
+            unlink(rows); /* a row from an earlier try must not stand for this one */
+            pid[batch] = run(o, rec, 5, out, 0);
+        }
+        for (int b = 0; b < batch; b++) {
+            int k = which[i - batch + b], st = 0;
+            char dir[4300];
+            image_dir(work, k, dir, sizeof dir);
+            if (pid[b] < 0 || waitpid(pid[b], &st, 0) != pid[b])
+                st = 127 << 8;
+            judge(&im[k], WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), dir);
+        }
+    }
+}
+
+/* The exit status that a recovery of GPM_RECOVER_EACH left in DIR/status,
+ * or -1 where it left none (it ended the process, or never ran). */
+static int status_left(const char *dir)
+{
+    char path[4400];
+    int st = -1;
+    FILE *f;
+    snprintf(path, sizeof path, "%s/status", dir);
+    if ((f = fopen(path, "r"))) {
+        if (fscanf(f, "%d", &st) != 1)
+            st = -1;
+        fclose(f);
+    }
+    return st;
+}
+
+/* Recovers the images FIRST..FIRST+COUNT-1, already written: --jobs
+ * processes each recover their share one after another
+ * (GPM_RECOVER_EACH, workloads/common/recover_each.c), which opens the GPU
+ * once per process instead of once per image. Only a "recovered" from
+ * there counts: every other image, and any that a process did not reach,
+ * is written again and recovered in a process of its own, whose verdict
+ * stands. --isolate: every image in a process of its own. */
+static int recover_round(const struct opts *o, const char *work, const gpm_ptrace *t,
+                         const uint64_t *dur, uint8_t **img, int first, int count,
+                         struct image *im, int *alone)
+{
+    int workers = count < o->jobs ? count : o->jobs, *again, nagain = 0;
+    pid_t pid[256];
+    char *rec[] = {"--recover"};
+    if (workers > 256)
+        workers = 256;
+    if (!(again = malloc((size_t)count * sizeof *again)))
+        return gpm_set_error("out of memory");
+    for (int w = 0; !o->isolate && w < workers; w++) {
+        char list[4300], log[4300], dir[4300];
+        FILE *f;
+        snprintf(list, sizeof list, "%s/images-%d", work, w);
+        snprintf(log, sizeof log, "%s/recover-each-%d.log", work, w);
+        if (!(f = fopen(list, "w"))) {
+            free(again);
+            return gpm_set_error("cannot write %s (%s)", list, strerror(errno));
+        }
+        for (int k = first + w; k < first + count; k += workers) {
+            image_dir(work, k, dir, sizeof dir);
+            fprintf(f, "%s\n", dir);
+        }
+        if (fclose(f) != 0) {
+            free(again);
+            return gpm_set_error("cannot write %s", list);
+        }
+        setenv("GPM_RECOVER_EACH", list, 1);
+        pid[w] = run(o, rec, 1, log, 0);
+        unsetenv("GPM_RECOVER_EACH");
+    }
+    for (int w = 0; !o->isolate && w < workers; w++)
+        if (pid[w] > 0)
+            waitpid(pid[w], NULL, 0);
+    for (int k = first; k < first + count; k++) {
+        char dir[4300];
+        int st;
+        image_dir(work, k, dir, sizeof dir);
+        if (!o->isolate && (st = status_left(dir)) >= 0) {
+            judge(&im[k], st, dir);
+            if (!strcmp(im[k].verdict, "recovered"))
+                continue;
+        }
+        if (!o->isolate && put_image(work, t, dur, im, k, img) != 0) {
+            free(again);
+            return -1;
+        }
+        again[nagain++] = k;
+    }
+    recover_alone(o, work, again, nagain, im);
+    *alone += nagain;
+    free(again);
+    return 0;
+}
+
+/* Images written at once: --jobs processes' worth of 8 each, within 2 GiB
+ * (each is a copy of every PM file), and never fewer than --jobs. */
+static int round_size(const struct opts *o, const gpm_ptrace *t)
+{
+    uint64_t bytes = 1, n;
+    for (uint32_t k = 0; k < t->nobj; k++)
+        bytes += t->obj[k].size;
+    n = ((uint64_t)2 << 30) / bytes;
+    if (n > (uint64_t)o->jobs * 8)
+        n = (uint64_t)o->jobs * 8;
+    return n < (uint64_t)o->jobs ? o->jobs : (int)n;
+}
+
 /* ---- the check ---- */
 
 static int parse(int argc, char **argv, struct opts *o)
@@ -285,6 +479,7 @@ static int parse(int argc, char **argv, struct opts *o)
         {"images", 1, NULL, 'i'}, {"model", 1, NULL, 'm'}, {"seed", 1, NULL, 's'},
         {"jobs", 1, NULL, 'j'},   {"dir", 1, NULL, 'd'},   {"keep", 0, NULL, 'k'},
         {"sites", 0, NULL, 'l'},  {"out", 1, NULL, 'o'},   {"help", 0, NULL, 'h'},
+        {"isolate", 0, NULL, 'I'},
         {NULL, 0, NULL, 0}};
     long long x;
     int c;
@@ -319,6 +514,7 @@ static int parse(int argc, char **argv, struct opts *o)
         case 'd': o->dir = optarg; break;
         case 'k': o->keep = 1; break;
         case 'l': o->sites = 1; break;
+        case 'I': o->isolate = 1; break;
         case 'o': o->out = optarg; break;
         case 'h': fputs(usage_text, stdout); return 1;
         default: return gpm_args_bad_flag(PROG, c, argv);
@@ -428,9 +624,9 @@ int main(int argc, char **argv)
     uint64_t *dur = NULL;
     uint8_t **img;
     struct image *im;
-    int rc = parse(argc, argv, &o), n = -1, counts[4] = {0}, fails = 0, complete;
+    int rc = parse(argc, argv, &o), n = -1, counts[4] = {0}, fails = 0, complete, per_round, alone = 0;
     int by[4] = {0}; /* recovered, wrong output, recovery crashed, refused */
-    double t0 = now_s(), run_s, wall_s;
+    double t0 = now_s(), run_s, wall_s, t_plan, t_write = 0, t_recover = 0;
     const char *op;
     if (rc == 1)
         return 0;
@@ -516,52 +712,36 @@ int main(int argc, char **argv)
     im = calloc((size_t)o.images, sizeof *im);
     for (uint32_t k = 0; img && k < t.nobj; k++)
         img[k] = malloc(t.obj[k].size ? t.obj[k].size : 1);
+    t_plan = now_s();
     if (!img || !im || (n = plan(&t, dur, &o, im, img, counts)) < 0) {
         fprintf(stderr, "%s: %s\n", PROG, n < 0 ? gpm_last_error() : "out of memory");
         return 1;
     }
     printf("gpm-check: %d images (end %d, persist points %d, exhaustive %d, random %d), "
            "distinct by hash\n", n, counts[0], counts[1], counts[2], counts[3]);
-    for (int i = 0; i < n;) {
-        pid_t pid[256];
-        int batch = 0;
-        for (; i < n && batch < o.jobs && batch < 256; i++, batch++) {
-            char dir[4300], rows[4400], out[4400];
-            char *rec[] = {"--recover", "--pm-dir", dir, "--out", rows};
-            snprintf(dir, sizeof dir, "%s/img-%d", work, i);
-            snprintf(rows, sizeof rows, "%s/rows.tsv", dir);
-            snprintf(out, sizeof out, "%s/recover.log", dir);
-            gpm_image(&t, dur, im[i].crash, im[i].pick, &(uint64_t){im[i].arg}, img, NULL);
-            if (write_image(&t, img, dir) != 0) {
+    t_plan = now_s() - t_plan;
+    per_round = round_size(&o, &t);
+    for (int i = 0, round; i < n; i += round) {
+        double t1 = now_s(), t2;
+        round = n - i < per_round ? n - i : per_round;
+        for (int k = i; k < i + round; k++)
+            if (put_image(work, &t, dur, im, k, img) != 0) {
                 fprintf(stderr, "%s: %s\n", PROG, gpm_last_error());
                 return 1;
             }
-            pid[batch] = run(&o, rec, 5, out, 0);
+        t2 = now_s();
+        t_write += t2 - t1;
+        if (recover_round(&o, work, &t, dur, img, i, round, im, &alone) != 0) {
+            fprintf(stderr, "%s: %s\n", PROG, gpm_last_error());
+            return 1;
         }
-        for (int b = 0; b < batch; b++) {
-            int k = i - batch + b, st = 0, ok;
-            char dir[4300], rows[4400], out[4400];
-            snprintf(dir, sizeof dir, "%s/img-%d", work, k);
-            snprintf(rows, sizeof rows, "%s/rows.tsv", dir);
-            snprintf(out, sizeof out, "%s/recover.log", dir);
-            if (pid[b] < 0 || waitpid(pid[b], &st, 0) != pid[b])
-                st = 127 << 8;
-            im[k].status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-            ok = verified(rows);
-            if (im[k].status == 0 && ok == 1) {
-                snprintf(im[k].verdict, sizeof im[k].verdict, "recovered");
-                by[0]++;
-            } else if (im[k].status == 1 && ok == 0) {
-                snprintf(im[k].verdict, sizeof im[k].verdict, "wrong output");
-                by[1]++;
-            } else if (im[k].status >= 128) {
-                snprintf(im[k].verdict, sizeof im[k].verdict, "crashed");
-                by[2]++;
-            } else {
-                snprintf(im[k].verdict, sizeof im[k].verdict, "refused");
-                by[3]++;
-            }
+        t_recover += now_s() - t2;
+        for (int k = i; k < i + round; k++) {
+            char dir[4300], out[4400];
+            image_dir(work, k, dir, sizeof dir);
+            by[verdict_index(im[k].verdict)]++;
             if (strcmp(im[k].verdict, "recovered") != 0) {
+                snprintf(out, sizeof out, "%s/recover.log", dir);
                 last_line(out, im[k].why, sizeof im[k].why);
                 if (fails++ < 10) {
                     printf("gpm-check: FAILED image %d:\n", k);
@@ -574,17 +754,23 @@ int main(int argc, char **argv)
     }
     printf("gpm-check: %d images tested: %d recovered, %d wrong output, %d recovery crashed, "
            "%d refused%s\n", n, by[0], by[1], by[2], by[3], complete ? "; trace incomplete" : "");
+    if (o.isolate)
+        printf("gpm-check: each image was recovered in a process of its own (--isolate)\n");
+    else
+        printf("gpm-check: %d images were recovered again, each in a process of its own: not "
+               "recovered, or not reached, in a process that recovered several\n", alone);
     wall_s = now_s() - t0;
-    printf("gpm-check: %.2f s in all (%.1f images/s), the traced run %.2f s of it\n", wall_s,
-           n / wall_s, run_s);
+    printf("gpm-check: %.2f s in all (%.1f images/s): the traced run %.2f s, choosing the "
+           "images %.2f s, writing them %.2f s, recovering them %.2f s\n", wall_s, n / wall_s,
+           run_s, t_plan, t_write, t_recover);
     /* A workload of several operations: which one (op=, as a crash campaign's row). */
     op = arg_of(&o, "--op", NULL);
     snprintf(params, sizeof params, "%s%s%s"
              "model=%s,images=%d,end=%d,persist_points=%d,exhaustive=%d,random=%d,recovered=%d,"
-             "wrong=%d,crashed=%d,refused=%d,complete=%s,seed=%llu,run_s=%.4g,run_work_s=%.4g%s%s",
+             "wrong=%d,crashed=%d,refused=%d,complete=%s,seed=%llu,alone=%d,run_s=%.4g,run_work_s=%.4g%s%s",
              op ? "op=" : "", op ? op : "", op ? "," : "", gpm_model_name(o.model), n, counts[0],
              counts[1], counts[2], counts[3], by[0], by[1], by[2], by[3], complete ? "no" : "yes",
-             o.seed, run_s, median_s(log), getenv("GPM_MUTATE") ? ",mutant=" : "",
+             o.seed, o.isolate ? n : alone, run_s, median_s(log), getenv("GPM_MUTATE") ? ",mutant=" : "",
              getenv("GPM_MUTATE") ? getenv("GPM_MUTATE") : "");
     if (o.out)
         row(&o, params, fails == 0, wall_s);

@@ -6,8 +6,9 @@
 # SIGKILL crash trial, deterministic ones (at a commit, at a unit of
 # progress), since on DRAM a kill loses nothing the page cache holds: the
 # reason the checker exists. Then --out's row, --sites, a write that
-# bypasses the mappings (an incomplete trace), and bad input (exit 2, one
-# line naming the flag).
+# bypasses the mappings (an incomplete trace), recoveries that share a
+# process and fail to finish or claim failure (recovered again alone),
+# and bad input (exit 2, one line naming the flag).
 # Environment: GPM_BIN, GPM_PM_DIR (from run-tests.sh); GPM_ROOT (the
 # sources, to find the mutants' lines; without them, --sites finds them).
 set -u
@@ -78,7 +79,7 @@ if [ "$(last_field "$tmp/rows.tsv" verified)" = ok ] &&
     [ "$(last_field "$tmp/rows.tsv" op)" = check ] &&
     [ "$(last_field "$tmp/rows.tsv" mode)" = cpu ] &&
     [ "$(last_field "$tmp/rows.tsv" scale)" = tiny ] &&
-    case $params in "model=strict,images=${recovered% *},"*",recovered=${recovered% *},wrong=0,crashed=0,refused=0,complete=yes,seed=1,run_s="*) true ;; *) false ;; esac
+    case $params in "model=strict,images=${recovered% *},"*",recovered=${recovered% *},wrong=0,crashed=0,refused=0,complete=yes,seed=1,alone=0,run_s="*) true ;; *) false ;; esac
 then
     ok "--out writes a verified row: $params"
 else
@@ -177,7 +178,51 @@ else
     bad "a write that bypasses the mappings" "exit $rc: $(show)"
 fi
 
-# 6. Bad input: exit 2, one line on stderr naming the flag, nothing else.
+# 6. Recoveries that share a process (GPM_RECOVER_EACH): one that recovers
+# the first image of its list and is then killed leaves the rest unreached;
+# one that recovers them all but then says that all but the first failed
+# is not believed (and what it recovered is no crash image any more).
+# Each such image is written again and recovered in a process of its own,
+# and the check passes with every image counted once. --isolate never
+# shares.
+for how in killed lies; do
+    cat >"$tmp/ps-$how" <<EOF
+#!/bin/sh
+# PS; recovering a list of images, it $how after the first.
+[ -n "\${GPM_RECOVER_EACH:-}" ] || exec "$bin/ps" "\$@"
+list=\$GPM_RECOVER_EACH
+if [ $how = killed ]; then
+    head -n 1 "\$list" >"\$list.first"
+    GPM_RECOVER_EACH=\$list.first "$bin/ps" "\$@"
+    kill -9 \$\$
+fi
+"$bin/ps" "\$@" || exit \$?
+sed 1d "\$list" | while read -r d; do echo 1 >"\$d/status"; done
+EOF
+    chmod +x "$tmp/ps-$how"
+    run_check --images 12 --jobs 2 "$tmp/ps-$how" --mode cpu --scale tiny
+    tested=$(sed -n 's/^gpm-check: \([0-9]*\) images tested: \1 recovered, 0 wrong output, 0 recovery crashed, 0 refused$/\1/p' "$out")
+    alone=$(sed -n 's/^gpm-check: \([0-9]*\) images were recovered again, each in a process of its own: .*/\1/p' "$out")
+    if [ "$rc" -eq 0 ] && [ -n "$tested" ] && [ "$tested" -gt 2 ] && [ "$alone" = $((tested - 2)) ]
+    then
+        ok "several recoveries in one process, which $how after the first: the $alone others are recovered alone, all $tested pass"
+    else
+        bad "several recoveries in one process, which $how after the first" "exit $rc, alone '$alone': $(show)"
+    fi
+done
+run_check --images 6 --isolate "$bin/ps" --mode cpu --scale tiny
+if [ "$rc" -eq 0 ] && grep -q '^gpm-check: each image was recovered in a process of its own (--isolate)$' "$out"
+then ok "--isolate: every image in a process of its own"
+else bad "--isolate" "exit $rc: $(show)"; fi
+GPM_RECOVER_EACH=$tmp/no-such-list GPM_PM_DIR=$tmp "$bin/ps" --mode cpu --scale tiny --recover \
+    >"$tmp/u.out" 2>"$tmp/u.err"
+rc=$?
+if [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/u.err")" -eq 1 ] &&
+    grep -q "^ps: GPM_RECOVER_EACH: $tmp/no-such-list: cannot open the list of image folders\$" "$tmp/u.err"
+then ok "GPM_RECOVER_EACH naming no list: exit 2, one line naming it"
+else bad "GPM_RECOVER_EACH naming no list" "exit $rc: $(head -c 300 "$tmp/u.err")"; fi
+
+# 7. Bad input: exit 2, one line on stderr naming the flag, nothing else.
 usage() { # name expected args...
     _name=$1 _want=$2
     shift 2
