@@ -367,6 +367,22 @@ static uint64_t next_random(uint64_t *s)
     return gpm_mix64(*s);
 }
 
+/* H and the N bytes at P, hashed eight at a time over four lanes: an image
+ * is hashed whole for every candidate the checker tries, and is
+ * megabytes. */
+static uint64_t hash_bytes(uint64_t h, const uint8_t *p, uint64_t n)
+{
+    uint64_t lane[4] = {h, h + 1, h + 2, h + 3}, w, i = 0;
+    for (; i + 32 <= n; i += 32)
+        for (int j = 0; j < 4; j++) {
+            memcpy(&w, p + i + 8 * (uint64_t)j, 8);
+            lane[j] = gpm_mix64(lane[j] ^ w);
+        }
+    for (; i < n; i++)
+        lane[0] = gpm_mix64(lane[0] ^ p[i]);
+    return gpm_mix64(lane[0] ^ gpm_mix64(lane[1] ^ gpm_mix64(lane[2] ^ gpm_mix64(lane[3] ^ n))));
+}
+
 uint64_t gpm_image(const gpm_ptrace *t, const uint64_t *durable, uint64_t crash, gpm_pick pick,
                    uint64_t *arg, uint8_t **img, uint64_t *pending)
 {
@@ -441,8 +457,7 @@ uint64_t gpm_image(const gpm_ptrace *t, const uint64_t *durable, uint64_t crash,
         uint64_t words = (t->obj[o].size + GPM_PWORD - 1) / GPM_PWORD;
         for (uint64_t w = 0; ok && w < words; w++)
             npend += n[o][w] > 1;
-        for (uint64_t i = 0; i < t->obj[o].size; i++)
-            h = (h ^ img[o][i]) * 0x100000001b3ull;
+        h = hash_bytes(h, img[o], t->obj[o].size);
         if (cur)
             free(cur[o]);
         if (n)
