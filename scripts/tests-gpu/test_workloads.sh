@@ -9,26 +9,33 @@
 # crash trials too.
 #   GPM_BIN (programs), GPM_PM_DIR (scratch); WORKLOADS (default: every
 #   program in GPM_BIN but libgpm's gpm-* tools), CRASH_TRIALS per workload
-#   and mode (default 4), CRASH_SCALE (default small).
+#   and mode (default 4), CRASH_SCALE (default small), WORKLOAD_JOBS
+#   (workloads tested at once, each in a folder of its own; default a third
+#   of the cores). Each workload's lines are shown together, in order.
 # A workload's modes are those its --help lists, so a new workload needs no
 # edit here.
 set -u
 bin=${GPM_BIN:?GPM_BIN must name the programs directory}
-dir=${GPM_PM_DIR:-/dev/shm}/workloads.$$
-mkdir -p "$dir" || exit 1
-trap 'rm -rf "$dir"' EXIT
-rows=$dir/rows.tsv
+top=${GPM_PM_DIR:-/dev/shm}/workloads.$$
+mkdir -p "$top" || exit 1
+trap 'rm -rf "$top"' EXIT
 trials=${CRASH_TRIALS:-4}
 cscale=${CRASH_SCALE:-small}
-log=$dir/log
+jobs=${WORKLOAD_JOBS:-$(($(getconf _NPROCESSORS_ONLN) / 3))}
+case $jobs in '' | *[!0-9]*) echo "not ok - WORKLOAD_JOBS=$jobs: pass a count"; exit 1 ;; esac
+[ "$jobs" -ge 1 ] || jobs=1
 . "$(dirname "$0")/../lib/crash-trial.sh"
 . "$(dirname "$0")/../lib/workloads.sh"
 
-for w in $(workload_list "$bin"); do
+# test_workload W: every mode of W, then its crash trials, in $top/W.
+test_workload() {
+    w=$1 dir=$top/$1
+    rows=$dir/rows.tsv log=$dir/log
+    mkdir -p "$dir" || return 1
     modes=$(workload_modes "$bin" "$w")
     if [ -z "$modes" ]; then
         echo "not ok - $w: its --help lists no modes (is it a workload program?)"
-        continue
+        return 0
     fi
     # Each operation of a workload that has several (--op) is a test of its own.
     for op in $(workload_ops "$bin" "$w"); do
@@ -85,4 +92,23 @@ for w in $(workload_list "$bin"); do
             fi
         done
     done
+}
+
+# At most $jobs workloads at once: each waits for the oldest still running.
+list=$(workload_list "$bin")
+running=""
+for w in $list; do
+    # shellcheck disable=SC2086 # a list of process ids
+    set -- $running
+    if [ $# -ge "$jobs" ]; then
+        wait "$1"
+        shift
+        running=$*
+    fi
+    test_workload "$w" >"$top/$w.out" 2>&1 &
+    running="$running $!"
+done
+wait
+for w in $list; do
+    cat "$top/$w.out"
 done
