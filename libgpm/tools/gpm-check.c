@@ -767,10 +767,11 @@ int main(int argc, char **argv)
     op = arg_of(&o, "--op", NULL);
     snprintf(params, sizeof params, "%s%s%s"
              "model=%s,images=%d,end=%d,persist_points=%d,exhaustive=%d,random=%d,recovered=%d,"
-             "wrong=%d,crashed=%d,refused=%d,complete=%s,seed=%llu,alone=%d,run_s=%.4g,run_work_s=%.4g%s%s",
+             "wrong=%d,crashed=%d,refused=%d,complete=%s,seed=%llu,alone=%d,choose_s=%.3g,write_s=%.3g,"
+             "recover_s=%.3g,run_s=%.4g,run_work_s=%.4g%s%s",
              op ? "op=" : "", op ? op : "", op ? "," : "", gpm_model_name(o.model), n, counts[0],
              counts[1], counts[2], counts[3], by[0], by[1], by[2], by[3], complete ? "no" : "yes",
-             o.seed, o.isolate ? n : alone, run_s, median_s(log), getenv("GPM_MUTATE") ? ",mutant=" : "",
+             o.seed, o.isolate ? n : alone, t_plan, t_write, t_recover, run_s, median_s(log), getenv("GPM_MUTATE") ? ",mutant=" : "",
              getenv("GPM_MUTATE") ? getenv("GPM_MUTATE") : "");
     if (o.out)
         row(&o, params, fails == 0, wall_s);

@@ -79,7 +79,7 @@ if [ "$(last_field "$tmp/rows.tsv" verified)" = ok ] &&
     [ "$(last_field "$tmp/rows.tsv" op)" = check ] &&
     [ "$(last_field "$tmp/rows.tsv" mode)" = cpu ] &&
     [ "$(last_field "$tmp/rows.tsv" scale)" = tiny ] &&
-    case $params in "model=strict,images=${recovered% *},"*",recovered=${recovered% *},wrong=0,crashed=0,refused=0,complete=yes,seed=1,alone=0,run_s="*) true ;; *) false ;; esac
+    case $params in "model=strict,images=${recovered% *},"*",recovered=${recovered% *},wrong=0,crashed=0,refused=0,complete=yes,seed=1,alone=0,choose_s="*",run_s="*) true ;; *) false ;; esac
 then
     ok "--out writes a verified row: $params"
 else
