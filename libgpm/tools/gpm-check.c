@@ -396,9 +396,9 @@ static int status_left(const char *dir)
 }
 
 /* Recovers the images FIRST..FIRST+COUNT-1, already written: --jobs
- * processes each recover their share one after another
- * (GPM_RECOVER_EACH, workloads/common/recover_each.c), which opens the GPU
- * once per process instead of once per image. Only a "recovered" from
+ * processes share their list, each recovering the next image that none
+ * has claimed (GPM_RECOVER_EACH, workloads/common/recover_each.c), which
+ * opens the GPU once per process instead of once per image. Only a "recovered" from
  * there counts: every other image, and any that a process did not reach,
  * is written again and recovered in a process of its own, whose verdict
  * stands. --isolate: every image in a process of its own. */
@@ -413,16 +413,15 @@ static int recover_round(const struct opts *o, const char *work, const gpm_ptrac
         workers = 256;
     if (!(again = malloc((size_t)count * sizeof *again)))
         return gpm_set_error("out of memory");
-    for (int w = 0; !o->isolate && w < workers; w++) {
-        char list[4300], log[4300], dir[4300];
+    if (!o->isolate) {
+        char list[4300], dir[4300];
         FILE *f;
-        snprintf(list, sizeof list, "%s/images-%d", work, w);
-        snprintf(log, sizeof log, "%s/recover-each-%d.log", work, w);
+        snprintf(list, sizeof list, "%s/images", work);
         if (!(f = fopen(list, "w"))) {
             free(again);
             return gpm_set_error("cannot write %s (%s)", list, strerror(errno));
         }
-        for (int k = first + w; k < first + count; k += workers) {
+        for (int k = first; k < first + count; k++) {
             image_dir(work, k, dir, sizeof dir);
             fprintf(f, "%s\n", dir);
         }
@@ -431,9 +430,13 @@ static int recover_round(const struct opts *o, const char *work, const gpm_ptrac
             return gpm_set_error("cannot write %s", list);
         }
         setenv("GPM_RECOVER_EACH", list, 1);
-        pid[w] = run(o, rec, 1, log, 0);
-        unsetenv("GPM_RECOVER_EACH");
     }
+    for (int w = 0; !o->isolate && w < workers; w++) {
+        char log[4300];
+        snprintf(log, sizeof log, "%s/recover-each-%d.log", work, w);
+        pid[w] = run(o, rec, 1, log, 0);
+    }
+    unsetenv("GPM_RECOVER_EACH");
     for (int w = 0; !o->isolate && w < workers; w++)
         if (pid[w] > 0)
             waitpid(pid[w], NULL, 0);

@@ -1,10 +1,13 @@
-/* GPM_RECOVER_EACH=LIST, set by gpm-check: recover every crash image whose
- * folder LIST names (one per line), one after another in this process,
+/* GPM_RECOVER_EACH=LIST, set by gpm-check: recover the crash images whose
+ * folders LIST names (one per line), one after another in this process,
  * each with the command line given plus --pm-dir FOLDER --out
- * FOLDER/rows.tsv. Each one's output goes to FOLDER/recover.log, and its
- * exit status, once it has one, to FOLDER/status. Opening the GPU (and
- * loading cuDNN) once for many images instead of once each is what lets a
- * check recover a hundred images in seconds.
+ * FOLDER/rows.tsv. Several processes may share LIST: each takes the next
+ * folder that none has claimed (FOLDER/claimed, made exclusively), so the
+ * one that started first, or whose images recover fastest, does more.
+ * Each one's output goes to FOLDER/recover.log, and its exit status, once
+ * it has one, to FOLDER/status. Opening the GPU (and loading cuDNN) once
+ * for many images instead of once each is what lets a check recover a
+ * hundred images in seconds.
  *
  * What one recovery leaves must not help the next one pass: memory is
  * poisoned when malloc hands it out and when it is freed (M_PERTURB), and
@@ -13,6 +16,7 @@
  * folder with no status is one whose recovery ended the process: gpm-check
  * runs it, and every image not recovered here, again in a process of its
  * own, whose verdict is the one it reports. */
+#include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -39,6 +43,19 @@ static int write_status(const char *dir, int status)
     return rename(tmp, path);
 }
 
+/* 1 where this process claimed FOLDER, 0 where another did, -1 error. */
+static int claim(const char *dir)
+{
+    char path[4200];
+    int fd;
+    snprintf(path, sizeof path, "%s/claimed", dir);
+    if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644)) >= 0) {
+        close(fd);
+        return 1;
+    }
+    return errno == EEXIST ? 0 : -1;
+}
+
 /* Standard output and error into FOLDER/recover.log. */
 static int redirect(const char *dir)
 {
@@ -60,7 +77,7 @@ static int redirect(const char *dir)
 int wl_recover_each(const struct wl_workload *w, const char *list, int argc, char **argv)
 {
     char dir[4096], rows[4200], *av[MAX_ARGS + 5];
-    int err = dup(2), n = 0, bad = 0;
+    int err = dup(2), bad = 0;
     FILE *f = fopen(list, "r");
 
     if (!f || argc > MAX_ARGS) {
@@ -72,10 +89,16 @@ int wl_recover_each(const struct wl_workload *w, const char *list, int argc, cha
     wl_dev_poison(0xa5);
     memcpy(av, argv, (size_t)argc * sizeof *av);
     while (fgets(dir, sizeof dir, f)) {
-        int status;
+        int status, got;
         dir[strcspn(dir, "\n")] = '\0';
-        if (!dir[0])
+        if (!dir[0] || (got = claim(dir)) == 0)
             continue;
+        if (got < 0) {
+            dprintf(err, "%s: GPM_RECOVER_EACH: cannot claim %s (%s)\n", w->name, dir,
+                    strerror(errno));
+            bad = 1;
+            break;
+        }
         snprintf(rows, sizeof rows, "%s/rows.tsv", dir);
         av[argc] = "--pm-dir";
         av[argc + 1] = dir;
@@ -95,11 +118,8 @@ int wl_recover_each(const struct wl_workload *w, const char *list, int argc, cha
             bad = 1;
             break;
         }
-        n++;
     }
     fclose(f);
-    if (n == 0 && !bad)
-        dprintf(err, "%s: GPM_RECOVER_EACH: %s names no image folder\n", w->name, list);
     close(err);
-    return bad || n == 0 ? 2 : 0;
+    return bad ? 2 : 0;
 }
