@@ -33,6 +33,7 @@
 
 #define PROG "gpm-check"
 #define MAX_ARGS 96
+#define IMAGES_PER_PROCESS 25 /* at least, where images share processes */
 
 static const char usage_text[] =
     "usage: gpm-check [--images N] [--model strict|eadr|ndp] [--seed N] [--jobs N]\n"
@@ -42,9 +43,10 @@ static const char usage_text[] =
     "  allows (at most --images, default 200) with PROGRAM ARGS --recover\n"
     "  --model     strict (default), eadr (the default for *-eadr modes), ndp (gpm-ndp's)\n"
     "  --seed N    the random images' seed (default 1)\n"
-    "  --jobs N    recovery processes at once (default: the cores); each recovers\n"
-    "              several images in turn, and any image not recovered there is\n"
-    "              recovered again in a process of its own, whose verdict stands\n"
+    "  --jobs N    recovery processes at most (default: the cores; one per 25\n"
+    "              images); each recovers images in turn, and any image not\n"
+    "              recovered there is recovered again in a process of its own,\n"
+    "              whose verdict stands\n"
     "  --isolate   every image in a process of its own (slower)\n"
     "  --dir DIR   where the run and the images go (default: a new folder under\n"
     "              $GPM_PM_DIR or /dev/shm); --keep keeps it (a failing image is kept)\n"
@@ -406,9 +408,14 @@ static int recover_round(const struct opts *o, const char *work, const gpm_ptrac
                          const uint64_t *dur, uint8_t **img, int first, int count,
                          struct image *im, int *alone)
 {
-    int workers = count < o->jobs ? count : o->jobs, *again, nagain = 0;
+    /* A process pays for opening the GPU, and the driver opens one at a
+     * time: on an H100, 16 at once took 3 s before the last could start,
+     * longer than its share of a hundred images. */
+    int workers = (count + IMAGES_PER_PROCESS - 1) / IMAGES_PER_PROCESS, *again, nagain = 0;
     pid_t pid[256];
     char *rec[] = {"--recover"};
+    if (workers > o->jobs)
+        workers = o->jobs;
     if (workers > 256)
         workers = 256;
     if (!(again = malloc((size_t)count * sizeof *again)))
@@ -461,16 +468,16 @@ static int recover_round(const struct opts *o, const char *work, const gpm_ptrac
     return 0;
 }
 
-/* Images written at once: --jobs processes' worth of 8 each, within 2 GiB
- * (each is a copy of every PM file), and never fewer than --jobs. */
+/* Images written at once: --jobs processes' worth, within 2 GiB (each is
+ * a copy of every PM file), and never fewer than --jobs. */
 static int round_size(const struct opts *o, const gpm_ptrace *t)
 {
     uint64_t bytes = 1, n;
     for (uint32_t k = 0; k < t->nobj; k++)
         bytes += t->obj[k].size;
     n = ((uint64_t)2 << 30) / bytes;
-    if (n > (uint64_t)o->jobs * 8)
-        n = (uint64_t)o->jobs * 8;
+    if (n > (uint64_t)o->jobs * IMAGES_PER_PROCESS)
+        n = (uint64_t)o->jobs * IMAGES_PER_PROCESS;
     return n < (uint64_t)o->jobs ? o->jobs : (int)n;
 }
 
