@@ -2,10 +2,12 @@
  * the output and a key of everything that decides what the output must be
  * (see wl.h). A cached verdict stands for a check of the same bytes by the
  * same code on the same inputs, so it is the check's own verdict. */
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "code_key.h"
 #include "wl.h"
@@ -22,10 +24,58 @@ static int cache_on(void)
     return gpm_set_error("GPM_CHECK_CACHE=%s: pass on or off (or leave it unset: on)", e);
 }
 
+/* H and what stat says of PATH: its device, inode, size and time of last
+ * change, which a rewrite of the file changes. */
+static uint64_t mix_stat(uint64_t h, const char *path, const struct stat *st)
+{
+    h = gpm_mix64(h ^ (uint64_t)st->st_dev) ^ (uint64_t)st->st_ino;
+    h = gpm_mix64(h ^ (uint64_t)st->st_size) ^ (uint64_t)st->st_mtim.tv_sec;
+    h = gpm_mix64(h ^ (uint64_t)st->st_mtim.tv_nsec) ^ (uint64_t)st->st_ctim.tv_nsec;
+    for (const char *t = path; *t; t++)
+        h = gpm_mix64(h ^ (unsigned char)*t);
+    return h;
+}
+
+/* The input files that string parameters name (a path, a comma list of
+ * paths, or a folder of files): a dataset rewritten in place is another
+ * input, so its outputs are checked anew. Names that are no file (gen, a
+ * store's name) add nothing: the parameters already say them. */
+static uint64_t inputs_key(const struct wl_ctx *c)
+{
+    uint64_t h = 0;
+    for (int i = 0; c->wl->params && c->wl->params[i].flag; i++) {
+        char value[1024], path[2200];
+        struct stat st;
+        if (c->wl->params[i].type != WL_STR || !c->p[i].s)
+            continue;
+        snprintf(value, sizeof value, "%s", c->p[i].s);
+        for (char *save, *one = strtok_r(value, ",", &save); one;
+             one = strtok_r(NULL, ",", &save)) {
+            DIR *d;
+            struct dirent *e;
+            if (stat(one, &st) != 0)
+                continue;
+            h = mix_stat(h, one, &st);
+            if (!S_ISDIR(st.st_mode) || !(d = opendir(one)))
+                continue;
+            /* Its files, in any order the folder lists them. */
+            while ((e = readdir(d)))
+                if (e->d_name[0] != '.') {
+                    snprintf(path, sizeof path, "%s/%s", one, e->d_name);
+                    if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+                        h += mix_stat(0x66696c65, path, &st);
+                }
+            closedir(d);
+        }
+    }
+    return h;
+}
+
 /* The code that ran (code_key.c), the workload, its operation and
- * parameters and the seed: a verdict is reused only by the same code, so
- * a changed reference never meets a verdict reached by another. 0 with
- * nothing set where the code cannot be keyed: then nothing is cached. */
+ * parameters, the input files they name and the seed: a verdict is reused
+ * only by the same code on the same inputs, so a changed reference or
+ * dataset never meets a verdict reached by another. 0 with nothing set
+ * where the code cannot be keyed: then nothing is cached. */
 static int key_of(const struct wl_ctx *c, uint64_t *key)
 {
     char text[2048], params[1536];
@@ -33,9 +83,9 @@ static int key_of(const struct wl_ctx *c, uint64_t *key)
     if (wl_code_key(&code) != 0)
         return 0;
     wl_params_string(c, params, sizeof params);
-    snprintf(text, sizeof text, "%016llx|%s|%s|%s|%llu", (unsigned long long)code,
+    snprintf(text, sizeof text, "%016llx|%s|%s|%s|%llu|%016llx", (unsigned long long)code,
              c->wl->name, c->opt.custom ? "custom" : wl_scale_name(c->opt.scale), params,
-             (unsigned long long)c->opt.seed);
+             (unsigned long long)c->opt.seed, (unsigned long long)inputs_key(c));
     for (const char *t = text; *t; t++)
         h = (h ^ (unsigned char)*t) * 0x100000001b3ull;
     *key = gpm_mix64(h);

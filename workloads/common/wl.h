@@ -604,11 +604,13 @@ const char *wl_data_dir(void);
  * A workload whose check is costly (it recomputes the whole run) digests
  * its output once restored, then asks whether a process of the same code
  * (this executable's bytes and the shared libraries it was linked with:
- * code_key.h), workload, parameters and seed, in any mode, already checked
- * output with that digest: Figure 9 runs three or four modes whose outputs
- * must be the same bytes, and only the first need pay for the check. Any
- * change to the code, committed or not, is another key, so a changed
- * reference never meets a verdict of the old one. Verdicts are kept in
+ * code_key.h), workload, parameters, input files and seed, in any mode,
+ * already checked output with that digest: Figure 9 runs three or four
+ * modes whose outputs must be the same bytes, and only the first need pay
+ * for the check. Any change to the code, committed or not, is another key,
+ * so a changed reference never meets a verdict of the old one; so is an
+ * input file (or a file of an input folder) that a string parameter names,
+ * rewritten in place (its size, inode or times). Verdicts are kept in
  * wl_data_dir()/checked.tsv. GPM_CHECK_CACHE=off checks every time (on,
  * the default, caches; another value is an error).
  *   wl_check_digest(c, p, bytes, on_device)  adds BYTES at P to the digest

@@ -1,7 +1,7 @@
 /* Checks made once (wl_check_*): a fake CPU workload whose verify digests
  * its region and skips its check where the same bytes passed before. A
- * second run of the same parameters is cached; another seed, wrong bytes or
- * GPM_CHECK_CACHE=off are checked in full; the digest covers every byte
+ * second run of the same parameters is cached; another seed, a rewritten
+ * input file, wrong bytes or GPM_CHECK_CACHE=off are checked in full; the digest covers every byte
  * and its place. A copy of this program whose reference is changed (one
  * constant of its check, rewritten in the copy's bytes) is checked, and
  * fails, where the original's verdict on the same bytes is kept. */
@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +24,8 @@ enum { OUT_DATA };
 static const struct wl_param out_params[] = {
     {.flag = "wrong", .help = "word to get wrong (0: none)", .scale = {0, 0, 0}, .min = 0,
      .max = WORDS},
+    {.flag = "input", .help = "an input file or folder (the output ignores it)", .type = WL_STR,
+     .sscale = {"none", "none", "none"}},
     {0},
 };
 
@@ -122,6 +125,49 @@ static void a_second_run_of_the_same_bytes_is_not_checked_again(void)
     CHECK_EQ_INT(run("6", "0"), 0); /* another seed: another key */
     CHECK_EQ_INT(wl_test_count_lines(rows, "check=cached:"), 1);
     CHECK_EQ_INT(wl_test_count_lines(rows, "\tok\t"), 3);
+}
+
+static int run_on(const char *input)
+{
+    char *av[] = {"checked", "--mode", "cpu", "--pm-dir", dir, "--out", rows, "--reps", "1",
+                  "--seed", "8", "--input", (char *)input};
+    return wl_test_run(&WORKLOAD, av, ARGC(av), NULL);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* A dataset rewritten in place, named alone, in a list or by its folder,
+ * is another input: the same output bytes are checked again on it. */
+static void a_rewritten_input_never_meets_a_cached_verdict(void)
+{
+    char folder[4300], file[4400], list[8800];
+    snprintf(folder, sizeof folder, "%s/inputs", dir);
+    snprintf(file, sizeof file, "%s/temp", folder);
+    snprintf(list, sizeof list, "gen,%s", file);
+    CHECK(mkdir(folder, 0700) == 0);
+    write_file(file, "one");
+    for (int i = 0; i < 3; i++) {
+        const char *input = i == 0 ? file : i == 1 ? list : folder;
+        unlink(rows);
+        CHECK_EQ_INT(run_on(input), 0);
+        CHECK_EQ_INT(run_on(input), 0);
+        CHECK_EQ_INT(wl_test_count_lines(rows, "check=cached:"), 1);
+        write_file(file, i % 2 ? "three" : "two"); /* its size or its time changes */
+        CHECK_EQ_INT(run_on(input), 0);
+        CHECK_EQ_INT(wl_test_count_lines(rows, "check=cached:"), 1);
+        CHECK_EQ_INT(run_on(input), 0);
+        CHECK_EQ_INT(wl_test_count_lines(rows, "check=cached:"), 2);
+    }
+    unlink(file);
+    rmdir(folder);
 }
 
 static void wrong_bytes_are_checked_and_fail(void)
@@ -235,6 +281,7 @@ int main(int argc, char **argv)
     /* The programs first: they run in forked children, which OpenMP
      * threads started in this process would deadlock. */
     RUN(a_second_run_of_the_same_bytes_is_not_checked_again);
+    RUN(a_rewritten_input_never_meets_a_cached_verdict);
     RUN(wrong_bytes_are_checked_and_fail);
     RUN(the_cache_can_be_turned_off);
     RUN(another_value_of_the_switch_is_refused);
