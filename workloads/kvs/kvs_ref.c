@@ -1,13 +1,13 @@
 /* gpKVS on the host: the keys of every batch (uniform or Zipfian, made
  * here once so that every mode and the reference see the same), the stable
  * sort of a batch's SETs by set, the reference, and the CPU counterpart. */
-#include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpm/tx.h"
 #include "kvs.h"
+#include "zipf.h"
 
 /* Rank R of the key space, as a key: distinct ranks give distinct keys
  * (gpm_mix64 is a bijection), never 0 (the free mark). */
@@ -22,69 +22,20 @@ static double unit(uint64_t seed, uint64_t i)
     return (double)(gpm_mix64(seed * 0xd6e8feb86659fd93ull + i) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* Gray et al.'s Zipfian generator ("Quickly generating billion-record
- * synthetic databases", SIGMOD 1994), as YCSB uses it: rank 0 the most
- * popular. zeta(N) is summed in fixed chunks, so that it does not depend
- * on the thread count. */
-struct zipf {
-    double theta, alpha, eta, zetan, half_pow;
-    uint64_t n;
-};
-
-static double zeta(uint64_t n, double theta)
-{
-    enum { CHUNKS = 256 };
-    double part[CHUNKS], sum = 0;
-#pragma omp parallel for schedule(static)
-    for (int k = 0; k < CHUNKS; k++) {
-        uint64_t lo = n * (uint64_t)k / CHUNKS, hi = n * (uint64_t)(k + 1) / CHUNKS;
-        double s = 0;
-        for (uint64_t i = lo; i < hi; i++)
-            s += 1.0 / pow((double)(i + 1), theta);
-        part[k] = s;
-    }
-    for (int k = 0; k < CHUNKS; k++)
-        sum += part[k];
-    return sum;
-}
-
-static void zipf_init(struct zipf *z, uint64_t n, double theta)
-{
-    double zeta2 = 1.0 + pow(0.5, theta);
-    z->n = n;
-    z->theta = theta;
-    z->zetan = zeta(n, theta);
-    z->alpha = 1.0 / (1.0 - theta);
-    z->eta = (1.0 - pow(2.0 / (double)n, 1.0 - theta)) / (1.0 - zeta2 / z->zetan);
-    z->half_pow = 1.0 + pow(0.5, theta);
-}
-
-static uint64_t zipf_rank(const struct zipf *z, double u)
-{
-    double uz = u * z->zetan;
-    uint64_t r;
-    if (uz < 1.0)
-        return 0;
-    if (uz < z->half_pow)
-        return 1;
-    r = (uint64_t)((double)z->n * pow(z->eta * u - z->eta + 1.0, z->alpha));
-    return r < z->n ? r : z->n - 1;
-}
-
 int kvs_gen_keys(struct kvs_state *st, uint64_t seed, double theta)
 {
     uint64_t total = st->batches * st->n;
-    struct zipf z;
+    struct wl_zipf z;
     st->h_keys = malloc(total * sizeof *st->h_keys);
     st->h_nsetops = calloc(st->batches, sizeof *st->h_nsetops);
     if (!st->h_keys || !st->h_nsetops)
         return gpm_set_error("kvs: out of memory for %llu keys: use a smaller --scale or "
                              "--batches", (unsigned long long)total);
     if (theta > 0)
-        zipf_init(&z, st->keyspace, theta);
+        wl_zipf_init(&z, st->keyspace, theta, 0);
 #pragma omp parallel for schedule(static)
     for (uint64_t i = 0; i < total; i++) {
-        uint64_t r = theta > 0 ? zipf_rank(&z, unit(seed, i))
+        uint64_t r = theta > 0 ? wl_zipf_rank(&z, unit(seed, i))
                                : gpm_mix64(seed * 0xa0761d6478bd642full + i) % st->keyspace;
         st->h_keys[i] = key_of_rank(seed, r);
     }
