@@ -83,6 +83,9 @@ int wl_recover_each(const struct wl_workload *w, const char *list, int argc, cha
     if (!f || argc > MAX_ARGS) {
         dprintf(err, "%s: GPM_RECOVER_EACH: %s: %s\n", w->name, list,
                 f ? "too many arguments" : "cannot open the list of image folders");
+        if (f)
+            fclose(f);
+        close(err);
         return 2;
     }
     mallopt(M_PERTURB, 0xa5);

@@ -245,7 +245,8 @@ static void traces_are_read_and_bad_ones_named(void)
     CHECK(t.op[4] == WL_YCSB_DELETE && t.key[4] == 7);
     wl_ycsb_trace_free(&t);
 
-    write_text(path, "READ usertable user1 [ <all fields>]\nSCAN usertable user1 10 [ <all fields>]\n");
+    write_text(path, "READ usertable user1 [ <all fields>]\n"
+                     "SCAN usertable user1 10 [ <all fields>]\n");
     CHECK(wl_ycsb_trace_read(&t, path) != 0);
     CHECK_MSG(gpm_last_error(), ":2: SCAN (YCSB's workload E) is not supported");
     CHECK_MSG(gpm_last_error(), path);
