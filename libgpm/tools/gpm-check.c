@@ -215,9 +215,10 @@ static int seen(uint64_t *hashes, int n, uint64_t h)
 
 /* The candidates, in the order they are tried, until N unique images:
  * the end of the work with what is pending dropped and applied; each
- * persist point (an even sample where there are more than half of N) with
- * what is pending dropped; every subset of the pending words where there
- * are few; random crash points and random subsets for the rest. */
+ * persist point (an even sample where there are more than a quarter of N)
+ * with what is pending dropped, then applied; every subset of the pending
+ * words where there are few; random crash points and random subsets for
+ * the rest. */
 static int plan(const gpm_ptrace *t, const uint64_t *dur, const struct opts *o,
                 struct image *im, uint8_t **img, int *counts)
 {
@@ -266,9 +267,12 @@ static int plan(const gpm_ptrace *t, const uint64_t *dur, const struct opts *o,
     TRY(t->nev, GPM_DROP, 0, "end", 0);
     TRY(t->nev, GPM_APPLY, 0, "end", 0);
     {
-        uint64_t want = np < (uint64_t)o->images / 2 ? np : (uint64_t)o->images / 2;
-        for (uint64_t i = 0; i < want && n < o->images; i++)
+        /* Half the images at most: the other half is for subsets. */
+        uint64_t want = np < (uint64_t)o->images / 4 ? np : (uint64_t)o->images / 4;
+        for (uint64_t i = 0; i < want && n < o->images; i++) {
             TRY(persist[want == np ? i : i * np / want], GPM_DROP, 0, "persist point", 1);
+            TRY(persist[want == np ? i : i * np / want], GPM_APPLY, 0, "persist point", 1);
+        }
     }
     for (uint64_t i = 0; i < np && n < o->images * 3 / 4; i += np / 16 + 1) {
         uint64_t p = 0;
