@@ -12,6 +12,7 @@
  * --reps, --recover or --out, which gpm-check passes). Exit status: 0 every
  * image recovered, 1 a failure (each is named: its crash point, what it
  * dropped, what the recovery said), 2 usage. */
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <getopt.h>
@@ -38,7 +39,8 @@
 
 static const char usage_text[] =
     "usage: gpm-check [--images N] [--model strict|eadr|ndp] [--seed N] [--jobs N]\n"
-    "                 [--isolate] [--dir DIR] [--keep] [--sites] [--out FILE]\n"
+    "                 [--isolate] [--nested N] [--from DIR] [--dir DIR] [--keep]\n"
+    "                 [--sites] [--out FILE]\n"
     "                 PROGRAM ARGS...\n"
     "  runs PROGRAM ARGS once, traced, then recovers every crash image the model\n"
     "  allows (at most --images, default 200) with PROGRAM ARGS --recover\n"
@@ -49,6 +51,10 @@ static const char usage_text[] =
     "              recovered there is recovered again in a process of its own,\n"
     "              whose verdict stands\n"
     "  --isolate   every image in a process of its own (slower)\n"
+    "  --nested N  then N of the images whose recovery had most to do checked\n"
+    "              again with --from: crashes during their recovery (default 0)\n"
+    "  --from DIR  check the recovery of the crash image whose files DIR holds:\n"
+    "              the traced run is PROGRAM ARGS --recover on a copy of them\n"
     "  --dir DIR   where the run and the images go (default: a new folder under\n"
     "              $GPM_PM_DIR or /dev/shm); --keep keeps it (a failing image is kept)\n"
     "  --sites     list the trace's persist points (site, kind, count) and stop\n"
@@ -56,10 +62,10 @@ static const char usage_text[] =
     "              run_s and run_work_s: the traced run's wall time and timed work)\n";
 
 struct opts {
-    int images, jobs, keep, sites, model_given, isolate;
+    int images, jobs, keep, sites, model_given, isolate, nested;
     gpm_model model;
     unsigned long long seed;
-    const char *dir, *out;
+    const char *dir, *out, *from;
     char **argv; /* PROGRAM ARGS */
     int argc;
 };
@@ -69,6 +75,7 @@ struct image {
     gpm_pick pick;
     const char *strategy;
     int status;   /* the recovery's exit status */
+    int work;     /* what it found to do: 2 a transaction to undo, 1 work to resume, 0 none */
     char verdict[16], why[512];
 };
 
@@ -76,12 +83,15 @@ struct image {
 
 /* PROGRAM ARGS EXTRA..., its output in LOG; the exit status, or 128 + the
  * signal that ended it. */
-static int run(const struct opts *o, char *const *extra, int nextra, const char *log, int wait)
+static int run_with(char *const *prefix, int nprefix, const struct opts *o, char *const *extra,
+                    int nextra, const char *log, int wait)
 {
-    char *av[MAX_ARGS + 16];
+    char *av[MAX_ARGS + 48];
     int n = 0, st;
     pid_t pid;
-    for (int i = 0; i < o->argc && n < MAX_ARGS; i++)
+    for (int i = 0; i < nprefix; i++)
+        av[n++] = prefix[i];
+    for (int i = 0; i < o->argc && i < MAX_ARGS; i++)
         av[n++] = o->argv[i];
     for (int i = 0; i < nextra; i++)
         av[n++] = extra[i];
@@ -102,6 +112,11 @@ static int run(const struct opts *o, char *const *extra, int nextra, const char 
     if (waitpid(pid, &st, 0) != pid)
         return -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int run(const struct opts *o, char *const *extra, int nextra, const char *log, int wait)
+{
+    return run_with(NULL, 0, o, extra, nextra, log, wait);
 }
 
 static void last_line(const char *path, char *out, size_t len)
@@ -259,7 +274,7 @@ static int plan(const gpm_ptrace *t, const uint64_t *dur, const struct opts *o,
         if (p_ == 0)                                                                   \
             decided[canon[(T)]] = 1;                                                   \
         if (n < o->images && !seen(hashes, n, h_)) {                                   \
-            im[n] = (struct image){(T), (ARG), h_, p_, (PICK), (WHAT), 0, "", ""};      \
+            im[n] = (struct image){(T), (ARG), h_, p_, (PICK), (WHAT), 0, 0, "", ""};   \
             hashes[n++] = h_;                                                          \
             counts[K]++;                                                               \
         }                                                                              \
@@ -486,6 +501,153 @@ static int round_size(const struct opts *o, const gpm_ptrace *t)
     return n < (uint64_t)o->jobs ? o->jobs : (int)n;
 }
 
+/* ---- checks of a recovery (--from, --nested) ---- */
+
+/* Every file of SRC into DST: a crash image, for a traced recovery. */
+static int copy_files(const char *src, const char *dst)
+{
+    char from[8400], to[8400], buf[1 << 16];
+    struct dirent *e;
+    DIR *d = opendir(src);
+    int rc = 0;
+    if (!d)
+        return gpm_set_error("--from %s: cannot read it (%s): pass a folder of PM files", src,
+                             strerror(errno));
+    while (rc == 0 && (e = readdir(d))) {
+        struct stat st;
+        FILE *in, *out = NULL;
+        size_t n;
+        snprintf(from, sizeof from, "%s/%s", src, e->d_name);
+        if (stat(from, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        snprintf(to, sizeof to, "%s/%s", dst, e->d_name);
+        if (!(in = fopen(from, "rb")) || !(out = fopen(to, "wb")))
+            rc = gpm_set_error("--from: cannot copy %s to %s (%s)", from, to, strerror(errno));
+        while (rc == 0 && (n = fread(buf, 1, sizeof buf, in)) > 0)
+            if (fwrite(buf, 1, n, out) != n)
+                rc = gpm_set_error("--from: cannot write %s (%s)", to, strerror(errno));
+        if (in)
+            fclose(in);
+        if (out && fclose(out) != 0 && rc == 0)
+            rc = gpm_set_error("--from: cannot write %s", to);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* The whole number KEY of a row's PARAMS (k=v,...), or -1. */
+static long long param_of(const char *params, const char *key)
+{
+    size_t n = strlen(key);
+    for (const char *p = params; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (!strncmp(p, key, n) && p[n] == '=')
+            return strtoll(p + n + 1, NULL, 10);
+    return -1;
+}
+
+/* What the recovery in DIR found to do, from its row's notes: 2 a
+ * transaction to undo, 1 work to resume from a crash mid-way, 0 none. */
+static int work_found(const char *dir)
+{
+    char rows[4400], params[4096];
+    snprintf(rows, sizeof rows, "%s/rows.tsv", dir);
+    if (last_field(rows, "params", params, sizeof params) != 0)
+        return 0;
+    return strstr(params, "tx_was_active=1") ? 2 : strstr(params, "trial=mid-work") ? 1 : 0;
+}
+
+/* --nested: the images whose recoveries to crash, WANT at most, into
+ * PICK: those whose recovery had most to do first (an undo, then a resume,
+ * then nothing), each level's spread over its crash points. */
+static int pick_nested(const struct image *im, int n, int want, int *pick)
+{
+    int *level = malloc((size_t)(n ? n : 1) * sizeof *level), got = 0;
+    if (!level)
+        return 0;
+    for (int w = 2; w >= 0 && got < want; w--) {
+        int m = 0, need = want - got;
+        for (int k = 0; k < n; k++)
+            if (im[k].work == w && !strcmp(im[k].verdict, "recovered"))
+                level[m++] = k;
+        for (int j = 0; j < m && j < need; j++)
+            pick[got++] = level[m <= need ? j : (int)((long long)m * j / need)];
+    }
+    free(level);
+    return got;
+}
+
+/* The first failure a nested check's LOG describes, indented. */
+static void show_first_failure(const char *log)
+{
+    char line[1024];
+    int shown = -1;
+    FILE *f = fopen(log, "r");
+    while (f && fgets(line, sizeof line, f) && shown < 9) {
+        if (shown < 0 && strncmp(line, "gpm-check: FAILED image ", 24) == 0)
+            shown = 0;
+        else if (shown >= 0 && line[0] != ' ')
+            break;
+        if (shown >= 0 && shown++ >= 0)
+            printf("    %s", line);
+    }
+    if (f)
+        fclose(f);
+}
+
+/* --nested: image K checked again with --from, its images' verdicts added
+ * to TOTAL (images, recovered, wrong output, crashed, refused); 0 when
+ * every one recovered. */
+static int check_recovery(const struct opts *o, const char *work, const gpm_ptrace *t,
+                          const uint64_t *dur, const struct image *im, int k, uint8_t **img,
+                          long long total[5])
+{
+    char dir[4300], from[4400], check[4400], rows[4400], log[4400], images[32], seed[32];
+    char jobs[32], params[2048];
+    char *self[] = {"/proc/self/exe", "--from", from, "--images", images, "--model",
+                    (char *)gpm_model_name(o->model), "--seed", seed, "--jobs", jobs,
+                    "--dir", check, "--out", rows};
+    static const char *const keys[] = {"images", "recovered", "wrong", "crashed", "refused"};
+    int rc;
+    snprintf(dir, sizeof dir, "%s/nested-%d", work, k);
+    snprintf(from, sizeof from, "%s/image", dir);
+    snprintf(check, sizeof check, "%s/check", dir);
+    snprintf(rows, sizeof rows, "%s/row.tsv", dir);
+    snprintf(log, sizeof log, "%s.log", dir);
+    /* A quarter of the images for each, and no fewer than 5. */
+    snprintf(images, sizeof images, "%d", o->images / 4 > 5 ? o->images / 4 : 5);
+    snprintf(seed, sizeof seed, "%llu", o->seed);
+    snprintf(jobs, sizeof jobs, "%d", o->jobs);
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        return gpm_set_error("cannot create %s (%s)", dir, strerror(errno));
+    gpm_image(t, dur, im[k].crash, im[k].pick, &(uint64_t){im[k].arg}, img, NULL);
+    if (write_image(t, img, from) != 0)
+        return -1;
+    rc = run_with(self, (int)(sizeof self / sizeof self[0]), o, NULL, 0, log, 1);
+    if (last_field(rows, "params", params, sizeof params) != 0) {
+        last_line(log, params, sizeof params);
+        printf("gpm-check: the check of image %d's recovery could not run (exit %d): %s (its "
+               "folder and log stay in %s)\n", k, rc, params, dir);
+        total[0]++;
+        return 1;
+    }
+    for (int i = 0; i < 5; i++)
+        total[i] += param_of(params, keys[i]) > 0 ? param_of(params, keys[i]) : 0;
+    printf("gpm-check: image %d's recovery, crashed: %lld images, %lld recovered, %lld wrong "
+           "output, %lld recovery crashed, %lld refused%s\n", k, param_of(params, "images"),
+           param_of(params, "recovered"), param_of(params, "wrong"), param_of(params, "crashed"),
+           param_of(params, "refused"),
+           strstr(params, "complete=no") ? "; trace incomplete" : "");
+    if (rc != 0) {
+        show_first_failure(log);
+        printf("gpm-check: its failing images, and the recovery's trace, stay in %s (log %s)\n",
+               check, log);
+        return 1;
+    }
+    remove_tree(dir);
+    unlink(log);
+    return 0;
+}
+
 /* ---- the check ---- */
 
 static int parse(int argc, char **argv, struct opts *o)
@@ -494,7 +656,7 @@ static int parse(int argc, char **argv, struct opts *o)
         {"images", 1, NULL, 'i'}, {"model", 1, NULL, 'm'}, {"seed", 1, NULL, 's'},
         {"jobs", 1, NULL, 'j'},   {"dir", 1, NULL, 'd'},   {"keep", 0, NULL, 'k'},
         {"sites", 0, NULL, 'l'},  {"out", 1, NULL, 'o'},   {"help", 0, NULL, 'h'},
-        {"isolate", 0, NULL, 'I'},
+        {"isolate", 0, NULL, 'I'}, {"nested", 1, NULL, 'N'}, {"from", 1, NULL, 'F'},
         {NULL, 0, NULL, 0}};
     long long x;
     int c;
@@ -530,6 +692,12 @@ static int parse(int argc, char **argv, struct opts *o)
         case 'k': o->keep = 1; break;
         case 'l': o->sites = 1; break;
         case 'I': o->isolate = 1; break;
+        case 'N':
+            if (gpm_arg_ll("--nested", optarg, 0, 100, &x) != 0)
+                return -1;
+            o->nested = (int)x;
+            break;
+        case 'F': o->from = optarg; break;
         case 'o': o->out = optarg; break;
         case 'h': fputs(usage_text, stdout); return 1;
         default: return gpm_args_bad_flag(PROG, c, argv);
@@ -542,6 +710,12 @@ static int parse(int argc, char **argv, struct opts *o)
     o->argc = argc - optind;
     if (o->argc > MAX_ARGS)
         return gpm_set_error("more than %d flags for PROGRAM", MAX_ARGS);
+    if (o->from) {
+        struct stat st;
+        if (stat(o->from, &st) != 0 || !S_ISDIR(st.st_mode))
+            return gpm_set_error("--from %s: not a folder: pass the folder of a crash image's "
+                                 "PM files", o->from);
+    }
     for (int i = 1; i < o->argc; i++)
         if (!strcmp(o->argv[i], "--pm-dir") || !strcmp(o->argv[i], "--reps") ||
             !strcmp(o->argv[i], "--recover") || !strcmp(o->argv[i], "--out") ||
@@ -634,16 +808,18 @@ int main(int argc, char **argv)
     struct opts o;
     char work[4096], rundir[4200], tracedir[4200], log[4300], report[4400], params[1024];
     char *traced[] = {"--reps", "1", "--keep", "--pm-dir", rundir, "--trace", tracedir,
-                      "--out", log};
+                      "--out", log, "--recover"};
     gpm_ptrace t;
     uint64_t *dur = NULL;
     uint8_t **img;
     struct image *im;
     int rc = parse(argc, argv, &o), n = -1, counts[4] = {0}, fails = 0, complete, per_round;
     int alone = 0; /* images recovered again in a process of their own */
+    long long nested[5] = {0}; /* --nested: images, recovered, wrong, crashed, refused */
+    int nchecked = 0;          /* --nested: the recoveries checked */
     int by[4] = {0}; /* recovered, wrong output, recovery crashed, refused */
     double t0 = now_s(), run_s, wall_s, t_plan, t_write = 0, t_recover = 0;
-    const char *op;
+    const char *op, *mutant;
     if (rc == 1)
         return 0;
     if (rc != 0)
@@ -668,11 +844,16 @@ int main(int argc, char **argv)
     mkdir(rundir, 0700);
     mkdir(tracedir, 0700);
 
-    /* 1. The traced run. */
+    /* 1. The traced run: of the work, or (--from) of a crash image's
+     * recovery. */
     snprintf(log, sizeof log, "%s/rows.tsv", rundir);
     snprintf(report, sizeof report, "%s/run.log", work);
     traced[8] = log;
-    rc = run(&o, traced, 9, report, 1);
+    if (o.from && copy_files(o.from, rundir) != 0) {
+        fprintf(stderr, "%s: %s\n", PROG, gpm_last_error());
+        return 2;
+    }
+    rc = run(&o, traced, o.from ? 10 : 9, report, 1);
     run_s = now_s() - t0;
     if (rc != 0) {
         char why[1024];
@@ -773,13 +954,27 @@ int main(int argc, char **argv)
                     printf("gpm-check: FAILED image %d:\n", k);
                     describe(&t, dur, &im[k]);
                 }
-            } else if (!o.keep) {
-                remove_tree(dir);
+            } else {
+                im[k].work = work_found(dir);
+                if (!o.keep)
+                    remove_tree(dir);
             }
         }
     }
     printf("gpm-check: %d images tested: %d recovered, %d wrong output, %d recovery crashed, "
            "%d refused%s\n", n, by[0], by[1], by[2], by[3], complete ? "; trace incomplete" : "");
+    /* --nested: crashes during the recoveries that had most to do. */
+    if (o.nested) {
+        int *pick = malloc((size_t)o.nested * sizeof *pick);
+        nchecked = pick ? pick_nested(im, n, o.nested, pick) : 0;
+        for (int j = 0; j < nchecked; j++)
+            if (check_recovery(&o, work, &t, dur, im, pick[j], img, nested) != 0)
+                fails++;
+        free(pick);
+        printf("gpm-check: %d recoveries checked for crashes: %lld images, %lld recovered, %lld "
+               "wrong output, %lld recovery crashed, %lld refused\n", nchecked, nested[0],
+               nested[1], nested[2], nested[3], nested[4]);
+    }
     if (o.isolate)
         printf("gpm-check: each image was recovered in a process of its own (--isolate)\n");
     else
@@ -791,14 +986,17 @@ int main(int argc, char **argv)
            run_s, t_plan, t_write, t_recover);
     /* A workload of several operations: which one (op=, as a crash campaign's row). */
     op = arg_of(&o, "--op", NULL);
+    mutant = getenv("GPM_MUTATE");
     snprintf(params, sizeof params, "%s%s%s"
              "model=%s,images=%d,end=%d,persist_points=%d,exhaustive=%d,random=%d,recovered=%d,"
              "wrong=%d,crashed=%d,refused=%d,complete=%s,seed=%llu,alone=%d,choose_s=%.3g,"
-             "write_s=%.3g,recover_s=%.3g,run_s=%.4g,run_work_s=%.4g%s%s",
+             "write_s=%.3g,recover_s=%.3g,run_s=%.4g,run_work_s=%.4g,nested=%d,"
+             "nested_images=%lld,nested_recovered=%lld%s%s%s",
              op ? "op=" : "", op ? op : "", op ? "," : "", gpm_model_name(o.model), n, counts[0],
              counts[1], counts[2], counts[3], by[0], by[1], by[2], by[3], complete ? "no" : "yes",
              o.seed, o.isolate ? n : alone, t_plan, t_write, t_recover, run_s, median_s(log),
-             getenv("GPM_MUTATE") ? ",mutant=" : "", getenv("GPM_MUTATE") ? getenv("GPM_MUTATE") : "");
+             nchecked, nested[0], nested[1], o.from ? ",from=image" : "",
+             mutant ? ",mutant=" : "", mutant ? mutant : "");
     if (o.out)
         row(&o, params, fails == 0, wall_s);
     if (fails == 0 && !o.keep) {

@@ -19,6 +19,10 @@
 # that need none run (cpu), and one line says that the GPU modes need a
 # GPU.
 #
+# NESTED (default 0): so many of each check's images (spread over its crash
+# points) have their recovery traced and crashed too, each of those images
+# recovered again (gpm-check --nested): a recovery's own missing persist.
+#
 # The rule: the experiment fails (exit 1) if any check failed: an image
 # that did not recover, a check that could not run, or a trace that was
 # incomplete (its images prove nothing: the stores it did not see are
@@ -32,7 +36,7 @@
 # its trace, the failing images) and its log are kept under GPM_PM_DIR and
 # named.
 # Environment: GPM_BIN, RESULTS_DIR, SCALE (tiny from make), WORKLOADS, OPS,
-# MODES, IMAGES, GPM_PM_DIR.
+# MODES, IMAGES, NESTED, GPM_PM_DIR.
 set -u
 name=check-persistency
 . "$(dirname "$0")/lib.sh"
@@ -102,12 +106,16 @@ for w in $(workloads); do
                 "untraced_s=$untraced_s,untraced_work_s=$untraced_work_s,kernels_write_pm=$kernels" \
                 "$w" "$m" "$SCALE" $(op_flag "$op")
             p=$CHECK_PARAMS
+            ni=$(param "$p" nested_images) nr=$(param "$p" nested_recovered)
+            nested_failed=$((${ni:-0} - ${nr:-0})) nest_note=""
+            [ "${ni:-0}" -eq 0 ] ||
+                nest_note="; crashes in $(param "$p" nested) recoveries: $ni images, $nr recovered"
             if [ -n "$CHECK_WHY" ] || [ -z "$(param "$p" images)" ]; then
                 verdict="FAILED: the check could not run: ${CHECK_WHY:-gpm-check exited $CHECK_RC}"
             elif [ "$(param "$p" complete)" = no ]; then
                 verdict="incomplete: stores the trace did not see ($(grep -m 1 'INCOMPLETE' "$CHECK_LOG" | sed 's/^gpm-check: INCOMPLETE: //'))"
             elif [ "$CHECK_RC" -ne 0 ]; then
-                verdict="FAILED: $(($(param "$p" images) - $(param "$p" recovered))) images not recovered"
+                verdict="FAILED: $(($(param "$p" images) - $(param "$p" recovered) + ${nested_failed:-0})) images not recovered"
             else
                 verdict=ok
             fi
@@ -117,7 +125,7 @@ for w in $(workloads); do
                 -v d="$untraced_work_s" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2fx wall", a / b; else printf "? wall"
                                                 if (c + 0 > 0 && d + 0 > 0) printf ", %.2fx work", c / d; else printf ", ? work" }')
             [ -n "$CHECK_WHY" ] ||
-                echo "$name: $lbl ($m, $SCALE): $(check_summary "$p"); $rate images/s; trace overhead $over: $verdict"
+                echo "$name: $lbl ($m, $SCALE): $(check_summary "$p")$nest_note; $rate images/s; trace overhead $over: $verdict"
             [ -z "$CHECK_WHY" ] || echo "$name: $lbl ($m, $SCALE): $verdict" >&2
             if [ "$verdict" = ok ]; then
                 rm -f "$CHECK_LOG"

@@ -7,7 +7,8 @@
 #       /dev/shm/gpm-UID): gpm-check removes it when every image recovered
 #       and keeps it (the run, its trace, the failing images) otherwise
 #   run_check OUT DIR IMAGES EXTRA W MODE SCALE [FLAG...]
-#       gpm-check --images IMAGES --dir DIR W --mode MODE --scale SCALE FLAG...,
+#       gpm-check --images IMAGES --dir DIR [--nested NESTED] W --mode MODE
+#       --scale SCALE FLAG...,
 #       its output in DIR.log; its row is appended to OUT with
 #       trace_points (the traced run's persist points) and EXTRA (k=v,...
 #       or empty) after its params. Where gpm-check wrote no row
@@ -42,7 +43,9 @@ run_check() {
     shift 7
     CHECK_LOG=$_dir.log
     rm -f "$_dir.row"
+    # shellcheck disable=SC2046 # no word, or --nested and its count
     "$GPM_BIN/gpm-check" --images "$_images" --dir "$_dir" --out "$_dir.row" \
+        $([ "${NESTED:-0}" -eq 0 ] || echo --nested "$NESTED") \
         "$GPM_BIN/$_w" --mode "$_m" --scale "$_s" "$@" >"$CHECK_LOG" 2>&1
     CHECK_RC=$?
     CHECK_WHY="" CHECK_S=nan

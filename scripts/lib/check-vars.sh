@@ -57,6 +57,7 @@ count COMMIT_TRIALS 0 10
 count CRASH_SEED 0 100
 count IMAGES 1 100 100000 # gpm-check makes at most 100000 crash images a check
 count KILLS 0 3
+count NESTED 0 2 100 # gpm-check --nested
 scale SCALE
 scale CRASH_SCALE
 

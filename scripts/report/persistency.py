@@ -56,6 +56,9 @@ def verdict(row, p):
     if p.get("complete") == "no":
         return "incomplete: stores the trace did not see"
     images, recovered = count(p, "images"), count(p, "recovered")
+    # --nested: images of crashes during recoveries, checked too.
+    images += count(p, "nested_images")
+    recovered += count(p, "nested_recovered")
     if row.get("verified") != "ok" or images <= 0 or recovered < images:
         return "FAILED: %d of %d images not recovered" % (images - recovered, images)
     return "ok"

@@ -3,9 +3,9 @@
 # counterpart (no GPU needed): the check's row, report and wall time; a
 # workload without the mode skipped with one line; an incomplete trace of a
 # GPU mode (a fake gpm-check that finds stores the trace did not see)
-# reported with the gap it names and failing the experiment; the default
-# modes with a GPU, which include those whose kernels store into PM. Bad
-# variables: test_check_vars.sh.
+# reported with the gap it names and failing the experiment; NESTED (the
+# crashes of recoveries); the default modes with a GPU, which include
+# those whose kernels store into PM. Bad variables: test_check_vars.sh.
 set -u
 . "$(dirname "$0")/checker-checks.sh"
 checker_setup check-persistency
@@ -27,6 +27,14 @@ if [ "$(grep -c "^check-persistency: blk has no mode 'cpu': skipped$" "$tmp/out"
 else
     notok "check-persistency: blk not skipped with one line" "$(head -c 600 "$tmp/out")"
 fi
+# NESTED: so many recoveries of each check crashed and recovered again.
+env -u MODES -u OPS RESULTS_DIR="$tmp/res-nested" WORKLOADS=ps SCALE=tiny IMAGES=8 NESTED=2 \
+    MODES=cpu "$scripts/experiment.sh" check-persistency "$GPM_BIN" >"$tmp/out-nested" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] &&
+    grep -q "^check-persistency: ps (cpu, tiny): 8 images: 8 recovered, .*; crashes in 2 recoveries: \([0-9]*\) images, \1 recovered; .*: ok$" "$tmp/out-nested"
+then ok "check-persistency NESTED=2: the crashes of 2 recoveries of PS's check recovered too"
+else notok "check-persistency NESTED=2" "exit $rc: $(head -c 600 "$tmp/out-nested")"; fi
 if [ "$gpu" -eq 1 ]; then
     echo "skip - check-persistency without a GPU: a GPU is visible"
 elif [ "$(grep -c "the GPU modes need a GPU" "$tmp/out")" = 1 ]; then

@@ -51,6 +51,7 @@ refused crash COMMIT_TRIALS=x "COMMIT_TRIALS=x: not a whole number"
 refused check-persistency MODES=cpu,gpmm "MODES=cpu,gpmm: no mode 'gpmm': pass some of gpm, .*cpu.* (comma-separated)"
 refused check-persistency IMAGES=0 "IMAGES=0: out of range: pass a whole number from 1 to 100000, e.g. IMAGES=100"
 refused check-persistency IMAGES=200000 "IMAGES=200000: out of range: pass a whole number from 1 to 100000"
+refused check-persistency NESTED=101 "NESTED=101: out of range: pass a whole number from 0 to 100, e.g. NESTED=2"
 refused mutants KILLS=some "KILLS=some: not a whole number: pass a whole number of 0 or more, e.g. KILLS=3"
 refused mutants MODES=nosuch "MODES=nosuch: no mode 'nosuch'"
 
