@@ -613,8 +613,8 @@ static int check_recovery(const struct opts *o, const char *work, const gpm_ptra
     snprintf(check, sizeof check, "%s/check", dir);
     snprintf(rows, sizeof rows, "%s/row.tsv", dir);
     snprintf(log, sizeof log, "%s.log", dir);
-    /* A quarter of the images for each, and no fewer than 5. */
-    snprintf(images, sizeof images, "%d", o->images / 4 > 5 ? o->images / 4 : 5);
+    /* A quarter of the images for each, and no fewer than 10. */
+    snprintf(images, sizeof images, "%d", o->images / 4 > 10 ? o->images / 4 : 10);
     snprintf(seed, sizeof seed, "%llu", o->seed);
     snprintf(jobs, sizeof jobs, "%d", o->jobs);
     if (mkdir(dir, 0700) != 0 && errno != EEXIST)
@@ -643,8 +643,10 @@ static int check_recovery(const struct opts *o, const char *work, const gpm_ptra
                check, log);
         return 1;
     }
-    remove_tree(dir);
-    unlink(log);
+    if (!o->keep) { /* --keep: the image, for a --from of one's own */
+        remove_tree(dir);
+        unlink(log);
+    }
     return 0;
 }
 

@@ -36,7 +36,8 @@
 # its trace, the failing images) and its log are kept under GPM_PM_DIR and
 # named.
 # Environment: GPM_BIN, RESULTS_DIR, SCALE (tiny from make), WORKLOADS, OPS,
-# MODES, IMAGES, NESTED, GPM_PM_DIR.
+# MODES, IMAGES, NESTED, CHECK_ARGS (more flags for every run of the
+# programs), GPM_PM_DIR.
 set -u
 name=check-persistency
 . "$(dirname "$0")/lib.sh"
@@ -87,8 +88,8 @@ for w in $(workloads); do
             # The same command untraced, in a folder on the same file system.
             u=$(mktemp -d "$pm_base/untraced.XXXXXX") || exit 1
             t0=$(date +%s.%N)
-            # shellcheck disable=SC2046 # op_flag is zero or two words
-            "$GPM_BIN/$w" --mode "$m" --scale "$SCALE" $(op_flag "$op") --reps 1 --pm-dir "$u" \
+            # shellcheck disable=SC2046,SC2086 # op_flag and CHECK_ARGS: lists of words
+            "$GPM_BIN/$w" --mode "$m" --scale "$SCALE" $(op_flag "$op") ${CHECK_ARGS:-} --reps 1 --pm-dir "$u" \
                 --out "$u/rows.tsv" >"$u/log" 2>&1
             urc=$?
             t1=$(date +%s.%N)
@@ -101,10 +102,10 @@ for w in $(workloads); do
             fi
             rm -rf "$u"
             d=$(check_dir) || exit 1
-            # shellcheck disable=SC2046
+            # shellcheck disable=SC2046,SC2086
             run_check "$out" "$d" "$IMAGES" \
                 "untraced_s=$untraced_s,untraced_work_s=$untraced_work_s,kernels_write_pm=$kernels" \
-                "$w" "$m" "$SCALE" $(op_flag "$op")
+                "$w" "$m" "$SCALE" $(op_flag "$op") ${CHECK_ARGS:-}
             p=$CHECK_PARAMS
             ni=$(param "$p" nested_images) nr=$(param "$p" nested_recovered)
             nested_failed=$((${ni:-0} - ${nr:-0})) nest_note=""

@@ -25,6 +25,11 @@
 #   The traced run's persist points (trace_points) are recorded for the
 #   original and each mutant: fewer than the original's show that a mutant
 #   of a persist point took effect (a flush is none).
+#   3. the sites that only a recovery reaches (those of the recovery that
+#      had most to do in a small check, gpm-check --nested 1 --keep, listed
+#      with --sites --from, less the work's), mutated the same way, the
+#      check crashing 3 recoveries too (NESTED=3): their failing images
+#      are those of crashed recoveries (site_where=recovery).
 # Rows: $RESULTS_DIR/mutants.tsv, op=check rows through gpm-check (mutant=SITE
 # in the mutants' params; the original's without), then trace_points,
 # site_kind, site_count (the original: sites), kills, kill_units,
@@ -33,10 +38,10 @@
 # Exit 1 where the unmutated program failed either test, a check could not
 # run or a program is missing; a benign mutant, or one that a SIGKILL trial
 # flagged, is a result, said in the output and the report.
-# The sites are those of the traced work: persist points that only a
-# recovery reaches are not listed, so not mutated.
 # Environment: GPM_BIN, RESULTS_DIR, SCALE (tiny from make), WORKLOADS, OPS,
-# MODES, IMAGES, KILLS, GPM_PM_DIR, TRIAL_TIMEOUT.
+# MODES, IMAGES, KILLS, CHECK_ARGS (more flags for every run of the
+# programs: --cpu-threads 1 makes a CPU counterpart's traces, and so its
+# images, the same every time), GPM_PM_DIR, TRIAL_TIMEOUT.
 set -u
 name=mutants
 . "$(dirname "$0")/lib.sh"
@@ -111,7 +116,7 @@ for w in $(workloads); do
     ran=$((ran + 1))
     for op in $(ops "$w"); do
         for m in $modes; do
-            args=$(op_flag "$op")
+            args="$(op_flag "$op") ${CHECK_ARGS:-}"
             lbl=$w
             [ "$op" = run ] || lbl="$w($op)"
             # The persist sites of the traced work.
@@ -122,6 +127,28 @@ for w in $(workloads); do
                 bad=1
                 continue
             fi
+            # The persist sites only a recovery reaches: those of the
+            # recovery that had most to do in a small check (its image
+            # kept, then its recovery listed with --from), less the work's.
+            tab=$(printf '\t')
+            rdir=$(check_dir) || exit 1
+            : >"$tmp/rsites"
+            # shellcheck disable=SC2086
+            "$GPM_BIN/gpm-check" --keep --dir "$rdir" --nested 1 --images 8 "$GPM_BIN/$w" \
+                --mode "$m" --scale "$SCALE" $args >"$tmp/rsites.log" 2>&1
+            img=$(ls -d "$rdir"/nested-*/image 2>/dev/null | head -n 1)
+            # shellcheck disable=SC2086
+            if [ -n "$img" ] && "$GPM_BIN/gpm-check" --sites --from "$img" "$GPM_BIN/$w" \
+                --mode "$m" --scale "$SCALE" $args >"$tmp/rsites.all" 2>&1; then
+                while IFS=$tab read -r site kind count; do
+                    cut -f1 "$tmp/sites" | grep -qxF -- "$site" ||
+                        printf '%s\t%s\t%s\trecovery\n' "$site" "$kind" "$count"
+                done <"$tmp/rsites.all" >"$tmp/rsites"
+            else
+                echo "$name: $lbl ($m): no recovery's sites to mutate: $(tail -n 1 "$tmp/rsites.log")" >&2
+            fi
+            rm -rf "$rdir"
+            cat "$tmp/rsites" >>"$tmp/sites"
             nsites=$(grep -c . "$tmp/sites")
             # Where the SIGKILL trials kill: units of progress of one run.
             # shellcheck disable=SC2086
@@ -149,38 +176,43 @@ for w in $(workloads); do
             fi
             [ -z "$CHECK_WHY" ] || continue
 
-            # Each site's mutant.
-            tab=$(printf '\t')
-            while IFS=$tab read -r site kind count <&3; do
+            # Each site's mutant; a recovery's with its crashes checked too.
+            while IFS=$tab read -r site kind count where <&3; do
                 [ -n "$site" ] || continue
                 sigkill "$site"
                 d=$(check_dir) || exit 1
                 export GPM_MUTATE="$site"
+                [ "$where" != recovery ] || export NESTED=3
                 # shellcheck disable=SC2086
                 run_check "$out" "$d" "$IMAGES" \
-                    "site_kind=$kind,site_count=$count,kills=$nk,kill_units=${ku:-none},sigkill_recovered=$SK_RECOVERED,sigkill_flagged=$SK_FLAGGED,sigkill_mid_work=$SK_MID" \
+                    "site_kind=$kind,site_count=$count${where:+,site_where=$where},kills=$nk,kill_units=${ku:-none},sigkill_recovered=$SK_RECOVERED,sigkill_flagged=$SK_FLAGGED,sigkill_mid_work=$SK_MID" \
                     "$w" "$m" "$SCALE" $args
-                unset GPM_MUTATE
+                unset GPM_MUTATE NESTED
                 p=$CHECK_PARAMS
                 pts=$(param "$p" trace_points)
                 im=$(param "$p" images) rec=$(param "$p" recovered)
-                failed=$((${im:-0} - ${rec:-0}))
+                ni=$(param "$p" nested_images) nr=$(param "$p" nested_recovered)
+                failed=$((${im:-0} - ${rec:-0} + ${ni:-0} - ${nr:-0}))
                 if [ -n "$CHECK_WHY" ]; then
                     checker="ERROR: the check could not run: $CHECK_WHY"
                     bad=1
                 elif [ "$(param "$p" complete)" = no ]; then
                     checker="incomplete trace: no verdict"
+                elif [ "$CHECK_RC" -ne 0 ] && [ "$failed" -gt 0 ] && [ "$where" = recovery ]; then
+                    checker="flagged: $failed of ${ni:-0} images of crashed recoveries failed"
                 elif [ "$CHECK_RC" -ne 0 ] && [ "$failed" -gt 0 ]; then
                     checker="flagged: $failed of $(param "$p" images) images failed ($(param "$p" wrong) wrong output, $(param "$p" crashed) recovery crashed, $(param "$p" refused) refused)"
                 else
                     checker="benign (no image failed)"
                 fi
-                # A flush is no persist point: only the others change the count.
+                # A flush is no persist point: only the others change the
+                # count, and only the work's are in it.
                 took="; persist points $base -> ${pts:-?}"
                 [ "$kind" = flush ] && took=""
-                case $kind:$pts:$base in
-                    flush:*) ;;
-                    *:*[!0-9:]* | *::* | *:) ;; # a count unknown
+                [ "$where" != recovery ] || took="; recovery only"
+                case $where:$kind:$pts:$base in
+                    recovery:* | :flush:*) ;;
+                    :*:*[!0-9:]* | :*::* | *:) ;; # a count unknown
                     *) [ "$pts" -lt "$base" ] || took="$took (NOT removed: as many as the original's)" ;;
                 esac
                 echo "$name: $lbl ($m) without $site ($kind x$count$took): checker $checker; SIGKILL: $SK_FLAGGED of $nk trials flagged"

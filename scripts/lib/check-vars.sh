@@ -8,7 +8,8 @@
 # whose --help says which modes and operations there are. Unset or empty
 # variables take their defaults and are not checked. STEPS is checked by
 # scripts/reproduce.sh, which has the list; flags passed through (CRASH_ARGS,
-# FIGURE_3_ARGS, FIGURE_11B_ARGS), GPM_PM_DIR and GPM_DDIO by the programs.
+# CHECK_ARGS, FIGURE_3_ARGS, FIGURE_11B_ARGS), GPM_PM_DIR and GPM_DDIO by the
+# programs.
 set -u
 name=$1
 bin=$2

@@ -8,7 +8,9 @@ images) and SIGKILL trials of the same mutant tell it from the original.
 Reads RESULTS_DIR/mutants.tsv (op=check rows written by
 scripts/experiments/mutants.sh through gpm-check): the original's rows have
 no mutant= in their params, the mutants' name their site (mutant=SITE,
-site_kind, site_count); both carry images, recovered, wrong, crashed,
+site_kind, site_count, and site_where=recovery for a site only a recovery
+reaches, whose images are those of crashed recoveries: nested_images,
+nested_recovered); both carry images, recovered, wrong, crashed,
 refused, complete, trace_points (the traced run's persist points: a mutant
 of a persist point has fewer) and the SIGKILL trials' kills, kill_units,
 sigkill_recovered, sigkill_flagged. Writes one row per workload, op, mode,
@@ -37,8 +39,15 @@ def count(p, key):
         return 0
 
 
+def images_failed(p):
+    """The images and those not recovered, those of crashed recoveries
+    (--nested, a recovery's own sites) included."""
+    images = count(p, "images") + count(p, "nested_images")
+    return images, images - count(p, "recovered") - count(p, "nested_recovered")
+
+
 def checker(row, p):
-    images, failed = count(p, "images"), count(p, "images") - count(p, "recovered")
+    images, failed = images_failed(p)
     original = "mutant" not in p
     if "error" in p:
         return "FAILED: no check: " + p["error"] if original else "error: no check: " + p["error"]
@@ -85,8 +94,10 @@ def main():
     for key in sorted(newest, key=lambda k: k[:4] + (k[4] != ORIGINAL, k[4])):
         r = newest[key]
         p = R.params(r)
-        table.append(list(key) + [p.get("site_kind", ""), p.get("site_count", ""),
-                                  p.get("trace_points", ""), count(p, "images"), count(p, "images") - count(p, "recovered"),
+        table.append(list(key) + [p.get("site_kind", "") +
+                                  (" (recovery)" if p.get("site_where") == "recovery" else ""),
+                                  p.get("site_count", ""), p.get("trace_points", ""),
+                                  *images_failed(p),
                                   count(p, "wrong"), count(p, "crashed"), count(p, "refused"),
                                   checker(r, p), count(p, "kills"), p.get("kill_units", ""),
                                   count(p, "sigkill_flagged"), sigkill(p),

@@ -3,7 +3,8 @@
 # GPU needed): the original passes the checker and the SIGKILL trials; the
 # mutant without the persist of a block's sums (ps_ref.c:49) is flagged by
 # the checker and by no SIGKILL trial; the report has a row per site with
-# both verdicts; nothing is left behind. Bad variables: test_check_vars.sh.
+# both verdicts; a site only a recovery reaches (gpDB's undo) is mutated
+# too and flagged by crashing recoveries; nothing is left behind. Bad variables: test_check_vars.sh.
 set -u
 . "$(dirname "$0")/checker-checks.sh"
 checker_setup mutants
@@ -34,6 +35,23 @@ else
     ok "mutants leave no folder behind"
 fi
 
+
+# A site only a recovery reaches: gpDB update's CPU undo persists the
+# bytes it restores (libgpm/src/tx.c), mutated with crashes of its
+# recoveries checked too; flagged there, and by no SIGKILL trial.
+# One CPU thread (CHECK_ARGS): one trace, so the same images every time.
+env -u MODES RESULTS_DIR="$tmp/rres" REPORTS_DIR="$tmp/rrep" WORKLOADS=db OPS=update SCALE=tiny \
+    IMAGES=20 KILLS=1 CHECK_ARGS="--cpu-threads 1" "$scripts/experiment.sh" mutants "$GPM_BIN" \
+    >"$tmp/rout" 2>&1
+rc=$?
+site=$(sed -n 's|^mutants: db(update) (cpu) without \(libgpm/src/tx\.c:[0-9]*\) (persist x[0-9]*; recovery only): checker flagged: [1-9][0-9]* of 30 images of crashed recoveries failed; SIGKILL: 0 of 1 trials flagged$|\1|p' "$tmp/rout" | head -n 1)
+if [ "$rc" -eq 0 ] && [ -n "$site" ] &&
+    row_of "$tmp/rrep/mutants.tsv" "db	update	cpu	tiny	$site" | grep -qx "site_kind=persist (recovery)"
+then
+    ok "mutants: a recovery's own persist (tx.c's undo) mutated and flagged by crashing recoveries, not by SIGKILL"
+else
+    notok "mutants of a recovery's site" "exit $rc: $(grep -v '^    ' "$tmp/rout" | grep 'recovery only' | head -c 900)"
+fi
 
 # A missing program is an error naming it.
 mkdir -p "$tmp/fbin"
