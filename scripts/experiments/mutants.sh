@@ -199,7 +199,7 @@ for w in $(workloads); do
                 elif [ "$(param "$p" complete)" = no ]; then
                     checker="incomplete trace: no verdict"
                 elif [ "$CHECK_RC" -ne 0 ] && [ "$failed" -gt 0 ] && [ "$where" = recovery ]; then
-                    checker="flagged: $failed of ${ni:-0} images of crashed recoveries failed"
+                    checker="flagged: $failed of $((${im:-0} + ${ni:-0})) images failed (${ni:-0} of them of crashed recoveries)"
                 elif [ "$CHECK_RC" -ne 0 ] && [ "$failed" -gt 0 ]; then
                     checker="flagged: $failed of $(param "$p" images) images failed ($(param "$p" wrong) wrong output, $(param "$p" crashed) recovery crashed, $(param "$p" refused) refused)"
                 else

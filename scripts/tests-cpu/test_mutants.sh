@@ -44,7 +44,7 @@ env -u MODES RESULTS_DIR="$tmp/rres" REPORTS_DIR="$tmp/rrep" WORKLOADS=db OPS=up
     IMAGES=20 KILLS=1 CHECK_ARGS="--cpu-threads 1" "$scripts/experiment.sh" mutants "$GPM_BIN" \
     >"$tmp/rout" 2>&1
 rc=$?
-site=$(sed -n 's|^mutants: db(update) (cpu) without \(libgpm/src/tx\.c:[0-9]*\) (persist x[0-9]*; recovery only): checker flagged: [1-9][0-9]* of 30 images of crashed recoveries failed; SIGKILL: 0 of 1 trials flagged$|\1|p' "$tmp/rout" | head -n 1)
+site=$(sed -n 's|^mutants: db(update) (cpu) without \(libgpm/src/tx\.c:[0-9]*\) (persist x[0-9]*; recovery only): checker flagged: [1-9][0-9]* of 50 images failed (30 of them of crashed recoveries); SIGKILL: 0 of 1 trials flagged$|\1|p' "$tmp/rout" | head -n 1)
 if [ "$rc" -eq 0 ] && [ -n "$site" ] &&
     row_of "$tmp/rrep/mutants.tsv" "db	update	cpu	tiny	$site" | grep -qx "site_kind=persist (recovery)"
 then
