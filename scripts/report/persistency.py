@@ -81,14 +81,16 @@ def main():
         newest[key] = r
         every[key] = every.get(key, 0) + 1
     header = ["workload", "op", "mode", "scale", "model", "images", "recovered", "wrong",
-              "crashed", "refused", "complete", "check_s", "images_per_s", "traced_run_s",
-              "untraced_run_s", "trace_overhead", "work_overhead", "verdict", "checks"]
+              "crashed", "refused", "nested_images", "nested_recovered", "complete", "check_s",
+              "images_per_s", "traced_run_s", "untraced_run_s", "trace_overhead",
+              "work_overhead", "verdict", "checks"]
     table = []
     for key in sorted(newest):
         r = newest[key]
         p = R.params(r)
         table.append(list(key) + [p.get("model", "")] +
                      [p.get(k, "") for k in COUNTS] +
+                     [count(p, "nested_images"), count(p, "nested_recovered")] +
                      [p.get("complete", ""), num(r.get("median_s")),
                       ratio(p.get("images"), r.get("median_s")), num(p.get("run_s")),
                       num(p.get("untraced_s")), ratio(p.get("run_s"), p.get("untraced_s")),
@@ -106,11 +108,11 @@ def main():
                  "an untraced run of the same command (traced_run_s, untraced_run_s), "
                  "work_overhead the same of their timed work; one run each, so at tiny scale "
                  "process start-up weighs in the wall times",
-                 "verdict: ok, every image recovered and the trace complete; incomplete: device "
-                 "stores not traced, the mode's kernels store into PM directly and gpm-check "
-                 "does not trace them yet, so its images prove nothing (a failure of the check, "
-                 "not of recovery); incomplete: stores the trace did not see, a gap where none "
-                 "should be; FAILED, images not recovered or no check"]
+                 "nested_images, nested_recovered: the crash images of recoveries crashed in "
+                 "turn (NESTED, gpm-check --nested), each recovered again",
+                 "verdict: ok, every image recovered and the trace complete; incomplete: stores "
+                 "the trace did not see, a gap where none should be (its images prove nothing); "
+                 "FAILED, images not recovered or no check"]
                 + (["%d rows of mutants (GPM_MUTATE) left out: make mutants reports them"
                     % len(mutants)] if mutants else [])
                 + R.platform_comments(used) + R.rev_comments(used))

@@ -250,8 +250,11 @@ def verdict(name, rows):
             return sum(int(num(r.get(col)) or 0) for r in rows)
         incomplete = [r for r in rows if r.get("verdict", "").startswith("incomplete")]
         failed = [r for r in rows if r.get("verdict", "").startswith("FAILED")]
-        return ("ours: %d checks of %d crash images in all, %d not recovered%s%s"
-                % (len(rows), total("images"), total("images") - total("recovered"),
+        nested = total("nested_images")
+        return ("ours: %d checks of %d crash images in all%s, %d not recovered%s%s"
+                % (len(rows), total("images") + nested,
+                   " (%d of crashed recoveries)" % nested if nested else "",
+                   total("images") + nested - total("recovered") - total("nested_recovered"),
                    "; %d incomplete (%s): no verdict" % (len(incomplete), ", ".join(
                        "%s %s: %s" % (r["workload"], r["mode"], r["verdict"][len("incomplete: "):])
                        for r in incomplete)) if incomplete else "",
