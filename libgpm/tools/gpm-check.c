@@ -70,13 +70,18 @@ struct opts {
     int argc;
 };
 
+/* How an image's recovery ended: the order of the counts gpm-check prints. */
+enum verdict { RECOVERED, WRONG_OUTPUT, CRASHED, REFUSED };
+static const char *const verdicts[] = {"recovered", "wrong output", "crashed", "refused"};
+
 struct image {
     uint64_t crash, arg, hash, pending;
     gpm_pick pick;
     const char *strategy;
     int status;   /* the recovery's exit status */
     int work;     /* what it found to do: 2 a transaction to undo, 1 work to resume, 0 none */
-    char verdict[16], why[512];
+    enum verdict verdict;
+    char why[512];
 };
 
 /* ---- running the program ---- */
@@ -274,7 +279,7 @@ static int plan(const gpm_ptrace *t, const uint64_t *dur, const struct opts *o,
         if (p_ == 0)                                                                   \
             decided[canon[(T)]] = 1;                                                   \
         if (n < o->images && !seen(hashes, n, h_)) {                                   \
-            im[n] = (struct image){(T), (ARG), h_, p_, (PICK), (WHAT), 0, 0, "", ""};   \
+            im[n] = (struct image){(T), (ARG), h_, p_, (PICK), (WHAT), 0, 0, RECOVERED, ""}; \
             hashes[n++] = h_;                                                          \
             counts[K]++;                                                               \
         }                                                                              \
@@ -285,8 +290,9 @@ static int plan(const gpm_ptrace *t, const uint64_t *dur, const struct opts *o,
         /* Half the images at most: the other half is for subsets. */
         uint64_t want = np < (uint64_t)o->images / 4 ? np : (uint64_t)o->images / 4;
         for (uint64_t i = 0; i < want && n < o->images; i++) {
-            TRY(persist[want == np ? i : i * np / want], GPM_DROP, 0, "persist point", 1);
-            TRY(persist[want == np ? i : i * np / want], GPM_APPLY, 0, "persist point", 1);
+            uint64_t at = persist[want == np ? i : i * np / want];
+            TRY(at, GPM_DROP, 0, "persist point", 1);
+            TRY(at, GPM_APPLY, 0, "persist point", 1);
         }
     }
     for (uint64_t i = 0; i < np && n < o->images * 3 / 4; i += np / 16 + 1) {
@@ -335,27 +341,15 @@ static void image_dir(const char *work, int k, char *dir, size_t len)
     snprintf(dir, len, "%s/img-%d", work, k);
 }
 
-/* Image K into its folder as the model built it: anything a recovery
- * left there is gone. */
-static int put_image(const char *work, const gpm_ptrace *t, const uint64_t *dur,
-                     const struct image *im, int k, uint8_t **img)
+/* IM into folder DIR as the model built it (IMG: scratch of the objects'
+ * sizes): anything a recovery left there is gone. */
+static int put_image(const char *dir, const gpm_ptrace *t, const uint64_t *dur,
+                     const struct image *im, uint8_t **img)
 {
-    char dir[4300];
-    image_dir(work, k, dir, sizeof dir);
     if (access(dir, F_OK) == 0)
         remove_tree(dir);
-    gpm_image(t, dur, im[k].crash, im[k].pick, &(uint64_t){im[k].arg}, img, NULL);
+    gpm_image(t, dur, im->crash, im->pick, &(uint64_t){im->arg}, img, NULL);
     return write_image(t, img, dir);
-}
-
-static const char *const verdicts[] = {"recovered", "wrong output", "crashed", "refused"};
-
-static int verdict_index(const char *v)
-{
-    for (int i = 0; i < 3; i++)
-        if (!strcmp(v, verdicts[i]))
-            return i;
-    return 3;
 }
 
 /* The verdict on an image from its recovery's exit status and rows. */
@@ -366,11 +360,10 @@ static void judge(struct image *im, int status, const char *dir)
     snprintf(rows, sizeof rows, "%s/rows.tsv", dir);
     ok = verified(rows);
     im->status = status;
-    snprintf(im->verdict, sizeof im->verdict, "%s",
-             verdicts[status == 0 && ok == 1   ? 0
-                      : status == 1 && ok == 0 ? 1
-                      : status >= 128          ? 2
-                                               : 3]);
+    im->verdict = status == 0 && ok == 1   ? RECOVERED
+                  : status == 1 && ok == 0 ? WRONG_OUTPUT
+                  : status >= 128          ? CRASHED
+                                           : REFUSED;
 }
 
 /* Recovers the images WHICH[0..COUNT-1], each in a process of its own,
@@ -473,10 +466,10 @@ static int recover_round(const struct opts *o, const char *work, const gpm_ptrac
         image_dir(work, k, dir, sizeof dir);
         if (!o->isolate && (st = status_left(dir)) >= 0) {
             judge(&im[k], st, dir);
-            if (!strcmp(im[k].verdict, "recovered"))
+            if (im[k].verdict == RECOVERED)
                 continue;
         }
-        if (!o->isolate && put_image(work, t, dur, im, k, img) != 0) {
+        if (!o->isolate && put_image(dir, t, dur, &im[k], img) != 0) {
             free(again);
             return -1;
         }
@@ -567,7 +560,7 @@ static int pick_nested(const struct image *im, int n, int want, int *pick)
     for (int w = 2; w >= 0 && got < want; w--) {
         int m = 0, need = want - got;
         for (int k = 0; k < n; k++)
-            if (im[k].work == w && !strcmp(im[k].verdict, "recovered"))
+            if (im[k].work == w && im[k].verdict == RECOVERED)
                 level[m++] = k;
         for (int j = 0; j < m && j < need; j++)
             pick[got++] = level[m <= need ? j : (int)((long long)m * j / need)];
@@ -607,6 +600,7 @@ static int check_recovery(const struct opts *o, const char *work, const gpm_ptra
                     (char *)gpm_model_name(o->model), "--seed", seed, "--jobs", jobs,
                     "--dir", check, "--out", rows};
     static const char *const keys[] = {"images", "recovered", "wrong", "crashed", "refused"};
+    long long v[5];
     int rc;
     snprintf(dir, sizeof dir, "%s/nested-%d", work, k);
     snprintf(from, sizeof from, "%s/image", dir);
@@ -619,8 +613,7 @@ static int check_recovery(const struct opts *o, const char *work, const gpm_ptra
     snprintf(jobs, sizeof jobs, "%d", o->jobs);
     if (mkdir(dir, 0700) != 0 && errno != EEXIST)
         return gpm_set_error("cannot create %s (%s)", dir, strerror(errno));
-    gpm_image(t, dur, im[k].crash, im[k].pick, &(uint64_t){im[k].arg}, img, NULL);
-    if (write_image(t, img, from) != 0)
+    if (put_image(from, t, dur, &im[k], img) != 0)
         return -1;
     rc = run_with(self, (int)(sizeof self / sizeof self[0]), o, NULL, 0, log, 1);
     if (last_field(rows, "params", params, sizeof params) != 0) {
@@ -631,11 +624,9 @@ static int check_recovery(const struct opts *o, const char *work, const gpm_ptra
         return 1;
     }
     for (int i = 0; i < 5; i++)
-        total[i] += param_of(params, keys[i]) > 0 ? param_of(params, keys[i]) : 0;
+        total[i] += v[i] = param_of(params, keys[i]) > 0 ? param_of(params, keys[i]) : 0;
     printf("gpm-check: image %d's recovery, crashed: %lld images, %lld recovered, %lld wrong "
-           "output, %lld recovery crashed, %lld refused%s\n", k, param_of(params, "images"),
-           param_of(params, "recovered"), param_of(params, "wrong"), param_of(params, "crashed"),
-           param_of(params, "refused"),
+           "output, %lld recovery crashed, %lld refused%s\n", k, v[0], v[1], v[2], v[3], v[4],
            strstr(params, "complete=no") ? "; trace incomplete" : "");
     if (rc != 0) {
         show_first_failure(log);
@@ -783,7 +774,7 @@ static void describe(const gpm_ptrace *t, const uint64_t *dur, const struct imag
                    t->ev[k].aux ? " at " : "", t->ev[k].aux ? gpm_ptrace_site(t, k) : "");
             shown++;
         }
-    printf("  recovery: %s%s%s\n", im->verdict, im->why[0] ? ": " : "", im->why);
+    printf("  recovery: %s%s%s\n", verdicts[im->verdict], im->why[0] ? ": " : "", im->why);
 }
 
 static void row(const struct opts *o, const char *params, int ok, double wall_s)
@@ -933,11 +924,14 @@ int main(int argc, char **argv)
     for (int i = 0, round; i < n; i += round) {
         double t1 = now_s(), t2;
         round = n - i < per_round ? n - i : per_round;
-        for (int k = i; k < i + round; k++)
-            if (put_image(work, &t, dur, im, k, img) != 0) {
+        for (int k = i; k < i + round; k++) {
+            char dir[4300];
+            image_dir(work, k, dir, sizeof dir);
+            if (put_image(dir, &t, dur, &im[k], img) != 0) {
                 fprintf(stderr, "%s: %s\n", PROG, gpm_last_error());
                 return 1;
             }
+        }
         t2 = now_s();
         t_write += t2 - t1;
         if (recover_round(&o, work, &t, dur, img, i, round, im, &alone) != 0) {
@@ -948,8 +942,8 @@ int main(int argc, char **argv)
         for (int k = i; k < i + round; k++) {
             char dir[4300], out[4400];
             image_dir(work, k, dir, sizeof dir);
-            by[verdict_index(im[k].verdict)]++;
-            if (strcmp(im[k].verdict, "recovered") != 0) {
+            by[im[k].verdict]++;
+            if (im[k].verdict != RECOVERED) {
                 snprintf(out, sizeof out, "%s/recover.log", dir);
                 last_line(out, im[k].why, sizeof im[k].why);
                 if (fails++ < 10) {
