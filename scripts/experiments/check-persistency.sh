@@ -108,7 +108,7 @@ for w in $(workloads); do
                 "$w" "$m" "$SCALE" $(op_flag "$op") ${CHECK_ARGS:-}
             p=$CHECK_PARAMS
             ni=$(param "$p" nested_images) nr=$(param "$p" nested_recovered)
-            nested_failed=$((${ni:-0} - ${nr:-0})) nest_note=""
+            nest_note=""
             [ "${ni:-0}" -eq 0 ] ||
                 nest_note="; crashes in $(param "$p" nested) recoveries: $ni images, $nr recovered"
             if [ -n "$CHECK_WHY" ] || [ -z "$(param "$p" images)" ]; then
@@ -116,7 +116,7 @@ for w in $(workloads); do
             elif [ "$(param "$p" complete)" = no ]; then
                 verdict="incomplete: stores the trace did not see ($(grep -m 1 'INCOMPLETE' "$CHECK_LOG" | sed 's/^gpm-check: INCOMPLETE: //'))"
             elif [ "$CHECK_RC" -ne 0 ]; then
-                verdict="FAILED: $(($(param "$p" images) - $(param "$p" recovered) + ${nested_failed:-0})) images not recovered"
+                verdict="FAILED: $(not_recovered "$p") images not recovered"
             else
                 verdict=ok
             fi

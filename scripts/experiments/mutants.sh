@@ -190,9 +190,8 @@ for w in $(workloads); do
                 unset GPM_MUTATE NESTED
                 p=$CHECK_PARAMS
                 pts=$(param "$p" trace_points)
-                im=$(param "$p" images) rec=$(param "$p" recovered)
-                ni=$(param "$p" nested_images) nr=$(param "$p" nested_recovered)
-                failed=$((${im:-0} - ${rec:-0} + ${ni:-0} - ${nr:-0}))
+                im=$(param "$p" images) ni=$(param "$p" nested_images)
+                failed=$(not_recovered "$p")
                 if [ -n "$CHECK_WHY" ]; then
                     checker="ERROR: the check could not run: $CHECK_WHY"
                     bad=1

@@ -21,6 +21,9 @@
 #       "N images: R recovered, W wrong output, C recovery crashed, F refused"
 #   param PARAMS KEY
 #       the value of KEY in a k=v,k=v list
+#   not_recovered PARAMS
+#       the images that a check's PARAMS did not recover, those of crashed
+#       recoveries (--nested) included
 #   gpu_or_cpu_only NAME VERB
 #       sets gpu=1 where a GPU is visible; else gpu=0, and one line says
 #       that the GPU modes need one and that NAME is VERB the cpu modes
@@ -32,6 +35,12 @@ check_dir() {
 
 param() {
     echo "$1" | tr ',' '\n' | sed -n "s/^$2=//p" | head -n 1
+}
+
+not_recovered() {
+    _i=$(param "$1" images) _r=$(param "$1" recovered)
+    _ni=$(param "$1" nested_images) _nr=$(param "$1" nested_recovered)
+    echo $((${_i:-0} - ${_r:-0} + ${_ni:-0} - ${_nr:-0}))
 }
 
 check_summary() {

@@ -32,22 +32,8 @@ import rows as R  # noqa: E402
 ORIGINAL = "(original)"
 
 
-def count(p, key):
-    try:
-        return int(p.get(key, "0"))
-    except ValueError:
-        return 0
-
-
-def images_failed(p):
-    """The images and those not recovered, those of crashed recoveries
-    (--nested, a recovery's own sites) included."""
-    images = count(p, "images") + count(p, "nested_images")
-    return images, images - count(p, "recovered") - count(p, "nested_recovered")
-
-
 def checker(row, p):
-    images, failed = images_failed(p)
+    images, failed = R.check_images(p)
     original = "mutant" not in p
     if "error" in p:
         return "FAILED: no check: " + p["error"] if original else "error: no check: " + p["error"]
@@ -62,13 +48,14 @@ def checker(row, p):
 
 
 def sigkill(p):
-    kills = count(p, "kills")
+    kills = R.param_count(p, "kills")
     if kills == 0:
         return "no trials"
-    flagged = count(p, "sigkill_flagged")
+    flagged = R.param_count(p, "sigkill_flagged")
     if flagged:
         return "flagged (%d of %d)" % (flagged, kills)
-    return "not flagged (%d of %d recovered)" % (count(p, "sigkill_recovered"), kills)
+    return "not flagged (%d of %d recovered)" % (R.param_count(p, "sigkill_recovered"),
+                                                 kills)
 
 
 def main():
@@ -97,10 +84,11 @@ def main():
         table.append(list(key) + [p.get("site_kind", "") +
                                   (" (recovery)" if p.get("site_where") == "recovery" else ""),
                                   p.get("site_count", ""), p.get("trace_points", ""),
-                                  *images_failed(p),
-                                  count(p, "wrong"), count(p, "crashed"), count(p, "refused"),
-                                  checker(r, p), count(p, "kills"), p.get("kill_units", ""),
-                                  count(p, "sigkill_flagged"), sigkill(p),
+                                  *R.check_images(p),
+                                  R.param_count(p, "wrong"), R.param_count(p, "crashed"),
+                                  R.param_count(p, "refused"), checker(r, p),
+                                  R.param_count(p, "kills"), p.get("kill_units", ""),
+                                  R.param_count(p, "sigkill_flagged"), sigkill(p),
                                   R.number(r, "median_s") if r.get("median_s") else
                                   float("nan")])
     mutants = [t for t in table if t[4] != ORIGINAL]

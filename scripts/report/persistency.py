@@ -41,26 +41,15 @@ def ratio(a, b):
     return a / b if a == a and b == b and b > 0 else float("nan")
 
 
-def count(p, key):
-    """PARAMS' KEY as a whole number, 0 where it has none."""
-    try:
-        return int(p.get(key, "0"))
-    except ValueError:
-        return 0
-
-
 def verdict(row, p):
     """The check's verdict (see the module's comment)."""
     if "error" in p:
         return "FAILED: the check could not run: " + p["error"]
     if p.get("complete") == "no":
         return "incomplete: stores the trace did not see"
-    images, recovered = count(p, "images"), count(p, "recovered")
-    # --nested: images of crashes during recoveries, checked too.
-    images += count(p, "nested_images")
-    recovered += count(p, "nested_recovered")
-    if row.get("verified") != "ok" or images <= 0 or recovered < images:
-        return "FAILED: %d of %d images not recovered" % (images - recovered, images)
+    images, failed = R.check_images(p)
+    if row.get("verified") != "ok" or images <= 0 or failed > 0:
+        return "FAILED: %d of %d images not recovered" % (failed, images)
     return "ok"
 
 
@@ -90,7 +79,7 @@ def main():
         p = R.params(r)
         table.append(list(key) + [p.get("model", "")] +
                      [p.get(k, "") for k in COUNTS] +
-                     [count(p, "nested_images"), count(p, "nested_recovered")] +
+                     [R.param_count(p, k) for k in ("nested_images", "nested_recovered")] +
                      [p.get("complete", ""), num(r.get("median_s")),
                       ratio(p.get("images"), r.get("median_s")), num(p.get("run_s")),
                       num(p.get("untraced_s")), ratio(p.get("run_s"), p.get("untraced_s")),

@@ -63,6 +63,22 @@ def params(row):
     return out
 
 
+def param_count(p, key):
+    """PARAMS' KEY (params()) as a whole number, 0 where it has none."""
+    try:
+        return int(p.get(key, "0"))
+    except ValueError:
+        return 0
+
+
+def check_images(p):
+    """A gpm-check row's PARAMS: its images and those not recovered, the
+    images of crashed recoveries (--nested) included."""
+    images = param_count(p, "images") + param_count(p, "nested_images")
+    return images, (images - param_count(p, "recovered")
+                    - param_count(p, "nested_recovered"))
+
+
 PLATFORM_KEYS = ("gpu", "pcie", "pm_backend", "persist_domain", "ddio")
 
 

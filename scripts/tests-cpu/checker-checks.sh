@@ -4,8 +4,23 @@
 #                        tmp (a scratch folder removed on exit) and
 #                        GPM_PM_DIR (default $tmp/pm), and gives ok, notok
 #                        and row_of (scripts/lib/tsv.sh)
+#   no_folder_left WHAT PREFIX...
+#                        ok WHAT where GPM_PM_DIR holds nothing whose name
+#                        starts with a PREFIX; else not ok, listing it
 ok() { echo "ok - $1"; }
 notok() { echo "not ok - $1: $2"; }
+
+no_folder_left() {
+    _what=$1
+    shift
+    for _prefix; do
+        if ls "$GPM_PM_DIR" | grep -q -e "^$_prefix"; then
+            notok "$_what" "$(ls "$GPM_PM_DIR")"
+            return
+        fi
+    done
+    ok "$_what"
+}
 
 checker_setup() {
     scripts=${GPM_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/scripts

@@ -56,11 +56,7 @@ if awk -F'\t' '$1 == "check-persistency" && $2 == "tiny" && $7 == 0' "$tmp/res/t
 else
     notok "check-persistency timing" "$(cat "$tmp/res/timing.tsv" 2>&1)"
 fi
-if ls "$GPM_PM_DIR" | grep -q -e '^gpm-check' -e '^untraced'; then
-    notok "check-persistency leaves no folder behind" "$(ls "$GPM_PM_DIR")"
-else
-    ok "check-persistency leaves no folder behind"
-fi
+no_folder_left "check-persistency leaves no folder behind" gpm-check untraced
 
 # 2. The rule: an incomplete trace fails the experiment and is reported
 # with what gpm-check named. A fake workload whose mode gpm has

@@ -29,11 +29,7 @@ if echo "$r" | grep -qx "checker=flagged" && echo "$r" | grep -qx "sigkill=not f
 else
     notok "mutants report" "$(cat "$tmp/mrep/mutants.tsv" 2>&1 | tail -n 5)"
 fi
-if ls "$GPM_PM_DIR" | grep -q -e '^gpm-check' -e '^mutant-trial'; then
-    notok "mutants leave no folder behind" "$(ls "$GPM_PM_DIR")"
-else
-    ok "mutants leave no folder behind"
-fi
+no_folder_left "mutants leave no folder behind" gpm-check mutant-trial
 
 
 # A site only a recovery reaches: gpDB update's CPU undo persists the
