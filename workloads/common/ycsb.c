@@ -66,12 +66,6 @@ int wl_ycsb_key_name(uint64_t key, char *out, size_t len)
     return 0;
 }
 
-static double unit(uint64_t seed, uint64_t i)
-{
-    return (double)(gpm_mix64(seed * 0x9fb21c651e98df25ull + i) >> 11) *
-           (1.0 / 9007199254740992.0);
-}
-
 static uint64_t gcd(uint64_t a, uint64_t b)
 {
     while (b) {
@@ -118,7 +112,7 @@ static uint64_t pick(struct wl_ycsb *y, double u)
     case WL_YCSB_LATEST:
         if (y->zipf.n < n)
             wl_zipf_grow(&y->zipf, n);
-        return n - 1 - wl_zipf_rank(&y->zipf, u) % n;
+        return n - 1 - wl_zipf_rank(&y->zipf, u); /* a rank of the n keys */
     default:
         return (uint64_t)(u * (double)n) % n;
     }
@@ -126,7 +120,7 @@ static uint64_t pick(struct wl_ycsb *y, double u)
 
 void wl_ycsb_next(struct wl_ycsb *y, enum wl_ycsb_op *op, uint64_t *key)
 {
-    double u = unit(y->seed, 2 * y->pos), sum = 0;
+    double u = wl_unit(y->seed, 2 * y->pos), sum = 0;
     enum wl_ycsb_op o = WL_YCSB_NOPS;
     uint64_t k;
     for (int i = 0; i < WL_YCSB_NOPS && o == WL_YCSB_NOPS; i++)
@@ -145,7 +139,7 @@ void wl_ycsb_next(struct wl_ycsb *y, enum wl_ycsb_op *op, uint64_t *key)
             a += 2;
         k = (uint64_t)(((unsigned __int128)(y->deleted++ % n) * a + y->seed) % n);
     } else {
-        k = pick(y, unit(y->seed, 2 * y->pos + 1));
+        k = pick(y, wl_unit(y->seed, 2 * y->pos + 1));
     }
     y->pos++;
     *op = o;

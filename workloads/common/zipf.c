@@ -1,7 +1,14 @@
 /* Gray et al.'s Zipfian generator (zipf.h). */
 #include <math.h>
 
+#include "gpm/hd.h"
 #include "zipf.h"
+
+double wl_unit(uint64_t seed, uint64_t i)
+{
+    return (double)(gpm_mix64(seed * 0xd6e8feb86659fd93ull + i) >> 11) *
+           (1.0 / 9007199254740992.0);
+}
 
 double wl_zeta(uint64_t n, double theta)
 {

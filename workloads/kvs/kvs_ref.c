@@ -17,11 +17,6 @@ static uint64_t key_of_rank(uint64_t seed, uint64_t r)
     return k ? k : 0x8000000000000000ull;
 }
 
-static double unit(uint64_t seed, uint64_t i)
-{
-    return (double)(gpm_mix64(seed * 0xd6e8feb86659fd93ull + i) >> 11) * (1.0 / 9007199254740992.0);
-}
-
 int kvs_gen_keys(struct kvs_state *st, uint64_t seed, double theta)
 {
     uint64_t total = st->batches * st->n;
@@ -35,7 +30,7 @@ int kvs_gen_keys(struct kvs_state *st, uint64_t seed, double theta)
         wl_zipf_init(&z, st->keyspace, theta, 0);
 #pragma omp parallel for schedule(static)
     for (uint64_t i = 0; i < total; i++) {
-        uint64_t r = theta > 0 ? wl_zipf_rank(&z, unit(seed, i))
+        uint64_t r = theta > 0 ? wl_zipf_rank(&z, wl_unit(seed, i))
                                : gpm_mix64(seed * 0xa0761d6478bd642full + i) % st->keyspace;
         st->h_keys[i] = key_of_rank(seed, r);
     }
