@@ -734,21 +734,41 @@ static const char *site_kind(uint64_t kinds)
     return "flush";
 }
 
+/* How many persist points (flushes included) the trace has at site S, and
+ * of which kinds. */
+static uint64_t site_points(const gpm_ptrace *t, uint32_t s, uint64_t *kinds)
+{
+    uint64_t n = 0;
+    *kinds = 0;
+    for (uint64_t k = 0; k < t->nev; k++)
+        /* Not the END record either: it names no site (0, the first one's). */
+        if (t->ev[k].kind != GPM_TR_STORE && t->ev[k].kind != GPM_TR_END && t->ev[k].site == s) {
+            n++;
+            *kinds |= 1ull << t->ev[k].kind;
+        }
+    return n;
+}
+
 static void list_sites(const gpm_ptrace *t)
 {
-    for (uint32_t s = 0; s < t->nsites; s++) {
-        uint64_t n = 0, kinds = 0;
-        for (uint64_t k = 0; k < t->nev; k++)
-            /* Not the END record either: it names no site (0, the first one's). */
-            if (t->ev[k].kind != GPM_TR_STORE && t->ev[k].kind != GPM_TR_END &&
-                t->ev[k].site == s) {
-                n++;
-                kinds |= 1ull << t->ev[k].kind;
-            }
-        if (n)
+    uint64_t n, kinds;
+    for (uint32_t s = 0; s < t->nsites; s++)
+        if ((n = site_points(t, s, &kinds)) != 0)
             printf("%s\t%s\t%llu\n", t->site[s] ? t->site[s] : "?", site_kind(kinds),
                    (unsigned long long)n);
-    }
+}
+
+/* The persist points left at the site GPM_MUTATE removes: 0 where the
+ * mutant took. Counted at the site, not against the original's total, which
+ * a racing kernel (BFS's frontier) changes from run to run. */
+static unsigned long long mutant_left(const gpm_ptrace *t)
+{
+    unsigned long long n = 0;
+    uint64_t kinds;
+    for (uint32_t s = 0; s < t->nsites; s++)
+        if (t->site[s] && gpm_mutated(t->site[s]))
+            n += site_points(t, s, &kinds);
+    return n;
 }
 
 /* What a failing image dropped: the objects and offsets of its pending
@@ -813,6 +833,7 @@ int main(int argc, char **argv)
     int by[4] = {0}; /* recovered, wrong output, recovery crashed, refused */
     double t0 = now_s(), run_s, wall_s, t_plan, t_write = 0, t_recover = 0;
     const char *op, *mutant;
+    char left[40] = "";
     if (rc == 1)
         return 0;
     if (rc != 0)
@@ -983,16 +1004,18 @@ int main(int argc, char **argv)
     /* A workload of several operations: which one (op=, as a crash campaign's row). */
     op = arg_of(&o, "--op", NULL);
     mutant = getenv("GPM_MUTATE");
+    if (mutant && *mutant)
+        snprintf(left, sizeof left, ",mutant_left=%llu", mutant_left(&t));
     snprintf(params, sizeof params, "%s%s%s"
              "model=%s,images=%d,end=%d,persist_points=%d,exhaustive=%d,random=%d,recovered=%d,"
              "wrong=%d,crashed=%d,refused=%d,complete=%s,seed=%llu,alone=%d,choose_s=%.3g,"
              "write_s=%.3g,recover_s=%.3g,run_s=%.4g,run_work_s=%.4g,nested=%d,"
-             "nested_images=%lld,nested_recovered=%lld%s%s%s",
+             "nested_images=%lld,nested_recovered=%lld%s%s%s%s",
              op ? "op=" : "", op ? op : "", op ? "," : "", gpm_model_name(o.model), n, counts[0],
              counts[1], counts[2], counts[3], by[0], by[1], by[2], by[3], complete ? "no" : "yes",
              o.seed, o.isolate ? n : alone, t_plan, t_write, t_recover, run_s, median_s(log),
              nchecked, nested[0], nested[1], o.from ? ",from=image" : "",
-             mutant ? ",mutant=" : "", mutant ? mutant : "");
+             mutant ? ",mutant=" : "", mutant ? mutant : "", left);
     if (o.out)
         row(&o, params, fails == 0, wall_s);
     if (fails == 0 && !o.keep) {

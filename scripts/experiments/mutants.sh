@@ -209,11 +209,13 @@ for w in $(workloads); do
                 took="; persist points $base -> ${pts:-?}"
                 [ "$kind" = flush ] && took=""
                 [ "$where" != recovery ] || took="; recovery only"
-                case $where:$kind:$pts:$base in
-                    recovery:* | :flush:*) ;;
-                    :*:*[!0-9:]* | :*::* | *:) ;; # a count unknown
-                    *) [ "$pts" -lt "$base" ] || took="$took (NOT removed: as many as the original's)" ;;
-                esac
+                # The traced run's points left at the site: none where the
+                # mutant took (a recovery-only site has none in that run).
+                left=$(param "$p" mutant_left)
+                if [ -z "$CHECK_WHY" ] && [ "${left:-0}" != 0 ]; then
+                    took="$took (NOT removed: $left persist points left at the site)"
+                    bad=1
+                fi
                 echo "$name: $lbl ($m) without $site ($kind x$count$took): checker $checker; SIGKILL: $SK_FLAGGED of $nk trials flagged"
                 # A mutant's failing images are its point, not a problem: its
                 # folder goes unless the check itself could not run.

@@ -11,14 +11,16 @@ no mutant= in their params, the mutants' name their site (mutant=SITE,
 site_kind, site_count, and site_where=recovery for a site only a recovery
 reaches, whose images are those of crashed recoveries: nested_images,
 nested_recovered); both carry images, recovered, wrong, crashed,
-refused, complete, trace_points (the traced run's persist points: a mutant
-of a persist point has fewer) and the SIGKILL trials' kills, kill_units,
+refused, complete, trace_points (the traced run's persist points),
+mutant_left (the mutant's points left at its site: 0 where it took) and
+the SIGKILL trials' kills, kill_units,
 sigkill_recovered, sigkill_flagged. Writes one row per workload, op, mode,
 scale and site (the original first, site "(original)"), its newest run:
   checker: for a mutant, "flagged" (images did not recover), "benign (no
     image failed)" (a removed persist whose loss recovery absorbs, such as
     a progress marker's, whose loss only redoes work), "incomplete" (the
-    trace missed stores: no verdict) or "error" (no check); for the
+    trace missed stores: no verdict) or "error" (no check, or the site
+    kept persist points: the mutant did not take); for the
     original, "passes" or "FAILED";
   sigkill: "not flagged (R of K recovered)", "flagged (F of K)" or "no
     trials"; with DRAM standing in for PM a SIGKILL loses no store, so it is
@@ -39,6 +41,9 @@ def checker(row, p):
         return "FAILED: no check: " + p["error"] if original else "error: no check: " + p["error"]
     if p.get("complete") == "no":
         return "incomplete: no verdict"
+    if R.param_count(p, "mutant_left"):
+        return "error: not removed (%d persist points left at the site)" % \
+            R.param_count(p, "mutant_left")
     if original:
         return "passes" if row.get("verified") == "ok" and failed == 0 else \
             "FAILED: %d of %d images not recovered" % (failed, images)

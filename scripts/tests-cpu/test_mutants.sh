@@ -2,7 +2,8 @@
 # make mutants through scripts/experiment.sh, on PS's CPU counterpart (no
 # GPU needed): the original passes the checker and the SIGKILL trials; the
 # mutant without the persist of a block's sums (ps_ref.c:49) is flagged by
-# the checker and by no SIGKILL trial; the report has a row per site with
+# the checker and by no SIGKILL trial, its traced run having no persist
+# point left at the site; the report has a row per site with
 # both verdicts; a site only a recovery reaches (gpDB's undo) is mutated
 # too and flagged by crashing recoveries; nothing is left behind. Bad variables: test_check_vars.sh.
 set -u
@@ -16,8 +17,9 @@ env -u MODES -u OPS RESULTS_DIR="$tmp/mres" REPORTS_DIR="$tmp/mrep" WORKLOADS=ps
 rc=$?
 if [ "$rc" -eq 0 ] &&
     grep -q "^mutants: ps (cpu, tiny): the original: 20 images: 20 recovered, .* SIGKILL: 2 of 2 trials recovered" "$tmp/out" &&
-    grep -q "^mutants: ps (cpu) without workloads/ps/ps_ref.c:49 (persist x[0-9]*; .*): checker flagged: [1-9][0-9]* of 20 images failed .*; SIGKILL: 0 of 2 trials flagged$" "$tmp/out"; then
-    ok "mutants: ps_ref.c:49 flagged by the checker, not by SIGKILL; the original passes"
+    grep -q "^mutants: ps (cpu) without workloads/ps/ps_ref.c:49 (persist x[0-9]*; persist points [0-9]* -> [0-9]*): checker flagged: [1-9][0-9]* of 20 images failed .*; SIGKILL: 0 of 2 trials flagged$" "$tmp/out" &&
+    grep -q "mutant=workloads/ps/ps_ref.c:49,mutant_left=0," "$tmp/mres/mutants.tsv" && ! grep -q "NOT removed" "$tmp/out"; then
+    ok "mutants: ps_ref.c:49 removed (none left at the site) and flagged by the checker, not by SIGKILL; the original passes"
 else
     notok "mutants on ps" "exit $rc: $(head -c 900 "$tmp/out")"
 fi
