@@ -12,19 +12,20 @@
 
 #define LINE 64u /* a flush writes back whole lines */
 
-static const char *const model_names[] = {"strict", "eadr", "ndp"};
+static const char *const model_names[] = {"strict", "eadr", "ndp", "none"};
+#define NMODELS (sizeof model_names / sizeof model_names[0])
 
 int gpm_model_parse(const char *name, gpm_model *m)
 {
-    for (int k = 0; k < 3; k++)
+    for (unsigned k = 0; k < NMODELS; k++)
         if (strcmp(name, model_names[k]) == 0) {
             *m = (gpm_model)k;
             return 0;
         }
-    return gpm_set_error("--model: no model '%s': use strict, eadr or ndp", name);
+    return gpm_set_error("--model: no model '%s': use strict, eadr, ndp or none", name);
 }
 
-const char *gpm_model_name(gpm_model m) { return (unsigned)m < 3 ? model_names[m] : "?"; }
+const char *gpm_model_name(gpm_model m) { return (unsigned)m < NMODELS ? model_names[m] : "?"; }
 
 /* ---- the trace in memory ---- */
 
@@ -270,6 +271,8 @@ int gpm_durability(const gpm_ptrace *t, gpm_model m, uint64_t **durable)
         d[k] = GPM_NEVER;
         switch (e->kind) {
         case GPM_TR_STORE:
+            if (m == GPM_MODEL_NONE && !t->obj[e->obj].honoured)
+                break; /* no persist point counts: never durable */
             if (m == GPM_MODEL_EADR && !gpu_store(e))
                 d[k] = k; /* durable as it is made */
             else if (gpu_store(e) && m != GPM_MODEL_NDP) {

@@ -38,13 +38,16 @@
 #define IMAGES_PER_PROCESS 25 /* at least, where images share processes */
 
 static const char usage_text[] =
-    "usage: gpm-check [--images N] [--model strict|eadr|ndp] [--seed N] [--jobs N]\n"
+    "usage: gpm-check [--images N] [--model strict|eadr|ndp|none] [--seed N] [--jobs N]\n"
     "                 [--isolate] [--nested N] [--from DIR] [--dir DIR] [--keep]\n"
     "                 [--sites] [--out FILE]\n"
     "                 PROGRAM ARGS...\n"
     "  runs PROGRAM ARGS once, traced, then recovers every crash image the model\n"
     "  allows (at most --images, default 200) with PROGRAM ARGS --recover\n"
-    "  --model     strict (default), eadr (the default for *-eadr modes), ndp (gpm-ndp's)\n"
+    "  --model     strict (default), eadr (the default for *-eadr modes), ndp (gpm-ndp's),\n"
+    "              none (no persist honoured: any value written may be what PM holds)\n"
+    "  --honour S  with --model none: the persists of files whose names end in S\n"
+    "              count as under strict (a run's bookkeeping, e.g. .id)\n"
     "  --seed N    the random images' seed (default 1)\n"
     "  --jobs N    recovery processes at most (default: the cores; one per 25\n"
     "              images); each recovers images in turn, and any image not\n"
@@ -65,7 +68,7 @@ struct opts {
     int images, jobs, keep, sites, model_given, isolate, nested;
     gpm_model model;
     unsigned long long seed;
-    const char *dir, *out, *from;
+    const char *dir, *out, *from, *honour;
     char **argv; /* PROGRAM ARGS */
     int argc;
 };
@@ -82,6 +85,7 @@ struct image {
     int work;     /* what it found to do: 2 a transaction to undo, 1 work to resume, 0 none */
     enum verdict verdict;
     char why[512];
+    double durable; /* the share of the work it found durable (durable=D/T), or -1 */
 };
 
 /* ---- running the program ---- */
@@ -279,7 +283,7 @@ static int plan(const gpm_ptrace *t, const uint64_t *dur, const struct opts *o,
         if (p_ == 0)                                                                   \
             decided[canon[(T)]] = 1;                                                   \
         if (n < o->images && !seen(hashes, n, h_)) {                                   \
-            im[n] = (struct image){(T), (ARG), h_, p_, (PICK), (WHAT), 0, 0, RECOVERED, ""}; \
+            im[n] = (struct image){(T), (ARG), h_, p_, (PICK), (WHAT), 0, 0, RECOVERED, "", -1}; \
             hashes[n++] = h_;                                                          \
             counts[K]++;                                                               \
         }                                                                              \
@@ -538,15 +542,46 @@ static long long param_of(const char *params, const char *key)
     return -1;
 }
 
-/* What the recovery in DIR found to do, from its row's notes: 2 a
- * transaction to undo, 1 work to resume from a crash mid-way, 0 none. */
-static int work_found(const char *dir)
+/* What the recovery in DIR found, from its row's notes: IM->work, 2 a
+ * transaction to undo, 1 work to resume from a crash mid-way, 0 none; and
+ * IM->durable, the share of the work it found durable (-1: not said). */
+static void recovery_found(const char *dir, struct image *im)
 {
     char rows[4400], params[4096];
+    const char *d;
+    unsigned long long done, total;
+    im->work = 0;
+    im->durable = -1;
     snprintf(rows, sizeof rows, "%s/rows.tsv", dir);
     if (last_field(rows, "params", params, sizeof params) != 0)
-        return 0;
-    return strstr(params, "tx_was_active=1") ? 2 : strstr(params, "trial=mid-work") ? 1 : 0;
+        return;
+    im->work = strstr(params, "tx_was_active=1") ? 2 : strstr(params, "trial=mid-work") ? 1 : 0;
+    if ((d = strstr(params, "durable=")) && sscanf(d, "durable=%llu/%llu", &done, &total) == 2 &&
+        total > 0)
+        im->durable = (double)done / (double)total;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median share of the work the recovered images' recoveries found
+ * durable, or -1 where none said. */
+static double median_durable(const struct image *im, int n)
+{
+    double *v = malloc((size_t)(n ? n : 1) * sizeof *v), m = -1;
+    int k = 0;
+    for (int i = 0; v && i < n; i++)
+        if (im[i].verdict == RECOVERED && im[i].durable >= 0)
+            v[k++] = im[i].durable;
+    if (k) {
+        qsort(v, (size_t)k, sizeof *v, by_value);
+        m = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+    }
+    free(v);
+    return m;
 }
 
 /* --nested: the images whose recoveries to crash, WANT at most, into
@@ -598,7 +633,7 @@ static int check_recovery(const struct opts *o, const char *work, const gpm_ptra
     char jobs[32], params[2048];
     char *self[] = {"/proc/self/exe", "--from", from, "--images", images, "--model",
                     (char *)gpm_model_name(o->model), "--seed", seed, "--jobs", jobs,
-                    "--dir", check, "--out", rows};
+                    "--dir", check, "--out", rows, "--honour", (char *)o->honour};
     static const char *const keys[] = {"images", "recovered", "wrong", "crashed", "refused"};
     long long v[5];
     int rc;
@@ -615,7 +650,8 @@ static int check_recovery(const struct opts *o, const char *work, const gpm_ptra
         return gpm_set_error("cannot create %s (%s)", dir, strerror(errno));
     if (put_image(from, t, dur, &im[k], img) != 0)
         return -1;
-    rc = run_with(self, (int)(sizeof self / sizeof self[0]), o, NULL, 0, log, 1);
+    rc = run_with(self, (int)(sizeof self / sizeof self[0]) - (o->honour ? 0 : 2), o, NULL, 0,
+                  log, 1);
     if (last_field(rows, "params", params, sizeof params) != 0) {
         last_line(log, params, sizeof params);
         printf("gpm-check: the check of image %d's recovery could not run (exit %d): %s (its "
@@ -650,7 +686,7 @@ static int parse(int argc, char **argv, struct opts *o)
         {"jobs", 1, NULL, 'j'},   {"dir", 1, NULL, 'd'},   {"keep", 0, NULL, 'k'},
         {"sites", 0, NULL, 'l'},  {"out", 1, NULL, 'o'},   {"help", 0, NULL, 'h'},
         {"isolate", 0, NULL, 'I'}, {"nested", 1, NULL, 'N'}, {"from", 1, NULL, 'F'},
-        {NULL, 0, NULL, 0}};
+        {"honour", 1, NULL, 'H'}, {NULL, 0, NULL, 0}};
     long long x;
     int c;
     memset(o, 0, sizeof *o);
@@ -691,6 +727,7 @@ static int parse(int argc, char **argv, struct opts *o)
             o->nested = (int)x;
             break;
         case 'F': o->from = optarg; break;
+        case 'H': o->honour = optarg; break;
         case 'o': o->out = optarg; break;
         case 'h': fputs(usage_text, stdout); return 1;
         default: return gpm_args_bad_flag(PROG, c, argv);
@@ -718,6 +755,9 @@ static int parse(int argc, char **argv, struct opts *o)
         o->model = strstr(mode_of(o), "eadr")       ? GPM_MODEL_EADR
                    : !strcmp(mode_of(o), "gpm-ndp") ? GPM_MODEL_NDP
                                                     : GPM_MODEL_STRICT;
+    if (o->honour && (o->model != GPM_MODEL_NONE || !*o->honour))
+        return gpm_set_error("--honour %s: only with --model none, and with the end of the "
+                             "files' names whose persists count (e.g. --honour .id)", o->honour);
     return 0;
 }
 
@@ -833,7 +873,8 @@ int main(int argc, char **argv)
     int by[4] = {0}; /* recovered, wrong output, recovery crashed, refused */
     double t0 = now_s(), run_s, wall_s, t_plan, t_write = 0, t_recover = 0;
     const char *op, *mutant;
-    char left[40] = "";
+    char left[40] = "", more[160] = "";
+    double found;
     if (rc == 1)
         return 0;
     if (rc != 0)
@@ -895,6 +936,13 @@ int main(int argc, char **argv)
     }
 
     /* 2. Completeness, 3. durability. */
+    for (uint32_t k = 0; o.honour && k < t.nobj; k++) {
+        size_t n = strlen(t.obj[k].path), m = strlen(o.honour);
+        t.obj[k].honoured = n >= m && strcmp(t.obj[k].path + n - m, o.honour) == 0;
+        if (t.obj[k].honoured)
+            printf("gpm-check: model none honours the persists of %s (--honour)\n",
+                   base_name(t.obj[k].path));
+    }
     complete = gpm_replay_check(&t, report, sizeof report);
     if (complete < 0 || gpm_durability(&t, o.model, &dur) != 0) {
         fprintf(stderr, "%s: %s\n", PROG, gpm_last_error());
@@ -970,9 +1018,11 @@ int main(int argc, char **argv)
                 if (fails++ < 10) {
                     printf("gpm-check: FAILED image %d:\n", k);
                     describe(&t, dur, &im[k]);
+                } else if (!o.keep) {
+                    remove_tree(dir); /* the ten described are kept: enough to look at */
                 }
             } else {
-                im[k].work = work_found(dir);
+                recovery_found(dir, &im[k]);
                 if (!o.keep)
                     remove_tree(dir);
             }
@@ -980,6 +1030,13 @@ int main(int argc, char **argv)
     }
     printf("gpm-check: %d images tested: %d recovered, %d wrong output, %d recovery crashed, "
            "%d refused%s\n", n, by[0], by[1], by[2], by[3], complete ? "; trace incomplete" : "");
+    if ((found = median_durable(im, n)) >= 0) {
+        printf("gpm-check: the recoveries that passed found a median %.1f%% of the work durable\n",
+               100 * found);
+        snprintf(more, sizeof more, ",durable_median=%.4g", found);
+    }
+    if (o.honour)
+        snprintf(more + strlen(more), sizeof more - strlen(more), ",honour=%s", o.honour);
     /* --nested: crashes during the recoveries that had most to do. */
     if (o.nested) {
         int *pick = malloc((size_t)o.nested * sizeof *pick);
@@ -1010,18 +1067,18 @@ int main(int argc, char **argv)
              "model=%s,images=%d,end=%d,persist_points=%d,exhaustive=%d,random=%d,recovered=%d,"
              "wrong=%d,crashed=%d,refused=%d,complete=%s,seed=%llu,alone=%d,choose_s=%.3g,"
              "write_s=%.3g,recover_s=%.3g,run_s=%.4g,run_work_s=%.4g,nested=%d,"
-             "nested_images=%lld,nested_recovered=%lld%s%s%s%s",
+             "nested_images=%lld,nested_recovered=%lld%s%s%s%s%s",
              op ? "op=" : "", op ? op : "", op ? "," : "", gpm_model_name(o.model), n, counts[0],
              counts[1], counts[2], counts[3], by[0], by[1], by[2], by[3], complete ? "no" : "yes",
              o.seed, o.isolate ? n : alone, t_plan, t_write, t_recover, run_s, median_s(log),
-             nchecked, nested[0], nested[1], o.from ? ",from=image" : "",
+             nchecked, nested[0], nested[1], more, o.from ? ",from=image" : "",
              mutant ? ",mutant=" : "", mutant ? mutant : "", left);
     if (o.out)
         row(&o, params, fails == 0, wall_s);
     if (fails == 0 && !o.keep) {
         remove_tree(work);
     } else {
-        printf("gpm-check: the run, its trace and the failing images stay in %s\n", work);
+        printf("gpm-check: the run, its trace and the first ten failing images stay in %s\n", work);
     }
     for (uint32_t k = 0; k < t.nobj; k++)
         free(img[k]);

@@ -106,7 +106,7 @@ else
         grep -q '^  pending: ps-tiny\.sums bytes [0-9]*\.\.[0-9]* (CPU store)$' "$out" &&
         grep -q '^  recovery: wrong output' "$out" &&
         grep -q '^gpm-check: [0-9]* images tested: .* [1-9][0-9]* wrong output' "$out" &&
-        grep -q "^gpm-check: the run, its trace and the failing images stay in $tmp/check-$n\$" "$out"
+        grep -q "^gpm-check: the run, its trace and the first ten failing images stay in $tmp/check-$n\$" "$out"
     then
         ok "GPM_MUTATE=$site (ps): fails, naming the pending sums"
     else
@@ -270,7 +270,7 @@ usage() { # name expected args...
 usage "no PROGRAM: exit 2" "^gpm-check: no PROGRAM"
 usage "--pm-dir among PROGRAM's flags: exit 2" "^gpm-check: --pm-dir: gpm-check passes it" \
     "$bin/ps" --mode cpu --pm-dir "$tmp"
-usage "--model bogus: exit 2, naming the models" "^gpm-check: --model: .*bogus.*strict, eadr or ndp" \
+usage "--model bogus: exit 2, naming the models" "^gpm-check: --model: .*bogus.*strict, eadr, ndp or none" \
     --model bogus "$bin/ps" --mode cpu
 usage "--images 0: exit 2" "^gpm-check: --images: 0 " --images 0 "$bin/ps" --mode cpu
 usage "--from a missing folder: exit 2, naming it" "^gpm-check: --from $tmp/none: not a folder" \

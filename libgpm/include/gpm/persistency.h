@@ -38,8 +38,12 @@ extern "C" {
 #define GPM_PWORD 8u
 #define GPM_NEVER UINT64_MAX
 
-typedef enum { GPM_MODEL_STRICT, GPM_MODEL_EADR, GPM_MODEL_NDP } gpm_model;
-/* "strict", "eadr", "ndp": 0, or -1 with a message naming the models. */
+/* NONE honours no persist point (but those of objects marked honoured):
+ * every store before a crash may or may not have reached PM, each word
+ * holding any value written to it (NVC's question: which programs
+ * recompute from whatever PM holds). */
+typedef enum { GPM_MODEL_STRICT, GPM_MODEL_EADR, GPM_MODEL_NDP, GPM_MODEL_NONE } gpm_model;
+/* "strict", "eadr", "ndp", "none": 0, or -1 with a message naming the models. */
 int gpm_model_parse(const char *name, gpm_model *m);
 const char *gpm_model_name(gpm_model m);
 
@@ -49,6 +53,8 @@ typedef struct gpm_pobj {
     char path[4096];
     uint64_t size;
     uint8_t *start;
+    int honoured; /* under model NONE, this object's persists still count (as
+                     strict): a run's bookkeeping, where the question is its data */
 } gpm_pobj;
 typedef struct gpm_ptrace {
     gpm_trace_rec *ev;       /* the events, OBJ and SITE records left out */

@@ -1,5 +1,5 @@
 /* The persistency model on hand-written traces: when each store becomes
- * durable under strict, eadr and ndp, the crash images built from that
+ * durable under strict, eadr, ndp and none, the crash images built from that
  * (dropped, applied, chosen by mask or at random, in 8-byte words), and the
  * completeness replay against a file. */
 #include <stdio.h>
@@ -561,6 +561,82 @@ static void image_random_repeats_with_its_seed(void)
     gpm_ptrace_free(&t);
 }
 
+/* ---- none: no persist point honoured (NVC) ---- */
+
+static void none_honours_no_persist_point(void)
+{
+    gpm_ptrace t;
+    uint64_t *d = NULL, s[4];
+    CHECK(one_object(&t, 4096) == 0);
+    s[0] = CPU_STORE(&t, 0, 8, 1);
+    FLUSH(&t, 0, 8, CPU_A);
+    DRAIN(&t, CPU_A);
+    s[1] = CPU_STORE(&t, 64, 8, 2);
+    PERSIST(&t, 64, 8);
+    s[2] = GPU_STORE(&t, 128, 8, 3, GPU_T(0, 1));
+    FENCE(&t, GPU_T(0, 1));
+    s[3] = CPU_STORE(&t, 192, 8, 4);
+    FSYNC(&t, 0);
+    CHECK(durable(&t, GPM_MODEL_STRICT, &d) == 0);
+    for (int i = 0; i < 4; i++)
+        CHECK(d[s[i]] != GPM_NEVER); /* each is durable under strict */
+    free(d);
+    CHECK(durable(&t, GPM_MODEL_NONE, &d) == 0);
+    for (int i = 0; i < 4; i++)
+        CHECK(d[s[i]] == GPM_NEVER);
+    free(d);
+    gpm_ptrace_free(&t);
+}
+
+static void none_keeps_strict_for_an_honoured_object(void)
+{
+    gpm_ptrace t;
+    uint64_t size[2] = {4096, 4096}, *d = NULL, data, id, id_late, p;
+    CHECK(gpm_ptrace_init(&t, 2, size) == 0);
+    t.obj[1].honoured = 1; /* the run's bookkeeping */
+    data = CPU_STORE(&t, 0, 8, 1);
+    id = store(&t, 1, 0, 8, 7, CPU_A, GPM_TR_CPU);
+    PERSIST(&t, 0, 8);
+    p = add(&t, GPM_TR_PERSIST, 1, 0, 8, CPU_A, 0, NULL);
+    id_late = store(&t, 1, 8, 8, 8, CPU_A, GPM_TR_CPU); /* never persisted */
+    CHECK(durable(&t, GPM_MODEL_NONE, &d) == 0);
+    CHECK(d[data] == GPM_NEVER);
+    CHECK_EQ_INT(d[id], p);
+    CHECK(d[id_late] == GPM_NEVER);
+    free(d);
+    gpm_ptrace_free(&t);
+}
+
+static void none_image_word_holds_any_value_written(void)
+{
+    gpm_ptrace t;
+    uint64_t *d = NULL, pend, seen = 0;
+    uint8_t img[64];
+    CHECK(one_object(&t, sizeof img) == 0);
+    for (uint8_t v = 1; v <= 3; v++) {
+        CPU_STORE(&t, 0, 8, v);
+        PERSIST(&t, 0, 8);
+    }
+    CHECK(durable(&t, GPM_MODEL_NONE, &d) == 0);
+    /* At the end: the start value or any of the three, not only the last. */
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        uint64_t w;
+        image(&t, d, t.nev, GPM_RANDOM, seed * 7919, img, &pend);
+        w = word(img, 0);
+        CHECK(w == 0 || w == rep(1) || w == rep(2) || w == rep(3));
+        seen |= 1ull << (w & 0xff);
+        CHECK_EQ_INT(pend, 1);
+    }
+    CHECK_EQ_INT(seen, 0xf);
+    /* Dropped, the word is as it started; applied, the last. */
+    image(&t, d, t.nev, GPM_DROP, 0, img, &pend);
+    CHECK_EQ_INT(word(img, 0), 0);
+    image(&t, d, t.nev, GPM_APPLY, 0, img, &pend);
+    CHECK(word(img, 0) == rep(3));
+    free(d);
+    gpm_ptrace_free(&t);
+}
+
 /* ---- the completeness replay ---- */
 
 static void replay_compares_with_the_file(void)
@@ -620,13 +696,17 @@ static void model_names(void)
     CHECK(gpm_model_parse("strict", &m) == 0 && m == GPM_MODEL_STRICT);
     CHECK(gpm_model_parse("eadr", &m) == 0 && m == GPM_MODEL_EADR);
     CHECK(gpm_model_parse("ndp", &m) == 0 && m == GPM_MODEL_NDP);
+    CHECK(gpm_model_parse("none", &m) == 0 && m == GPM_MODEL_NONE);
+    CHECK(gpm_model_parse("ndp", &m) == 0 && m == GPM_MODEL_NDP);
     CHECK(strcmp(gpm_model_name(GPM_MODEL_NDP), "ndp") == 0);
+    CHECK(strcmp(gpm_model_name(GPM_MODEL_NONE), "none") == 0);
     CHECK(gpm_model_parse("bogus", &m) == -1);
     CHECK(m == GPM_MODEL_NDP); /* untouched */
     CHECK_MSG(gpm_last_error(), "bogus");
     CHECK_MSG(gpm_last_error(), "strict");
     CHECK_MSG(gpm_last_error(), "eadr");
     CHECK_MSG(gpm_last_error(), "ndp");
+    CHECK_MSG(gpm_last_error(), "none");
     CHECK(gpm_model_parse("Strict", &m) == -1);
 }
 
@@ -653,6 +733,9 @@ int main(void)
     RUN(image_words_are_eight_bytes);
     RUN(image_hashes_tell_images_apart);
     RUN(image_random_repeats_with_its_seed);
+    RUN(none_honours_no_persist_point);
+    RUN(none_keeps_strict_for_an_honoured_object);
+    RUN(none_image_word_holds_any_value_written);
     RUN(replay_compares_with_the_file);
     RUN(model_names);
     CHECK_EXIT();
