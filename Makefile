@@ -84,7 +84,7 @@ export WORKLOADS
 
 all: $(LIBGPM) $(TOOLS) $(WL_BINS) tests
 .PHONY: all tests deps test test-gpu bundle install clean reports compare reproduce figure_1 figure_1a figure_1b figure_3 figure_9 figure_10 figure_11a figure_12 \
-        figure_11b table_4 table_5 crash check-persistency mutants
+        figure_11b table_4 table_5 crash check-persistency mutants nvc
 
 deps:
 	@scripts/install-deps.sh
@@ -195,8 +195,10 @@ figure_1a figure_1b figure_3 figure_9 figure_10 figure_11a figure_11b figure_12 
 
 # The persistency checker over the workloads (gpm-check's crash images), and
 # its mutants (one persist point removed each) beside SIGKILL trials of the
-# same mutants; SCALE defaults to tiny here. Without a GPU, the cpu modes.
-check-persistency mutants: deps
+# same mutants; and NVC's question, whether a workload restarts from what PM
+# holds with no persist honoured (IMAGES, default 1000, crash images each).
+# SCALE defaults to tiny here. Without a GPU, the cpu modes.
+check-persistency mutants nvc: deps
 	@$(MAKE) --no-print-directory all
 	@SCALE=$(if $(filter file,$(origin SCALE)),tiny,$(SCALE)) scripts/experiment.sh $@ $(B)/bin
 

@@ -8,9 +8,10 @@
 # Environment: SCALE (tiny|small|paper), WORKLOADS (comma list; default
 # every workload program), TRIALS, PLATFORM (results/<PLATFORM>/, default
 # "local"), GPM_PM_DIR. Experiments that need a GPU check for one once, up
-# front, and stop with one line if there is none; check-persistency and
-# mutants run without one too (their cpu modes; they say so). Their report
-# drops the "check-" of the target: reports/$PLATFORM/persistency.tsv.
+# front, and stop with one line if there is none; check-persistency,
+# mutants and nvc run without one too (their cpu modes; they say so).
+# check-persistency's report drops the "check-":
+# reports/$PLATFORM/persistency.tsv.
 set -eu
 target=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,7 +20,7 @@ GPM_ROOT=$(cd "$here/.." && pwd)
 RESULTS_DIR=${RESULTS_DIR:-$GPM_ROOT/results/${PLATFORM:-local}}
 export GPM_BIN GPM_ROOT RESULTS_DIR
 # The checkers run many programs per workload: tiny unless told.
-case $target in check-persistency | mutants) export SCALE=${SCALE:-tiny} ;; esac
+case $target in check-persistency | mutants | nvc) export SCALE=${SCALE:-tiny} ;; esac
 export SCALE=${SCALE:-small} TRIALS=${TRIALS:-50}
 script=$here/experiments/$target.sh
 if [ ! -x "$script" ]; then
@@ -30,7 +31,7 @@ fi
 # Every experiment but the CPU crash campaign and the checkers runs GPU
 # programs.
 case $target in
-    check-persistency | mutants) needs_gpu=0 ;;
+    check-persistency | mutants | nvc) needs_gpu=0 ;;
     crash) needs_gpu=$([ "${CRASH_MODE:-gpm}" = cpu ] && echo 0 || echo 1) ;;
     *) needs_gpu=1 ;;
 esac

@@ -4,9 +4,10 @@
 # paper's.
 #   scripts/reproduce.sh BIN_DIR
 # Runs Figure 3, Figures 9, 10, 12, 1a and 1b, Tables 4 and 5, Figures 11a and
-# 11b, the crash campaign and the persistency checks (gpm-check, at tiny
+# 11b, the crash campaign, the persistency checks (gpm-check, at tiny
 # scale: what a missing flush or fence would break, which no kill on DRAM
-# shows) through scripts/experiment.sh, in that order (later ones reuse
+# shows) and NVC's restarts with no persist honoured (tiny scale too)
+# through scripts/experiment.sh, in that order (later ones reuse
 # Figure 9's rows of the same revision). Before it starts it
 # prints an estimate of the total time from the rows earlier runs left in
 # results/$PLATFORM at this scale; as it goes it prints each step and the
@@ -27,7 +28,7 @@ root=$(cd "$here/.." && pwd)
 export SCALE=${SCALE:-paper}
 crash_scale=${CRASH_SCALE:-small}
 results=${RESULTS_DIR:-$root/results/${PLATFORM:-local}}
-all_steps="figure_3 figure_9 figure_10 figure_12 figure_1a figure_1b table_4 table_5 figure_11a figure_11b crash check-persistency"
+all_steps="figure_3 figure_9 figure_10 figure_12 figure_1a figure_1b table_4 table_5 figure_11a figure_11b crash check-persistency nvc"
 steps=$(echo "${STEPS:-$all_steps}" | tr ',' ' ')
 for s in $steps; do
     case " $all_steps " in
@@ -49,13 +50,14 @@ estimate() {
         f=$results/$s.tsv sc=$SCALE
         [ "$s" != crash ] || sc=$crash_scale
         [ "$s" != check-persistency ] || { f=$results/persistency.tsv sc=tiny; }
+        [ "$s" != nvc ] || sc=tiny
         [ -f "$f" ] || { echo "$s ?"; continue; }
         # A check's median_s is the whole check.
         awk -F'\t' -v s="$sc" -v step="$s" '
             /^#/ { next }
             !hdr { for (i = 1; i <= NF; i++) c[$i] = i; hdr = 1; next }
             $c["scale"] == s || step == "figure_3" || step == "figure_11b" {
-                t += $c["median_s"] * (step == "check-persistency" ? 1 : $c["reps"] + 2); n++ }
+                t += $c["median_s"] * (step == "check-persistency" || step == "nvc" ? 1 : $c["reps"] + 2); n++ }
             END { if (n) printf "%s %.0f\n", step, t; else print step " ?" }' "$f"
     done
 }
@@ -76,9 +78,8 @@ for s in $steps; do
         echo "reproduce: crash at scale $crash_scale, ${CRASH_TRIALS:-100} trials per workload and operation"
         SCALE=$crash_scale TRIALS=${CRASH_TRIALS:-100} RESULTS_DIR=$results \
             "$here/experiment.sh" crash "$bin" || failed="$failed $s"
-    elif [ "$s" = check-persistency ]; then
-        SCALE=tiny RESULTS_DIR=$results "$here/experiment.sh" check-persistency "$bin" ||
-            failed="$failed $s"
+    elif [ "$s" = check-persistency ] || [ "$s" = nvc ]; then
+        SCALE=tiny RESULTS_DIR=$results "$here/experiment.sh" "$s" "$bin" || failed="$failed $s"
     else
         RESULTS_DIR=$results "$here/experiment.sh" "$s" "$bin" || failed="$failed $s"
     fi

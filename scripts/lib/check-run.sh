@@ -7,8 +7,8 @@
 #       /dev/shm/gpm-UID): gpm-check removes it when every image recovered
 #       and keeps it (the run, its trace, the failing images) otherwise
 #   run_check OUT DIR IMAGES EXTRA W MODE SCALE [FLAG...]
-#       gpm-check --images IMAGES --dir DIR [--nested NESTED] W --mode MODE
-#       --scale SCALE FLAG...,
+#       gpm-check --images IMAGES --dir DIR [--nested NESTED] CHECKER_FLAGS
+#       W --mode MODE --scale SCALE FLAG...,
 #       its output in DIR.log; its row is appended to OUT with
 #       trace_points (the traced run's persist points) and EXTRA (k=v,...
 #       or empty) after its params. Where gpm-check wrote no row
@@ -53,8 +53,9 @@ run_check() {
     CHECK_LOG=$_dir.log
     rm -f "$_dir.row"
     # shellcheck disable=SC2046 # no word, or --nested and its count
+    # shellcheck disable=SC2086 # CHECKER_FLAGS: a list of words
     "$GPM_BIN/gpm-check" --images "$_images" --dir "$_dir" --out "$_dir.row" \
-        $([ "${NESTED:-0}" -eq 0 ] || echo --nested "$NESTED") \
+        $([ "${NESTED:-0}" -eq 0 ] || echo --nested "$NESTED") ${CHECKER_FLAGS:-} \
         "$GPM_BIN/$_w" --mode "$_m" --scale "$_s" "$@" >"$CHECK_LOG" 2>&1
     CHECK_RC=$?
     CHECK_WHY="" CHECK_S=nan

@@ -57,6 +57,11 @@ SECTIONS = [
     ("mutants", "Mutants: one persist point removed, the checker against SIGKILL",
      ["workload", "op", "mode", "site", "site_count", "images", "failed", "checker", "sigkill"],
      "no counterpart"),
+    ("nvc", "NVC: restarting from what PM holds, no persist honoured",
+     ["workload", "op", "mode", "scale", "images", "correct", "durable_median", "wrong",
+      "failed_restart", "verdict"],
+     "NVC (MCHPC'18) found some iterative CPU programs restart correctly, perhaps after "
+     "extra iterations, from memory that was never flushed"),
 ]
 
 
@@ -274,6 +279,13 @@ def verdict(name, rows):
                    else "", killed,
                    "%d of %d originals FAILED" % (len(bad), len(orig)) if bad
                    else "every original passed both"))
+    if name == "nvc":
+        wrong = [r["workload"] + ("(%s)" % r["op"] if r.get("op") != "run" else "") + " " +
+                 r["mode"] for r in rows if r.get("verdict") == "silently wrong"]
+        return ("ours: %d of %d workload operations and modes always restarted correctly; "
+                "silently wrong in some images: %s"
+                % (sum(1 for r in rows if r.get("verdict") == "recomputes"), len(rows),
+                   ", ".join(wrong) if wrong else "none"))
     return ""
 
 

@@ -253,8 +253,9 @@ env RESULTS_DIR="$tmp/rp" REPORTS_DIR="$tmp/rprep" SCALE=small WORKLOADS=failwl 
 rc=$?
 if [ "$rc" -eq 1 ] &&
     grep -q "^reproduce: estimated time from earlier rows: about 3 min 59 s; no earlier rows for: figure_3 figure_10" "$tmp/out" &&
-    grep -q "^reproduce: \[11/12\] crash" "$tmp/out" && grep -q "^reproduce: \[12/12\] check-persistency" "$tmp/out" &&
-    grep -q "^reproduce: FAILED steps: figure_3 figure_9 .* crash check-persistency$" "$tmp/out" &&
+    grep -q "^reproduce: \[11/13\] crash" "$tmp/out" && grep -q "^reproduce: \[12/13\] check-persistency" "$tmp/out" &&
+    grep -q "^reproduce: \[13/13\] nvc" "$tmp/out" &&
+    grep -q "^reproduce: FAILED steps: figure_3 figure_9 .* crash check-persistency nvc$" "$tmp/out" &&
     [ -s "$tmp/rprep/summary.md" ]; then
     echo "ok - reproduce: estimate, every step, the summary, the failures named"
 else
@@ -285,7 +286,7 @@ else
     echo "not ok - reproduce: STEPS=crash CRASH_SCALE=tiny: $(head -c 600 "$tmp/out")"
 fi
 expect "reproduce: an unknown step in STEPS is refused, naming the steps" 2 \
-    "reproduce: STEPS: no step 'figure_99'; the steps are: figure_3 .* crash check-persistency" \
+    "reproduce: STEPS: no step 'figure_99'; the steps are: figure_3 .* crash check-persistency nvc" \
     env RESULTS_DIR="$tmp/rp" STEPS=figure_99 "$scripts/reproduce.sh" "$tmp/rpbin"
 
 # A real crash campaign through the dispatcher, on the CPU baseline of PS

@@ -1,0 +1,89 @@
+#!/bin/sh
+# Recomputability without crash consistency (make nvc), after NVC (Ma et
+# al., MCHPC'18): can a workload restart from whatever PM holds when no
+# persist is honoured? For each workload of WORKLOADS, each operation (OPS)
+# and each mode (MODES; default: gpm where a GPU is visible, its trace's
+# fences ignored as if the kernels had none, and cpu where the workload has
+# it), gpm-check runs the work once traced and builds IMAGES (default 1000)
+# crash images under its model none: every store before the crash may or
+# may not have reached PM, each word holding any value written to it. Only
+# the run identity's persists count (--honour .id): it names the run and is
+# written three times a run, so the question is the workload's data, not
+# the harness's bookkeeping. Each image is restarted with the workload's own
+# --recover and classified:
+#   correct: it recovered and verified; the row's durable_median is the
+#     median share of the work those recoveries found durable (the rest
+#     they computed again: the extra work);
+#   wrong output: it restarted and gave a wrong result (the workload's
+#     check names the first difference in the log; its size is not
+#     measured);
+#   failed restart: the recovery refused what PM held (damage it detected)
+#     or crashed.
+# Failing images are the finding here, not a failure: the experiment fails
+# only where a check could not run or its trace was incomplete.
+# Rows: $RESULTS_DIR/nvc.tsv (op=check, gpm-check's params, model=none,
+# honour=.id). Report: scripts/report/nvc.py.
+# Environment: GPM_BIN, RESULTS_DIR, SCALE (tiny from make), WORKLOADS, OPS,
+# MODES, IMAGES, CHECK_ARGS (more flags for the programs), GPM_PM_DIR.
+set -u
+name=nvc
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/check-run.sh"
+IMAGES=${IMAGES:-1000}
+out=$RESULTS_DIR/nvc.tsv
+CHECKER_FLAGS="--model none --honour .id"
+bad=0
+
+gpu_or_cpu_only "$name" "restarting"
+
+# to_run W: the modes of W to restart, one per word.
+to_run() {
+    if [ -n "${MODES:-}" ]; then
+        for _m in $(echo "$MODES" | tr ',' ' '); do
+            skip_without_mode "$1" "$_m" >&2 || continue
+            [ "$gpu" -eq 1 ] || modes_where "$GPM_BIN" "$1" needs_gpu=0 | grep -qx -- "$_m" || continue
+            echo "$_m"
+        done
+    elif [ "$gpu" -eq 1 ]; then
+        modes_where "$GPM_BIN" "$1" resumes=1 | grep -x -e gpm -e cpu
+    else
+        modes_where "$GPM_BIN" "$1" resumes=1 needs_gpu=0 | grep -x cpu
+    fi
+}
+
+ran=0
+for w in $(workloads); do
+    have_program "$w" || { bad=1; continue; }
+    modes=$(to_run "$w" | tr '\n' ' ')
+    if [ -z "$modes" ]; then
+        [ -n "${MODES:-}" ] ||
+            echo "$name: $w has no mode to restart$([ "$gpu" -eq 1 ] || echo " without a GPU"): skipped"
+        continue
+    fi
+    ran=$((ran + 1))
+    for op in $(ops "$w"); do
+        for m in $modes; do
+            lbl=$w
+            [ "$op" = run ] || lbl="$w($op)"
+            d=$(check_dir) || exit 1
+            # shellcheck disable=SC2046,SC2086 # op_flag and CHECK_ARGS: lists of words
+            run_check "$out" "$d" "$IMAGES" "" "$w" "$m" "$SCALE" $(op_flag "$op") ${CHECK_ARGS:-}
+            p=$CHECK_PARAMS
+            if [ -n "$CHECK_WHY" ] || [ -z "$(param "$p" images)" ]; then
+                echo "$name: $lbl ($m, $SCALE): FAILED: the check could not run: ${CHECK_WHY:-gpm-check exited $CHECK_RC}" >&2
+                echo "$name: $lbl ($m): its folder and log stay in $d and $CHECK_LOG" >&2
+                bad=1
+                continue
+            fi
+            if [ "$(param "$p" complete)" = no ]; then
+                echo "$name: $lbl ($m, $SCALE): incomplete trace: $(grep -m 1 'INCOMPLETE' "$CHECK_LOG" | sed 's/^gpm-check: INCOMPLETE: //')" >&2
+                bad=1
+            fi
+            dm=$(param "$p" durable_median)
+            echo "$name: $lbl ($m, $SCALE): $(param "$p" images) images, no persist honoured but the identity's: $(param "$p" recovered) correct$([ -z "$dm" ] || awk -v x="$dm" 'BEGIN { printf " (finding a median %.0f%% of the work durable)", 100 * x }'), $(param "$p" wrong) wrong output, $(($(param "$p" refused) + $(param "$p" crashed))) failed restarts ($(param "$p" refused) refused, $(param "$p" crashed) crashed)"
+            rm -rf "$d" "$CHECK_LOG"
+        done
+    done
+done
+some_ran "$ran" "has a mode to restart"
+exit $bad
