@@ -191,7 +191,8 @@ int gpm_ptrace_is_persist(const gpm_ptrace *t, uint64_t k)
 {
     uint32_t kind = t->ev[k].kind;
     return kind == GPM_TR_DRAIN || kind == GPM_TR_PERSIST || kind == GPM_TR_FSYNC ||
-           kind == GPM_TR_FENCE;
+           kind == GPM_TR_FENCE || kind == GPM_TR_OFENCE || kind == GPM_TR_DFENCE ||
+           kind == GPM_TR_PREL;
 }
 
 const char *gpm_ptrace_site(const gpm_ptrace *t, uint64_t k)
@@ -328,6 +329,9 @@ int gpm_durability(const gpm_ptrace *t, gpm_model m, uint64_t **durable)
                     d[pend[p]] = k;
             break;
         case GPM_TR_FENCE:
+        case GPM_TR_OFENCE: /* today's GPUs run SBRP's fences and releases as */
+        case GPM_TR_DFENCE: /* system-scope fences (gpm/persistency.h) */
+        case GPM_TR_PREL:
             if (m == GPM_MODEL_NDP)
                 break; /* it completes in the CPU's cache */
             if ((g = gpu_thread(&gp, e->thread, 0))) {
@@ -384,6 +388,14 @@ static uint64_t hash_bytes(uint64_t h, const uint8_t *p, uint64_t n)
     for (; i < n; i++)
         lane[0] = gpm_mix64(lane[0] ^ p[i]);
     return gpm_mix64(lane[0] ^ gpm_mix64(lane[1] ^ gpm_mix64(lane[2] ^ gpm_mix64(lane[3] ^ n))));
+}
+
+uint64_t gpm_image_hash(const gpm_ptrace *t, uint8_t **img)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (uint32_t o = 0; o < t->nobj; o++)
+        h = hash_bytes(h, img[o], t->obj[o].size);
+    return h;
 }
 
 uint64_t gpm_image(const gpm_ptrace *t, const uint64_t *durable, uint64_t crash, gpm_pick pick,

@@ -100,6 +100,45 @@ typedef enum { GPM_DROP, GPM_APPLY, GPM_RANDOM, GPM_MASK } gpm_pick;
 uint64_t gpm_image(const gpm_ptrace *t, const uint64_t *durable, uint64_t crash, gpm_pick pick,
                    uint64_t *arg, uint8_t **img, uint64_t *pending);
 
+/* A hash of the images IMG (the objects' sizes): equal images, equal hashes. */
+uint64_t gpm_image_hash(const gpm_ptrace *t, uint8_t **img);
+
+/* ---- SBRP, scoped buffered release persistency (Pandey et al.,
+ * ASPLOS'23; sbrp.c) ----
+ * A GPU thread's persists are ordered (persist memory order, PMO) only as
+ * its operations say:
+ *   - an oFence orders its persists before the fence before its later ones;
+ *   - a pRel of scope S on a variable, then a pAcq of scope S on it by
+ *     another thread that reads that release, orders the releaser's persists
+ *     before the pRel before the acquirer's after the pAcq, where both
+ *     scopes include both threads (block: one block of one launch; device:
+ *     any thread of the GPU); PMO is transitive;
+ *   - a dFence makes the thread's persists before it durable (and what PMO
+ *     puts before them).
+ * A system-scope fence (GPM_TR_FENCE, gpm_persist) counts as a dFence and
+ * an oFence. A crash image holds a set of persists closed under PMO: with
+ * any persist, every one ordered before it. Each GPU store is one persist
+ * (at most 16 bytes, not torn); the CPU's stores are as under strict,
+ * unordered with the GPU's. A pAcq reads the last pRel on its variable
+ * before it in the trace. Under strict, eadr and ndp, which model today's
+ * GPUs, an oFence, a dFence and a pRel count as system-scope fences: the
+ * conservative mapping that runs an SBRP program correctly now. */
+typedef struct gpm_sbrp gpm_sbrp;
+/* The order of T's persists: 0, or -1 with a message; free with
+ * gpm_sbrp_free. */
+int gpm_sbrp_order(const gpm_ptrace *t, gpm_sbrp **order);
+void gpm_sbrp_free(gpm_sbrp *order);
+/* The image at crash point CRASH, as gpm_image: the persists durable there
+ * (the dFences' and the CPU's, closed under PMO) and a choice among the
+ * others, by PICK: none (DROP), all (APPLY), each with probability 1/2
+ * from *ARG (RANDOM), or the I-th pending persist, in trace order, where
+ * bit I of *ARG is set (MASK: up to 64; every closed set is one mask's);
+ * each chosen persist brings what PMO orders before it. *PENDING: the
+ * persists pending (NULL: not wanted). Returns its hash
+ * (gpm_image_hash), 0 on error (out of memory). */
+uint64_t gpm_sbrp_image(const gpm_ptrace *t, const gpm_sbrp *order, uint64_t crash,
+                        gpm_pick pick, uint64_t *arg, uint8_t **img, uint64_t *pending);
+
 /* Completeness: the start images with every store applied, against the
  * objects' files as they are now. 0 the same; 1 not (REPORT says where:
  * each object's first and last byte that differ, written by a path the

@@ -54,8 +54,15 @@ enum gpm_trace_kind {
     GPM_TR_PERSIST, /* [OFF, OFF+LEN) of OBJ flushed and drained, at once */
     GPM_TR_FSYNC,   /* every write to OBJ before this is durable */
     GPM_TR_FENCE,   /* a GPU thread's system-scope fence (THREAD) */
-    GPM_TR_END      /* the end of the traced work */
+    GPM_TR_END,     /* the end of the traced work */
+    /* SBRP's operations by a GPU thread (gpm/persistency.h: the sbrp
+     * model): */
+    GPM_TR_OFENCE,  /* its persists before, ordered before its later ones */
+    GPM_TR_DFENCE,  /* its persists before, durable */
+    GPM_TR_PREL,    /* a persist release on the variable at OFF, of scope AUX */
+    GPM_TR_PACQ     /* a persist acquire on the variable at OFF, of scope AUX */
 };
+enum gpm_trace_scope { GPM_SCOPE_BLOCK = 1, GPM_SCOPE_DEVICE };
 enum gpm_trace_how { GPM_TR_CPU = 0, GPM_TR_WRITE, GPM_TR_DMA, GPM_TR_GPU };
 typedef struct gpm_trace_rec {
     uint32_t kind, obj;
