@@ -12,7 +12,7 @@
 
 #define LINE 64u /* a flush writes back whole lines */
 
-static const char *const model_names[] = {"strict", "eadr", "ndp", "none"};
+static const char *const model_names[] = {"strict", "eadr", "ndp", "none", "sbrp"};
 #define NMODELS (sizeof model_names / sizeof model_names[0])
 
 int gpm_model_parse(const char *name, gpm_model *m)
@@ -22,7 +22,7 @@ int gpm_model_parse(const char *name, gpm_model *m)
             *m = (gpm_model)k;
             return 0;
         }
-    return gpm_set_error("--model: no model '%s': use strict, eadr, ndp or none", name);
+    return gpm_set_error("--model: no model '%s': use strict, eadr, ndp, none or sbrp", name);
 }
 
 const char *gpm_model_name(gpm_model m) { return (unsigned)m < NMODELS ? model_names[m] : "?"; }

@@ -38,14 +38,17 @@
 #define IMAGES_PER_PROCESS 25 /* at least, where images share processes */
 
 static const char usage_text[] =
-    "usage: gpm-check [--images N] [--model strict|eadr|ndp|none] [--seed N] [--jobs N]\n"
-    "                 [--isolate] [--nested N] [--from DIR] [--dir DIR] [--keep]\n"
+    "usage: gpm-check [--images N] [--model strict|eadr|ndp|none|sbrp] [--seed N]\n"
+    "                 [--jobs N] [--honour S] [--isolate] [--nested N] [--from DIR]\n"
+    "                 [--dir DIR] [--keep]\n"
     "                 [--sites] [--out FILE]\n"
     "                 PROGRAM ARGS...\n"
     "  runs PROGRAM ARGS once, traced, then recovers every crash image the model\n"
     "  allows (at most --images, default 200) with PROGRAM ARGS --recover\n"
     "  --model     strict (default), eadr (the default for *-eadr modes), ndp (gpm-ndp's),\n"
-    "              none (no persist honoured: any value written may be what PM holds)\n"
+    "              none (no persist honoured: any value written may be what PM holds),\n"
+    "              sbrp (scoped buffered release persistency: GPU persists ordered only\n"
+    "              by oFences and scoped pRel/pAcq pairs, durable by dFences)\n"
     "  --honour S  with --model none: the persists of files whose names end in S\n"
     "              count as under strict (a run's bookkeeping, e.g. .id)\n"
     "  --seed N    the random images' seed (default 1)\n"
@@ -229,6 +232,19 @@ static int write_image(const gpm_ptrace *t, uint8_t **img, const char *dir)
     return 0;
 }
 
+/* Under --model sbrp, the trace's persist order (set once, in main): an
+ * image is then a set closed under it, not a choice per word. */
+static gpm_sbrp *sbrp_order;
+
+/* The image at CRASH as the model builds it (gpm_image, gpm_sbrp_image). */
+static uint64_t image_of(const gpm_ptrace *t, const uint64_t *dur, uint64_t crash, gpm_pick pick,
+                         uint64_t *arg, uint8_t **img, uint64_t *pending)
+{
+    if (sbrp_order)
+        return gpm_sbrp_image(t, sbrp_order, crash, pick, arg, img, pending);
+    return gpm_image(t, dur, crash, pick, arg, img, pending);
+}
+
 static int seen(uint64_t *hashes, int n, uint64_t h)
 {
     for (int i = 0; i < n; i++)
@@ -278,7 +294,7 @@ static int plan(const gpm_ptrace *t, const uint64_t *dur, const struct opts *o,
 #define TRY(T, PICK, ARG, WHAT, K)                                                      \
     do {                                                                               \
         uint64_t a_ = (ARG), p_;                                                       \
-        uint64_t h_ = gpm_image(t, dur, (T), (PICK), &a_, img, &p_);                  \
+        uint64_t h_ = image_of(t, dur, (T), (PICK), &a_, img, &p_);                   \
         tries++;                                                                       \
         if (p_ == 0)                                                                   \
             decided[canon[(T)]] = 1;                                                   \
@@ -301,7 +317,7 @@ static int plan(const gpm_ptrace *t, const uint64_t *dur, const struct opts *o,
     }
     for (uint64_t i = 0; i < np && n < o->images * 3 / 4; i += np / 16 + 1) {
         uint64_t p = 0;
-        gpm_image(t, dur, persist[i], GPM_DROP, &p, img, &p);
+        image_of(t, dur, persist[i], GPM_DROP, &p, img, &p);
         if (p == 0 || p > 6)
             continue;
         for (uint64_t m = 1; m < (1ull << p) && n < o->images * 3 / 4; m++)
@@ -352,7 +368,7 @@ static int put_image(const char *dir, const gpm_ptrace *t, const uint64_t *dur,
 {
     if (access(dir, F_OK) == 0)
         remove_tree(dir);
-    gpm_image(t, dur, im->crash, im->pick, &(uint64_t){im->arg}, img, NULL);
+    image_of(t, dur, im->crash, im->pick, &(uint64_t){im->arg}, img, NULL);
     return write_image(t, img, dir);
 }
 
@@ -944,7 +960,8 @@ int main(int argc, char **argv)
                    base_name(t.obj[k].path));
     }
     complete = gpm_replay_check(&t, report, sizeof report);
-    if (complete < 0 || gpm_durability(&t, o.model, &dur) != 0) {
+    if (complete < 0 || gpm_durability(&t, o.model, &dur) != 0 ||
+        (o.model == GPM_MODEL_SBRP && gpm_sbrp_order(&t, &sbrp_order) != 0)) {
         fprintf(stderr, "%s: %s\n", PROG, gpm_last_error());
         return 1;
     }
@@ -1085,6 +1102,7 @@ int main(int argc, char **argv)
     free(img);
     free(im);
     free(dur);
+    gpm_sbrp_free(sbrp_order);
     gpm_ptrace_free(&t);
     return fails ? 1 : 0;
 }

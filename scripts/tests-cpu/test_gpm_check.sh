@@ -1,6 +1,6 @@
 #!/bin/sh
 # gpm-check end to end on the CPU counterparts, tiny scale, few images: PS
-# and gpDB pass as they are; a mutant that drops PS's block-sum persist,
+# and gpDB pass as they are (gpDB under sbrp too); a mutant that drops PS's block-sum persist,
 # and one that drops the persist of the transaction word (libgpm/src/tx.c),
 # fail, naming what they left pending; the same tx.c mutant passes a real
 # SIGKILL crash trial, deterministic ones (at a commit, at a unit of
@@ -94,6 +94,14 @@ if [ "$rc" -eq 0 ] && grep -q '^gpm-check: complete: ' "$out" &&
     grep -q '^gpm-check: [0-9]* images tested: [0-9]* recovered, 0 wrong output, 0 recovery crashed, 0 refused$' "$out"
 then ok "gpm-check db cpu update: complete, every image recovered"
 else bad "gpm-check db cpu update passes" "exit $rc: $(show)"; fi
+
+# Under sbrp the CPU's stores are as under strict: gpDB's CPU counterpart
+# passes it too (its images come from the persist order's closure).
+run_check --images 30 --model sbrp "$bin/db" --mode cpu --op update --scale tiny
+if [ "$rc" -eq 0 ] && grep -q '^gpm-check: cpu, model sbrp: ' "$out" &&
+    grep -q '^gpm-check: [0-9]* images tested: [0-9]* recovered, 0 wrong output, 0 recovery crashed, 0 refused$' "$out"
+then ok "gpm-check --model sbrp db cpu update: every image recovered"
+else bad "gpm-check --model sbrp db cpu update passes" "exit $rc: $(show)"; fi
 
 # 2. PS without the persist of a block's sums before its marker.
 site=$(find_site workloads/ps/ps_ref.c ps_ref.c 'wl_pm_persist(c, PS_SUMS, &out\[lo\]' \
@@ -270,7 +278,7 @@ usage() { # name expected args...
 usage "no PROGRAM: exit 2" "^gpm-check: no PROGRAM"
 usage "--pm-dir among PROGRAM's flags: exit 2" "^gpm-check: --pm-dir: gpm-check passes it" \
     "$bin/ps" --mode cpu --pm-dir "$tmp"
-usage "--model bogus: exit 2, naming the models" "^gpm-check: --model: .*bogus.*strict, eadr, ndp or none" \
+usage "--model bogus: exit 2, naming the models" "^gpm-check: --model: .*bogus.*strict, eadr, ndp, none or sbrp" \
     --model bogus "$bin/ps" --mode cpu
 usage "--images 0: exit 2" "^gpm-check: --images: 0 " --images 0 "$bin/ps" --mode cpu
 usage "--from a missing folder: exit 2, naming it" "^gpm-check: --from $tmp/none: not a folder" \

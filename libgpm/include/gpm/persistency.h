@@ -42,8 +42,18 @@ extern "C" {
  * every store before a crash may or may not have reached PM, each word
  * holding any value written to it (NVC's question: which programs
  * recompute from whatever PM holds). */
-typedef enum { GPM_MODEL_STRICT, GPM_MODEL_EADR, GPM_MODEL_NDP, GPM_MODEL_NONE } gpm_model;
-/* "strict", "eadr", "ndp", "none": 0, or -1 with a message naming the models. */
+/* SBRP orders persists rather than giving each a durable point: its images
+ * come from gpm_sbrp_image (below), and gpm_durability gives strict's
+ * points under it. */
+typedef enum {
+    GPM_MODEL_STRICT,
+    GPM_MODEL_EADR,
+    GPM_MODEL_NDP,
+    GPM_MODEL_NONE,
+    GPM_MODEL_SBRP
+} gpm_model;
+/* "strict", "eadr", "ndp", "none", "sbrp": 0, or -1 with a message naming
+ * the models. */
 int gpm_model_parse(const char *name, gpm_model *m);
 const char *gpm_model_name(gpm_model m);
 

@@ -697,6 +697,7 @@ static void model_names(void)
     CHECK(gpm_model_parse("eadr", &m) == 0 && m == GPM_MODEL_EADR);
     CHECK(gpm_model_parse("ndp", &m) == 0 && m == GPM_MODEL_NDP);
     CHECK(gpm_model_parse("none", &m) == 0 && m == GPM_MODEL_NONE);
+    CHECK(gpm_model_parse("sbrp", &m) == 0 && m == GPM_MODEL_SBRP);
     CHECK(gpm_model_parse("ndp", &m) == 0 && m == GPM_MODEL_NDP);
     CHECK(strcmp(gpm_model_name(GPM_MODEL_NDP), "ndp") == 0);
     CHECK(strcmp(gpm_model_name(GPM_MODEL_NONE), "none") == 0);
@@ -707,6 +708,7 @@ static void model_names(void)
     CHECK_MSG(gpm_last_error(), "eadr");
     CHECK_MSG(gpm_last_error(), "ndp");
     CHECK_MSG(gpm_last_error(), "none");
+    CHECK_MSG(gpm_last_error(), "sbrp");
     CHECK(gpm_model_parse("Strict", &m) == -1);
 }
 
