@@ -50,93 +50,66 @@ bad=0
 
 gpu_or_cpu_only "$name" checking
 
-# to_check W: the modes of W to check, one per word.
-to_check() {
-    if [ -n "${MODES:-}" ]; then
-        for _m in $(echo "$MODES" | tr ',' ' '); do
-            skip_without_mode "$1" "$_m" >&2 || continue # its line, not a mode
-            [ "$gpu" -eq 1 ] || modes_where "$GPM_BIN" "$1" needs_gpu=0 | grep -qx -- "$_m" || continue
-            echo "$_m"
-        done
-    elif [ "$gpu" -eq 1 ]; then
-        modes_where "$GPM_BIN" "$1" resumes=1
-    else
-        modes_where "$GPM_BIN" "$1" resumes=1 needs_gpu=0
-    fi
-}
-
 secs() {
     awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", b - a }'
 }
 
-ran=0
-for w in $(workloads); do
-    have_program "$w" || { bad=1; continue; }
-    modes=$(to_check "$w" | tr '\n' ' ')
-    if [ -z "$modes" ]; then
-        [ -n "${MODES:-}" ] ||
-            echo "$name: $w has no mode to check$([ "$gpu" -eq 1 ] || echo " without a GPU"): skipped"
-        continue
+# check W OP MODE LABEL: one check, its line, and the verdict.
+check() {
+    w=$1 op=$2 m=$3 lbl=$4
+    kernels=0
+    modes_where "$GPM_BIN" "$w" kernels_write_pm=1 | grep -qx -- "$m" && kernels=1
+    # The same command untraced, in a folder on the same file system.
+    u=$(mktemp -d "$pm_base/untraced.XXXXXX") || exit 1
+    t0=$(date +%s.%N)
+    # shellcheck disable=SC2046,SC2086 # op_flag and CHECK_ARGS: lists of words
+    "$GPM_BIN/$w" --mode "$m" --scale "$SCALE" $(op_flag "$op") ${CHECK_ARGS:-} --reps 1 --pm-dir "$u" \
+        --out "$u/rows.tsv" >"$u/log" 2>&1
+    urc=$?
+    t1=$(date +%s.%N)
+    if [ "$urc" -eq 0 ]; then
+        untraced_s=$(secs "$t0" "$t1")
+        untraced_work_s=$(last_field "$u/rows.tsv" median_s)
+    else
+        echo "$name: $lbl ($m): the untraced run exited $urc: $(tail -n 1 "$u/log")" >&2
+        untraced_s=nan untraced_work_s=nan
     fi
-    ran=$((ran + 1))
-    for op in $(ops "$w"); do
-        for m in $modes; do
-            lbl=$w
-            [ "$op" = run ] || lbl="$w($op)"
-            kernels=0
-            modes_where "$GPM_BIN" "$w" kernels_write_pm=1 | grep -qx -- "$m" && kernels=1
-            # The same command untraced, in a folder on the same file system.
-            u=$(mktemp -d "$pm_base/untraced.XXXXXX") || exit 1
-            t0=$(date +%s.%N)
-            # shellcheck disable=SC2046,SC2086 # op_flag and CHECK_ARGS: lists of words
-            "$GPM_BIN/$w" --mode "$m" --scale "$SCALE" $(op_flag "$op") ${CHECK_ARGS:-} --reps 1 --pm-dir "$u" \
-                --out "$u/rows.tsv" >"$u/log" 2>&1
-            urc=$?
-            t1=$(date +%s.%N)
-            if [ "$urc" -eq 0 ]; then
-                untraced_s=$(secs "$t0" "$t1")
-                untraced_work_s=$(last_field "$u/rows.tsv" median_s)
-            else
-                echo "$name: $lbl ($m): the untraced run exited $urc: $(tail -n 1 "$u/log")" >&2
-                untraced_s=nan untraced_work_s=nan
-            fi
-            rm -rf "$u"
-            d=$(check_dir) || exit 1
-            # shellcheck disable=SC2046,SC2086
-            run_check "$out" "$d" "$IMAGES" \
-                "untraced_s=$untraced_s,untraced_work_s=$untraced_work_s,kernels_write_pm=$kernels" \
-                "$w" "$m" "$SCALE" $(op_flag "$op") ${CHECK_ARGS:-}
-            p=$CHECK_PARAMS
-            ni=$(param "$p" nested_images) nr=$(param "$p" nested_recovered)
-            nest_note=""
-            [ "${ni:-0}" -eq 0 ] ||
-                nest_note="; crashes in $(param "$p" nested) recoveries: $ni images, $nr recovered"
-            if [ -n "$CHECK_WHY" ] || [ -z "$(param "$p" images)" ]; then
-                verdict="FAILED: the check could not run: ${CHECK_WHY:-gpm-check exited $CHECK_RC}"
-            elif [ "$(param "$p" complete)" = no ]; then
-                verdict="incomplete: stores the trace did not see ($(grep -m 1 'INCOMPLETE' "$CHECK_LOG" | sed 's/^gpm-check: INCOMPLETE: //'))"
-            elif [ "$CHECK_RC" -ne 0 ]; then
-                verdict="FAILED: $(not_recovered "$p") images not recovered"
-            else
-                verdict=ok
-            fi
-            rate=$(awk -v n="$(param "$p" images)" -v s="$CHECK_S" \
-                'BEGIN { if (s > 0 && n > 0) printf "%.1f", n / s; else print "nan" }')
-            over=$(awk -v a="$(param "$p" run_s)" -v b="$untraced_s" -v c="$(param "$p" run_work_s)" \
-                -v d="$untraced_work_s" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2fx wall", a / b; else printf "? wall"
-                                                if (c + 0 > 0 && d + 0 > 0) printf ", %.2fx work", c / d; else printf ", ? work" }')
-            [ -n "$CHECK_WHY" ] ||
-                echo "$name: $lbl ($m, $SCALE): $(check_summary "$p")$nest_note; $rate images/s; trace overhead $over: $verdict"
-            [ -z "$CHECK_WHY" ] || echo "$name: $lbl ($m, $SCALE): $verdict" >&2
-            if [ "$verdict" = ok ]; then
-                rm -f "$CHECK_LOG"
-            else
-                bad=1
-                echo "$name: $lbl ($m): the check's folder and log stay in $d and $CHECK_LOG" >&2
-                grep -A 4 '^gpm-check: FAILED image' "$CHECK_LOG" | head -n 10 | sed 's/^/    /' >&2
-            fi
-        done
-    done
-done
-some_ran "$ran" "has a mode to check"
+    rm -rf "$u"
+    d=$(check_dir) || exit 1
+    # shellcheck disable=SC2046,SC2086
+    run_check "$out" "$d" "$IMAGES" \
+        "untraced_s=$untraced_s,untraced_work_s=$untraced_work_s,kernels_write_pm=$kernels" \
+        "$w" "$m" "$SCALE" $(op_flag "$op") ${CHECK_ARGS:-}
+    p=$CHECK_PARAMS
+    ni=$(param "$p" nested_images) nr=$(param "$p" nested_recovered)
+    nest_note=""
+    [ "${ni:-0}" -eq 0 ] ||
+        nest_note="; crashes in $(param "$p" nested) recoveries: $ni images, $nr recovered"
+    if [ -n "$CHECK_WHY" ] || [ -z "$(param "$p" images)" ]; then
+        verdict="FAILED: the check could not run: ${CHECK_WHY:-gpm-check exited $CHECK_RC}"
+    elif [ "$(param "$p" complete)" = no ]; then
+        verdict="incomplete: stores the trace did not see ($(grep -m 1 'INCOMPLETE' "$CHECK_LOG" | sed 's/^gpm-check: INCOMPLETE: //'))"
+    elif [ "$CHECK_RC" -ne 0 ]; then
+        verdict="FAILED: $(not_recovered "$p") images not recovered"
+    else
+        verdict=ok
+    fi
+    rate=$(awk -v n="$(param "$p" images)" -v s="$CHECK_S" \
+        'BEGIN { if (s > 0 && n > 0) printf "%.1f", n / s; else print "nan" }')
+    over=$(awk -v a="$(param "$p" run_s)" -v b="$untraced_s" -v c="$(param "$p" run_work_s)" \
+        -v d="$untraced_work_s" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2fx wall", a / b; else printf "? wall"
+                                        if (c + 0 > 0 && d + 0 > 0) printf ", %.2fx work", c / d; else printf ", ? work" }')
+    [ -n "$CHECK_WHY" ] ||
+        echo "$name: $lbl ($m, $SCALE): $(check_summary "$p")$nest_note; $rate images/s; trace overhead $over: $verdict"
+    [ -z "$CHECK_WHY" ] || echo "$name: $lbl ($m, $SCALE): $verdict" >&2
+    if [ "$verdict" = ok ]; then
+        rm -f "$CHECK_LOG"
+    else
+        bad=1
+        echo "$name: $lbl ($m): the check's folder and log stay in $d and $CHECK_LOG" >&2
+        grep -A 4 '^gpm-check: FAILED image' "$CHECK_LOG" | head -n 10 | sed 's/^/    /' >&2
+    fi
+}
+
+each_check check modes_that_resume check
 exit $bad

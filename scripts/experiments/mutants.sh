@@ -59,13 +59,12 @@ bad=0
 
 gpu_or_cpu_only "$name" mutating
 
-# to_mutate W: the modes of W to mutate, one per word.
+# to_mutate W: the modes of W to mutate (MODES, default cpu), one per word.
 to_mutate() {
-    for _m in $(echo "${MODES:-cpu}" | tr ',' ' '); do
-        skip_without_mode "$1" "$_m" >&2 || continue # its line, not a mode
-        [ "$gpu" -eq 1 ] || modes_where "$GPM_BIN" "$1" needs_gpu=0 | grep -qx -- "$_m" || continue
-        echo "$_m"
-    done
+    (
+        MODES=${MODES:-cpu}
+        modes_given "$1"
+    )
 }
 
 # kill_points UNITS: KILLS units of progress to kill after, spread over

@@ -36,54 +36,37 @@ bad=0
 
 gpu_or_cpu_only "$name" "restarting"
 
-# to_run W: the modes of W to restart, one per word.
-to_run() {
+# to_restart W: MODES's modes of W; else gpm and cpu, where W resumes them
+# and they run here.
+to_restart() {
     if [ -n "${MODES:-}" ]; then
-        for _m in $(echo "$MODES" | tr ',' ' '); do
-            skip_without_mode "$1" "$_m" >&2 || continue
-            [ "$gpu" -eq 1 ] || modes_where "$GPM_BIN" "$1" needs_gpu=0 | grep -qx -- "$_m" || continue
-            echo "$_m"
-        done
-    elif [ "$gpu" -eq 1 ]; then
-        modes_where "$GPM_BIN" "$1" resumes=1 | grep -x -e gpm -e cpu
+        modes_given "$1"
     else
-        modes_where "$GPM_BIN" "$1" resumes=1 needs_gpu=0 | grep -x cpu
+        modes_that_resume "$1" | grep -x -e gpm -e cpu
     fi
 }
 
-ran=0
-for w in $(workloads); do
-    have_program "$w" || { bad=1; continue; }
-    modes=$(to_run "$w" | tr '\n' ' ')
-    if [ -z "$modes" ]; then
-        [ -n "${MODES:-}" ] ||
-            echo "$name: $w has no mode to restart$([ "$gpu" -eq 1 ] || echo " without a GPU"): skipped"
-        continue
+# restart W OP MODE LABEL: one check under model none, and its line.
+restart() {
+    w=$1 op=$2 m=$3 lbl=$4
+    d=$(check_dir) || exit 1
+    # shellcheck disable=SC2046,SC2086 # op_flag and CHECK_ARGS: lists of words
+    run_check "$out" "$d" "$IMAGES" "" "$w" "$m" "$SCALE" $(op_flag "$op") ${CHECK_ARGS:-}
+    p=$CHECK_PARAMS
+    if [ -n "$CHECK_WHY" ] || [ -z "$(param "$p" images)" ]; then
+        echo "$name: $lbl ($m, $SCALE): FAILED: the check could not run: ${CHECK_WHY:-gpm-check exited $CHECK_RC}" >&2
+        echo "$name: $lbl ($m): its folder and log stay in $d and $CHECK_LOG" >&2
+        bad=1
+        return
     fi
-    ran=$((ran + 1))
-    for op in $(ops "$w"); do
-        for m in $modes; do
-            lbl=$w
-            [ "$op" = run ] || lbl="$w($op)"
-            d=$(check_dir) || exit 1
-            # shellcheck disable=SC2046,SC2086 # op_flag and CHECK_ARGS: lists of words
-            run_check "$out" "$d" "$IMAGES" "" "$w" "$m" "$SCALE" $(op_flag "$op") ${CHECK_ARGS:-}
-            p=$CHECK_PARAMS
-            if [ -n "$CHECK_WHY" ] || [ -z "$(param "$p" images)" ]; then
-                echo "$name: $lbl ($m, $SCALE): FAILED: the check could not run: ${CHECK_WHY:-gpm-check exited $CHECK_RC}" >&2
-                echo "$name: $lbl ($m): its folder and log stay in $d and $CHECK_LOG" >&2
-                bad=1
-                continue
-            fi
-            if [ "$(param "$p" complete)" = no ]; then
-                echo "$name: $lbl ($m, $SCALE): incomplete trace: $(grep -m 1 'INCOMPLETE' "$CHECK_LOG" | sed 's/^gpm-check: INCOMPLETE: //')" >&2
-                bad=1
-            fi
-            dm=$(param "$p" durable_median)
-            echo "$name: $lbl ($m, $SCALE): $(param "$p" images) images, no persist honoured but the identity's: $(param "$p" recovered) correct$([ -z "$dm" ] || awk -v x="$dm" 'BEGIN { printf " (finding a median %.0f%% of the work durable)", 100 * x }'), $(param "$p" wrong) wrong output, $(($(param "$p" refused) + $(param "$p" crashed))) failed restarts ($(param "$p" refused) refused, $(param "$p" crashed) crashed)"
-            rm -rf "$d" "$CHECK_LOG"
-        done
-    done
-done
-some_ran "$ran" "has a mode to restart"
+    if [ "$(param "$p" complete)" = no ]; then
+        echo "$name: $lbl ($m, $SCALE): incomplete trace: $(grep -m 1 'INCOMPLETE' "$CHECK_LOG" | sed 's/^gpm-check: INCOMPLETE: //')" >&2
+        bad=1
+    fi
+    dm=$(param "$p" durable_median)
+    echo "$name: $lbl ($m, $SCALE): $(param "$p" images) images, no persist honoured but the identity's: $(param "$p" recovered) correct$([ -z "$dm" ] || awk -v x="$dm" 'BEGIN { printf " (finding a median %.0f%% of the work durable)", 100 * x }'), $(param "$p" wrong) wrong output, $(($(param "$p" refused) + $(param "$p" crashed))) failed restarts ($(param "$p" refused) refused, $(param "$p" crashed) crashed)"
+    rm -rf "$d" "$CHECK_LOG"
+}
+
+each_check restart to_restart restart
 exit $bad

@@ -27,6 +27,19 @@
 #   gpu_or_cpu_only NAME VERB
 #       sets gpu=1 where a GPU is visible; else gpu=0, and one line says
 #       that the GPU modes need one and that NAME is VERB the cpu modes
+#   modes_given W
+#       the modes of MODES (a comma list) that W has and that run here
+#       (without a GPU, those that need none), one per word; a line on
+#       stderr for each W lacks (needs the experiments' lib.sh)
+#   modes_that_resume W
+#       modes_given where MODES is set; else W's modes whose --recover
+#       resumes durable progress (resumes=1) that run here
+#   each_check VERB SELECT BODY
+#       for each workload of WORKLOADS (lib.sh), each mode SELECT W gives
+#       and each operation: BODY W OP MODE LABEL (LABEL: "w" or "w(op)");
+#       a workload without such a mode gets one line ("no mode to VERB"),
+#       a missing program sets bad=1, and none to run at all is an error
+#       (some_ran)
 
 check_dir() {
     _base=${GPM_PM_DIR:-/dev/shm/gpm-$(id -u)}
@@ -91,4 +104,45 @@ gpu_or_cpu_only() {
         gpu=0
         echo "$1: ${_why#gpm-info: }: the GPU modes need a GPU; $2 the modes that run without one (cpu)"
     fi
+}
+
+modes_given() {
+    for _given in $(echo "${MODES:-}" | tr ',' ' '); do
+        skip_without_mode "$1" "$_given" >&2 || continue # its line, not a mode
+        [ "$gpu" -eq 1 ] || modes_where "$GPM_BIN" "$1" needs_gpu=0 | grep -qx -- "$_given" || continue
+        echo "$_given"
+    done
+}
+
+modes_that_resume() {
+    if [ -n "${MODES:-}" ]; then
+        modes_given "$1"
+    elif [ "$gpu" -eq 1 ]; then
+        modes_where "$GPM_BIN" "$1" resumes=1
+    else
+        modes_where "$GPM_BIN" "$1" resumes=1 needs_gpu=0
+    fi
+}
+
+each_check() {
+    # Names of their own: BODY's checks (run_check) set _w, _m and _op.
+    _ec_verb=$1 _ec_select=$2 _ec_body=$3 _ec_ran=0
+    for _ec_w in $(workloads); do
+        have_program "$_ec_w" || { bad=1; continue; }
+        _ec_modes=$("$_ec_select" "$_ec_w" | tr '\n' ' ')
+        if [ -z "$_ec_modes" ]; then
+            [ -n "${MODES:-}" ] ||
+                echo "$name: $_ec_w has no mode to $_ec_verb$([ "$gpu" -eq 1 ] || echo " without a GPU"): skipped"
+            continue
+        fi
+        _ec_ran=$((_ec_ran + 1))
+        for _ec_op in $(ops "$_ec_w"); do
+            for _ec_m in $_ec_modes; do
+                _ec_lbl=$_ec_w
+                [ "$_ec_op" = run ] || _ec_lbl="$_ec_w($_ec_op)"
+                "$_ec_body" "$_ec_w" "$_ec_op" "$_ec_m" "$_ec_lbl"
+            done
+        done
+    done
+    some_ran "$_ec_ran" "has a mode to $_ec_verb"
 }

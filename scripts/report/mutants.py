@@ -67,10 +67,7 @@ def main():
     if len(sys.argv) != 3:
         R.fail("usage: mutants.py RESULTS_DIR OUT_TSV")
     results_dir, out = sys.argv[1], sys.argv[2]
-    rows = [r for r in R.read_rows(results_dir, "mutants.tsv") if r.get("op") == "check"]
-    if not rows:
-        R.fail("mutants: no rows in %s: run make mutants first"
-               % os.path.join(results_dir, "mutants.tsv"))
+    rows = R.check_rows(results_dir, "mutants.tsv", "mutants")
     newest = {}
     for r in rows:  # in the order they were written: the last one wins
         p = R.params(r)

@@ -46,9 +46,7 @@ def main():
     if len(sys.argv) != 3:
         R.fail("usage: nvc.py RESULTS_DIR OUT_TSV")
     results_dir, out = sys.argv[1], sys.argv[2]
-    rows = [r for r in R.read_rows(results_dir, "nvc.tsv") if r.get("op") == "check"]
-    if not rows:
-        R.fail("nvc: no rows in %s: run make nvc first" % os.path.join(results_dir, "nvc.tsv"))
+    rows = R.check_rows(results_dir, "nvc.tsv", "nvc")
     newest = {}
     for r in rows:  # in the order they were written: the last one wins
         p = R.params(r)

@@ -23,6 +23,16 @@ def read_rows(results_dir, pattern="*.tsv"):
     return rows
 
 
+def check_rows(results_dir, fname, target):
+    """The op=check rows (gpm-check's) of RESULTS_DIR/FNAME; none is an
+    error saying to run make TARGET."""
+    rows = [r for r in read_rows(results_dir, fname) if r.get("op") == "check"]
+    if not rows:
+        fail("%s: no rows in %s: run make %s first"
+             % (target, os.path.join(results_dir, fname), target))
+    return rows
+
+
 def newest_run(all_rows, results_dir):
     """The rows of the newest run of a sweep: the newest file (by mtime)
     holding such rows, and in it the rows of its last row's git_rev and
