@@ -38,10 +38,7 @@ static void op(gpm_ptrace *t, uint32_t kind, uint64_t thread, uint64_t off, uint
 }
 #define W(t, th, w) op((t), GPM_TR_STORE, (th), (w), 0)
 #define OFENCE(t, th) op((t), GPM_TR_OFENCE, (th), 0, 0)
-#define DFENCE(t, th) op((t), GPM_TR_DFENCE, (th), 0, 0)
-#define FENCE(t, th) op((t), GPM_TR_FENCE, (th), 0, 0)
 #define PREL(t, th, var, scope) op((t), GPM_TR_PREL, (th), (var), (scope))
-#define PACQ(t, th, var, scope) op((t), GPM_TR_PACQ, (th), (var), (scope))
 #define BLOCK GPM_SCOPE_BLOCK
 #define DEVICE GPM_SCOPE_DEVICE
 
@@ -89,201 +86,88 @@ static void outcomes(const gpm_ptrace *t, uint64_t crash, char *out, size_t len)
     } while (0)
 #define END (~0ull)
 
-static void unordered_persists_of_one_thread(void)
-{
-    gpm_ptrace t;
-    begin(&t);
-    W(&t, T0, X);
-    W(&t, T0, Y);
-    EXPECT(&t, END, "000 100 010 110");
-    gpm_ptrace_free(&t);
-}
+/* A litmus trace: its operations in trace order, ended by one of kind 0,
+ * and the outcomes allowed at crash points (END: after the last). */
+struct litmus_op {
+    uint32_t kind;
+    uint64_t thread, arg; /* a store's word, a pRel's or pAcq's variable */
+    uint32_t scope;
+};
+struct litmus {
+    const char *name;
+    struct litmus_op ops[12];
+    struct {
+        uint64_t crash;
+        const char *allowed;
+    } at[3];
+};
+#define S(th, w) {GPM_TR_STORE, (th), (w), 0}
+#define OF(th) {GPM_TR_OFENCE, (th), 0, 0}
+#define DF(th) {GPM_TR_DFENCE, (th), 0, 0}
+#define FE(th) {GPM_TR_FENCE, (th), 0, 0}
+#define REL(th, v, sc) {GPM_TR_PREL, (th), (v), (sc)}
+#define ACQ(th, v, sc) {GPM_TR_PACQ, (th), (v), (sc)}
 
-static void ofence_orders_a_threads_persists(void)
-{
-    gpm_ptrace t;
-    begin(&t);
-    W(&t, T0, X);
-    OFENCE(&t, T0);
-    W(&t, T0, Y);
-    EXPECT(&t, END, "000 100 110"); /* never y without x */
-    gpm_ptrace_free(&t);
-}
+static const struct litmus litmus[] = {
+    {"one thread's persists, unordered", {S(T0, X), S(T0, Y)}, {{END, "000 100 010 110"}}},
+    {"an oFence orders a thread's persists: never y without x",
+     {S(T0, X), OF(T0), S(T0, Y)}, {{END, "000 100 110"}}},
+    {"an oFence orders groups, a release no segment: z brings x and y",
+     {S(T0, X), REL(T0, F, DEVICE), S(T0, Y), OF(T0), S(T0, Z)},
+     {{END, "000 100 010 110 111"}}},
+    {"a dFence makes durable what came before it, not after",
+     {S(T0, X), DF(T0), S(T0, Y)}, {{1, "000 100"}, {2, "100"}, {END, "100 110"}}},
+    {"a dFence covers its own thread only", {S(T0, X), S(T1, Y), DF(T1)},
+     {{END, "010 110"}}},
+    {"a system fence is a dFence and an oFence", {S(T0, X), FE(T0), S(T0, Y)},
+     {{END, "100 110"}}},
+    {"message passing at block scope, in one block",
+     {S(T0, X), REL(T0, F, BLOCK), ACQ(T1, F, BLOCK), S(T1, Y)}, {{END, "000 100 110"}}},
+    {"message passing at block scope across blocks: too narrow, y without x",
+     {S(T0, X), REL(T0, F, BLOCK), ACQ(T2, F, BLOCK), S(T2, Y)},
+     {{END, "000 100 010 110"}}},
+    {"message passing at device scope across blocks",
+     {S(T0, X), REL(T0, F, DEVICE), ACQ(T2, F, DEVICE), S(T2, Y)}, {{END, "000 100 110"}}},
+    {"one side at block scope across blocks is too narrow",
+     {S(T0, X), REL(T0, F, DEVICE), ACQ(T2, F, BLOCK), S(T2, Y)},
+     {{END, "000 100 010 110"}}},
+    {"block 0 of another launch is another block",
+     {S(T0, X), REL(T0, F, BLOCK), ACQ(T3, F, BLOCK), S(T3, Y)},
+     {{END, "000 100 010 110"}}},
+    {"an acquire of another variable orders nothing",
+     {S(T0, X), REL(T0, F, DEVICE), ACQ(T2, G, DEVICE), S(T2, Y)},
+     {{END, "000 100 010 110"}}},
+    {"a release orders only what came before it",
+     {REL(T0, F, DEVICE), S(T0, X), ACQ(T2, F, DEVICE), S(T2, Y)},
+     {{END, "000 100 010 110"}}},
+    {"an acquire orders only what comes after it: z needs x, y nothing",
+     {S(T0, X), REL(T0, F, DEVICE), S(T2, Y), ACQ(T2, F, DEVICE), S(T2, Z)},
+     {{END, "000 100 010 110 101 111"}}},
+    {"persist order is transitive: z needs y, y needs x",
+     {S(T0, X), REL(T0, F, BLOCK), ACQ(T1, F, BLOCK), S(T1, Y), REL(T1, G, DEVICE),
+      ACQ(T2, G, DEVICE), S(T2, Z)},
+     {{END, "000 100 110 111"}}},
+    {"a dFence brings what is ordered before its persists",
+     {S(T0, X), REL(T0, F, DEVICE), ACQ(T2, F, DEVICE), S(T2, Y), DF(T2)}, {{END, "110"}}},
+};
 
-static void ofence_orders_groups_not_segments(void)
+static void litmus_traces(void)
 {
-    gpm_ptrace t;
-    begin(&t);
-    /* x, then a release (no order of its own), then y; an oFence; z. */
-    W(&t, T0, X);
-    PREL(&t, T0, F, DEVICE);
-    W(&t, T0, Y);
-    OFENCE(&t, T0);
-    W(&t, T0, Z);
-    EXPECT(&t, END, "000 100 010 110 111"); /* z brings x and y */
-    gpm_ptrace_free(&t);
-}
-
-static void dfence_makes_durable(void)
-{
-    gpm_ptrace t;
-    begin(&t);
-    W(&t, T0, X);
-    DFENCE(&t, T0);
-    W(&t, T0, Y);
-    EXPECT(&t, 2, "100");       /* after the dFence: x durable */
-    EXPECT(&t, END, "100 110"); /* y still pending */
-    EXPECT(&t, 1, "000 100");   /* before it: x may be lost */
-    gpm_ptrace_free(&t);
-}
-
-static void dfence_covers_only_its_thread(void)
-{
-    gpm_ptrace t;
-    begin(&t);
-    W(&t, T0, X);
-    W(&t, T1, Y);
-    DFENCE(&t, T1);
-    EXPECT(&t, END, "010 110");
-    gpm_ptrace_free(&t);
-}
-
-static void system_fence_is_a_dfence_and_an_ofence(void)
-{
-    gpm_ptrace t;
-    begin(&t);
-    W(&t, T0, X);
-    FENCE(&t, T0);
-    W(&t, T0, Y);
-    EXPECT(&t, END, "100 110");
-    gpm_ptrace_free(&t);
-}
-
-static void message_passing_at_block_scope_in_one_block(void)
-{
-    gpm_ptrace t;
-    begin(&t);
-    W(&t, T0, X);
-    PREL(&t, T0, F, BLOCK);
-    PACQ(&t, T1, F, BLOCK);
-    W(&t, T1, Y);
-    EXPECT(&t, END, "000 100 110"); /* never y without x */
-    gpm_ptrace_free(&t);
-}
-
-static void message_passing_at_block_scope_across_blocks_is_too_narrow(void)
-{
-    gpm_ptrace t;
-    begin(&t);
-    W(&t, T0, X);
-    PREL(&t, T0, F, BLOCK);
-    PACQ(&t, T2, F, BLOCK);
-    W(&t, T2, Y);
-    EXPECT(&t, END, "000 100 010 110"); /* the scope bug: y without x */
-    gpm_ptrace_free(&t);
-}
-
-static void message_passing_at_device_scope_across_blocks(void)
-{
-    gpm_ptrace t;
-    begin(&t);
-    W(&t, T0, X);
-    PREL(&t, T0, F, DEVICE);
-    PACQ(&t, T2, F, DEVICE);
-    W(&t, T2, Y);
-    EXPECT(&t, END, "000 100 110");
-    gpm_ptrace_free(&t);
-}
-
-static void one_narrow_side_is_too_narrow(void)
-{
-    gpm_ptrace t;
-    begin(&t);
-    W(&t, T0, X);
-    PREL(&t, T0, F, DEVICE);
-    PACQ(&t, T2, F, BLOCK);
-    W(&t, T2, Y);
-    EXPECT(&t, END, "000 100 010 110");
-    gpm_ptrace_free(&t);
-}
-
-static void same_block_of_another_launch_is_another_block(void)
-{
-    gpm_ptrace t;
-    begin(&t);
-    W(&t, T0, X);
-    PREL(&t, T0, F, BLOCK);
-    PACQ(&t, T3, F, BLOCK);
-    W(&t, T3, Y);
-    EXPECT(&t, END, "000 100 010 110");
-    gpm_ptrace_free(&t);
-}
-
-static void acquire_of_another_variable_orders_nothing(void)
-{
-    gpm_ptrace t;
-    begin(&t);
-    W(&t, T0, X);
-    PREL(&t, T0, F, DEVICE);
-    PACQ(&t, T2, G, DEVICE);
-    W(&t, T2, Y);
-    EXPECT(&t, END, "000 100 010 110");
-    gpm_ptrace_free(&t);
-}
-
-static void release_orders_only_what_came_before_it(void)
-{
-    gpm_ptrace t;
-    begin(&t);
-    PREL(&t, T0, F, DEVICE);
-    W(&t, T0, X); /* after the release */
-    PACQ(&t, T2, F, DEVICE);
-    W(&t, T2, Y);
-    EXPECT(&t, END, "000 100 010 110");
-    gpm_ptrace_free(&t);
-}
-
-static void acquire_orders_only_what_comes_after_it(void)
-{
-    gpm_ptrace t;
-    begin(&t);
-    W(&t, T0, X);
-    PREL(&t, T0, F, DEVICE);
-    W(&t, T2, Y); /* before the acquire */
-    PACQ(&t, T2, F, DEVICE);
-    W(&t, T2, Z);
-    /* z needs x; y needs nothing. */
-    EXPECT(&t, END, "000 100 010 110 101 111");
-    gpm_ptrace_free(&t);
-}
-
-static void persist_order_is_transitive(void)
-{
-    gpm_ptrace t;
-    begin(&t);
-    W(&t, T0, X);
-    PREL(&t, T0, F, BLOCK);
-    PACQ(&t, T1, F, BLOCK);
-    W(&t, T1, Y);
-    PREL(&t, T1, G, DEVICE);
-    PACQ(&t, T2, G, DEVICE);
-    W(&t, T2, Z);
-    /* z needs y, and y needs x. */
-    EXPECT(&t, END, "000 100 110 111");
-    gpm_ptrace_free(&t);
-}
-
-static void dfence_brings_what_is_ordered_before(void)
-{
-    gpm_ptrace t;
-    begin(&t);
-    W(&t, T0, X);
-    PREL(&t, T0, F, DEVICE);
-    PACQ(&t, T2, F, DEVICE);
-    W(&t, T2, Y);
-    DFENCE(&t, T2);
-    EXPECT(&t, END, "110"); /* y durable, so x is too */
-    gpm_ptrace_free(&t);
+    for (size_t i = 0; i < sizeof litmus / sizeof litmus[0]; i++) {
+        const struct litmus *l = &litmus[i];
+        gpm_ptrace t;
+        begin(&t);
+        for (const struct litmus_op *o = l->ops; o->kind; o++)
+            op(&t, o->kind, o->thread, o->arg, o->scope);
+        for (int k = 0; k < 3 && l->at[k].allowed; k++) {
+            char got[256];
+            outcomes(&t, l->at[k].crash, got, sizeof got);
+            CHECKF(strcmp(got, l->at[k].allowed) == 0, "%s, crash before event %lld (-1: the "
+                   "end): allowed %s, want %s", l->name,
+                   l->at[k].crash == END ? -1ll : (long long)l->at[k].crash, got, l->at[k].allowed);
+        }
+        gpm_ptrace_free(&t);
+    }
 }
 
 static void the_cpus_stores_stay_strict(void)
@@ -350,22 +234,7 @@ static void strict_counts_sbrp_fences_as_system_fences(void)
 
 int main(void)
 {
-    RUN(unordered_persists_of_one_thread);
-    RUN(ofence_orders_a_threads_persists);
-    RUN(ofence_orders_groups_not_segments);
-    RUN(dfence_makes_durable);
-    RUN(dfence_covers_only_its_thread);
-    RUN(system_fence_is_a_dfence_and_an_ofence);
-    RUN(message_passing_at_block_scope_in_one_block);
-    RUN(message_passing_at_block_scope_across_blocks_is_too_narrow);
-    RUN(message_passing_at_device_scope_across_blocks);
-    RUN(one_narrow_side_is_too_narrow);
-    RUN(same_block_of_another_launch_is_another_block);
-    RUN(acquire_of_another_variable_orders_nothing);
-    RUN(release_orders_only_what_came_before_it);
-    RUN(acquire_orders_only_what_comes_after_it);
-    RUN(persist_order_is_transitive);
-    RUN(dfence_brings_what_is_ordered_before);
+    RUN(litmus_traces);
     RUN(the_cpus_stores_stay_strict);
     RUN(random_images_are_closed);
     RUN(strict_counts_sbrp_fences_as_system_fences);
