@@ -39,7 +39,7 @@
 
 static const char usage_text[] =
     "usage: gpm-check [--images N] [--model strict|eadr|ndp|none|sbrp] [--seed N]\n"
-    "                 [--jobs N] [--honour S] [--isolate] [--nested N] [--from DIR]\n"
+    "                 [--jobs N] [--honour S] [--isolate] [--rerun] [--nested N] [--from DIR]\n"
     "                 [--dir DIR] [--keep]\n"
     "                 [--sites] [--out FILE]\n"
     "                 PROGRAM ARGS...\n"
@@ -57,6 +57,9 @@ static const char usage_text[] =
     "              recovered there is recovered again in a process of its own,\n"
     "              whose verdict stands\n"
     "  --isolate   every image in a process of its own (slower)\n"
+    "  --rerun     trace a second run of PROGRAM ARGS, over the files a first, untraced\n"
+    "              one left: the start is old output, not fresh files, so what a reset\n"
+    "              must persist shows\n"
     "  --nested N  then N of the images whose recovery had most to do checked\n"
     "              again with --from: crashes during their recovery (default 0)\n"
     "  --from DIR  check the recovery of the crash image whose files DIR holds:\n"
@@ -68,7 +71,7 @@ static const char usage_text[] =
     "              run_s and run_work_s: the traced run's wall time and timed work)\n";
 
 struct opts {
-    int images, jobs, keep, sites, model_given, isolate, nested;
+    int images, jobs, keep, sites, model_given, isolate, nested, rerun;
     gpm_model model;
     unsigned long long seed;
     const char *dir, *out, *from, *honour;
@@ -702,7 +705,7 @@ static int parse(int argc, char **argv, struct opts *o)
         {"jobs", 1, NULL, 'j'},   {"dir", 1, NULL, 'd'},   {"keep", 0, NULL, 'k'},
         {"sites", 0, NULL, 'l'},  {"out", 1, NULL, 'o'},   {"help", 0, NULL, 'h'},
         {"isolate", 0, NULL, 'I'}, {"nested", 1, NULL, 'N'}, {"from", 1, NULL, 'F'},
-        {"honour", 1, NULL, 'H'}, {NULL, 0, NULL, 0}};
+        {"honour", 1, NULL, 'H'}, {"rerun", 0, NULL, 'R'}, {NULL, 0, NULL, 0}};
     long long x;
     int c;
     memset(o, 0, sizeof *o);
@@ -744,6 +747,7 @@ static int parse(int argc, char **argv, struct opts *o)
             break;
         case 'F': o->from = optarg; break;
         case 'H': o->honour = optarg; break;
+        case 'R': o->rerun = 1; break;
         case 'o': o->out = optarg; break;
         case 'h': fputs(usage_text, stdout); return 1;
         default: return gpm_args_bad_flag(PROG, c, argv);
@@ -771,6 +775,9 @@ static int parse(int argc, char **argv, struct opts *o)
         o->model = strstr(mode_of(o), "eadr")       ? GPM_MODEL_EADR
                    : !strcmp(mode_of(o), "gpm-ndp") ? GPM_MODEL_NDP
                                                     : GPM_MODEL_STRICT;
+    if (o->rerun && o->from)
+        return gpm_set_error("--rerun with --from: a recovery runs over its crash image "
+                             "already: leave one out");
     if (o->honour && (o->model != GPM_MODEL_NONE || !*o->honour))
         return gpm_set_error("--honour %s: only with --model none, and with the end of the "
                              "files' names whose persists count (e.g. --honour .id)", o->honour);
@@ -924,6 +931,22 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", PROG, gpm_last_error());
         return 2;
     }
+    if (o.rerun) {
+        /* The same command first, untraced: its files are the start. (Not
+         * another seed's: a workload's files may be sized by its data, and
+         * a run refuses files of other sizes.) */
+        char first[4400], *plain[] = {"--reps", "1", "--keep", "--pm-dir", rundir, "--out", first};
+        snprintf(first, sizeof first, "%s/first-rows.tsv", work);
+        rc = run(&o, plain, 7, report, 1);
+        if (rc != 0) {
+            char why[1024];
+            last_line(report, why, sizeof why);
+            fprintf(stderr, "%s: --rerun: the first, untraced run of %s exited %d: %s\n", PROG,
+                    o.argv[0], rc, why);
+            return rc == 2 ? 2 : 1;
+        }
+        t0 = now_s();
+    }
     rc = run(&o, traced, o.from ? 10 : 9, report, 1);
     run_s = now_s() - t0;
     if (rc != 0) {
@@ -1054,6 +1077,8 @@ int main(int argc, char **argv)
     }
     if (o.honour)
         snprintf(more + strlen(more), sizeof more - strlen(more), ",honour=%s", o.honour);
+    if (o.rerun)
+        snprintf(more + strlen(more), sizeof more - strlen(more), ",start=old");
     /* --nested: crashes during the recoveries that had most to do. */
     if (o.nested) {
         int *pick = malloc((size_t)o.nested * sizeof *pick);

@@ -25,6 +25,12 @@
 #   The traced run's persist points (trace_points) are recorded for the
 #   original and each mutant: fewer than the original's show that a mutant
 #   of a persist point took effect (a flush is none).
+#   With RERUN=1 (the default), the original is checked a second time over
+#   the files an untraced run of it left (gpm-check --rerun: old output,
+#   not fresh files), where it must pass too, and so is every mutant that
+#   the first check found benign: a reset whose persist was removed (a
+#   table zeroed before a run) shows only there. The second row follows the
+#   first, and is the site's verdict.
 #   3. the sites that only a recovery reaches (those of the recovery that
 #      had most to do in a small check, gpm-check --nested 1 --keep, listed
 #      with --sites --from, less the work's), mutated the same way, the
@@ -39,7 +45,7 @@
 # run or a program is missing; a benign mutant, or one that a SIGKILL trial
 # flagged, is a result, said in the output and the report.
 # Environment: GPM_BIN, RESULTS_DIR, SCALE (tiny from make), WORKLOADS, OPS,
-# MODES, IMAGES, KILLS, CHECK_ARGS (more flags for every run of the
+# MODES, IMAGES, KILLS, RERUN (0 or 1), CHECK_ARGS (more flags for every run of the
 # programs: --cpu-threads 1 makes a CPU counterpart's traces, and so its
 # images, the same every time), GPM_PM_DIR, TRIAL_TIMEOUT.
 set -u
@@ -48,8 +54,10 @@ name=mutants
 . "$(dirname "$0")/../lib/crash-trial.sh"
 . "$(dirname "$0")/../lib/check-run.sh"
 unset GPM_MUTATE # the mutants are this script's to choose
+CHECKER_FLAGS=   # set for the checks over old files alone
 IMAGES=${IMAGES:-100}
 KILLS=${KILLS:-3}
+RERUN=${RERUN:-1}
 out=$RESULTS_DIR/mutants.tsv
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpm-mutants.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -174,6 +182,24 @@ for w in $(workloads); do
                 echo "$name: $lbl ($m, $SCALE): the original FAILED: ${CHECK_WHY:-$(check_summary "$CHECK_PARAMS")}; SIGKILL: $SK_FLAGGED of $nk trials not recovered; the check's log: $CHECK_LOG" >&2
             fi
             [ -z "$CHECK_WHY" ] || continue
+            # Over old files too, where benign mutants are checked again.
+            if [ "$RERUN" -eq 1 ]; then
+                d=$(check_dir) || exit 1
+                CHECKER_FLAGS=--rerun
+                # shellcheck disable=SC2086
+                run_check "$out" "$d" "$IMAGES" \
+                    "sites=$nsites,kills=$nk,kill_units=${ku:-none},sigkill_recovered=$SK_RECOVERED,sigkill_flagged=$SK_FLAGGED,sigkill_mid_work=$SK_MID" \
+                    "$w" "$m" "$SCALE" $args
+                CHECKER_FLAGS=
+                if [ "$CHECK_RC" -eq 0 ]; then
+                    echo "$name: $lbl ($m, $SCALE): the original over old files: $(check_summary "$CHECK_PARAMS")"
+                    rm -f "$CHECK_LOG"
+                else
+                    bad=1
+                    echo "$name: $lbl ($m, $SCALE): the original over old files FAILED: ${CHECK_WHY:-$(check_summary "$CHECK_PARAMS")}; the check's log: $CHECK_LOG" >&2
+                    continue
+                fi
+            fi
 
             # Each site's mutant; a recovery's with its crashes checked too.
             while IFS=$tab read -r site kind count where <&3; do
@@ -182,10 +208,22 @@ for w in $(workloads); do
                 d=$(check_dir) || exit 1
                 export GPM_MUTATE="$site"
                 [ "$where" != recovery ] || export NESTED=3
+                extra="site_kind=$kind,site_count=$count${where:+,site_where=$where},kills=$nk,kill_units=${ku:-none},sigkill_recovered=$SK_RECOVERED,sigkill_flagged=$SK_FLAGGED,sigkill_mid_work=$SK_MID"
                 # shellcheck disable=SC2086
-                run_check "$out" "$d" "$IMAGES" \
-                    "site_kind=$kind,site_count=$count${where:+,site_where=$where},kills=$nk,kill_units=${ku:-none},sigkill_recovered=$SK_RECOVERED,sigkill_flagged=$SK_FLAGGED,sigkill_mid_work=$SK_MID" \
-                    "$w" "$m" "$SCALE" $args
+                run_check "$out" "$d" "$IMAGES" "$extra" "$w" "$m" "$SCALE" $args
+                start=""
+                # Benign from fresh files: checked again over old ones, where
+                # what a reset persists shows (the row after wins).
+                if [ "$RERUN" -eq 1 ] && [ -z "$CHECK_WHY" ] && [ "$CHECK_RC" -eq 0 ] &&
+                    [ "$(param "$CHECK_PARAMS" complete)" != no ]; then
+                    rm -rf "$d" "$CHECK_LOG"
+                    d=$(check_dir) || exit 1
+                    CHECKER_FLAGS=--rerun
+                    # shellcheck disable=SC2086
+                    run_check "$out" "$d" "$IMAGES" "$extra" "$w" "$m" "$SCALE" $args
+                    CHECKER_FLAGS=
+                    start=" over old files"
+                fi
                 unset GPM_MUTATE NESTED
                 p=$CHECK_PARAMS
                 pts=$(param "$p" trace_points)
@@ -197,11 +235,11 @@ for w in $(workloads); do
                 elif [ "$(param "$p" complete)" = no ]; then
                     checker="incomplete trace: no verdict"
                 elif [ "$CHECK_RC" -ne 0 ] && [ "$failed" -gt 0 ] && [ "$where" = recovery ]; then
-                    checker="flagged: $failed of $((${im:-0} + ${ni:-0})) images failed (${ni:-0} of them of crashed recoveries)"
+                    checker="flagged$start: $failed of $((${im:-0} + ${ni:-0})) images failed (${ni:-0} of them of crashed recoveries)"
                 elif [ "$CHECK_RC" -ne 0 ] && [ "$failed" -gt 0 ]; then
-                    checker="flagged: $failed of $(param "$p" images) images failed ($(param "$p" wrong) wrong output, $(param "$p" crashed) recovery crashed, $(param "$p" refused) refused)"
+                    checker="flagged$start: $failed of $(param "$p" images) images failed ($(param "$p" wrong) wrong output, $(param "$p" crashed) recovery crashed, $(param "$p" refused) refused)"
                 else
-                    checker="benign (no image failed)"
+                    checker="benign (no image failed${start:+, from fresh files or$start})"
                 fi
                 # A flush is no persist point: only the others change the
                 # count, and only the work's are in it.

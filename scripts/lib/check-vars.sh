@@ -59,6 +59,7 @@ count CRASH_SEED 0 100
 count IMAGES 1 100 100000 # gpm-check makes at most 100000 crash images a check
 count KILLS 0 3
 count NESTED 0 2 100 # gpm-check --nested
+count RERUN 0 1 1     # make mutants: benign mutants again over old files
 scale SCALE
 scale CRASH_SCALE
 

@@ -10,12 +10,15 @@ scripts/experiments/mutants.sh through gpm-check): the original's rows have
 no mutant= in their params, the mutants' name their site (mutant=SITE,
 site_kind, site_count, and site_where=recovery for a site only a recovery
 reaches, whose images are those of crashed recoveries: nested_images,
-nested_recovered); both carry images, recovered, wrong, crashed,
+nested_recovered; start=old for a check over the files a first run left,
+which make mutants makes of the original and of every mutant found benign
+from fresh files); both carry images, recovered, wrong, crashed,
 refused, complete, trace_points (the traced run's persist points),
 mutant_left (the mutant's points left at its site: 0 where it took) and
 the SIGKILL trials' kills, kill_units,
 sigkill_recovered, sigkill_flagged. Writes one row per workload, op, mode,
-scale and site (the original first, site "(original)"), its newest run:
+scale and site (the original first, site "(original)"), its newest run
+(start: "fresh" or "old files"):
   checker: for a mutant, "flagged" (images did not recover), "benign (no
     image failed)" (a removed persist whose loss recovery absorbs, such as
     a progress marker's, whose loss only redoes work), "incomplete" (the
@@ -75,7 +78,7 @@ def main():
                p.get("mutant", ORIGINAL))
         newest[key] = r
     header = ["workload", "op", "mode", "scale", "site", "site_kind", "site_count",
-              "trace_points", "images",
+              "start", "trace_points", "images",
               "failed", "wrong", "crashed", "refused", "checker", "kills", "kill_units",
               "sigkill_flagged", "sigkill", "check_s"]
     table = []
@@ -85,7 +88,9 @@ def main():
         p = R.params(r)
         table.append(list(key) + [p.get("site_kind", "") +
                                   (" (recovery)" if p.get("site_where") == "recovery" else ""),
-                                  p.get("site_count", ""), p.get("trace_points", ""),
+                                  p.get("site_count", ""),
+                                  "old files" if p.get("start") == "old" else "fresh",
+                                  p.get("trace_points", ""),
                                   *R.check_images(p),
                                   R.param_count(p, "wrong"), R.param_count(p, "crashed"),
                                   R.param_count(p, "refused"), checker(r, p),

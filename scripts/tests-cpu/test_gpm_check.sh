@@ -9,7 +9,8 @@
 # bypasses the mappings (an incomplete trace), recoveries that share a
 # process and fail to finish or claim failure (recovered again alone),
 # crashes during recovery (--nested) that catch a recovery's missing
-# persist, and bad input (exit 2, one line naming the flag).
+# persist, a reset's missing persist caught over old files (--rerun), and
+# bad input (exit 2, one line naming the flag).
 # Environment: GPM_BIN, GPM_PM_DIR (from run-tests.sh); GPM_ROOT (the
 # sources, to find the mutants' lines; without them, --sites finds them).
 set -u
@@ -265,6 +266,31 @@ else
     else bad "GPM_MUTATE=libgpm/src/tx.c:$undo under --nested" "plain exit $plain, nested exit $rc: $(show)"; fi
 fi
 
+# 7b. Over old files (--rerun): gpKVS's reset of its table, whose persist
+# removed passes from fresh files (zeros over zeros), fails where the table
+# held the last run's pairs; the original passes both ways.
+reset=$(grep -n 'gpm_region_persist(r, r->host, c->data_bytes)' "$root/workloads/kvs/kvs.c" \
+    2>/dev/null | head -n 1 | cut -d: -f1)
+if [ -z "$reset" ] || [ ! -x "$bin/kvs" ]; then
+    echo "skip - --rerun: no workloads/kvs/kvs.c here, or no kvs"
+else
+    run_check --images 60 --rerun --out "$tmp/rerun.tsv" "$bin/kvs" --mode cpu --scale tiny \
+        --cpu-threads 1
+    orig=$rc
+    GPM_MUTATE=workloads/kvs/kvs.c:$reset run_check --images 60 "$bin/kvs" --mode cpu \
+        --scale tiny --cpu-threads 1
+    fresh=$rc
+    GPM_MUTATE=workloads/kvs/kvs.c:$reset run_check --images 60 --rerun "$bin/kvs" --mode cpu \
+        --scale tiny --cpu-threads 1
+    if [ "$orig" -eq 0 ] && [ "$fresh" -eq 0 ] && [ "$rc" -eq 1 ] &&
+        grep -q '^gpm-check: 60 images tested: .* [1-9][0-9]* wrong output' "$out" &&
+        last_field "$tmp/rerun.tsv" params | grep -q ',start=old'; then
+        ok "--rerun: kvs.c:$reset (the table reset's persist) passes from fresh files, flagged over old ones; the original passes"
+    else
+        bad "--rerun on kvs.c:$reset" "original exit $orig, fresh exit $fresh, rerun exit $rc: $(show)"
+    fi
+fi
+
 # 8. Bad input: exit 2, one line on stderr naming the flag, nothing else.
 usage() { # name expected args...
     _name=$1 _want=$2
@@ -283,6 +309,8 @@ usage "--model bogus: exit 2, naming the models" "^gpm-check: --model: .*bogus.*
 usage "--images 0: exit 2" "^gpm-check: --images: 0 " --images 0 "$bin/ps" --mode cpu
 usage "--from a missing folder: exit 2, naming it" "^gpm-check: --from $tmp/none: not a folder" \
     --from "$tmp/none" "$bin/ps" --mode cpu
+usage "--rerun with --from: exit 2" "^gpm-check: --rerun with --from" \
+    --rerun --from "$tmp" "$bin/ps" --mode cpu
 if [ -z "$(find "$tmp" -maxdepth 1 -name 'gpm-check.*')" ]; then ok "bad input leaves no folder"
 else bad "bad input leaves no folder" "$(ls "$tmp")"; fi
 exit $fail
