@@ -894,7 +894,7 @@ int main(int argc, char **argv)
     long long nested[5] = {0}; /* --nested: images, recovered, wrong, crashed, refused */
     int nchecked = 0;          /* --nested: the recoveries checked */
     int by[4] = {0}; /* recovered, wrong output, recovery crashed, refused */
-    double t0 = now_s(), run_s, wall_s, t_plan, t_write = 0, t_recover = 0;
+    double t0 = now_s(), t_run, run_s, wall_s, t_plan, t_write = 0, t_recover = 0;
     const char *op, *mutant;
     char left[40] = "", more[160] = "";
     double found;
@@ -945,10 +945,10 @@ int main(int argc, char **argv)
                     o.argv[0], rc, why);
             return rc == 2 ? 2 : 1;
         }
-        t0 = now_s();
     }
+    t_run = now_s();
     rc = run(&o, traced, o.from ? 10 : 9, report, 1);
-    run_s = now_s() - t0;
+    run_s = now_s() - t_run;
     if (rc != 0) {
         char why[1024];
         last_line(report, why, sizeof why);
@@ -1120,7 +1120,8 @@ int main(int argc, char **argv)
     if (fails == 0 && !o.keep) {
         remove_tree(work);
     } else {
-        printf("gpm-check: the run, its trace and the first ten failing images stay in %s\n", work);
+        printf("gpm-check: the run, its trace and the %s stay in %s\n",
+               o.keep ? "images" : "first ten failing images", work);
     }
     for (uint32_t k = 0; k < t.nobj; k++)
         free(img[k]);

@@ -23,8 +23,8 @@
 #         the mutant. None is expected to: with DRAM standing in for PM, a
 #         SIGKILL loses no store, flushed or not.
 #   The traced run's persist points (trace_points) are recorded for the
-#   original and each mutant: fewer than the original's show that a mutant
-#   of a persist point took effect (a flush is none).
+#   original and each mutant, and the mutant's left at its site
+#   (mutant_left): 0 where it took; a mutant that kept any is an error.
 #   With RERUN=1 (the default), the original is checked a second time over
 #   the files an untraced run of it left (gpm-check --rerun: old output,
 #   not fresh files), where it must pass too, and so is every mutant that
