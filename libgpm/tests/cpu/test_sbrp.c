@@ -147,6 +147,11 @@ static const struct litmus litmus[] = {
      {S(T0, X), REL(T0, F, BLOCK), ACQ(T1, F, BLOCK), S(T1, Y), REL(T1, G, DEVICE),
       ACQ(T2, G, DEVICE), S(T2, Z)},
      {{END, "000 100 110 111"}}},
+    {"an acquire reads the last release: z needs y, not x",
+     {S(T0, X), REL(T0, F, DEVICE), S(T1, Y), REL(T1, F, DEVICE), ACQ(T2, F, DEVICE), S(T2, Z)},
+     {{END, "000 100 010 110 011 111"}}},
+    {"an acquire before any release reads none and orders nothing",
+     {ACQ(T2, F, DEVICE), S(T2, Y), S(T0, X), REL(T0, F, DEVICE)}, {{END, "000 100 010 110"}}},
     {"a dFence brings what is ordered before its persists",
      {S(T0, X), REL(T0, F, DEVICE), ACQ(T2, F, DEVICE), S(T2, Y), DF(T2)}, {{END, "110"}}},
 };
