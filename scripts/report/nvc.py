@@ -77,7 +77,10 @@ def main():
                  "wrong result (its size is not measured); failed_restart: the recovery refused "
                  "what PM held or crashed",
                  "verdict: recomputes (all correct), detects the rest (none wrong), silently "
-                 "wrong (some wrong: the workload's persists cannot be dropped)"]
+                 "wrong (some wrong: the workload's persists cannot be dropped)",
+                 "NVC's own findings (CPU programs, a simulated cache, 100 crashes a case): "
+                 "CG correct in at least 96% (class A; class B 100%, 46%, 7% by phase), MG "
+                 "15-20%, FT under 6%, Kmeans always (more iterations after a late crash)"]
                 + R.platform_comments(used) + R.rev_comments(used))
     R.write_tsv(out, header, table, comments)
 

@@ -60,8 +60,10 @@ SECTIONS = [
     ("nvc", "NVC: restarting from what PM holds, no persist honoured",
      ["workload", "op", "mode", "scale", "images", "correct", "durable_median", "wrong",
       "failed_restart", "verdict"],
-     "NVC (MCHPC'18) found some iterative CPU programs restart correctly, perhaps after "
-     "extra iterations, from memory that was never flushed"),
+     "NVC (MCHPC'18; CPU programs, a simulated cache, 100 crashes a case) restarted "
+     "correctly from memory never flushed in at least 96% of crashes for CG (class A; class "
+     "B: 100%, 46% and 7% by phase), 15-20% for MG, under 6% for FT, and always for Kmeans "
+     "(with more iterations after a late crash)"),
 ]
 
 
