@@ -9,6 +9,7 @@
 #include "gpm/gpm.h"
 #include "gpm/hd.h"
 #include "gpm/persistency.h"
+#include "persistency_internal.h"
 
 #define LINE 64u /* a flush writes back whole lines */
 
@@ -29,10 +30,10 @@ const char *gpm_model_name(gpm_model m) { return (unsigned)m < NMODELS ? model_n
 
 /* ---- the trace in memory ---- */
 
-static int grow(void **p, uint64_t *cap, uint64_t need, size_t elem)
+int gpm_grow(void **p, uint64_t *cap, uint64_t need, size_t elem)
 {
     void *q;
-    uint64_t n = *cap ? *cap : 1024;
+    uint64_t n = *cap ? *cap : 8;
     if (need <= *cap)
         return 0;
     while (n < need)
@@ -47,7 +48,7 @@ static int grow(void **p, uint64_t *cap, uint64_t need, size_t elem)
 int gpm_ptrace_add(gpm_ptrace *t, const gpm_trace_rec *r, const void *bytes)
 {
     uint64_t cap_ev = t->ev_cap;
-    if (grow((void **)&t->ev, &cap_ev, t->nev + 1, sizeof *t->ev) != 0)
+    if (gpm_grow((void **)&t->ev, &cap_ev, t->nev + 1, sizeof *t->ev) != 0)
         return -1;
     if (cap_ev != t->ev_cap) {
         uint64_t *d = realloc(t->data, cap_ev * sizeof *d);
@@ -63,7 +64,7 @@ int gpm_ptrace_add(gpm_ptrace *t, const gpm_trace_rec *r, const void *bytes)
             r->len > t->obj[r->obj].size - r->off)
             return gpm_set_error("trace: a store of %llu bytes at %llu lies outside object %u",
                                  (unsigned long long)r->len, (unsigned long long)r->off, r->obj);
-        if (grow((void **)&t->bytes, &t->bytes_cap, t->bytes_len + r->len, 1) != 0)
+        if (gpm_grow((void **)&t->bytes, &t->bytes_cap, t->bytes_len + r->len, 1) != 0)
             return -1;
         memcpy(t->bytes + t->bytes_len, bytes, r->len);
         t->bytes_len += r->len;
@@ -136,7 +137,7 @@ int gpm_ptrace_load(gpm_ptrace *t, const char *dir)
     }
     while (rc == 0 && fread(&r, sizeof r, 1, f) == 1) {
         int payload = r.kind == GPM_TR_OBJ || r.kind == GPM_TR_SITE || r.kind == GPM_TR_STORE;
-        if (payload && (r.len > (1ull << 40) || grow((void **)&buf, &cap, r.len + 1, 1) != 0 ||
+        if (payload && (r.len > (1ull << 40) || gpm_grow((void **)&buf, &cap, r.len + 1, 1) != 0 ||
                         fread(buf, 1, r.len, f) != r.len)) {
             rc = gpm_set_error("%s: cut short: trace again", path);
             break;
@@ -280,9 +281,9 @@ int gpm_durability(const gpm_ptrace *t, gpm_model m, uint64_t **durable)
                 /* Durable only through its thread's fence. */
                 if (!(g = gpu_thread(&gp, e->thread, 1)))
                     rc = gpm_set_error("out of memory");
-                else if ((rc = grow((void **)&g->s, &g->cap, g->n + 1, sizeof *g->s)) == 0)
+                else if ((rc = gpm_grow((void **)&g->s, &g->cap, g->n + 1, sizeof *g->s)) == 0)
                     g->s[g->n++] = k;
-            } else if ((rc = grow((void **)&pend, &cap, npend + 1, sizeof *pend)) == 0)
+            } else if ((rc = gpm_grow((void **)&pend, &cap, npend + 1, sizeof *pend)) == 0)
                 pend[npend++] = k;
             break;
         case GPM_TR_FLUSH: {
@@ -290,7 +291,7 @@ int gpm_durability(const gpm_ptrace *t, gpm_model m, uint64_t **durable)
             while (f < nfl && fl[f].thread != e->thread)
                 f++;
             if (f == nfl) {
-                if ((rc = grow((void **)&fl, &flcap, nfl + 1, sizeof *fl)) != 0)
+                if ((rc = gpm_grow((void **)&fl, &flcap, nfl + 1, sizeof *fl)) != 0)
                     break;
                 memset(&fl[nfl], 0, sizeof *fl);
                 fl[nfl++].thread = e->thread;
@@ -299,7 +300,7 @@ int gpm_durability(const gpm_ptrace *t, gpm_model m, uint64_t **durable)
                 const gpm_trace_rec *s = &t->ev[pend[p]];
                 if (d[pend[p]] == GPM_NEVER && (!gpu_store(s) || m == GPM_MODEL_NDP) &&
                     covers(s, e->obj, e->off, e->len) &&
-                    (rc = grow((void **)&fl[f].s, &fl[f].cap, fl[f].n + 1, sizeof *fl[f].s)) == 0)
+                    (rc = gpm_grow((void **)&fl[f].s, &fl[f].cap, fl[f].n + 1, sizeof *fl[f].s)) == 0)
                     fl[f].s[fl[f].n++] = pend[p];
             }
             break;

@@ -16,6 +16,7 @@
 #include "gpm/gpm.h"
 #include "gpm/hd.h"
 #include "gpm/persistency.h"
+#include "persistency_internal.h"
 
 struct acq {
     uint32_t pos;    /* the acquirer's segments from POS on need... */
@@ -25,10 +26,10 @@ struct acq {
 
 struct sthread {
     uint64_t id;
-    uint32_t nseg, gstart_cap;
+    uint32_t nseg, nacq;
+    uint64_t gstart_cap, acq_cap;
     uint32_t *gstart; /* per segment: the first segment of its group */
     struct acq *acq;
-    uint32_t nacq, acq_cap;
 };
 
 struct release {
@@ -39,28 +40,14 @@ struct release {
 
 struct gpm_sbrp {
     struct sthread *th;
-    uint32_t nth, th_cap;
+    uint32_t nth;
+    uint64_t th_cap;
     uint32_t *slot; /* thread id -> index + 1, open addressing */
     uint64_t nslot;
     uint32_t *ev_t;   /* per event: its thread (a GPU store, dFence or fence) */
     uint32_t *ev_seg; /* a store's segment; a dFence's prefix made durable */
     uint64_t *cpu_dur; /* the CPU's stores: durable as under strict */
 };
-
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
-{
-    uint32_t c = *cap ? *cap : 4;
-    void *q;
-    if (need <= *cap)
-        return 0;
-    while (c < need)
-        c *= 2;
-    if (!(q = realloc(*p, (size_t)c * size)))
-        return gpm_set_error("out of memory");
-    *p = q;
-    *cap = c;
-    return 0;
-}
 
 static int gpu_event(const gpm_trace_rec *e)
 {
@@ -91,11 +78,11 @@ static int thread_of(gpm_sbrp *o, uint64_t id, uint32_t *t)
             *t = o->slot[h] - 1;
             return 0;
         }
-    if (grow((void **)&o->th, &o->th_cap, o->nth + 1, sizeof *o->th) != 0)
+    if (gpm_grow((void **)&o->th, &o->th_cap, o->nth + 1, sizeof *o->th) != 0)
         return -1;
     memset(&o->th[o->nth], 0, sizeof o->th[o->nth]);
     o->th[o->nth].id = id;
-    if (grow((void **)&o->th[o->nth].gstart, &o->th[o->nth].gstart_cap, 1, sizeof(uint32_t)))
+    if (gpm_grow((void **)&o->th[o->nth].gstart, &o->th[o->nth].gstart_cap, 1, sizeof(uint32_t)))
         return -1;
     o->th[o->nth].gstart[0] = 0;
     o->th[o->nth].nseg = 1;
@@ -107,7 +94,7 @@ static int thread_of(gpm_sbrp *o, uint64_t id, uint32_t *t)
 /* A new segment of thread T, in a new group where NEW_GROUP. */
 static int next_segment(struct sthread *t, int new_group)
 {
-    if (grow((void **)&t->gstart, &t->gstart_cap, t->nseg + 1, sizeof *t->gstart) != 0)
+    if (gpm_grow((void **)&t->gstart, &t->gstart_cap, t->nseg + 1, sizeof *t->gstart) != 0)
         return -1;
     t->gstart[t->nseg] = new_group ? t->nseg : t->gstart[t->nseg - 1];
     t->nseg++;
@@ -229,7 +216,7 @@ int gpm_sbrp_order(const gpm_ptrace *t, gpm_sbrp **order)
         case GPM_TR_PACQ:
             r = release_of(&rs, var_of(e), 0);
             if (r && in_scope(r->thread, r->scope, e->thread, e->aux)) {
-                if ((rc = grow((void **)&s->acq, &s->acq_cap, s->nacq + 1, sizeof *s->acq)) != 0)
+                if ((rc = gpm_grow((void **)&s->acq, &s->acq_cap, s->nacq + 1, sizeof *s->acq)) != 0)
                     break;
                 s->acq[s->nacq++] = (struct acq){s->nseg, r->t, r->prefix};
             }
