@@ -91,6 +91,10 @@ int wl_ycsb_init(struct wl_ycsb *y, const struct wl_ycsb_mix *mix, int dist, uin
         !mix->miss)
         return gpm_set_error("YCSB workload %s reads or writes keys present: load some first",
                              mix->name);
+    /* Deletes take each key present once: an affine permutation of
+     * 0..records-1, whose stride is found once here. */
+    for (y->stride = 2654435761ull; records && gcd(y->stride, records) != 1; y->stride += 2)
+        ;
     if (y->dist == WL_YCSB_ZIPFIAN)
         wl_zipf_init(&y->zipf, theta == 0.99 ? YCSB_ITEMS : records, theta,
                      theta == 0.99 ? YCSB_ZETAN : 0);
@@ -133,11 +137,8 @@ void wl_ycsb_next(struct wl_ycsb *y, enum wl_ycsb_op *op, uint64_t *key)
     if (o == WL_YCSB_INSERT) {
         k = y->inserted++;
     } else if (o == WL_YCSB_DELETE) {
-        /* Each key present once: an affine permutation of 0..records-1. */
-        uint64_t n = y->records, a = 2654435761ull;
-        while (gcd(a, n) != 1)
-            a += 2;
-        k = (uint64_t)(((unsigned __int128)(y->deleted++ % n) * a + y->seed) % n);
+        uint64_t n = y->records;
+        k = (uint64_t)(((unsigned __int128)(y->deleted++ % n) * y->stride + y->seed) % n);
     } else {
         k = pick(y, wl_unit(y->seed, 2 * y->pos + 1));
     }

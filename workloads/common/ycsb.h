@@ -48,6 +48,7 @@ struct wl_ycsb {
     uint64_t records;  /* keys loaded before the run */
     uint64_t inserted; /* keys inserted so far: the next insert's key number */
     uint64_t seed, pos, deleted;
+    uint64_t stride;     /* deletes: prime to RECORDS, so that K * STRIDE visits each key */
     struct wl_zipf zipf; /* zipfian: over 10^10 items (scrambled); latest: over inserted */
 };
 
