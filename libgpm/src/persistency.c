@@ -300,7 +300,8 @@ int gpm_durability(const gpm_ptrace *t, gpm_model m, uint64_t **durable)
                 const gpm_trace_rec *s = &t->ev[pend[p]];
                 if (d[pend[p]] == GPM_NEVER && (!gpu_store(s) || m == GPM_MODEL_NDP) &&
                     covers(s, e->obj, e->off, e->len) &&
-                    (rc = gpm_grow((void **)&fl[f].s, &fl[f].cap, fl[f].n + 1, sizeof *fl[f].s)) == 0)
+                    (rc = gpm_grow((void **)&fl[f].s, &fl[f].cap, fl[f].n + 1,
+                                   sizeof *fl[f].s)) == 0)
                     fl[f].s[fl[f].n++] = pend[p];
             }
             break;

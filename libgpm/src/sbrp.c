@@ -216,7 +216,8 @@ int gpm_sbrp_order(const gpm_ptrace *t, gpm_sbrp **order)
         case GPM_TR_PACQ:
             r = release_of(&rs, var_of(e), 0);
             if (r && in_scope(r->thread, r->scope, e->thread, e->aux)) {
-                if ((rc = gpm_grow((void **)&s->acq, &s->acq_cap, s->nacq + 1, sizeof *s->acq)) != 0)
+                if ((rc = gpm_grow((void **)&s->acq, &s->acq_cap, s->nacq + 1,
+                                   sizeof *s->acq)) != 0)
                     break;
                 s->acq[s->nacq++] = (struct acq){s->nseg, r->t, r->prefix};
             }
