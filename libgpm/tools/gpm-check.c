@@ -678,8 +678,10 @@ static int check_recovery(const struct opts *o, const char *work, const gpm_ptra
         total[0]++;
         return 1;
     }
-    for (int i = 0; i < 5; i++)
-        total[i] += v[i] = param_of(params, keys[i]) > 0 ? param_of(params, keys[i]) : 0;
+    for (int i = 0; i < 5; i++) {
+        v[i] = param_of(params, keys[i]);
+        total[i] += v[i] = v[i] > 0 ? v[i] : 0;
+    }
     printf("gpm-check: image %d's recovery, crashed: %lld images, %lld recovered, %lld wrong "
            "output, %lld recovery crashed, %lld refused%s\n", k, v[0], v[1], v[2], v[3], v[4],
            strstr(params, "complete=no") ? "; trace incomplete" : "");
