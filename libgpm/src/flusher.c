@@ -289,8 +289,17 @@ int gpm_flusher_persist_ranges_at(gpm_flusher *f, const gpm_region *r, const gpm
             return gpm_set_error("%s: persist range %d of %d (%zu bytes at offset %zu) is "
                                  "outside the %zu-byte mapping: persist only bytes of the "
                                  "mapping", r->path, i, n, v[i].len, v[i].off, r->size);
-    if (n == 0 || gpm_mutated(site))
+    if (n == 0)
         return 0;
+    if (gpm_mutated(site)) {
+        /* Each range as one persist: what the threads' flushes and drains
+         * would have made durable. */
+        for (int i = 0; i < n; i++)
+            gpm_trace_removed(fence_only ? GPM_TR_DRAIN : GPM_TR_PERSIST,
+                              fence_only ? NULL : (const char *)r->host + v[i].off,
+                              fence_only ? 0 : v[i].len, site);
+        return 0;
+    }
     if (fence_only) {
         /* eADR: the caches are in the persistence domain, only order. */
         gpm_drain_at(site);

@@ -195,8 +195,10 @@ void gpm_unmap(gpm_region *r)
 
 int gpm_region_persist_at(const gpm_region *r, const void *addr, size_t len, const char *site)
 {
-    if (gpm_mutated(site))
+    if (gpm_mutated(site)) {
+        gpm_trace_removed(GPM_TR_PERSIST, addr, len, site);
         return 0;
+    }
     gpm_trace_persist(addr, len, site); /* before: the cautious order (trace.c) */
     if (r->backend == GPM_BACKEND_FILE) {
         if (pmem_msync(addr, len) != 0)

@@ -188,6 +188,14 @@ int gpm_ptrace_load(gpm_ptrace *t, const char *dir)
     return rc;
 }
 
+int gpm_ptrace_has_removed(const gpm_ptrace *t)
+{
+    for (uint64_t k = 0; k < t->nev; k++)
+        if (t->ev[k].kind == GPM_TR_REMOVED)
+            return 1;
+    return 0;
+}
+
 int gpm_ptrace_is_persist(const gpm_ptrace *t, uint64_t k)
 {
     uint32_t kind = t->ev[k].kind;
@@ -271,7 +279,7 @@ int gpm_durability(const gpm_ptrace *t, gpm_model m, uint64_t **durable)
     for (uint64_t k = 0; k < t->nev && rc == 0; k++) {
         const gpm_trace_rec *e = &t->ev[k];
         d[k] = GPM_NEVER;
-        switch (e->kind) {
+        switch (e->kind == GPM_TR_REMOVED && t->restore_removed ? e->aux : e->kind) {
         case GPM_TR_STORE:
             if (m == GPM_MODEL_NONE && !t->obj[e->obj].honoured)
                 break; /* no persist point counts: never durable */
@@ -400,14 +408,18 @@ uint64_t gpm_image_hash(const gpm_ptrace *t, uint8_t **img)
     return h;
 }
 
-uint64_t gpm_image(const gpm_ptrace *t, const uint64_t *durable, uint64_t crash, gpm_pick pick,
-                   uint64_t *arg, uint8_t **img, uint64_t *pending)
+/* gpm_image, and with BEFORE (not NULL) gpm_image_spare: PICK is then
+ * APPLY but for the words that BEFORE's stores hold. */
+static uint64_t image(const gpm_ptrace *t, const uint64_t *durable, const uint64_t *before,
+                      uint64_t crash, gpm_pick pick, uint64_t *arg, uint8_t **img,
+                      uint64_t *pending)
 {
     uint8_t **cur = calloc(t->nobj ? t->nobj : 1, sizeof *cur);
     uint32_t **n = calloc(t->nobj ? t->nobj : 1, sizeof *n), **ix = calloc(t->nobj ? t->nobj : 1,
                                                                           sizeof *ix);
+    uint8_t **hold = before ? calloc(t->nobj ? t->nobj : 1, sizeof *hold) : NULL;
     uint64_t h = 0xcbf29ce484222325ull, npend = 0;
-    int ok = cur && n && ix;
+    int ok = cur && n && ix && (!before || hold);
     for (uint32_t o = 0; ok && o < t->nobj; o++) {
         uint64_t words = (t->obj[o].size + GPM_PWORD - 1) / GPM_PWORD;
         memcpy(img[o], t->obj[o].start, t->obj[o].size);
@@ -415,13 +427,17 @@ uint64_t gpm_image(const gpm_ptrace *t, const uint64_t *durable, uint64_t crash,
         /* Per word: 0 no store yet, 1 durable, more: the values it may hold. */
         n[o] = calloc(words ? words : 1, sizeof **n);
         ix[o] = calloc(words ? words : 1, sizeof **ix); /* when it began to pend: its order */
-        ok = cur[o] && n[o] && ix[o];
+        if (hold)
+            hold[o] = calloc(words ? words : 1, 1); /* a word BEFORE's store wrote */
+        ok = cur[o] && n[o] && ix[o] && (!hold || hold[o]);
         if (ok)
             memcpy(cur[o], t->obj[o].start, t->obj[o].size);
     }
     for (uint64_t k = 0; ok && k < crash && k < t->nev; k++) {
         const gpm_trace_rec *s = &t->ev[k];
         int dur = durable[k] < crash;
+        /* Durable at CRASH but for the removed persist points: held back. */
+        int spared = before && !dur && before[k] < crash;
         if (s->kind != GPM_TR_STORE)
             continue;
         memcpy(cur[s->obj] + s->off, t->bytes + t->data[k], s->len);
@@ -434,13 +450,19 @@ uint64_t gpm_image(const gpm_ptrace *t, const uint64_t *durable, uint64_t crash,
             if (dur) {
                 *opt = 1;
                 ix[s->obj][w] = 0;
+                if (hold)
+                    hold[s->obj][w] = 0;
                 take = 1;
             } else {
                 *opt = *opt ? *opt + 1 : 2; /* the value before, and this one */
                 if (!ix[s->obj][w])
                     ix[s->obj][w] = (uint32_t)++npend;
+                if (spared && hold)
+                    hold[s->obj][w] = 1; /* nothing later over it either */
                 take = pick == GPM_APPLY ||
                        (pick == GPM_RANDOM && next_random(arg) % *opt == 0);
+                if (hold && hold[s->obj][w])
+                    take = 0;
             }
             if (take)
                 memcpy(img[s->obj] + a, cur[s->obj] + a, b - a);
@@ -481,13 +503,29 @@ uint64_t gpm_image(const gpm_ptrace *t, const uint64_t *durable, uint64_t crash,
             free(n[o]);
         if (ix)
             free(ix[o]);
+        if (hold)
+            free(hold[o]);
     }
     free(cur);
     free(n);
     free(ix);
+    free(hold);
     if (pending)
         *pending = npend;
     return ok ? h : 0;
+}
+
+uint64_t gpm_image(const gpm_ptrace *t, const uint64_t *durable, uint64_t crash, gpm_pick pick,
+                   uint64_t *arg, uint8_t **img, uint64_t *pending)
+{
+    return image(t, durable, NULL, crash, pick, arg, img, pending);
+}
+
+uint64_t gpm_image_spare(const gpm_ptrace *t, const uint64_t *durable, const uint64_t *before,
+                         uint64_t crash, uint8_t **img, uint64_t *pending)
+{
+    uint64_t none = 0;
+    return image(t, durable, before, crash, GPM_APPLY, &none, img, pending);
 }
 
 /* ---- completeness ---- */

@@ -52,7 +52,8 @@ struct gpm_sbrp {
 static int gpu_event(const gpm_trace_rec *e)
 {
     return e->kind == GPM_TR_STORE ? e->aux == GPM_TR_GPU
-                                   : e->kind == GPM_TR_FENCE || e->kind >= GPM_TR_OFENCE;
+                                   : e->kind == GPM_TR_FENCE ||
+                                         (e->kind >= GPM_TR_OFENCE && e->kind <= GPM_TR_PACQ);
 }
 
 /* The index of GPU thread ID, added where new (with its first segment). */

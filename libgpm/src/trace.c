@@ -390,7 +390,8 @@ int gpm_trace_end(void)
 }
 
 /* One event: the stores before it, then its record. */
-static void event(uint32_t kind, const void *addr, uint64_t len, const char *site)
+static void event_as(uint32_t kind, uint32_t aux, const void *addr, uint64_t len,
+                     const char *site)
 {
     uint64_t off = 0;
     int i;
@@ -401,9 +402,19 @@ static void event(uint32_t kind, const void *addr, uint64_t len, const char *sit
     pthread_mutex_lock(&gpm_trace_mu);
     if (T.recording) {
         sync_all();
-        emit(kind, addr ? (uint32_t)i : 0, off, len, site_id(site), 0, NULL, 0);
+        emit(kind, addr ? (uint32_t)i : 0, off, len, site_id(site), aux, NULL, 0);
     }
     pthread_mutex_unlock(&gpm_trace_mu);
+}
+
+static void event(uint32_t kind, const void *addr, uint64_t len, const char *site)
+{
+    event_as(kind, 0, addr, len, site);
+}
+
+void gpm_trace_removed(uint32_t kind, const void *addr, size_t len, const char *site)
+{
+    event_as(GPM_TR_REMOVED, kind, addr, len, site);
 }
 
 void gpm_trace_flush(const void *addr, size_t len, const char *site)
@@ -440,7 +451,7 @@ void gpm_trace_fd(int fd, const char *path)
     pthread_mutex_unlock(&gpm_trace_mu);
 }
 
-void gpm_trace_fsync(int fd, const char *site)
+static void fsync_as(int fd, uint32_t kind, uint32_t aux, const char *site)
 {
     int i;
     if (!T.recording)
@@ -448,10 +459,12 @@ void gpm_trace_fsync(int fd, const char *site)
     pthread_mutex_lock(&gpm_trace_mu);
     if (T.recording && (i = obj_of_fd(fd)) >= 0) {
         sync_all();
-        emit(GPM_TR_FSYNC, (uint32_t)i, 0, 0, site_id(site), 0, NULL, 0);
+        emit(kind, (uint32_t)i, 0, 0, site_id(site), aux, NULL, 0);
     }
     pthread_mutex_unlock(&gpm_trace_mu);
 }
+
+void gpm_trace_fsync(int fd, const char *site) { fsync_as(fd, GPM_TR_FSYNC, 0, site); }
 
 /* Bytes that reached a traced object without the CPU's stores: recorded as
  * they are, and the trace's copy updated, so no page diff finds them. */
@@ -490,10 +503,11 @@ void gpm_trace_gpu_store(uint64_t addr, const void *val, uint32_t len, uint64_t 
     emit_by(thread, GPM_TR_STORE, (uint32_t)i, off, len, site, GPM_TR_GPU, val, len);
 }
 
-void gpm_trace_gpu_fence(uint64_t thread, uint32_t site)
+void gpm_trace_gpu_fence(uint64_t thread, uint32_t site, int removed)
 {
     if (T.recording)
-        emit_by(thread, GPM_TR_FENCE, 0, 0, 0, site, 0, NULL, 0);
+        emit_by(thread, removed ? GPM_TR_REMOVED : GPM_TR_FENCE, 0, 0, 0, site,
+                removed ? GPM_TR_FENCE : 0, NULL, 0);
 }
 
 void gpm_trace_write(int fd, off_t off, const void *buf, size_t len, const char *site)
@@ -527,16 +541,20 @@ void gpm_trace_dma(const void *addr, size_t len, const char *site)
  * have missed). */
 void gpm_flush_at(const void *addr, size_t len, const char *site)
 {
-    if (gpm_mutated(site))
+    if (gpm_mutated(site)) {
+        gpm_trace_removed(GPM_TR_FLUSH, addr, len, site);
         return;
+    }
     gpm_trace_flush(addr, len, site);
     pmem_flush(addr, len);
 }
 
 void gpm_drain_at(const char *site)
 {
-    if (gpm_mutated(site))
+    if (gpm_mutated(site)) {
+        gpm_trace_removed(GPM_TR_DRAIN, NULL, 0, site);
         return;
+    }
     gpm_trace_drain(site);
     pmem_drain();
 }
@@ -544,8 +562,10 @@ void gpm_drain_at(const char *site)
 int gpm_fsync_at(int fd, const char *site)
 {
     int rc;
-    if (gpm_mutated(site))
+    if (gpm_mutated(site)) {
+        fsync_as(fd, GPM_TR_REMOVED, GPM_TR_FSYNC, site);
         return 0;
+    }
     while ((rc = fsync(fd)) != 0 && errno == EINTR)
         ;
     if (rc == 0)

@@ -109,7 +109,8 @@ void gpm_trace_device_drain(void)
         if (r->kind == GPM_DREC_STORE)
             gpm_trace_gpu_store(r->addr, r->val, r->len, r->thread, site_of(r->file, r->line));
         else
-            gpm_trace_gpu_fence(r->thread, site_of(r->file, r->line));
+            gpm_trace_gpu_fence(r->thread, site_of(r->file, r->line),
+                                r->kind == GPM_DREC_REMOVED);
         D.pos++;
     }
     if (D.pos != start)

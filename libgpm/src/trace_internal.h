@@ -12,7 +12,7 @@ extern pthread_mutex_t gpm_trace_mu;
  * (ignored outside every traced mapping), and a GPU thread's fence. */
 void gpm_trace_gpu_store(uint64_t addr, const void *val, uint32_t len, uint64_t thread,
                          uint32_t site);
-void gpm_trace_gpu_fence(uint64_t thread, uint32_t site);
+void gpm_trace_gpu_fence(uint64_t thread, uint32_t site, int removed);
 /* A new site named NAME (kept), or NAME given to site ID. */
 uint32_t gpm_trace_new_site(const char *name);
 void gpm_trace_name_site(uint32_t id, const char *name);

@@ -35,6 +35,7 @@
 
 #define PROG "gpm-check"
 #define MAX_ARGS 96
+#define NESTED_COUNTS 8 /* what check_recovery adds up */
 #define IMAGES_PER_PROCESS 25 /* at least, where images share processes */
 
 static const char usage_text[] =
@@ -239,13 +240,65 @@ static int write_image(const gpm_ptrace *t, uint8_t **img, const char *dir)
  * image is then a set closed under it, not a choice per word. */
 static gpm_sbrp *sbrp_order;
 
-/* The image at CRASH as the model builds it (gpm_image, gpm_sbrp_image). */
+/* A mutant's trace: the durability with its removed persist points
+ * restored, the original's (set once, in main; NULL where nothing was
+ * removed). */
+static uint64_t *unmutated;
+
+/* The image at CRASH as the model builds it (gpm_image, gpm_sbrp_image,
+ * and a mutant's gpm_image_spare). */
 static uint64_t image_of(const gpm_ptrace *t, const uint64_t *dur, uint64_t crash, gpm_pick pick,
                          uint64_t *arg, uint8_t **img, uint64_t *pending)
 {
     if (sbrp_order)
         return gpm_sbrp_image(t, sbrp_order, crash, pick, arg, img, pending);
+    if (pick == GPM_SPARE && unmutated)
+        return gpm_image_spare(t, dur, unmutated, crash, img, pending);
     return gpm_image(t, dur, crash, pick, arg, img, pending);
+}
+
+/* What a mutant's removed persist points change: the stores they leave
+ * pending longer (durable in the original, not yet in the mutant), and
+ * the crash points where one is, each an image the original does not
+ * allow. */
+struct delay {
+    uint64_t removed, stores, points;
+    uint64_t *at; /* the points worth an image: where a store began to be
+                     held back, after a persist point, and the end */
+    uint64_t nat;
+};
+
+static int delays(const gpm_ptrace *t, const uint64_t *dur, struct delay *d)
+{
+    int64_t *diff = calloc(t->nev + 2, sizeof *diff), held = 0;
+    uint8_t *starts = calloc(t->nev + 2, 1);
+    memset(d, 0, sizeof *d);
+    if (!diff || !starts || !(d->at = malloc((t->nev + 1) * sizeof *d->at))) {
+        free(diff);
+        free(starts);
+        return gpm_set_error("out of memory");
+    }
+    for (uint64_t k = 0; k < t->nev; k++) {
+        d->removed += t->ev[k].kind == GPM_TR_REMOVED;
+        if (t->ev[k].kind == GPM_TR_STORE && unmutated[k] < dur[k]) {
+            /* Crash points C with unmutated[k] < C <= dur[k]: held back. */
+            uint64_t lo = unmutated[k] + 1, hi = dur[k] < t->nev ? dur[k] : t->nev;
+            d->stores++;
+            diff[lo]++;
+            diff[hi + 1]--;
+            starts[lo] = 1;
+        }
+    }
+    for (uint64_t c = 1; c <= t->nev; c++) {
+        if ((held += diff[c]) <= 0)
+            continue;
+        d->points++;
+        if (starts[c] || gpm_ptrace_is_persist(t, c - 1) || c == t->nev)
+            d->at[d->nat++] = c;
+    }
+    free(diff);
+    free(starts);
+    return 0;
 }
 
 static int seen(uint64_t *hashes, int n, uint64_t h)
@@ -263,7 +316,7 @@ static int seen(uint64_t *hashes, int n, uint64_t h)
  * words where there are few; random crash points and random subsets for
  * the rest. */
 static int plan(const gpm_ptrace *t, const uint64_t *dur, const struct opts *o,
-                struct image *im, uint8_t **img, int *counts)
+                const struct delay *held, struct image *im, uint8_t **img, int *counts)
 {
     uint64_t *persist = malloc((t->nev + 1) * sizeof *persist), np = 0, rng = o->seed;
     uint64_t *hashes = malloc((size_t)o->images * sizeof *hashes);
@@ -309,6 +362,18 @@ static int plan(const gpm_ptrace *t, const uint64_t *dur, const struct opts *o,
     } while (0)
     TRY(t->nev, GPM_DROP, 0, "end", 0);
     TRY(t->nev, GPM_APPLY, 0, "end", 0);
+    if (held) {
+        /* A mutant: half the images, at most, where its removal holds
+         * stores back, those dropped and the rest applied (the other
+         * threads' progress that needed them), then all dropped. */
+        uint64_t want = held->nat < (uint64_t)o->images / 4 ? held->nat
+                                                             : (uint64_t)o->images / 4;
+        for (uint64_t i = 0; i < want && n < o->images; i++) {
+            uint64_t at = held->at[want == held->nat ? i : i * held->nat / want];
+            TRY(at, GPM_SPARE, 0, "held back by the mutant", 4);
+            TRY(at, GPM_DROP, 0, "held back by the mutant", 4);
+        }
+    }
     {
         /* Half the images at most: the other half is for subsets. */
         uint64_t want = np < (uint64_t)o->images / 4 ? np : (uint64_t)o->images / 4;
@@ -642,19 +707,22 @@ static void show_first_failure(const char *log)
 }
 
 /* --nested: image K checked again with --from, its images' verdicts added
- * to TOTAL (images, recovered, wrong output, crashed, refused); 0 when
- * every one recovered. */
+ * to TOTAL (images, recovered, wrong output, crashed, refused, and of a
+ * mutant, the removed persist points, the stores they held back and the
+ * images there); 0 when every one recovered. */
 static int check_recovery(const struct opts *o, const char *work, const gpm_ptrace *t,
                           const uint64_t *dur, const struct image *im, int k, uint8_t **img,
-                          long long total[5])
+                          long long total[NESTED_COUNTS])
 {
     char dir[4300], from[4400], check[4400], rows[4400], log[4400], images[32], seed[32];
     char jobs[32], params[2048];
     char *self[] = {"/proc/self/exe", "--from", from, "--images", images, "--model",
                     (char *)gpm_model_name(o->model), "--seed", seed, "--jobs", jobs,
                     "--dir", check, "--out", rows, "--honour", (char *)o->honour};
-    static const char *const keys[] = {"images", "recovered", "wrong", "crashed", "refused"};
-    long long v[5];
+    static const char *const keys[NESTED_COUNTS] = {"images", "recovered", "wrong", "crashed",
+                                                    "refused", "removed", "held_stores",
+                                                    "held_images"};
+    long long v[NESTED_COUNTS];
     int rc;
     snprintf(dir, sizeof dir, "%s/nested-%d", work, k);
     snprintf(from, sizeof from, "%s/image", dir);
@@ -678,7 +746,7 @@ static int check_recovery(const struct opts *o, const char *work, const gpm_ptra
         total[0]++;
         return 1;
     }
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < NESTED_COUNTS; i++) {
         v[i] = param_of(params, keys[i]);
         total[i] += v[i] = v[i] > 0 ? v[i] : 0;
     }
@@ -800,14 +868,15 @@ static const char *site_kind(uint64_t kinds)
 }
 
 /* How many persist points (flushes included) the trace has at site S, and
- * of which kinds. */
+ * of which kinds: not those GPM_MUTATE removed. */
 static uint64_t site_points(const gpm_ptrace *t, uint32_t s, uint64_t *kinds)
 {
     uint64_t n = 0;
     *kinds = 0;
     for (uint64_t k = 0; k < t->nev; k++)
         /* Not the END record either: it names no site (0, the first one's). */
-        if (t->ev[k].kind != GPM_TR_STORE && t->ev[k].kind != GPM_TR_END && t->ev[k].site == s) {
+        if (t->ev[k].kind != GPM_TR_STORE && t->ev[k].kind != GPM_TR_END &&
+            t->ev[k].kind != GPM_TR_REMOVED && t->ev[k].site == s) {
             n++;
             *kinds |= 1ull << t->ev[k].kind;
         }
@@ -891,14 +960,15 @@ int main(int argc, char **argv)
     uint64_t *dur = NULL;
     uint8_t **img;
     struct image *im;
-    int rc = parse(argc, argv, &o), n = -1, counts[4] = {0}, fails = 0, complete, per_round;
+    int rc = parse(argc, argv, &o), n = -1, counts[5] = {0}, fails = 0, complete, per_round;
+    struct delay held = {0, 0, 0, NULL, 0};
     int alone = 0; /* images recovered again in a process of their own */
-    long long nested[5] = {0}; /* --nested: images, recovered, wrong, crashed, refused */
+    long long nested[NESTED_COUNTS] = {0}; /* --nested: check_recovery's counts */
     int nchecked = 0;          /* --nested: the recoveries checked */
     int by[4] = {0}; /* recovered, wrong output, recovery crashed, refused */
     double t0 = now_s(), t_run, run_s, wall_s, t_plan, t_write = 0, t_recover = 0;
     const char *op, *mutant;
-    char left[40] = "", more[160] = "";
+    char left[256] = "", more[160] = "";
     double found;
     if (rc == 1)
         return 0;
@@ -990,6 +1060,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", PROG, gpm_last_error());
         return 1;
     }
+    /* A mutant: the original's durability beside it, and what differs. */
+    if (o.model != GPM_MODEL_SBRP && gpm_ptrace_has_removed(&t)) {
+        t.restore_removed = 1;
+        rc = gpm_durability(&t, o.model, &unmutated);
+        t.restore_removed = 0;
+        if (rc != 0 || delays(&t, dur, &held) != 0) {
+            fprintf(stderr, "%s: %s\n", PROG, gpm_last_error());
+            return 1;
+        }
+    }
     {
         uint64_t stores = 0, points = 0;
         for (uint64_t k = 0; k < t.nev; k++) {
@@ -1000,6 +1080,15 @@ int main(int argc, char **argv)
                "points\n", mode_of(&o), gpm_model_name(o.model), (unsigned long long)t.nev,
                (unsigned long long)stores, (unsigned long long)points);
     }
+    if (unmutated && held.stores == 0)
+        printf("gpm-check: the mutant's %llu removed persist points hold no store back: "
+               "a later persist makes each durable at the same point, so every crash image "
+               "of the mutant is one of the original's\n", (unsigned long long)held.removed);
+    else if (unmutated)
+        printf("gpm-check: the mutant's %llu removed persist points hold %llu stores back, "
+               "over %llu crash points the original has not\n",
+               (unsigned long long)held.removed, (unsigned long long)held.stores,
+               (unsigned long long)held.points);
     if (complete) {
         printf("gpm-check: INCOMPLETE: %s\n", report);
         fails++;
@@ -1024,12 +1113,17 @@ int main(int argc, char **argv)
     if (!getenv("OMP_WAIT_POLICY"))
         setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
     t_plan = now_s();
-    if (!img || !im || (n = plan(&t, dur, &o, im, img, counts)) < 0) {
+    if (!img || !im || (n = plan(&t, dur, &o, unmutated ? &held : NULL, im, img, counts)) < 0) {
         fprintf(stderr, "%s: %s\n", PROG, n < 0 ? gpm_last_error() : "out of memory");
         return 1;
     }
-    printf("gpm-check: %d images (end %d, persist points %d, exhaustive %d, random %d), "
-           "distinct by hash\n", n, counts[0], counts[1], counts[2], counts[3]);
+    if (unmutated)
+        printf("gpm-check: %d images (end %d, held back by the mutant %d, persist points %d, "
+               "exhaustive %d, random %d), distinct by hash\n", n, counts[0], counts[4],
+               counts[1], counts[2], counts[3]);
+    else
+        printf("gpm-check: %d images (end %d, persist points %d, exhaustive %d, random %d), "
+               "distinct by hash\n", n, counts[0], counts[1], counts[2], counts[3]);
     t_plan = now_s() - t_plan;
     per_round = round_size(&o, &t);
     for (int i = 0, round; i < n; i += round) {
@@ -1106,7 +1200,11 @@ int main(int argc, char **argv)
     op = arg_of(&o, "--op", NULL);
     mutant = getenv("GPM_MUTATE");
     if (mutant && *mutant)
-        snprintf(left, sizeof left, ",mutant_left=%llu", mutant_left(&t));
+        snprintf(left, sizeof left, ",mutant_left=%llu,removed=%llu,held_stores=%llu,"
+                 "held_points=%llu,held_images=%d,nested_removed=%lld,nested_held_stores=%lld,"
+                 "nested_held_images=%lld", mutant_left(&t), (unsigned long long)held.removed,
+                 (unsigned long long)held.stores, (unsigned long long)held.points, counts[4],
+                 nested[5], nested[6], nested[7]);
     snprintf(params, sizeof params, "%s%s%s"
              "model=%s,images=%d,end=%d,persist_points=%d,exhaustive=%d,random=%d,recovered=%d,"
              "wrong=%d,crashed=%d,refused=%d,complete=%s,seed=%llu,alone=%d,choose_s=%.3g,"
@@ -1130,6 +1228,8 @@ int main(int argc, char **argv)
     free(img);
     free(im);
     free(dur);
+    free(unmutated);
+    free(held.at);
     gpm_sbrp_free(sbrp_order);
     gpm_ptrace_free(&t);
     return fails ? 1 : 0;

@@ -13,12 +13,16 @@
 #      verified;
 #   2. for every site, the mutant without its persist point (GPM_MUTATE=SITE
 #      in every run, the recoveries' too):
-#      a. gpm-check: "flagged" where images did not recover; "benign (no
-#         image failed)" where every image recovered: a removed persist whose
-#         loss only makes recovery redo work (a progress marker) or that a
-#         later persist covers, or one whose loss none of the IMAGES images
-#         exposed (more may flag it); these are results, kept and reported,
-#         not hidden;
+#      a. gpm-check: "flagged" where images did not recover; where every
+#         image recovered, from what gpm-check measured of the removed
+#         points (its trace records them where they would have run):
+#         "redundant" where they hold no store back (a later persist makes
+#         each durable at the same point: the mutant's images are the
+#         original's), else "benign: recovery absorbs it", its images at
+#         the crash points where stores are held back (those dropped) all
+#         recovered: a persist whose loss only makes recovery redo work (a
+#         progress marker); these are results, kept and reported, not
+#         hidden;
 #      b. the same KILLS SIGKILL trials: a trial that does not recover flags
 #         the mutant. None is expected to: with DRAM standing in for PM, a
 #         SIGKILL loses no store, flushed or not.
@@ -238,8 +242,10 @@ for w in $(workloads); do
                     checker="flagged$start: $failed of $((${im:-0} + ${ni:-0})) images failed (${ni:-0} of them of crashed recoveries)"
                 elif [ "$CHECK_RC" -ne 0 ] && [ "$failed" -gt 0 ]; then
                     checker="flagged$start: $failed of $(param "$p" images) images failed ($(param "$p" wrong) wrong output, $(param "$p" crashed) recovery crashed, $(param "$p" refused) refused)"
+                elif [ "$(param "$p" removed)" != 0 ] && [ "$(param "$p" held_stores)" = 0 ]; then
+                    checker="redundant: its $(param "$p" removed) removed persist points hold no store back${start:+ (from fresh files or$start)}"
                 else
-                    checker="benign (no image failed${start:+, from fresh files or$start})"
+                    checker="benign: recovery absorbs it ($(param "$p" held_stores) stores held back over $(param "$p" held_points) crash points; $(param "$p" held_images) images there, all recovered${start:+, from fresh files or$start})"
                 fi
                 # A flush is no persist point: only the others change the
                 # count, and only the work's are in it.

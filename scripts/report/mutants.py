@@ -19,9 +19,15 @@ the SIGKILL trials' kills, kill_units,
 sigkill_recovered, sigkill_flagged. Writes one row per workload, op, mode,
 scale and site (the original first, site "(original)"), its newest run
 (start: "fresh" or "old files"):
-  checker: for a mutant, "flagged" (images did not recover), "benign (no
-    image failed)" (a removed persist whose loss recovery absorbs, such as
-    a progress marker's, whose loss only redoes work), "incomplete" (the
+  checker: for a mutant, "flagged" (images did not recover); where none
+    failed, from what gpm-check measured of the removed persist points
+    (removed, held_stores, held_images): "redundant (holds no store back)"
+    (a later persist makes every store durable at the same point: the
+    mutant's images are the original's, and no check can flag it), "benign:
+    recovery absorbs it" (the images where its removal holds stores back,
+    dropped, all recovered: a progress marker's, whose loss only redoes
+    work), or, from rows without them, "benign (no image failed)";
+    "incomplete" (the
     trace missed stores: no verdict) or "error" (no check, or the site
     kept persist points: the mutant did not take); for the
     original, "passes" or "FAILED";
@@ -35,6 +41,17 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rows as R  # noqa: E402
 
 ORIGINAL = "(original)"
+
+
+def key(r, p):
+    return (r["workload"], p.get("op", "run"), r.get("mode", ""), r.get("scale", ""),
+            p.get("mutant", ORIGINAL))
+
+
+# The stores a mutant's removal held back and the images there, the most of
+# any of its rows (from fresh files and over old ones: a store over old
+# files may rewrite the bytes that were there, and then none is seen).
+held = {}
 
 
 def checker(row, p):
@@ -52,6 +69,13 @@ def checker(row, p):
             "FAILED: %d of %d images not recovered" % (failed, images)
     if failed > 0:
         return "flagged"
+    # A recovery's site is removed in the crashed recoveries' checks.
+    pre = "nested_" if p.get("site_where") == "recovery" else ""
+    if pre + "held_stores" in p and R.param_count(p, pre + "removed") > 0:
+        stores, images = held.get(key(row, p), (0, 0))
+        if stores == 0:
+            return "redundant (holds no store back)"
+        return "benign: recovery absorbs it (%d images held back)" % images
     return "benign (no image failed)"
 
 
@@ -74,19 +98,22 @@ def main():
     newest = {}
     for r in rows:  # in the order they were written: the last one wins
         p = R.params(r)
-        key = (r["workload"], p.get("op", "run"), r.get("mode", ""), r.get("scale", ""),
-               p.get("mutant", ORIGINAL))
-        newest[key] = r
+        k = key(r, p)
+        newest[k] = r
+        pre = "nested_" if p.get("site_where") == "recovery" else ""
+        was = held.get(k, (0, 0))
+        held[k] = (max(was[0], R.param_count(p, pre + "held_stores")),
+                   max(was[1], R.param_count(p, pre + "held_images")))
     header = ["workload", "op", "mode", "scale", "site", "site_kind", "site_count",
               "start", "trace_points", "images",
               "failed", "wrong", "crashed", "refused", "checker", "kills", "kill_units",
               "sigkill_flagged", "sigkill", "check_s"]
     table = []
     # The original first, then its sites in order.
-    for key in sorted(newest, key=lambda k: k[:4] + (k[4] != ORIGINAL, k[4])):
-        r = newest[key]
+    for k in sorted(newest, key=lambda k: k[:4] + (k[4] != ORIGINAL, k[4])):
+        r = newest[k]
         p = R.params(r)
-        table.append(list(key) + [p.get("site_kind", "") +
+        table.append(list(k) + [p.get("site_kind", "") +
                                   (" (recovery)" if p.get("site_where") == "recovery" else ""),
                                   p.get("site_count", ""),
                                   "old files" if p.get("start") == "old" else "fresh",
@@ -102,6 +129,7 @@ def main():
     col = {h: i for i, h in enumerate(header)}
     flagged = sum(1 for t in mutants if t[col["checker"]] == "flagged")
     benign = sum(1 for t in mutants if t[col["checker"]].startswith("benign"))
+    redundant = sum(1 for t in mutants if t[col["checker"]].startswith("redundant"))
     by_kill = sum(1 for t in mutants if t[col["sigkill"]].startswith("flagged"))
     used = list(newest.values())
     comments = (["Mutants: each persist point of the traced work removed in turn "
@@ -110,16 +138,20 @@ def main():
                  "sigkill: the same mutant killed with SIGKILL just after units kill_units of its "
                  "progress, then recovered and verified; the original (site '(original)') must "
                  "pass both",
-                 "benign (no image failed): the mutant's crash images all recovered; a persist "
-                 "whose loss recovery absorbs (a progress marker's: recovery redoes the work) or "
-                 "that a later persist covers, or one whose loss none of the images happened to "
-                 "expose (more images, IMAGES, may flag it); reported, not hidden",
+                 "redundant: the removed persist points hold no store back (a later persist "
+                 "makes the same stores durable at the same point), so the mutant's crash "
+                 "images are the original's; benign: recovery absorbs it: the images where the "
+                 "removal holds stores back (those dropped, the rest applied; then all "
+                 "dropped) all recovered, a persist whose loss recovery redoes; benign (no "
+                 "image failed): a row from before gpm-check measured what a removal holds "
+                 "back; reported, not hidden",
                  "SIGKILL with DRAM standing in for PM loses no store, flushed or not: it is not "
                  "expected to flag a mutant; a flag there is a failure of recovery of another "
                  "kind",
-                 "of %d mutants: %d flagged by the checker, %d benign, %d other; %d flagged by "
-                 "SIGKILL" % (len(mutants), flagged, benign, len(mutants) - flagged - benign,
-                              by_kill)]
+                 "of %d mutants: %d flagged by the checker, %d redundant, %d benign, %d other; "
+                 "%d flagged by SIGKILL" % (len(mutants), flagged, redundant, benign,
+                                            len(mutants) - flagged - redundant - benign,
+                                            by_kill)]
                 + R.platform_comments(used) + R.rev_comments(used))
     R.write_tsv(out, header, table, comments)
 

@@ -271,14 +271,16 @@ def verdict(name, rows):
         orig = [r for r in rows if r.get("site") == "(original)"]
         flagged = sum(1 for r in mut if r.get("checker") == "flagged")
         benign = sum(1 for r in mut if r.get("checker", "").startswith("benign"))
+        redundant = sum(1 for r in mut if r.get("checker", "").startswith("redundant"))
         killed = sum(1 for r in mut if r.get("sigkill", "").startswith("flagged"))
         bad = [r for r in orig if r.get("checker") != "passes" or
                r.get("sigkill", "").startswith("flagged")]
-        return ("ours: of %d mutants, the checker flagged %d and found %d benign (no image "
-                "failed)%s; SIGKILL trials flagged %d; %s"
-                % (len(mut), flagged, benign,
-                   ", %d other" % (len(mut) - flagged - benign) if len(mut) > flagged + benign
-                   else "", killed,
+        other = len(mut) - flagged - benign - redundant
+        return ("ours: of %d mutants, the checker flagged %d, found %d redundant (holding no "
+                "store back) and %d benign (every image recovered)%s; SIGKILL trials flagged "
+                "%d; %s"
+                % (len(mut), flagged, redundant, benign,
+                   ", %d other" % other if other else "", killed,
                    "%d of %d originals FAILED" % (len(bad), len(orig)) if bad
                    else "every original passed both"))
     if name == "nvc":

@@ -31,6 +31,16 @@ if echo "$r" | grep -qx "checker=flagged" && echo "$r" | grep -qx "sigkill=not f
 else
     notok "mutants report" "$(cat "$tmp/mrep/mutants.tsv" 2>&1 | tail -n 5)"
 fi
+# A block's marker persisted no more (ps_ref.c:58): its removal holds the
+# marker back, and every image there recovers (the block is redone).
+m=$(row_of "$tmp/mrep/mutants.tsv" "ps	run	cpu	tiny	workloads/ps/ps_ref.c:58")
+if echo "$m" | grep -qx "checker=benign: recovery absorbs it ([1-9][0-9]* images held back)" &&
+    grep "mutant=workloads/ps/ps_ref.c:58," "$tmp/mres/mutants.tsv" | head -n 1 |
+    grep -q ",removed=256,held_stores=256,held_points=[1-9]"; then
+    ok "mutants: a marker's removed persist holds its 256 markers back, and recovery absorbs it"
+else
+    notok "mutants: ps_ref.c:58's verdict" "$m"
+fi
 no_folder_left "mutants leave no folder behind" gpm-check mutant-trial
 
 

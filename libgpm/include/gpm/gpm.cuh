@@ -100,8 +100,12 @@ static __device__ __forceinline__ int gpm_dmutated(const char *file, unsigned li
 __device__ __forceinline__ void gpm_persist_at(const char *file, unsigned line)
 {
     if (gpm_dctl_.on) {
-        if (gpm_dmutated(file, line))
+        if (gpm_dmutated(file, line)) {
+            /* Removed: recorded where it would have run (GPM_TR_REMOVED). */
+            if (gpm_dctl_.ring)
+                gpm_drecord(GPM_DREC_REMOVED, NULL, 0, NULL, file, line);
             return;
+        }
         __threadfence_system();
         /* After the fence: the thread's stores before it are durable. */
         if (gpm_dctl_.ring)

@@ -76,6 +76,9 @@ typedef struct gpm_ptrace {
     char **site;             /* names, by site id */
     uint32_t nsites;
     int ended;               /* the trace has its END (the work finished) */
+    int restore_removed;     /* gpm_durability honours GPM_TR_REMOVED records as
+                                the persist points they were: the original's
+                                durability, beside the mutant's */
     uint64_t ev_cap, bytes_cap, bytes_len; /* the arrays' room, as they grow */
 } gpm_ptrace;
 
@@ -94,6 +97,8 @@ const char *gpm_ptrace_site(const gpm_ptrace *t, uint64_t k);
 /* For every event, the index of the event after which it (a store) is
  * durable under model M, or GPM_NEVER; *DURABLE malloc'd (nev entries). */
 int gpm_durability(const gpm_ptrace *t, gpm_model m, uint64_t **durable);
+/* Does T hold a persist point that GPM_MUTATE removed (GPM_TR_REMOVED)? */
+int gpm_ptrace_has_removed(const gpm_ptrace *t);
 
 /* How an image treats the stores not durable at its crash point: each
  * such word keeps its last durable value (DROP), takes its last value
@@ -101,7 +106,8 @@ int gpm_durability(const gpm_ptrace *t, gpm_model m, uint64_t **durable);
  * or, the I-th such word in the order of their first pending store, its
  * last value where bit I of *ARG is set and its durable one elsewhere
  * (MASK: the subsets of up to 64 words). */
-typedef enum { GPM_DROP, GPM_APPLY, GPM_RANDOM, GPM_MASK } gpm_pick;
+typedef enum { GPM_DROP, GPM_APPLY, GPM_RANDOM, GPM_MASK, GPM_SPARE } gpm_pick;
+/* (GPM_SPARE is gpm_image_spare's; gpm_image takes it as APPLY.) */
 /* The image at crash point CRASH (before event CRASH: the events
  * 0..CRASH-1 happened): IMG[o] (the objects' sizes, the caller's) gets the
  * start image with the durable stores, and the pending ones as PICK says.
@@ -109,6 +115,14 @@ typedef enum { GPM_DROP, GPM_APPLY, GPM_RANDOM, GPM_MASK } gpm_pick;
  * returns a hash of the image. */
 uint64_t gpm_image(const gpm_ptrace *t, const uint64_t *durable, uint64_t crash, gpm_pick pick,
                    uint64_t *arg, uint8_t **img, uint64_t *pending);
+
+/* A mutant's sharpest image at CRASH: the stores that BEFORE (the
+ * durability with the removed persist points restored) makes durable there
+ * and DURABLE does not, dropped, every word they wrote keeping its last
+ * durable value; every other pending word given its last value. Returns
+ * its hash; *PENDING as gpm_image. */
+uint64_t gpm_image_spare(const gpm_ptrace *t, const uint64_t *durable, const uint64_t *before,
+                         uint64_t crash, uint8_t **img, uint64_t *pending);
 
 /* A hash of the images IMG (the objects' sizes): equal images, equal hashes. */
 uint64_t gpm_image_hash(const gpm_ptrace *t, uint8_t **img);

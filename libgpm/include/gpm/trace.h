@@ -20,9 +20,10 @@
  *   - persist points: a flush of a range by a thread, a drain by a thread,
  *     a flush-and-drain of a range (msync, pmem_persist), an fsync of a file.
  * Each event names its site, the source line that asked for it
- * (GPM_SITE). GPM_MUTATE=SITE removes the persist point at SITE, with its
- * record, everywhere it runs, traced or not: a mutant that gpm-check must
- * catch and a SIGKILL on DRAM cannot.
+ * (GPM_SITE). GPM_MUTATE=SITE removes the persist point at SITE everywhere
+ * it runs, traced or not: a mutant that gpm-check must catch and a SIGKILL
+ * on DRAM cannot. A traced run records each removed point as
+ * GPM_TR_REMOVED, which no model honours.
  *
  * Not thread-safe for open/begin/end; the events and the stores they find
  * are safe from any thread. */
@@ -60,7 +61,12 @@ enum gpm_trace_kind {
     GPM_TR_OFENCE,  /* its persists before, ordered before its later ones */
     GPM_TR_DFENCE,  /* its persists before, durable */
     GPM_TR_PREL,    /* a persist release on the variable at OFF, of scope AUX */
-    GPM_TR_PACQ     /* a persist acquire on the variable at OFF, of scope AUX */
+    GPM_TR_PACQ,    /* a persist acquire on the variable at OFF, of scope AUX */
+    /* A persist point GPM_MUTATE removed, where it would have run: the
+     * record it would have been, with AUX its kind (FLUSH, DRAIN, PERSIST,
+     * FSYNC or FENCE). No model honours it; gpm-check restores it to find
+     * the stores the removal leaves pending longer (gpm_durability). */
+    GPM_TR_REMOVED
 };
 enum gpm_trace_scope { GPM_SCOPE_BLOCK = 1, GPM_SCOPE_DEVICE };
 enum gpm_trace_how { GPM_TR_CPU = 0, GPM_TR_WRITE, GPM_TR_DMA, GPM_TR_GPU };
@@ -76,7 +82,7 @@ typedef struct gpm_trace_rec {
  * thread in block, so a fence of one launch never covers another's
  * stores. FILE is the device address of the site's file name, resolved
  * when the trace ends. */
-enum gpm_drec_kind { GPM_DREC_STORE = 1, GPM_DREC_FENCE };
+enum gpm_drec_kind { GPM_DREC_STORE = 1, GPM_DREC_FENCE, GPM_DREC_REMOVED /* GPM_MUTATE's */ };
 typedef struct gpm_drec {
     unsigned long long ready; /* its sequence number + 1, once the rest is written */
     unsigned long long addr, thread, file;
@@ -128,6 +134,9 @@ void gpm_trace_dma(const void *addr, size_t len, const char *site);
 
 /* Is the persist point at SITE removed (GPM_MUTATE names it)? */
 int gpm_mutated(const char *site);
+/* Records the persist point of kind KIND (GPM_TR_FLUSH, _DRAIN, _PERSIST)
+ * that GPM_MUTATE removed at SITE, where a trace runs. */
+void gpm_trace_removed(uint32_t kind, const void *addr, size_t len, const char *site);
 
 /* The persist primitives with their sites: each does nothing where SITE is
  * mutated, and is recorded where a trace runs. */

@@ -563,6 +563,67 @@ static void image_random_repeats_with_its_seed(void)
 
 /* ---- none: no persist point honoured (NVC) ---- */
 
+/* ---- a mutant's removed persist points ---- */
+
+#define REMOVED(t, kind, off, len, th) add((t), GPM_TR_REMOVED, 0, (off), (len), (th), (kind), NULL)
+
+/* A removed point is no persist point; restored, it is the one it was. */
+static void removed_points_count_only_restored(void)
+{
+    gpm_ptrace t;
+    uint64_t *d = NULL, *u = NULL, s, g, r, f;
+    CHECK(one_object(&t, 4096) == 0);
+    CHECK(!gpm_ptrace_has_removed(&t));
+    s = CPU_STORE(&t, 0, 8, 1);
+    r = REMOVED(&t, GPM_TR_PERSIST, 0, 8, CPU_A);
+    g = GPU_STORE(&t, 64, 8, 2, GPU_T(0, 1));
+    f = REMOVED(&t, GPM_TR_FENCE, 0, 0, GPU_T(0, 1));
+    CHECK(gpm_ptrace_has_removed(&t));
+    CHECK(!gpm_ptrace_is_persist(&t, r) && !gpm_ptrace_is_persist(&t, f));
+    CHECK(durable(&t, GPM_MODEL_STRICT, &d) == 0);
+    CHECK(d[s] == GPM_NEVER && d[g] == GPM_NEVER);
+    t.restore_removed = 1;
+    CHECK(durable(&t, GPM_MODEL_STRICT, &u) == 0);
+    CHECK_EQ_INT(u[s], r);
+    CHECK_EQ_INT(u[g], f);
+    free(d);
+    free(u);
+    gpm_ptrace_free(&t);
+}
+
+/* The spare image drops the stores the removal held back, and the words
+ * they wrote keep their durable value even where a later store pends;
+ * every other pending word takes its last value. */
+static void spare_image_drops_only_what_the_removal_held_back(void)
+{
+    gpm_ptrace t;
+    uint64_t *d = NULL, *u = NULL, pend = 0;
+    uint8_t img[256], *imgs[1] = {img};
+    CHECK(one_object(&t, sizeof img) == 0);
+    CPU_STORE(&t, 0, 8, 0x11);  /* the log record */
+    REMOVED(&t, GPM_TR_PERSIST, 0, 8, CPU_A);
+    CPU_STORE(&t, 64, 8, 0x22); /* the update it guards */
+    PERSIST(&t, 64, 8);
+    CPU_STORE(&t, 0, 8, 0x12);  /* the record's word again, pending */
+    CPU_STORE(&t, 128, 8, 0x33); /* pending, not held back */
+    PERSIST(&t, 192, 8);         /* a crash point after it */
+    CHECK(durable(&t, GPM_MODEL_STRICT, &d) == 0);
+    t.restore_removed = 1;
+    CHECK(durable(&t, GPM_MODEL_STRICT, &u) == 0);
+    t.restore_removed = 0;
+    gpm_image_spare(&t, d, u, t.nev, imgs, &pend);
+    CHECK_EQ_INT(pend, 2);
+    CHECK(word(img, 0) == 0);          /* held back, and what followed it */
+    CHECK(word(img, 8) == rep(0x22));  /* durable */
+    CHECK(word(img, 16) == rep(0x33)); /* pending: applied */
+    /* Before the removed point nothing is held back: as APPLY. */
+    gpm_image_spare(&t, d, u, 1, imgs, &pend);
+    CHECK(word(img, 0) == rep(0x11));
+    free(d);
+    free(u);
+    gpm_ptrace_free(&t);
+}
+
 static void none_honours_no_persist_point(void)
 {
     gpm_ptrace t;
@@ -735,6 +796,8 @@ int main(void)
     RUN(image_words_are_eight_bytes);
     RUN(image_hashes_tell_images_apart);
     RUN(image_random_repeats_with_its_seed);
+    RUN(removed_points_count_only_restored);
+    RUN(spare_image_drops_only_what_the_removal_held_back);
     RUN(none_honours_no_persist_point);
     RUN(none_keeps_strict_for_an_honoured_object);
     RUN(none_image_word_holds_any_value_written);

@@ -390,10 +390,22 @@ static void mutant_removes_its_persist_point(void)
     CHECKF(strstr(gpm_ptrace_site(&t, p), site) == NULL, "the mutated site %s is in the trace",
            site);
     for (uint64_t e = 0; e < t.nev; e++)
-        CHECK(t.ev[e].kind == GPM_TR_STORE || strstr(gpm_ptrace_site(&t, e), site) == NULL);
+        CHECK(t.ev[e].kind == GPM_TR_STORE || t.ev[e].kind == GPM_TR_REMOVED ||
+              t.ev[e].kind == GPM_TR_END || /* END names no site: site 0's */
+              strstr(gpm_ptrace_site(&t, e), site) == NULL);
     CHECK(gpm_durability(&t, GPM_MODEL_STRICT, &d) == 0);
     CHECK(d[a] == GPM_NEVER);
     CHECK_EQ_INT(d[b], p);
+    free(d);
+    /* Recorded where it would have run, as what it was: restored, the
+     * store is durable there again. */
+    p = find(&t, GPM_TR_REMOVED, 0, 0);
+    CHECK(p != GPM_NEVER && p > a && p < b);
+    CHECK(p != GPM_NEVER && t.ev[p].aux == GPM_TR_PERSIST &&
+          strstr(gpm_ptrace_site(&t, p), site) != NULL);
+    t.restore_removed = 1;
+    CHECK(gpm_durability(&t, GPM_MODEL_STRICT, &d) == 0);
+    CHECK_EQ_INT(d[a], p);
     free(d);
     gpm_ptrace_free(&t);
 }

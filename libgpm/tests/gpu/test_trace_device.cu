@@ -168,6 +168,22 @@ static void a_mutant_removes_the_kernels_persist(void)
     }
     CHECK_EQ_INT(stores, THREADS);
     free(d);
+    /* Each thread's removed fence is recorded where it would have run:
+     * restored, it makes that thread's stores durable again. */
+    t.restore_removed = 1;
+    CHECK(gpm_durability(&t, GPM_MODEL_STRICT, &d) == 0);
+    stores = 0;
+    for (uint64_t k = 0; k < t.nev; k++)
+        if (t.ev[k].kind == GPM_TR_STORE && in(t.ev[k].off, DATA_OFF, 8 * THREADS)) {
+            CHECKF(d[k] != GPM_NEVER && t.ev[d[k]].kind == GPM_TR_REMOVED &&
+                       t.ev[d[k]].aux == GPM_TR_FENCE && t.ev[d[k]].thread == t.ev[k].thread &&
+                       strstr(gpm_ptrace_site(&t, d[k]), site),
+                   "store %llu: durable at %llu once the removed fences are restored",
+                   (unsigned long long)k, (unsigned long long)d[k]);
+            stores++;
+        }
+    CHECK_EQ_INT(stores, THREADS);
+    free(d);
     gpm_ptrace_free(&t);
 }
 
