@@ -457,11 +457,14 @@ static uint64_t image(const gpm_ptrace *t, const uint64_t *durable, const uint64
                 *opt = *opt ? *opt + 1 : 2; /* the value before, and this one */
                 if (!ix[s->obj][w])
                     ix[s->obj][w] = (uint32_t)++npend;
-                if (spared && hold)
-                    hold[s->obj][w] = 1; /* nothing later over it either */
+                /* Held back (1: nothing later over it either) or let go
+                 * (2), once per word: every such word, or (a seed in
+                 * *ARG) each with probability 1/2. */
+                if (spared && hold && !hold[s->obj][w])
+                    hold[s->obj][w] = *arg == 0 || next_random(arg) & 1 ? 1 : 2;
                 take = pick == GPM_APPLY ||
                        (pick == GPM_RANDOM && next_random(arg) % *opt == 0);
-                if (hold && hold[s->obj][w])
+                if (hold && hold[s->obj][w] == 1)
                     take = 0;
             }
             if (take)
@@ -522,10 +525,9 @@ uint64_t gpm_image(const gpm_ptrace *t, const uint64_t *durable, uint64_t crash,
 }
 
 uint64_t gpm_image_spare(const gpm_ptrace *t, const uint64_t *durable, const uint64_t *before,
-                         uint64_t crash, uint8_t **img, uint64_t *pending)
+                         uint64_t crash, uint64_t seed, uint8_t **img, uint64_t *pending)
 {
-    uint64_t none = 0;
-    return image(t, durable, before, crash, GPM_APPLY, &none, img, pending);
+    return image(t, durable, before, crash, GPM_APPLY, &seed, img, pending);
 }
 
 /* ---- completeness ---- */

@@ -253,7 +253,7 @@ static uint64_t image_of(const gpm_ptrace *t, const uint64_t *dur, uint64_t cras
     if (sbrp_order)
         return gpm_sbrp_image(t, sbrp_order, crash, pick, arg, img, pending);
     if (pick == GPM_SPARE && unmutated)
-        return gpm_image_spare(t, dur, unmutated, crash, img, pending);
+        return gpm_image_spare(t, dur, unmutated, crash, *arg, img, pending);
     return gpm_image(t, dur, crash, pick, arg, img, pending);
 }
 
@@ -364,13 +364,15 @@ static int plan(const gpm_ptrace *t, const uint64_t *dur, const struct opts *o,
     TRY(t->nev, GPM_APPLY, 0, "end", 0);
     if (held) {
         /* A mutant: half the images, at most, where its removal holds
-         * stores back, those dropped and the rest applied (the other
-         * threads' progress that needed them), then all dropped. */
-        uint64_t want = held->nat < (uint64_t)o->images / 4 ? held->nat
-                                                             : (uint64_t)o->images / 4;
+         * stores back: those dropped and the rest applied (the other
+         * threads' progress that needed them), then each held-back word
+         * dropped or not (a torn record), then all dropped. */
+        uint64_t want = held->nat < (uint64_t)o->images / 6 ? held->nat
+                                                             : (uint64_t)o->images / 6;
         for (uint64_t i = 0; i < want && n < o->images; i++) {
             uint64_t at = held->at[want == held->nat ? i : i * held->nat / want];
             TRY(at, GPM_SPARE, 0, "held back by the mutant", 4);
+            TRY(at, GPM_SPARE, gpm_mix64(rng++) | 1, "held back by the mutant", 4);
             TRY(at, GPM_DROP, 0, "held back by the mutant", 4);
         }
     }

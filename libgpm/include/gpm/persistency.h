@@ -116,13 +116,14 @@ typedef enum { GPM_DROP, GPM_APPLY, GPM_RANDOM, GPM_MASK, GPM_SPARE } gpm_pick;
 uint64_t gpm_image(const gpm_ptrace *t, const uint64_t *durable, uint64_t crash, gpm_pick pick,
                    uint64_t *arg, uint8_t **img, uint64_t *pending);
 
-/* A mutant's sharpest image at CRASH: the stores that BEFORE (the
+/* A mutant's sharpest images at CRASH: the stores that BEFORE (the
  * durability with the removed persist points restored) makes durable there
- * and DURABLE does not, dropped, every word they wrote keeping its last
- * durable value; every other pending word given its last value. Returns
- * its hash; *PENDING as gpm_image. */
+ * and DURABLE does not are held back, every word they wrote keeping its
+ * last durable value (SEED 0), or each such word with probability 1/2 (a
+ * SEED: a torn record); every other pending word is given its last value.
+ * Returns its hash; *PENDING as gpm_image. */
 uint64_t gpm_image_spare(const gpm_ptrace *t, const uint64_t *durable, const uint64_t *before,
-                         uint64_t crash, uint8_t **img, uint64_t *pending);
+                         uint64_t crash, uint64_t seed, uint8_t **img, uint64_t *pending);
 
 /* A hash of the images IMG (the objects' sizes): equal images, equal hashes. */
 uint64_t gpm_image_hash(const gpm_ptrace *t, uint8_t **img);

@@ -611,14 +611,41 @@ static void spare_image_drops_only_what_the_removal_held_back(void)
     t.restore_removed = 1;
     CHECK(durable(&t, GPM_MODEL_STRICT, &u) == 0);
     t.restore_removed = 0;
-    gpm_image_spare(&t, d, u, t.nev, imgs, &pend);
+    gpm_image_spare(&t, d, u, t.nev, 0, imgs, &pend);
     CHECK_EQ_INT(pend, 2);
     CHECK(word(img, 0) == 0);          /* held back, and what followed it */
     CHECK(word(img, 8) == rep(0x22));  /* durable */
     CHECK(word(img, 16) == rep(0x33)); /* pending: applied */
     /* Before the removed point nothing is held back: as APPLY. */
-    gpm_image_spare(&t, d, u, 1, imgs, &pend);
+    gpm_image_spare(&t, d, u, 1, 0, imgs, &pend);
     CHECK(word(img, 0) == rep(0x11));
+    free(d);
+    free(u);
+    gpm_ptrace_free(&t);
+}
+
+/* With a seed, each held-back word is dropped or not: a torn record. */
+static void spare_image_with_a_seed_tears_what_it_holds_back(void)
+{
+    gpm_ptrace t;
+    uint64_t *d = NULL, *u = NULL, pend = 0;
+    uint8_t img[256], *imgs[1] = {img};
+    int torn = 0, whole = 0;
+    CHECK(one_object(&t, sizeof img) == 0);
+    CPU_STORE(&t, 0, 16, 0x11); /* a record of two words */
+    REMOVED(&t, GPM_TR_PERSIST, 0, 16, CPU_A);
+    CPU_STORE(&t, 64, 8, 0x22);
+    PERSIST(&t, 64, 8);
+    CHECK(durable(&t, GPM_MODEL_STRICT, &d) == 0);
+    t.restore_removed = 1;
+    CHECK(durable(&t, GPM_MODEL_STRICT, &u) == 0);
+    for (uint64_t seed = 1; seed <= 64; seed++) {
+        gpm_image_spare(&t, d, u, t.nev, seed, imgs, &pend);
+        torn += (word(img, 0) == 0) != (word(img, 1) == 0);
+        whole += word(img, 0) == rep(0x11) && word(img, 1) == rep(0x11);
+        CHECK(word(img, 8) == rep(0x22));
+    }
+    CHECK(torn > 0 && whole > 0);
     free(d);
     free(u);
     gpm_ptrace_free(&t);
@@ -798,6 +825,7 @@ int main(void)
     RUN(image_random_repeats_with_its_seed);
     RUN(removed_points_count_only_restored);
     RUN(spare_image_drops_only_what_the_removal_held_back);
+    RUN(spare_image_with_a_seed_tears_what_it_holds_back);
     RUN(none_honours_no_persist_point);
     RUN(none_keeps_strict_for_an_honoured_object);
     RUN(none_image_word_holds_any_value_written);
