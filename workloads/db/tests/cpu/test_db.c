@@ -100,9 +100,11 @@ static void cpu_counterpart_runs_both_operations(void)
                                            "log_slots=32"), 2);
 }
 
-/* Killed inside the run: the recovery undoes the interrupted step (the old
- * images of an UPDATE, the count of an INSERT), resumes after the last
- * committed one and ends with the reference's table. */
+/* Killed inside the run, just before a step's commit (never on a clock:
+ * the kill lands there whatever the machine's speed): the recovery undoes
+ * the interrupted step (the old images of an UPDATE, the count of an
+ * INSERT), resumes after the last committed one and ends with the
+ * reference's table. */
 static void killed_runs_resume_after_the_last_committed_step(void)
 {
     static const char *const sizes[2][6] = {
@@ -112,19 +114,21 @@ static void killed_runs_resume_after_the_last_committed_step(void)
     for (int k = 0; k < 6; k++) {
         const char *const *s = sizes[k % 2];
         char at[32], line[8192], *p;
-        char *crash[] = {"db", "--mode", "cpu", "--pm-dir", dir, "--reps", "1", "--crash-after",
+        char *crash[] = {"db", "--mode", "cpu", "--pm-dir", dir, "--reps", "1",
+                         "--crash-before-commit",
                          at, (char *)s[0], (char *)s[1], (char *)s[2], (char *)s[3],
                          (char *)s[4], (char *)s[5]};
         char *rec[] = {"db", "--mode", "cpu", "--pm-dir", dir, "--recover", "--out", rows,
                        (char *)s[0], (char *)s[1], (char *)s[2], (char *)s[3], (char *)s[4],
                        (char *)s[5]};
         unsigned long long d = 0, t = 0, r = 0, undone = 0;
-        snprintf(at, sizeof at, "%.3f", 0.05 + 0.05 * (k / 2));
+        snprintf(at, sizeof at, "%d", 2 + k); /* steps 1 to 1 + k committed */
         unlink(rows);
         if (run(crash, ARGC(crash)) != 128 + SIGKILL)
             continue;
         trials++;
-        CHECKF(run(rec, ARGC(rec)) == 0, "%s killed at %s s: recovery failed", s[1], at);
+        CHECKF(run(rec, ARGC(rec)) == 0, "%s killed before commit %s: recovery failed", s[1],
+               at);
         wl_test_line(rows, 1, line, sizeof line);
         p = strstr(line, "durable=");
         CHECKF(p && sscanf(p, "durable=%llu/%llu,redone=%llu", &d, &t, &r) == 3 && t == 12 &&
@@ -135,9 +139,9 @@ static void killed_runs_resume_after_the_last_committed_step(void)
             undid++;
         resumed += d > 0 && d < t;
     }
-    CHECKF(trials >= 4, "only %d of 6 kills landed inside the run", trials);
-    CHECKF(resumed >= 2 && undid >= 1, "%d recoveries resumed after committed steps, %d undid "
-           "an interrupted one", resumed, undid);
+    CHECKF(trials == 6, "only %d of 6 kills landed inside the run", trials);
+    CHECKF(resumed == 6 && undid == 6, "%d of 6 recoveries resumed after committed steps, %d "
+           "undid an interrupted one", resumed, undid);
 }
 
 static void bad_flags_name_the_fix(void)
