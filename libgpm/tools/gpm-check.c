@@ -1119,13 +1119,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", PROG, n < 0 ? gpm_last_error() : "out of memory");
         return 1;
     }
-    if (unmutated)
-        printf("gpm-check: %d images (end %d, held back by the mutant %d, persist points %d, "
-               "exhaustive %d, random %d), distinct by hash\n", n, counts[0], counts[4],
-               counts[1], counts[2], counts[3]);
-    else
-        printf("gpm-check: %d images (end %d, persist points %d, exhaustive %d, random %d), "
-               "distinct by hash\n", n, counts[0], counts[1], counts[2], counts[3]);
+    {
+        char by_mutant[64] = "";
+        if (unmutated)
+            snprintf(by_mutant, sizeof by_mutant, "held back by the mutant %d, ", counts[4]);
+        printf("gpm-check: %d images (end %d, %spersist points %d, exhaustive %d, random %d), "
+               "distinct by hash\n", n, counts[0], by_mutant, counts[1], counts[2], counts[3]);
+    }
     t_plan = now_s() - t_plan;
     per_round = round_size(&o, &t);
     for (int i = 0, round; i < n; i += round) {

@@ -48,13 +48,17 @@ def key(r, p):
             p.get("mutant", ORIGINAL))
 
 
-# The stores a mutant's removal held back and the images there, the most of
-# any of its rows (from fresh files and over old ones: a store over old
-# files may rewrite the bytes that were there, and then none is seen).
-held = {}
+def held_prefix(p):
+    """A recovery's site is removed in the crashed recoveries' checks: its
+    counts are their nested_ ones."""
+    return "nested_" if p.get("site_where") == "recovery" else ""
 
 
-def checker(row, p):
+def checker(row, p, held):
+    """HELD: per key, the stores a mutant's removal held back and the images
+    there, the most of any of its rows (from fresh files and over old ones:
+    a store over old files may rewrite the bytes that were there, and then
+    none is seen)."""
     images, failed = R.check_images(p)
     original = "mutant" not in p
     if "error" in p:
@@ -69,8 +73,7 @@ def checker(row, p):
             "FAILED: %d of %d images not recovered" % (failed, images)
     if failed > 0:
         return "flagged"
-    # A recovery's site is removed in the crashed recoveries' checks.
-    pre = "nested_" if p.get("site_where") == "recovery" else ""
+    pre = held_prefix(p)
     if pre + "held_stores" in p and R.param_count(p, pre + "removed") > 0:
         stores, images = held.get(key(row, p), (0, 0))
         if stores == 0:
@@ -95,12 +98,12 @@ def main():
         R.fail("usage: mutants.py RESULTS_DIR OUT_TSV")
     results_dir, out = sys.argv[1], sys.argv[2]
     rows = R.check_rows(results_dir, "mutants.tsv", "mutants")
-    newest = {}
+    newest, held = {}, {}
     for r in rows:  # in the order they were written: the last one wins
         p = R.params(r)
         k = key(r, p)
         newest[k] = r
-        pre = "nested_" if p.get("site_where") == "recovery" else ""
+        pre = held_prefix(p)
         was = held.get(k, (0, 0))
         held[k] = (max(was[0], R.param_count(p, pre + "held_stores")),
                    max(was[1], R.param_count(p, pre + "held_images")))
@@ -120,7 +123,7 @@ def main():
                                   p.get("trace_points", ""),
                                   *R.check_images(p),
                                   R.param_count(p, "wrong"), R.param_count(p, "crashed"),
-                                  R.param_count(p, "refused"), checker(r, p),
+                                  R.param_count(p, "refused"), checker(r, p, held),
                                   R.param_count(p, "kills"), p.get("kill_units", ""),
                                   R.param_count(p, "sigkill_flagged"), sigkill(p),
                                   R.number(r, "median_s") if r.get("median_s") else
