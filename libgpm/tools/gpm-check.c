@@ -1083,9 +1083,10 @@ int main(int argc, char **argv)
                (unsigned long long)stores, (unsigned long long)points);
     }
     if (unmutated && held.stores == 0)
-        printf("gpm-check: the mutant's %llu removed persist points hold no store back: "
-               "a later persist makes each durable at the same point, so every crash image "
-               "of the mutant is one of the original's\n", (unsigned long long)held.removed);
+        printf("gpm-check: the mutant's %llu removed persist points hold no store back "
+               "(a later persist makes each durable at the same point, or the trace saw none: "
+               "a CPU store of the bytes already there is not seen), so every crash image of "
+               "the mutant is one of the original's\n", (unsigned long long)held.removed);
     else if (unmutated)
         printf("gpm-check: the mutant's %llu removed persist points hold %llu stores back, "
                "over %llu crash points the original has not\n",
