@@ -257,50 +257,6 @@ static uint64_t image_of(const gpm_ptrace *t, const uint64_t *dur, uint64_t cras
     return gpm_image(t, dur, crash, pick, arg, img, pending);
 }
 
-/* What a mutant's removed persist points change: the stores they leave
- * pending longer (durable in the original, not yet in the mutant), and
- * the crash points where one is, each an image the original does not
- * allow. */
-struct delay {
-    uint64_t removed, stores, points;
-    uint64_t *at; /* the points worth an image: where a store began to be
-                     held back, after a persist point, and the end */
-    uint64_t nat;
-};
-
-static int delays(const gpm_ptrace *t, const uint64_t *dur, struct delay *d)
-{
-    int64_t *diff = calloc(t->nev + 2, sizeof *diff), held = 0;
-    uint8_t *starts = calloc(t->nev + 2, 1);
-    memset(d, 0, sizeof *d);
-    if (!diff || !starts || !(d->at = malloc((t->nev + 1) * sizeof *d->at))) {
-        free(diff);
-        free(starts);
-        return gpm_set_error("out of memory");
-    }
-    for (uint64_t k = 0; k < t->nev; k++) {
-        d->removed += t->ev[k].kind == GPM_TR_REMOVED;
-        if (t->ev[k].kind == GPM_TR_STORE && unmutated[k] < dur[k]) {
-            /* Crash points C with unmutated[k] < C <= dur[k]: held back. */
-            uint64_t lo = unmutated[k] + 1, hi = dur[k] < t->nev ? dur[k] : t->nev;
-            d->stores++;
-            diff[lo]++;
-            diff[hi + 1]--;
-            starts[lo] = 1;
-        }
-    }
-    for (uint64_t c = 1; c <= t->nev; c++) {
-        if ((held += diff[c]) <= 0)
-            continue;
-        d->points++;
-        if (starts[c] || gpm_ptrace_is_persist(t, c - 1) || c == t->nev)
-            d->at[d->nat++] = c;
-    }
-    free(diff);
-    free(starts);
-    return 0;
-}
-
 static int seen(uint64_t *hashes, int n, uint64_t h)
 {
     for (int i = 0; i < n; i++)
@@ -316,7 +272,7 @@ static int seen(uint64_t *hashes, int n, uint64_t h)
  * words where there are few; random crash points and random subsets for
  * the rest. */
 static int plan(const gpm_ptrace *t, const uint64_t *dur, const struct opts *o,
-                const struct delay *held, struct image *im, uint8_t **img, int *counts)
+                const gpm_held *held, struct image *im, uint8_t **img, int *counts)
 {
     uint64_t *persist = malloc((t->nev + 1) * sizeof *persist), np = 0, rng = o->seed;
     uint64_t *hashes = malloc((size_t)o->images * sizeof *hashes);
@@ -364,13 +320,14 @@ static int plan(const gpm_ptrace *t, const uint64_t *dur, const struct opts *o,
     TRY(t->nev, GPM_APPLY, 0, "end", 0);
     if (held) {
         /* A mutant: half the images, at most, where its removal holds
-         * stores back: those dropped and the rest applied (the other
-         * threads' progress that needed them), then each held-back word
-         * dropped or not (a torn record), then all dropped. */
-        uint64_t want = held->nat < (uint64_t)o->images / 6 ? held->nat
-                                                             : (uint64_t)o->images / 6;
-        for (uint64_t i = 0; i < want && n < o->images; i++) {
-            uint64_t at = held->at[want == held->nat ? i : i * held->nat / want];
+         * stores back, best points first: those dropped and the rest
+         * applied (the other threads' progress that needed them), then
+         * each held-back word dropped or not (a torn record), then all
+         * dropped. A point whose images were all built already costs
+         * none of the share. */
+        int share = n + o->images / 2;
+        for (uint64_t i = 0; i < held->nat && n < share && n < o->images; i++) {
+            uint64_t at = held->at[i];
             TRY(at, GPM_SPARE, 0, "held back by the mutant", 4);
             TRY(at, GPM_SPARE, gpm_mix64(rng++) | 1, "held back by the mutant", 4);
             TRY(at, GPM_DROP, 0, "held back by the mutant", 4);
@@ -963,7 +920,7 @@ int main(int argc, char **argv)
     uint8_t **img;
     struct image *im;
     int rc = parse(argc, argv, &o), n = -1, counts[5] = {0}, fails = 0, complete, per_round;
-    struct delay held = {0, 0, 0, NULL, 0};
+    gpm_held held = {0, 0, 0, NULL, 0, 0};
     int alone = 0; /* images recovered again in a process of their own */
     long long nested[NESTED_COUNTS] = {0}; /* --nested: check_recovery's counts */
     int nchecked = 0;          /* --nested: the recoveries checked */
@@ -1067,7 +1024,7 @@ int main(int argc, char **argv)
         t.restore_removed = 1;
         rc = gpm_durability(&t, o.model, &unmutated);
         t.restore_removed = 0;
-        if (rc != 0 || delays(&t, dur, &held) != 0) {
+        if (rc != 0 || gpm_held_back(&t, dur, unmutated, &held) != 0) {
             fprintf(stderr, "%s: %s\n", PROG, gpm_last_error());
             return 1;
         }

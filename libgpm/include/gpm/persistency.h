@@ -125,6 +125,24 @@ uint64_t gpm_image(const gpm_ptrace *t, const uint64_t *durable, uint64_t crash,
 uint64_t gpm_image_spare(const gpm_ptrace *t, const uint64_t *durable, const uint64_t *before,
                          uint64_t crash, uint64_t seed, uint8_t **img, uint64_t *pending);
 
+/* What a mutant's removed persist points change, from DURABLE (the
+ * mutant's durability) and BEFORE (the original's, gpm_durability with
+ * t->restore_removed): the REMOVED points, the STORES they hold back
+ * (durable in the original at some crash point, pending in the mutant),
+ * and the crash POINTS where one is held back. AT lists the NAT points
+ * worth an image, best first: NLAST window ends (a held-back store's last
+ * point held, just before the mutant's persist of it, where its thread
+ * has made every later store, and so whatever it should have preceded),
+ * interleaved with the points just after a persist point while a store is
+ * held (what became durable before it), and the end; each kind in an
+ * order whose every prefix is spread over the trace. */
+typedef struct {
+    uint64_t removed, stores, points;
+    uint64_t *at, nat, nlast; /* AT malloc'd: free it */
+} gpm_held;
+int gpm_held_back(const gpm_ptrace *t, const uint64_t *durable, const uint64_t *before,
+                  gpm_held *h);
+
 /* A hash of the images IMG (the objects' sizes): equal images, equal hashes. */
 uint64_t gpm_image_hash(const gpm_ptrace *t, uint8_t **img);
 

@@ -651,6 +651,43 @@ static void spare_image_with_a_seed_tears_what_it_holds_back(void)
     gpm_ptrace_free(&t);
 }
 
+/* A GPU thread's record, its fence removed, then the update it guards,
+ * then the thread's next fence: the record is held back from just after
+ * the removed fence to just before that fence. The window's end, where the
+ * update is made and the record is not durable, is the point: the image
+ * there that drops the record and applies the update is one the original
+ * never allows. */
+static void held_back_window_end_is_the_point(void)
+{
+    gpm_ptrace t;
+    gpm_held h;
+    uint64_t *d = NULL, *u = NULL, pend = 0, th = GPU_T(0, 1);
+    uint8_t img[256], *imgs[1] = {img};
+    CHECK(one_object(&t, sizeof img) == 0);
+    GPU_STORE(&t, 0, 8, 0x11, th); /* the log record */
+    REMOVED(&t, GPM_TR_FENCE, 0, 0, th);
+    GPU_STORE(&t, 64, 8, 0x22, th); /* the update it guards */
+    FENCE(&t, th);
+    CHECK(durable(&t, GPM_MODEL_STRICT, &d) == 0);
+    t.restore_removed = 1;
+    CHECK(durable(&t, GPM_MODEL_STRICT, &u) == 0);
+    t.restore_removed = 0;
+    CHECK(gpm_held_back(&t, d, u, &h) == 0);
+    CHECK_EQ_INT(h.removed, 1);
+    CHECK_EQ_INT(h.stores, 1);
+    CHECK_EQ_INT(h.points, 2); /* before and after the update */
+    CHECK_EQ_INT(h.nlast, 1);
+    CHECK_EQ_INT(h.nat, 1);      /* where it begins is no point worth an image */
+    CHECK_EQ_INT(h.at[0], 3);    /* before the fence */
+    gpm_image_spare(&t, d, u, h.at[0], 0, imgs, &pend);
+    CHECK(word(img, 0) == 0);         /* the record dropped */
+    CHECK(word(img, 8) == rep(0x22)); /* the update applied */
+    free(h.at);
+    free(d);
+    free(u);
+    gpm_ptrace_free(&t);
+}
+
 static void none_honours_no_persist_point(void)
 {
     gpm_ptrace t;
@@ -826,6 +863,7 @@ int main(void)
     RUN(removed_points_count_only_restored);
     RUN(spare_image_drops_only_what_the_removal_held_back);
     RUN(spare_image_with_a_seed_tears_what_it_holds_back);
+    RUN(held_back_window_end_is_the_point);
     RUN(none_honours_no_persist_point);
     RUN(none_keeps_strict_for_an_honoured_object);
     RUN(none_image_word_holds_any_value_written);
