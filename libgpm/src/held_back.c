@@ -26,6 +26,45 @@ static void spread(const uint64_t *list, uint64_t l, uint64_t *out, uint64_t *no
     }
 }
 
+/* The N points of LIST (points after persist points) in turns over the
+ * persist sites that precede them: the first of each site's spread order,
+ * then the second of each, ... A site that persists rarely (a host commit
+ * among a kernel's thousands of fences) is tried early. OUT gets them. */
+static int by_site(const gpm_ptrace *t, const uint64_t *list, uint64_t n, uint64_t *out,
+                   uint8_t *used)
+{
+    uint64_t ns = t->nsites + 1, k, *first = calloc(ns + 1, sizeof *first);
+    uint64_t *grouped = malloc((n + 1) * sizeof *grouped), *order = malloc((n + 1) * sizeof *order);
+    if (!first || !grouped || !order) {
+        free(first), free(grouped), free(order);
+        return gpm_set_error("out of memory for the held-back stores' crash points");
+    }
+#define SITE_OF(c) (t->ev[(c) - 1].site < t->nsites ? t->ev[(c) - 1].site : t->nsites)
+    for (k = 0; k < n; k++)
+        first[SITE_OF(list[k]) + 1]++;
+    for (k = 0; k < ns; k++)
+        first[k + 1] += first[k];
+    for (k = 0; k < n; k++) /* stable: each site's points in trace order */
+        grouped[first[SITE_OF(list[k])]++] = list[k];
+    for (k = ns; k > 0; k--) /* FIRST[s] back to each site's start */
+        first[k] = first[k - 1];
+    first[0] = 0;
+#undef SITE_OF
+    for (k = 0; k < ns; k++) {
+        uint64_t m = 0;
+        spread(grouped + first[k], first[k + 1] - first[k], order + first[k], &m, used);
+    }
+    {
+        uint64_t got = 0;
+        for (uint64_t r = 0; got < n; r++)
+            for (k = 0; k < ns; k++)
+                if (first[k] + r < first[k + 1])
+                    out[got++] = order[first[k] + r];
+    }
+    free(first), free(grouped), free(order);
+    return 0;
+}
+
 int gpm_held_back(const gpm_ptrace *t, const uint64_t *durable, const uint64_t *before,
                   gpm_held *h)
 {
@@ -61,8 +100,9 @@ int gpm_held_back(const gpm_ptrace *t, const uint64_t *durable, const uint64_t *
         else if (gpm_ptrace_is_persist(t, c - 1) || c == t->nev)
             after[nafter++] = c;
     }
-    /* Each kind spread, then the two interleaved: an end, a point after a
-     * persist, an end, ... */
+    /* The ends spread, the points after a persist in turns over their
+     * sites, then the two interleaved: an end, a point after a persist, an
+     * end, ... */
     {
         uint64_t ne = 0, na = 0, i = 0, j = 0;
         uint64_t *e = malloc((nend + 1) * sizeof *e), *a = malloc((nafter + 1) * sizeof *a);
@@ -71,7 +111,11 @@ int gpm_held_back(const gpm_ptrace *t, const uint64_t *durable, const uint64_t *
             return gpm_set_error("out of memory for the held-back stores' crash points");
         }
         spread(ends, nend, e, &ne, used);
-        spread(after, nafter, a, &na, used);
+        if (by_site(t, after, nafter, a, used) != 0) {
+            free(e), free(a), free(diff), free(end), free(used), free(ends), free(after);
+            return -1;
+        }
+        na = nafter;
         while (i < ne || j < na) {
             if (i < ne)
                 h->at[h->nat++] = e[i++];

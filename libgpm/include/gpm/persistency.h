@@ -134,8 +134,10 @@ uint64_t gpm_image_spare(const gpm_ptrace *t, const uint64_t *durable, const uin
  * point held, just before the mutant's persist of it, where its thread
  * has made every later store, and so whatever it should have preceded),
  * interleaved with the points just after a persist point while a store is
- * held (what became durable before it), and the end; each kind in an
- * order whose every prefix is spread over the trace. */
+ * held (what became durable before it), and the end. The ends come in an
+ * order whose every prefix is spread over the trace; the others the same
+ * way for each persist site, in turns over the sites (a host commit among
+ * a kernel's thousands of fences comes early). */
 typedef struct {
     uint64_t removed, stores, points;
     uint64_t *at, nat, nlast; /* AT malloc'd: free it */

@@ -688,6 +688,43 @@ static void held_back_window_end_is_the_point(void)
     gpm_ptrace_free(&t);
 }
 
+/* While a record is held back, another thread fences often at one site
+ * and the host persists once at another: the host's point comes among the
+ * first, not after the many fences. */
+static void held_back_points_take_turns_over_sites(void)
+{
+    gpm_ptrace t;
+    gpm_held h;
+    uint64_t *d = NULL, *u = NULL, th = GPU_T(0, 1), other = GPU_T(1, 1), host;
+    CHECK(one_object(&t, 256) == 0);
+    GPU_STORE(&t, 0, 8, 0x11, th);
+    REMOVED(&t, GPM_TR_FENCE, 0, 0, th);
+    for (int i = 0; i < 7; i++)
+        FENCE(&t, other);
+    CPU_STORE(&t, 128, 8, 0x44);
+    host = PERSIST(&t, 128, 8);
+    for (int i = 0; i < 3; i++)
+        FENCE(&t, other);
+    GPU_STORE(&t, 64, 8, 0x22, th);
+    FENCE(&t, th);
+    CHECK((t.site = calloc(2, sizeof *t.site)) != NULL);
+    t.nsites = 2;
+    t.ev[host].site = 1; /* every other event: site 0 */
+    CHECK(durable(&t, GPM_MODEL_STRICT, &d) == 0);
+    t.restore_removed = 1;
+    CHECK(durable(&t, GPM_MODEL_STRICT, &u) == 0);
+    t.restore_removed = 0;
+    CHECK(gpm_held_back(&t, d, u, &h) == 0);
+    CHECK_EQ_INT(h.nlast, 1);
+    CHECK_EQ_INT(h.nat, 12); /* the end, and after each of the 11 persist points */
+    CHECK_EQ_INT(h.at[0], t.nev - 1);
+    CHECK(h.at[1] != host + 1 && h.at[2] == host + 1);
+    free(h.at);
+    free(d);
+    free(u);
+    gpm_ptrace_free(&t);
+}
+
 static void none_honours_no_persist_point(void)
 {
     gpm_ptrace t;
@@ -864,6 +901,7 @@ int main(void)
     RUN(spare_image_drops_only_what_the_removal_held_back);
     RUN(spare_image_with_a_seed_tears_what_it_holds_back);
     RUN(held_back_window_end_is_the_point);
+    RUN(held_back_points_take_turns_over_sites);
     RUN(none_honours_no_persist_point);
     RUN(none_keeps_strict_for_an_honoured_object);
     RUN(none_image_word_holds_any_value_written);
