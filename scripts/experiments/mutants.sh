@@ -18,11 +18,11 @@
 #         points (its trace records them where they would have run):
 #         "redundant" where they hold no store back (a later persist makes
 #         each durable at the same point: the mutant's images are the
-#         original's), else "benign: recovery absorbs it", its images at
-#         the crash points where stores are held back (those dropped) all
-#         recovered: a persist whose loss only makes recovery redo work (a
-#         progress marker); these are results, kept and reported, not
-#         hidden;
+#         original's), else "not flagged", its images at the crash
+#         points where stores are held back (those dropped) all recovered:
+#         evidence, not proof, that the persist's loss only makes recovery
+#         redo work (a progress marker), as more images may fail; these
+#         are results, kept and reported, not hidden;
 #      b. the same KILLS SIGKILL trials: a trial that does not recover flags
 #         the mutant. None is expected to: with DRAM standing in for PM, a
 #         SIGKILL loses no store, flushed or not.
@@ -32,7 +32,7 @@
 #   With RERUN=1 (the default), the original is checked a second time over
 #   the files an untraced run of it left (gpm-check --rerun: old output,
 #   not fresh files), where it must pass too, and so is every mutant that
-#   the first check found benign: a reset whose persist was removed (a
+#   the first check did not flag: a reset whose persist was removed (a
 #   table zeroed before a run) shows only there. The second row follows the
 #   first, and is the site's verdict.
 #   3. the sites that only a recovery reaches (those of the recovery that
@@ -46,7 +46,7 @@
 # sigkill_recovered, sigkill_flagged, sigkill_mid_work. Report:
 # scripts/report/mutants.py.
 # Exit 1 where the unmutated program failed either test, a check could not
-# run or a program is missing; a benign mutant, or one that a SIGKILL trial
+# run or a program is missing; an unflagged mutant, or one that a SIGKILL trial
 # flagged, is a result, said in the output and the report.
 # Environment: GPM_BIN, RESULTS_DIR, SCALE (tiny from make), WORKLOADS, OPS,
 # MODES, IMAGES, KILLS, RERUN (0 or 1), CHECK_ARGS (more flags for every run of the
@@ -186,7 +186,7 @@ for w in $(workloads); do
                 echo "$name: $lbl ($m, $SCALE): the original FAILED: ${CHECK_WHY:-$(check_summary "$CHECK_PARAMS")}; SIGKILL: $SK_FLAGGED of $nk trials not recovered; the check's log: $CHECK_LOG" >&2
             fi
             [ -z "$CHECK_WHY" ] || continue
-            # Over old files too, where benign mutants are checked again.
+            # Over old files too, where unflagged mutants are checked again.
             if [ "$RERUN" -eq 1 ]; then
                 d=$(check_dir) || exit 1
                 CHECKER_FLAGS=--rerun
@@ -245,7 +245,7 @@ for w in $(workloads); do
                 elif [ "$(param "$p" removed)" != 0 ] && [ "$(param "$p" held_stores)" = 0 ]; then
                     checker="redundant: its $(param "$p" removed) removed persist points hold no store back${start:+ (from fresh files or$start)}"
                 else
-                    checker="benign: recovery absorbs it ($(param "$p" held_stores) stores held back over $(param "$p" held_points) crash points; $(param "$p" held_images) images there, all recovered${start:+, from fresh files or$start})"
+                    checker="not flagged ($(param "$p" held_stores) stores held back over $(param "$p" held_points) crash points; $(param "$p" held_images) images there, all recovered${start:+, from fresh files or$start})"
                 fi
                 # A flush is no persist point: only the others change the
                 # count, and only the work's are in it.

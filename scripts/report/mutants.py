@@ -11,7 +11,7 @@ no mutant= in their params, the mutants' name their site (mutant=SITE,
 site_kind, site_count, and site_where=recovery for a site only a recovery
 reaches, whose images are those of crashed recoveries: nested_images,
 nested_recovered; start=old for a check over the files a first run left,
-which make mutants makes of the original and of every mutant found benign
+which make mutants makes of the original and of every mutant not flagged
 from fresh files); both carry images, recovered, wrong, crashed,
 refused, complete, trace_points (the traced run's persist points),
 mutant_left (the mutant's points left at its site: 0 where it took) and
@@ -23,10 +23,11 @@ scale and site (the original first, site "(original)"), its newest run
     failed, from what gpm-check measured of the removed persist points
     (removed, held_stores, held_images): "redundant (holds no store back)"
     (a later persist makes every store durable at the same point: the
-    mutant's images are the original's, and no check can flag it), "benign:
-    recovery absorbs it" (the images where its removal holds stores back,
-    dropped, all recovered: a progress marker's, whose loss only redoes
-    work), or, from rows without them, "benign (no image failed)";
+    mutant's images are the original's, and no check can flag it), "not
+    flagged (N images held back, all recovered)" (the images where its
+    removal holds stores back all recovered: evidence, not proof; a
+    progress marker's loss only redoes work, but more images may find what
+    these missed), or, from rows without them, "benign (no image failed)";
     "incomplete" (the
     trace missed stores: no verdict) or "error" (no check, or the site
     kept persist points: the mutant did not take); for the
@@ -78,7 +79,7 @@ def checker(row, p, held):
         stores, images = held.get(key(row, p), (0, 0))
         if stores == 0:
             return "redundant (holds no store back)"
-        return "benign: recovery absorbs it (%d images held back)" % images
+        return "not flagged (%d images held back, all recovered)" % images
     return "benign (no image failed)"
 
 
@@ -131,7 +132,7 @@ def main():
     mutants = [t for t in table if t[4] != ORIGINAL]
     col = {h: i for i, h in enumerate(header)}
     flagged = sum(1 for t in mutants if t[col["checker"]] == "flagged")
-    benign = sum(1 for t in mutants if t[col["checker"]].startswith("benign"))
+    benign = sum(1 for t in mutants if t[col["checker"]].startswith(("benign", "not flagged")))
     redundant = sum(1 for t in mutants if t[col["checker"]].startswith("redundant"))
     by_kill = sum(1 for t in mutants if t[col["sigkill"]].startswith("flagged"))
     used = list(newest.values())
@@ -143,15 +144,15 @@ def main():
                  "pass both",
                  "redundant: the removed persist points hold no store back (a later persist "
                  "makes the same stores durable at the same point), so the mutant's crash "
-                 "images are the original's; benign: recovery absorbs it: the images where the "
-                 "removal holds stores back (those dropped, the rest applied; then all "
-                 "dropped) all recovered, a persist whose loss recovery redoes; benign (no "
+                 "images are the original's; not flagged: the images where the removal holds "
+                 "stores back (those dropped, the rest applied; torn; then all dropped) all "
+                 "recovered, evidence and not proof that recovery redoes what it lost; benign (no "
                  "image failed): a row from before gpm-check measured what a removal holds "
                  "back; reported, not hidden",
                  "SIGKILL with DRAM standing in for PM loses no store, flushed or not: it is not "
                  "expected to flag a mutant; a flag there is a failure of recovery of another "
                  "kind",
-                 "of %d mutants: %d flagged by the checker, %d redundant, %d benign, %d other; "
+                 "of %d mutants: %d flagged by the checker, %d redundant, %d not flagged, %d other; "
                  "%d flagged by SIGKILL" % (len(mutants), flagged, redundant, benign,
                                             len(mutants) - flagged - redundant - benign,
                                             by_kill)]

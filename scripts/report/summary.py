@@ -270,14 +270,14 @@ def verdict(name, rows):
         mut = [r for r in rows if r.get("site") != "(original)"]
         orig = [r for r in rows if r.get("site") == "(original)"]
         flagged = sum(1 for r in mut if r.get("checker") == "flagged")
-        benign = sum(1 for r in mut if r.get("checker", "").startswith("benign"))
+        benign = sum(1 for r in mut if r.get("checker", "").startswith(("benign", "not flagged")))
         redundant = sum(1 for r in mut if r.get("checker", "").startswith("redundant"))
         killed = sum(1 for r in mut if r.get("sigkill", "").startswith("flagged"))
         bad = [r for r in orig if r.get("checker") != "passes" or
                r.get("sigkill", "").startswith("flagged")]
         other = len(mut) - flagged - benign - redundant
         return ("ours: of %d mutants, the checker flagged %d, found %d redundant (holding no "
-                "store back) and %d benign (every image recovered)%s; SIGKILL trials flagged "
+                "store back) and %d not flagged (every image recovered)%s; SIGKILL trials flagged "
                 "%d; %s"
                 % (len(mut), flagged, redundant, benign,
                    ", %d other" % other if other else "", killed,
