@@ -459,13 +459,17 @@ static uint64_t image(const gpm_ptrace *t, const uint64_t *durable, const uint64
                     ix[s->obj][w] = (uint32_t)++npend;
                 /* Held back (1: nothing later over it either) or let go
                  * (2), once per word: every such word, or (a seed in
-                 * *ARG) each with probability 1/2. */
+                 * *ARG) each with probability 1/2; a word let go holds
+                 * any one of its values, as RANDOM's do (a flag stored
+                 * twice may be left at its first value). */
                 if (spared && hold && !hold[s->obj][w])
                     hold[s->obj][w] = *arg == 0 || next_random(arg) & 1 ? 1 : 2;
                 take = pick == GPM_APPLY ||
                        (pick == GPM_RANDOM && next_random(arg) % *opt == 0);
                 if (hold && hold[s->obj][w] == 1)
                     take = 0;
+                else if (hold && hold[s->obj][w] == 2)
+                    take = next_random(arg) % *opt == 0;
             }
             if (take)
                 memcpy(img[s->obj] + a, cur[s->obj] + a, b - a);

@@ -120,7 +120,9 @@ uint64_t gpm_image(const gpm_ptrace *t, const uint64_t *durable, uint64_t crash,
  * durability with the removed persist points restored) makes durable there
  * and DURABLE does not are held back, every word they wrote keeping its
  * last durable value (SEED 0), or each such word with probability 1/2 (a
- * SEED: a torn record); every other pending word is given its last value.
+ * SEED: a torn record), the others holding any one of their values (the
+ * durable one or a pending store's: a flag stored twice may be left at
+ * its first); every other pending word is given its last value.
  * Returns its hash; *PENDING as gpm_image. */
 uint64_t gpm_image_spare(const gpm_ptrace *t, const uint64_t *durable, const uint64_t *before,
                          uint64_t crash, uint64_t seed, uint8_t **img, uint64_t *pending);

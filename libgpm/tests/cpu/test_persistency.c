@@ -651,6 +651,39 @@ static void spare_image_with_a_seed_tears_what_it_holds_back(void)
     gpm_ptrace_free(&t);
 }
 
+/* A flag stored twice, each persist removed: a seeded spare image may
+ * leave it at its durable value, its first or its last (a checkpoint flip
+ * that names the group the next copy is overwriting). */
+static void spare_image_with_a_seed_takes_any_value_of_a_held_word(void)
+{
+    gpm_ptrace t;
+    uint64_t *d = NULL, *u = NULL, pend = 0;
+    uint8_t img[256], *imgs[1] = {img};
+    int seen[3] = {0, 0, 0};
+    CHECK(one_object(&t, sizeof img) == 0);
+    CPU_STORE(&t, 0, 8, 0x11);
+    REMOVED(&t, GPM_TR_PERSIST, 0, 8, CPU_A);
+    CPU_STORE(&t, 0, 8, 0x12);
+    REMOVED(&t, GPM_TR_PERSIST, 0, 8, CPU_A);
+    CPU_STORE(&t, 64, 8, 0x22);
+    PERSIST(&t, 64, 8);
+    CHECK(durable(&t, GPM_MODEL_STRICT, &d) == 0);
+    t.restore_removed = 1;
+    CHECK(durable(&t, GPM_MODEL_STRICT, &u) == 0);
+    for (uint64_t seed = 1; seed <= 64; seed++) {
+        gpm_image_spare(&t, d, u, t.nev, seed, imgs, &pend);
+        seen[0] += word(img, 0) == 0;
+        seen[1] += word(img, 0) == rep(0x11);
+        seen[2] += word(img, 0) == rep(0x12);
+        CHECK(word(img, 8) == rep(0x22));
+    }
+    CHECK(seen[0] > 0 && seen[1] > 0 && seen[2] > 0);
+    CHECK_EQ_INT(seen[0] + seen[1] + seen[2], 64);
+    free(d);
+    free(u);
+    gpm_ptrace_free(&t);
+}
+
 /* A GPU thread's record, its fence removed, then the update it guards,
  * then the thread's next fence: the record is held back from just after
  * the removed fence to just before that fence. The window's end, where the
@@ -900,6 +933,7 @@ int main(void)
     RUN(removed_points_count_only_restored);
     RUN(spare_image_drops_only_what_the_removal_held_back);
     RUN(spare_image_with_a_seed_tears_what_it_holds_back);
+    RUN(spare_image_with_a_seed_takes_any_value_of_a_held_word);
     RUN(held_back_window_end_is_the_point);
     RUN(held_back_points_take_turns_over_sites);
     RUN(none_honours_no_persist_point);
