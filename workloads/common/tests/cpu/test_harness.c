@@ -108,6 +108,7 @@ static int compute(struct wl_ctx *c, int resume, uint64_t *done)
             wl_pm_write(c, FAKE_DATA, f->chunks * WORDS * 8 + k * 4, &c->epoch, 4) != 0)
             return -1;
         (*done)++;
+        wl_progress_add(c, 1); /* a chunk and its mark are durable: --crash-at-progress */
     }
     f->state[0] = c->epoch;
     return wl_cp_checkpoint(c, FAKE_STATE) ||
@@ -626,7 +627,7 @@ static void recover_refuses_and_leaves_files_untouched(void)
     CHECK_EQ_INT(wl_test_count_lines(errlog, "does not exist: nothing to recover"), 1);
     /* A run killed mid-work, then recovery attempts that do not match. */
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--slow-us",
-                          "2000", "--crash-after", "0.03"), 128 + SIGKILL);
+                          "2000", "--crash-at-progress", "10"), 128 + SIGKILL);
     before = check_read_file(data, &n1);
     CHECK(before);
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--recover",
@@ -690,7 +691,7 @@ static void new_run_resets_checkpoint_and_log(void)
     gpmlog_close(&log);
     /* Killed before its checkpoint: the earlier run's must not be there. */
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--slow-us",
-                          "2000", "--crash-after", "0.03"), 128 + SIGKILL);
+                          "2000", "--crash-at-progress", "10"), 128 + SIGKILL);
     k = gpmcp_open_flags(cp, GPM_HOST_ONLY);
     CHECK(k);
     CHECK_EQ_INT(gpmcp_seq(k, 0), 0);
@@ -742,7 +743,7 @@ static void killed_mid_work_resumes_from_durable_progress(void)
     clean_dir();
     unlink(rows);
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--slow-us",
-                          "2000", "--crash-after", "0.05"), 128 + SIGKILL);
+                          "2000", "--crash-at-progress", "10"), 128 + SIGKILL);
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--slow-us",
                           "2000", "--recover", "--out", rows), 0);
     last_params(p, sizeof p);
@@ -757,7 +758,7 @@ static void recovery_that_redoes_durable_work_fails(void)
 {
     clean_dir();
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--slow-us",
-                          "2000", "--crash-after", "0.05", "--bug", "redo-all"),
+                          "2000", "--crash-at-progress", "10", "--bug", "redo-all"),
                  128 + SIGKILL);
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--slow-us",
                           "2000", "--recover", "--bug", "redo-all"), 1);

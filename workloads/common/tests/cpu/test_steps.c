@@ -182,12 +182,13 @@ static void a_run_checkpoints_on_schedule(void)
     }
 }
 
-/* Killed mid-run: the recovery resumes from the last checkpoint (a multiple
+/* Killed mid-run (after the checkpoint that makes step 10 durable, never
+ * on a clock): the recovery resumes from the last checkpoint (a multiple
  * of every), restores, and ends with the uninterrupted run's state. */
 static void a_crash_resumes_from_the_last_checkpoint(void)
 {
     char *crash[] = {"iter", "--mode", "cpu", "--pm-dir", dir, "--reps", "1", "--slow-us",
-                     "5000", "--crash-after", "0.11"};
+                     "5000", "--crash-at-progress", "10"};
     char *rec[] = {"iter", "--mode", "cpu", "--pm-dir", dir, "--slow-us", "5000", "--recover",
                    "--out", rows};
     unsigned long long from = 99, d = 0, t = 0, r = 0;
