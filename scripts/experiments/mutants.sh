@@ -216,7 +216,7 @@ for w in $(workloads); do
                 # shellcheck disable=SC2086
                 run_check "$out" "$d" "$IMAGES" "$extra" "$w" "$m" "$SCALE" $args
                 start=""
-                # Benign from fresh files: checked again over old ones, where
+                # Not flagged from fresh files: checked again over old ones, where
                 # what a reset persists shows (the row after wins).
                 if [ "$RERUN" -eq 1 ] && [ -z "$CHECK_WHY" ] && [ "$CHECK_RC" -eq 0 ] &&
                     [ "$(param "$CHECK_PARAMS" complete)" != no ]; then
@@ -230,6 +230,10 @@ for w in $(workloads); do
                 fi
                 unset GPM_MUTATE NESTED
                 p=$CHECK_PARAMS
+                # A recovery's site is removed in the crashed recoveries:
+                # their counts (nested_) say what it held back.
+                pre= of=
+                [ "$where" != recovery ] || pre=nested_ of=" (in the crashed recoveries)"
                 pts=$(param "$p" trace_points)
                 im=$(param "$p" images) ni=$(param "$p" nested_images)
                 failed=$(not_recovered "$p")
@@ -242,8 +246,10 @@ for w in $(workloads); do
                     checker="flagged$start: $failed of $((${im:-0} + ${ni:-0})) images failed (${ni:-0} of them of crashed recoveries)"
                 elif [ "$CHECK_RC" -ne 0 ] && [ "$failed" -gt 0 ]; then
                     checker="flagged$start: $failed of $(param "$p" images) images failed ($(param "$p" wrong) wrong output, $(param "$p" crashed) recovery crashed, $(param "$p" refused) refused)"
-                elif [ "$(param "$p" removed)" != 0 ] && [ "$(param "$p" held_stores)" = 0 ]; then
-                    checker="redundant: its $(param "$p" removed) removed persist points hold no store back${start:+ (from fresh files or$start)}"
+                elif [ "$(param "$p" "${pre}removed")" != 0 ] && [ "$(param "$p" "${pre}held_stores")" = 0 ]; then
+                    checker="redundant: its $(param "$p" "${pre}removed") removed persist points$of hold no store back${start:+ (from fresh files or$start)}"
+                elif [ "$where" = recovery ]; then
+                    checker="not flagged ($(param "$p" nested_removed) persist points removed in the crashed recoveries, $(param "$p" nested_held_stores) stores held back; $(param "$p" nested_held_images) images there, all recovered${start:+, from fresh files or$start})"
                 else
                     checker="not flagged ($(param "$p" held_stores) stores held back over $(param "$p" held_points) crash points; $(param "$p" held_images) images there, all recovered${start:+, from fresh files or$start})"
                 fi
