@@ -68,8 +68,8 @@ static int by_site(const gpm_ptrace *t, const uint64_t *list, uint64_t n, uint64
 int gpm_held_back(const gpm_ptrace *t, const uint64_t *durable, const uint64_t *before,
                   gpm_held *h)
 {
-    uint64_t n = t->nev + 2, nend = 0, nafter = 0, held = 0;
-    int64_t *diff = calloc(n, sizeof *diff);
+    uint64_t n = t->nev + 2, nend = 0, nafter = 0;
+    int64_t *diff = calloc(n, sizeof *diff), held = 0;
     uint8_t *end = calloc(n, 1), *used = malloc(n);
     uint64_t *ends = malloc(n * sizeof *ends), *after = malloc(n * sizeof *after);
     memset(h, 0, sizeof *h);
@@ -92,7 +92,7 @@ int gpm_held_back(const gpm_ptrace *t, const uint64_t *durable, const uint64_t *
     /* Where a window begins, the image is one the original allows (a crash
      * just before the store): not worth one. */
     for (uint64_t c = 1; c <= t->nev; c++) {
-        if ((int64_t)(held += (uint64_t)diff[c]) <= 0)
+        if ((held += diff[c]) <= 0)
             continue;
         h->points++;
         if (end[c])

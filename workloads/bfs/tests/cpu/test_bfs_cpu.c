@@ -122,9 +122,9 @@ static void bad_flags_name_the_flag(void)
     CHECK(wl_test_count_lines(err, "/nonexistent/x.gr: cannot open the graph") == 1);
 }
 
-/* A real crash: SIGKILL just after unit K of progress (a level's frontier
- * piece made durable; never on a clock, so it lands mid-search whatever
- * the machine's speed), then --recover resumes from the durable levels:
+/* A real crash: SIGKILL just after unit K of the search's durable progress
+ * (never on a clock, so it lands mid-search whatever the machine's speed;
+ * 2,913 units here), then --recover resumes from the durable levels:
  * the row says what it found and reused, and a recovery that started over
  * would have redone more than total - durable (which the harness fails). */
 static void crash_then_recover_from_a_durable_level(void)
