@@ -267,6 +267,13 @@ static struct flushed *gpu_thread(struct gpu_pending *g, uint64_t thread, int ad
     return &g->t[h];
 }
 
+int gpm_durability_unmutated(const gpm_ptrace *t, gpm_model m, uint64_t **before)
+{
+    gpm_ptrace restored = *t; /* the same arrays, read only */
+    restored.restore_removed = 1;
+    return gpm_durability(&restored, m, before);
+}
+
 int gpm_durability(const gpm_ptrace *t, gpm_model m, uint64_t **durable)
 {
     uint64_t *d = malloc((t->nev ? t->nev : 1) * sizeof *d), *pend = NULL, npend = 0, cap = 0;

@@ -1021,10 +1021,8 @@ int main(int argc, char **argv)
     }
     /* A mutant: the original's durability beside it, and what differs. */
     if (o.model != GPM_MODEL_SBRP && gpm_ptrace_has_removed(&t)) {
-        t.restore_removed = 1;
-        rc = gpm_durability(&t, o.model, &unmutated);
-        t.restore_removed = 0;
-        if (rc != 0 || gpm_held_back(&t, dur, unmutated, &held) != 0) {
+        if (gpm_durability_unmutated(&t, o.model, &unmutated) != 0 ||
+            gpm_held_back(&t, dur, unmutated, &held) != 0) {
             fprintf(stderr, "%s: %s\n", PROG, gpm_last_error());
             return 1;
         }

@@ -97,6 +97,10 @@ const char *gpm_ptrace_site(const gpm_ptrace *t, uint64_t k);
 /* For every event, the index of the event after which it (a store) is
  * durable under model M, or GPM_NEVER; *DURABLE malloc'd (nev entries). */
 int gpm_durability(const gpm_ptrace *t, gpm_model m, uint64_t **durable);
+/* A mutant's trace T: gpm_durability with its removed persist points
+ * honoured as the points they were (restore_removed), the original's
+ * durability; T itself is left as it is. */
+int gpm_durability_unmutated(const gpm_ptrace *t, gpm_model m, uint64_t **before);
 /* Does T hold a persist point that GPM_MUTATE removed (GPM_TR_REMOVED)? */
 int gpm_ptrace_has_removed(const gpm_ptrace *t);
 
@@ -128,8 +132,8 @@ uint64_t gpm_image_spare(const gpm_ptrace *t, const uint64_t *durable, const uin
                          uint64_t crash, uint64_t seed, uint8_t **img, uint64_t *pending);
 
 /* What a mutant's removed persist points change, from DURABLE (the
- * mutant's durability) and BEFORE (the original's, gpm_durability with
- * t->restore_removed): the REMOVED points, the STORES they hold back
+ * mutant's durability) and BEFORE (the original's,
+ * gpm_durability_unmutated): the REMOVED points, the STORES they hold back
  * (durable in the original at some crash point, pending in the mutant),
  * and the crash POINTS where one is held back. AT lists the NAT points
  * worth an image, best first: NLAST window ends (a held-back store's last

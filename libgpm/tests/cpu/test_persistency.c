@@ -582,8 +582,7 @@ static void removed_points_count_only_restored(void)
     CHECK(!gpm_ptrace_is_persist(&t, r) && !gpm_ptrace_is_persist(&t, f));
     CHECK(durable(&t, GPM_MODEL_STRICT, &d) == 0);
     CHECK(d[s] == GPM_NEVER && d[g] == GPM_NEVER);
-    t.restore_removed = 1;
-    CHECK(durable(&t, GPM_MODEL_STRICT, &u) == 0);
+    CHECK(gpm_durability_unmutated(&t, GPM_MODEL_STRICT, &u) == 0);
     CHECK_EQ_INT(u[s], r);
     CHECK_EQ_INT(u[g], f);
     free(d);
@@ -608,9 +607,7 @@ static void spare_image_drops_only_what_the_removal_held_back(void)
     CPU_STORE(&t, 128, 8, 0x33); /* pending, not held back */
     PERSIST(&t, 192, 8);         /* a crash point after it */
     CHECK(durable(&t, GPM_MODEL_STRICT, &d) == 0);
-    t.restore_removed = 1;
-    CHECK(durable(&t, GPM_MODEL_STRICT, &u) == 0);
-    t.restore_removed = 0;
+    CHECK(gpm_durability_unmutated(&t, GPM_MODEL_STRICT, &u) == 0);
     gpm_image_spare(&t, d, u, t.nev, 0, imgs, &pend);
     CHECK_EQ_INT(pend, 2);
     CHECK(word(img, 0) == 0);          /* held back, and what followed it */
@@ -637,8 +634,7 @@ static void spare_image_with_a_seed_tears_what_it_holds_back(void)
     CPU_STORE(&t, 64, 8, 0x22);
     PERSIST(&t, 64, 8);
     CHECK(durable(&t, GPM_MODEL_STRICT, &d) == 0);
-    t.restore_removed = 1;
-    CHECK(durable(&t, GPM_MODEL_STRICT, &u) == 0);
+    CHECK(gpm_durability_unmutated(&t, GPM_MODEL_STRICT, &u) == 0);
     for (uint64_t seed = 1; seed <= 64; seed++) {
         gpm_image_spare(&t, d, u, t.nev, seed, imgs, &pend);
         torn += (word(img, 0) == 0) != (word(img, 1) == 0);
@@ -668,8 +664,7 @@ static void spare_image_with_a_seed_takes_any_value_of_a_held_word(void)
     CPU_STORE(&t, 64, 8, 0x22);
     PERSIST(&t, 64, 8);
     CHECK(durable(&t, GPM_MODEL_STRICT, &d) == 0);
-    t.restore_removed = 1;
-    CHECK(durable(&t, GPM_MODEL_STRICT, &u) == 0);
+    CHECK(gpm_durability_unmutated(&t, GPM_MODEL_STRICT, &u) == 0);
     for (uint64_t seed = 1; seed <= 64; seed++) {
         gpm_image_spare(&t, d, u, t.nev, seed, imgs, &pend);
         seen[0] += word(img, 0) == 0;
@@ -702,9 +697,7 @@ static void held_back_window_end_is_the_point(void)
     GPU_STORE(&t, 64, 8, 0x22, th); /* the update it guards */
     FENCE(&t, th);
     CHECK(durable(&t, GPM_MODEL_STRICT, &d) == 0);
-    t.restore_removed = 1;
-    CHECK(durable(&t, GPM_MODEL_STRICT, &u) == 0);
-    t.restore_removed = 0;
+    CHECK(gpm_durability_unmutated(&t, GPM_MODEL_STRICT, &u) == 0);
     CHECK(gpm_held_back(&t, d, u, &h) == 0);
     CHECK_EQ_INT(h.removed, 1);
     CHECK_EQ_INT(h.stores, 1);
@@ -744,9 +737,7 @@ static void held_back_points_take_turns_over_sites(void)
     t.nsites = 2;
     t.ev[host].site = 1; /* every other event: site 0 */
     CHECK(durable(&t, GPM_MODEL_STRICT, &d) == 0);
-    t.restore_removed = 1;
-    CHECK(durable(&t, GPM_MODEL_STRICT, &u) == 0);
-    t.restore_removed = 0;
+    CHECK(gpm_durability_unmutated(&t, GPM_MODEL_STRICT, &u) == 0);
     CHECK(gpm_held_back(&t, d, u, &h) == 0);
     CHECK_EQ_INT(h.nlast, 1);
     CHECK_EQ_INT(h.nat, 12); /* the end, and after each of the 11 persist points */
