@@ -131,10 +131,8 @@ def main():
                                   float("nan")])
     mutants = [t for t in table if t[4] != ORIGINAL]
     col = {h: i for i, h in enumerate(header)}
-    flagged = sum(1 for t in mutants if t[col["checker"]] == "flagged")
-    benign = sum(1 for t in mutants if t[col["checker"]].startswith(("benign", "not flagged")))
-    redundant = sum(1 for t in mutants if t[col["checker"]].startswith("redundant"))
-    by_kill = sum(1 for t in mutants if t[col["sigkill"]].startswith("flagged"))
+    flagged, redundant, benign, other, by_kill = R.mutant_verdicts(
+        (t[col["checker"]] for t in mutants), (t[col["sigkill"]] for t in mutants))
     used = list(newest.values())
     comments = (["Mutants: each persist point of the traced work removed in turn "
                  "(GPM_MUTATE=SITE, in the run and its recoveries); checker: gpm-check's crash "
@@ -153,8 +151,7 @@ def main():
                  "expected to flag a mutant; a flag there is a failure of recovery of another "
                  "kind",
                  "of %d mutants: %d flagged by the checker, %d redundant, %d not flagged, %d other; "
-                 "%d flagged by SIGKILL" % (len(mutants), flagged, redundant, benign,
-                                            len(mutants) - flagged - redundant - benign,
+                 "%d flagged by SIGKILL" % (len(mutants), flagged, redundant, benign, other,
                                             by_kill)]
                 + R.platform_comments(used) + R.rev_comments(used))
     R.write_tsv(out, header, table, comments)

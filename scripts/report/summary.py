@@ -269,13 +269,10 @@ def verdict(name, rows):
     if name == "mutants":
         mut = [r for r in rows if r.get("site") != "(original)"]
         orig = [r for r in rows if r.get("site") == "(original)"]
-        flagged = sum(1 for r in mut if r.get("checker") == "flagged")
-        benign = sum(1 for r in mut if r.get("checker", "").startswith(("benign", "not flagged")))
-        redundant = sum(1 for r in mut if r.get("checker", "").startswith("redundant"))
-        killed = sum(1 for r in mut if r.get("sigkill", "").startswith("flagged"))
+        flagged, redundant, benign, other, killed = R.mutant_verdicts(
+            (r.get("checker", "") for r in mut), (r.get("sigkill", "") for r in mut))
         bad = [r for r in orig if r.get("checker") != "passes" or
                r.get("sigkill", "").startswith("flagged")]
-        other = len(mut) - flagged - benign - redundant
         return ("ours: of %d mutants, the checker flagged %d, found %d redundant (holding no "
                 "store back) and %d not flagged (every image recovered)%s; SIGKILL trials flagged "
                 "%d; %s"
