@@ -40,8 +40,26 @@ static int check_cpu_threads(const struct wl_ctx *c)
     if (c->opt.cpu_threads > 0 && !c->m->flusher && c->m->engine != WL_ENGINE_CPU)
         return gpm_set_error("--cpu-threads: mode %s uses no CPU threads (its kernels %s): "
                              "drop the flag", c->m->name,
-                             c->m->fences ? "persist in-kernel" : "output goes through pwrite");
+                             c->m->fences                           ? "persist in-kernel"
+                             : c->m->engine == WL_ENGINE_VOLATILE ? "output is never persisted"
+                                                                    : "output goes through pwrite");
     return 0;
+}
+
+/* Mode none keeps nothing durable: nothing to crash, recover or trace. */
+static int check_volatile(const struct wl_ctx *c)
+{
+    const char *flag = c->opt.recover                   ? "--recover"
+                       : c->opt.crash_after >= 0          ? "--crash-after"
+                       : c->opt.crash_at_progress > 0     ? "--crash-at-progress"
+                       : c->opt.crash_after_progress >= 0 ? "--crash-after-progress"
+                       : c->opt.crash_before_commit > 0   ? "--crash-before-commit"
+                       : c->opt.trace                     ? "--trace"
+                                                          : NULL;
+    if (c->m->engine != WL_ENGINE_VOLATILE || !flag)
+        return 0;
+    return gpm_set_error("%s: mode %s makes nothing durable: pass a persistent mode (gpm, "
+                         "cap-mm, ...) or drop the flag", flag, c->m->name);
 }
 
 /* The PM directory must exist before anything is created in it. */
@@ -173,6 +191,20 @@ static int crash_asked(const struct wl_ctx *c)
            c->opt.crash_after_progress >= 0;
 }
 
+/* After the timed work, each transactional log's engine finishes what the
+ * time leaves out (mode none's copy for verification). */
+static int tx_end(struct wl_ctx *c)
+{
+    double t0 = wl_now();
+    if (!c->m->tx->end)
+        return 0;
+    for (int i = 0; i < c->nobj; i++)
+        if (c->obj[i].tx && c->m->tx->end(c, i) != 0)
+            return -1;
+    c->excluded_s += wl_now() - t0;
+    return 0;
+}
+
 /* One timed piece of work, FN, under the identity protocol; the kills
  * (when ARM) cover exactly FN. */
 static int timed(struct wl_ctx *c, struct wl_run *run, int (*fn)(struct wl_ctx *), int arm,
@@ -181,6 +213,7 @@ static int timed(struct wl_ctx *c, struct wl_run *run, int (*fn)(struct wl_ctx *
     double t0;
     int rc, sampling;
     c->bytes_persisted = 0;
+    c->excluded_s = 0;
     /* The sampler starts first: opening NVML on the first run takes tens of
      * milliseconds, which the watchdog must not count as work. */
     sampling = wl_pcie_start(c);
@@ -191,10 +224,17 @@ static int timed(struct wl_ctx *c, struct wl_run *run, int (*fn)(struct wl_ctx *
     }
     t0 = wl_now();
     rc = fn(c);
-    *t = wl_now() - t0;
+    /* The work ends when the GPU has done it, before any copy the time leaves out. */
+    if (rc == 0 && c->m->tx->end)
+        rc = wl_dev_sync(c->wl->name);
+    *t = wl_now() - t0 - c->excluded_s;
     if (wl_live_stop(c) != 0)
         rc = -1;
     wl_pcie_stop(c, sampling);
+    if (rc == 0)
+        rc = tx_end(c);
+    if (c->m->engine == WL_ENGINE_VOLATILE)
+        wl_note(c, "verify_copies_s=%.3g", c->excluded_s);
     if (arm && c->opt.crash_after >= 0 && wl_crash_disarm() == 1)
         fprintf(stderr, "crash: the work finished before the watchdog fired\n");
     if (arm && (c->opt.crash_at_progress > 0 || c->opt.crash_after_progress >= 0))
@@ -325,7 +365,7 @@ int wl_run(const struct wl_workload *w, int argc, char **argv)
     if (rc != 0)
         return fail(w, 2);
     c->m = wl_mode(c->opt.mode);
-    if (check_cpu_threads(c) != 0 || check_pm_dir(c) != 0 || declare_objects(c) != 0)
+    if (check_cpu_threads(c) != 0 || check_volatile(c) != 0 || check_pm_dir(c) != 0 || declare_objects(c) != 0)
         return fail(w, 2);
     if (c->opt.out && gpm_result_check_out(c->opt.out) != 0) {
         char why[1024];

@@ -49,6 +49,12 @@ struct wl_tx_state {
     uint64_t room, room_now, room_from, room_used;
 };
 void wl_tx_free(struct wl_obj *o);
+/* Mode none's copies for verification, which are not the work's: begin
+ * waits for the work queued on c->stream (inside the time) and starts the
+ * clock that end adds to c->excluded_s, which the harness takes out of the
+ * repetition's time. */
+int wl_exclude_begin(struct wl_ctx *c, double *t0);
+void wl_exclude_end(struct wl_ctx *c, double t0);
 /* The flagged chunks of T (flags read from the device and cleared there)
  * as ranges of the region in T->ranges, their source SRC + offset (NULL:
  * none); their number, or -1. */

@@ -4,7 +4,8 @@
  * whether what kernels mark done as they go is durable at once.
  * (The paper's section 5: GPM, GPM-NDP, GPM-eADR, CAP-mm, CAP-fs, CAP-eADR;
  * cap-delta, the CPU-assisted design for sparse updates; the CPU counterpart
- * of its Figure 1b.) A new mode is one more row, and its engines where it
+ * of its Figure 1b; none, the volatile baseline of the persistence
+ * roofline.) A new mode is one more row, and its engines where it
  * needs new ones: wl_mode_add takes the row. */
 #include <string.h>
 
@@ -24,6 +25,10 @@ static struct wl_mode_info modes[WL_MAX_MODES] = {
     /* The CPU counterpart persists each piece before recording it done, as
      * GPM does in-kernel, so what it marks done is durable too. */
     [WL_CPU]      = {"cpu",      0, 0, 0, 0, WL_ENGINE_CPU,      &wl_tx_undo_cpu,     1, 0, 1, GPMCP_CAP_MM, WL_CPU},
+    /* No persistence: what the computation alone costs. Output stays in
+     * device memory; it reaches the mapping only for verification, by
+     * copies whose time the harness leaves out (cp_how: how they go). */
+    [WL_NONE]     = {"none",     0, 0, 0, 0, WL_ENGINE_VOLATILE, &wl_tx_volatile,     0, 1, 0, GPMCP_CAP_EADR, WL_NONE},
 };
 static int nmodes = WL_NMODES;
 

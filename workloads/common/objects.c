@@ -27,6 +27,8 @@
 
 int wl_resumable(const struct wl_workload *w, enum wl_mode m)
 {
+    if (wl_mode(m)->engine == WL_ENGINE_VOLATILE)
+        return 0; /* nothing is durable */
     switch (w->progress_by) {
     case WL_BY_COMMITS: return 1;
     case WL_BY_TRANSACTIONS: return wl_mode(m)->tx->atomic;

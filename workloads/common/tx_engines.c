@@ -16,7 +16,10 @@
  *                 them to PM and flushes them (gpm/redo.h)
  *   undo-cpu      the CPU counterpart: begin; it logs each old value
  *                 durably before changing it and persists its changes;
- *                 commit */
+ *                 commit
+ *   volatile      none: the kernels change the device copy, and nothing
+ *                 more; after the timed work the copy goes to the mapping
+ *                 for verification, untimed. Not durable at all */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,4 +293,23 @@ static int cpu_batch(struct wl_ctx *c, int tx, uint64_t b, wl_tx_apply apply)
 const struct wl_tx_engine wl_tx_undo_cpu = {
     .name = "undo-cpu", .atomic = 1, .log = WL_OBJ_LOG, .reset = undo_reset,
     .batch = cpu_batch, .committed = undo_committed, .recover = undo_recover,
+};
+
+/* ---- volatile: none ---- */
+
+static int volatile_batch(struct wl_ctx *c, int tx, uint64_t b, wl_tx_apply apply)
+{
+    wl_txdev d = wl_tx_dev_base(c, tx);
+    return apply(c, b, &d);
+}
+
+static int volatile_end(struct wl_ctx *c, int tx)
+{
+    struct wl_obj *o = &c->obj[region_of(c, tx)];
+    return wl_dev_copy(o->region.host, state(c, tx)->mirror, o->bytes, 0);
+}
+
+const struct wl_tx_engine wl_tx_volatile = {
+    .name = "volatile", .atomic = 0, .log = WL_OBJ_NONE, .batch = volatile_batch,
+    .end = volatile_end,
 };

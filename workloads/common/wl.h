@@ -39,13 +39,17 @@ enum wl_mode {
     WL_CAP_DELTA, /* kernels write device memory and gather their changes; the CPU
                      persists them as a redo log, then applies them (wl_tx_*) */
     WL_CPU,      /* the CPU counterpart (OpenMP + libpmem), where a workload has one */
+    WL_NONE,     /* no persistence: kernels write device memory and nothing is made durable;
+                    the copies that feed verification are left out of the time (the
+                    volatile baseline V of the persistence roofline) */
     WL_NMODES    /* the built-in modes; wl_mode_add registers more, up to WL_MAX_MODES */
 };
 #define WL_MAX_MODES 16
 #define WL_MODE_BIT(m) (1u << (m))
 #define WL_MODES_GPU                                                                   \
     (WL_MODE_BIT(WL_GPM) | WL_MODE_BIT(WL_GPM_NDP) | WL_MODE_BIT(WL_GPM_EADR) |         \
-     WL_MODE_BIT(WL_CAP_MM) | WL_MODE_BIT(WL_CAP_FS) | WL_MODE_BIT(WL_CAP_EADR))
+     WL_MODE_BIT(WL_CAP_MM) | WL_MODE_BIT(WL_CAP_FS) | WL_MODE_BIT(WL_CAP_EADR) |         \
+     WL_MODE_BIT(WL_NONE))
 
 /* How wl_commit makes a mode's output durable. */
 enum wl_engine {
@@ -54,7 +58,9 @@ enum wl_engine {
     WL_ENGINE_CAP_MM,   /* device -> PM mapping by cudaMemcpy, then CPU flush */
     WL_ENGINE_CAP_FS,   /* device -> pinned staging -> pwrite, then fsync */
     WL_ENGINE_CAP_EADR, /* device -> PM mapping by cudaMemcpy, then a fence */
-    WL_ENGINE_CPU       /* the CPU wrote the mapping: it flushes */
+    WL_ENGINE_CPU,      /* the CPU wrote the mapping: it flushes */
+    WL_ENGINE_VOLATILE  /* nothing is durable: the output is copied to the mapping for
+                           verification only, and that copy is left out of the time */
 };
 
 /* How a batch of a transactional workload becomes failure-atomic: one
@@ -217,6 +223,9 @@ struct wl_ctx {
     double bytes_persisted;  /* reset before each repetition: counted by the harness
                                 (wl_commit, wl_pm_write, wl_pm_persist, checkpoints, logs,
                                 and the kernels' wl_store_* where they persist in-kernel) */
+    double excluded_s;       /* reset before each repetition: time inside it that is not
+                                the work's (mode none's verification copies), taken out of
+                                its time by the harness) */
     double restore_s;        /* --recover: the restoration part; < 0: whole operation */
     struct wl_progress progress; /* --recover: what it found and redid */
     char *note;              /* extra "k=v" for the params column (wl_note, which grows
@@ -561,9 +570,12 @@ struct wl_tx_engine {
     int (*batch)(struct wl_ctx *c, int tx, uint64_t b, wl_tx_apply apply);
     uint64_t (*committed)(struct wl_ctx *c, int tx);
     int (*recover)(struct wl_ctx *c, int tx, uint64_t *committed); /* atomic engines */
+    /* Optional: after each timed piece of work, untimed (mode none copies the table
+     * to the mapping, so that verification reads what the kernels made). */
+    int (*end)(struct wl_ctx *c, int tx);
 };
 extern const struct wl_tx_engine wl_tx_undo_fenced, wl_tx_undo_flushed, wl_tx_cap_chunks,
-    wl_tx_redo_cpu, wl_tx_undo_cpu;
+    wl_tx_redo_cpu, wl_tx_undo_cpu, wl_tx_volatile;
 /* For engines (and their tests): the batch's device handle, with nothing
  * set but the mode's wl_out and the device counters. */
 wl_txdev wl_tx_dev_base(struct wl_ctx *c, int tx);

@@ -289,7 +289,8 @@ static void defaults_and_values(void)
 static void every_mode_name(void)
 {
     static const char *names[] = {"gpm",      "gpm-ndp",   "gpm-eadr", "cap-mm",
-                                  "cap-fs",   "cap-eadr",  "cap-delta", "cpu"};
+                                  "cap-fs",   "cap-eadr",  "cap-delta", "cpu",
+                                  "none"};
     for (int m = 0; m < WL_NMODES; m++) {
         struct wl_opts o;
         char *av[] = {"fake", "--mode", (char *)names[m]};
@@ -371,7 +372,8 @@ static void modes_flag_lists_the_mode_table(void)
     CHECK(text && strstr(text, "gpm\tneeds_gpu=1\tkernels_write_pm=1\tresumes=1\n") &&
           strstr(text, "gpm-ndp\tneeds_gpu=1\tkernels_write_pm=1\tresumes=0\n") &&
           strstr(text, "cap-mm\tneeds_gpu=1\tkernels_write_pm=0\tresumes=0\n") &&
-          strstr(text, "cpu\tneeds_gpu=0\tkernels_write_pm=0\tresumes=1\n"));
+          strstr(text, "cpu\tneeds_gpu=0\tkernels_write_pm=0\tresumes=1\n") &&
+          strstr(text, "none\tneeds_gpu=1\tkernels_write_pm=0\tresumes=0\n"));
     free(text);
 }
 
@@ -402,6 +404,15 @@ static void mode_table_says_what_each_mode_does(void)
     /* The CPU counterpart needs no GPU and its progress is durable. */
     CHECK(!cpu->needs_gpu && cpu->durable_progress && cpu->map_host_only &&
           cpu->engine == WL_ENGINE_CPU);
+    /* None: device memory only, nothing durable, nothing resumes. */
+    {
+        const struct wl_mode_info *v = wl_mode(WL_NONE);
+        CHECK(!v->kernels_write_pm && !v->fences && !v->ddio_bracket && !v->flusher &&
+              v->engine == WL_ENGINE_VOLATILE && !v->durable_progress && v->needs_gpu &&
+              v->tx == &wl_tx_volatile && !v->tx->atomic && v->tx->log == WL_OBJ_NONE &&
+              v->tx->end);
+        CHECK(!wl_resumable(&WORKLOAD, WL_NONE) && wl_resumable(&WORKLOAD, WL_CPU));
+    }
     /* How each makes a transaction's batch failure-atomic, and what log that
      * takes: undo records fenced in-kernel, flushed by the CPU, none (the
      * paper's CAP: not atomic), redo records through the CPU (cap-delta). */
@@ -501,6 +512,30 @@ static void cpu_threads_honoured_or_refused(void)
     free(msg);
 }
 
+/* Mode none keeps nothing durable: a crash, a recovery or a trace of it is
+ * refused before any work, naming the flag. */
+static void mode_none_refuses_what_needs_durability(void)
+{
+    static char *flags[][2] = {{"--recover", NULL},
+                               {"--crash-after", "1"},
+                               {"--crash-at-progress", "2"},
+                               {"--crash-after-progress", "0.5"},
+                               {"--trace", "/tmp"}};
+    for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++) {
+        char want[128], *msg;
+        clean_dir();
+        if (flags[k][1])
+            CHECK_EQ_INT(RUN_ARGS("--mode", "none", flags[k][0], flags[k][1]), 2);
+        else
+            CHECK_EQ_INT(RUN_ARGS("--mode", "none", flags[k][0]), 2);
+        snprintf(want, sizeof want, "%s: mode none makes nothing durable", flags[k][0]);
+        msg = read_text(errlog);
+        CHECK(msg && strstr(msg, want));
+        free(msg);
+        CHECK_EQ_INT(files_in_dir(), 0);
+    }
+}
+
 /* ---- rows, files and their lifecycle ---- */
 
 static void rows_exit_status_and_cleanup(void)
@@ -574,7 +609,7 @@ static void operations_are_chosen_named_and_part_of_the_run(void)
         help[fread(help, 1, sizeof help - 1, h)] = '\0';
         fclose(h);
     }
-    CHECK_MSG(help, "usage: fake --mode gpm|gpm-ndp|gpm-eadr|cap-mm|cap-fs|cap-eadr|cpu "
+    CHECK_MSG(help, "usage: fake --mode gpm|gpm-ndp|gpm-eadr|cap-mm|cap-fs|cap-eadr|cpu|none "
                     "[--op insert|update] [--scale");
     clean_dir();
     unlink(rows);
@@ -885,6 +920,7 @@ int main(void)
     RUN(pm_directory_checked_first);
     RUN(no_gpu_said_once_before_any_file);
     RUN(cpu_threads_honoured_or_refused);
+    RUN(mode_none_refuses_what_needs_durability);
     RUN(rows_exit_status_and_cleanup);
     RUN(files_named_by_scale_or_params);
     RUN(failed_run_removes_only_what_it_created);
