@@ -1,0 +1,452 @@
+/* gpm-roofs: the physical bounds of persisting from a GPU on this machine,
+ * measured once per platform for the persistence roofline (make roofline).
+ *
+ * Into a mapped PM file of SIZE bytes (default 1 GiB), each probe at full
+ * occupancy (every SM's resident threads) unless it says otherwise:
+ *   link-write     coalesced 8-byte stores, one fence per thread at the
+ *                  end: the link's write bandwidth B (bytes/s);
+ *   persist-seq    the same stores, each followed by a persist: the rate
+ *                  of coalesced persists (a warp's 32 words are one run);
+ *   persist-rand8  one 8-byte store and its persist per 64-byte line, the
+ *                  lines in a scattered order (a bijection, so each line is
+ *                  written once): the rate R of random persists;
+ *   persist-rand16 the same with 16-byte stores;
+ *   fence-latency  one thread: store, persist, next line; seconds each;
+ *   d2h-copy       cudaMemcpy of device memory into the registered
+ *                  mapping: what CAP-mm's copy moves per second;
+ *   cpu-flush      the CPU flush of that mapping with the best of 1..32
+ *                  threads: CAP-mm's persist rate;
+ *   fs-write       pwrite of host memory into the file and one fsync:
+ *                  CAP-fs's persist rate.
+ * Every GPU probe writes a pattern of its own and the CPU checks every
+ * word it wrote, so a store that never landed cannot pass. Rows (one per
+ * probe, median of the repetitions) go to --out; params say rate_per_s
+ * (persists/s, or bytes/s) and the counts. Timing: CUDA events around the
+ * kernels, a monotonic clock around copies, flushes and writes. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda_runtime.h>
+
+#include "gpm/args.h"
+#include "gpm/cap.h"
+#include "gpm/gpm.cuh"
+#include "gpm/gpm.h"
+#include "gpm/hd.h"
+#include "gpm/platform.h"
+#include "gpm/results.h"
+
+#define PROG "gpm-roofs"
+#define MAX_REPS 32
+#define LINE 64
+/* An odd multiplier: line = (j * SCATTER) mod lines is a bijection over a
+ * power-of-two count of lines, and a warp's 32 consecutive j land far
+ * apart. */
+#define SCATTER 0x9E3779B97F4A7C15ull
+#define FENCE_STEPS 16384 /* lines: 1 MiB, the smallest --size */
+
+GPM_HD uint64_t rf_pattern(uint64_t i, uint64_t seed)
+{
+    return gpm_mix64(i + seed * 0xD1B54A32D192ED03ull);
+}
+
+/* ---- kernels ---- */
+
+__global__ void rf_seq(uint64_t *pm, size_t words, uint64_t seed, int per_store)
+{
+    for (size_t i = gpm_grid_rank(); i < words; i += gpm_grid_threads()) {
+        gpm_store_u64(&pm[i], rf_pattern(i, seed));
+        if (per_store)
+            gpm_persist();
+    }
+    if (!per_store)
+        gpm_persist();
+}
+
+__global__ void rf_rand(uint64_t *pm, size_t lines, uint64_t seed, int wide)
+{
+    for (size_t j = gpm_grid_rank(); j < lines; j += gpm_grid_threads()) {
+        size_t line = (size_t)((j * SCATTER) & (lines - 1));
+        uint64_t v = rf_pattern(line, seed);
+        uint64_t *p = pm + line * (LINE / 8);
+        if (wide)
+            gpm_store_v4((uint4 *)p, make_uint4((unsigned)v, (unsigned)(v >> 32), ~(unsigned)v,
+                                                ~(unsigned)(v >> 32)));
+        else
+            gpm_store_u64(p, v);
+        gpm_persist();
+    }
+}
+
+__global__ void rf_fence(uint64_t *pm, size_t steps, uint64_t seed)
+{
+    for (size_t k = 0; k < steps; k++) {
+        gpm_store_u64(&pm[k * (LINE / 8)], rf_pattern(k, seed));
+        gpm_persist();
+    }
+}
+
+__global__ void rf_fill(uint64_t *buf, size_t words, uint64_t seed)
+{
+    for (size_t i = gpm_grid_rank(); i < words; i += gpm_grid_threads())
+        buf[i] = rf_pattern(i, seed);
+}
+
+/* ---- checks: every word a probe wrote ---- */
+
+static size_t bad_seq(const uint64_t *pm, size_t words, uint64_t seed)
+{
+    size_t bad = 0;
+#pragma omp parallel for reduction(+ : bad) schedule(static)
+    for (size_t i = 0; i < words; i++)
+        bad += pm[i] != rf_pattern(i, seed);
+    return bad;
+}
+
+static size_t bad_lines(const uint64_t *pm, size_t lines, uint64_t seed, int wide)
+{
+    size_t bad = 0;
+#pragma omp parallel for reduction(+ : bad) schedule(static)
+    for (size_t l = 0; l < lines; l++) {
+        uint64_t v = rf_pattern(l, seed);
+        const uint64_t *p = pm + l * (LINE / 8);
+        bad += wide ? p[0] != v || p[1] != ~v : p[0] != v;
+    }
+    return bad;
+}
+
+static size_t bad_strided(const uint64_t *pm, size_t steps, uint64_t seed)
+{
+    size_t bad = 0;
+    for (size_t k = 0; k < steps; k++)
+        bad += pm[k * (LINE / 8)] != rf_pattern(k, seed);
+    return bad;
+}
+
+/* ---- the probes ---- */
+
+typedef struct probe {
+    const char *op, *mode, *unit; /* unit: what rate_per_s counts */
+    double t[MAX_REPS];
+    int n, threads;
+    double per_rep;               /* persists or bytes each repetition */
+    double bytes;                 /* bytes written each repetition */
+    size_t bad;
+    char extra[128];
+} probe;
+
+typedef struct ctx {
+    size_t size;
+    int reps;
+    const char *out, *scale;
+    gpm_region r;
+    gpm_platform plat;
+    uint64_t *dev;
+    int grid, block;
+    uint64_t seed;
+    cudaEvent_t ev[2];
+    int failed;
+} ctx;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cuda_ok(cudaError_t e, const char *what)
+{
+    return e == cudaSuccess ? 0 : gpm_set_error("%s: %s", what, cudaGetErrorString(e));
+}
+
+static int emit(ctx *x, probe *p)
+{
+    gpm_result res;
+    char params[512];
+    double med;
+    memset(&res, 0, sizeof res);
+    res.workload = "roofs";
+    res.op = p->op;
+    res.mode = p->mode;
+    res.scale = x->scale;
+    res.size_bytes = x->size;
+    res.threads = p->threads;
+    gpm_result_set_times(&res, p->t, p->n);
+    med = res.median_s;
+    res.bytes_persisted = p->bytes;
+    res.verified = p->bad ? "fail" : "ok";
+    snprintf(params, sizeof params, "rate_per_s=%.6g,unit=%s,per_rep=%.0f,bad_words=%zu%s%s",
+             p->per_rep / med, p->unit, p->per_rep, p->bad, p->extra[0] ? "," : "", p->extra);
+    res.params = params;
+    if (p->bad)
+        x->failed = 1;
+    printf("%-15s %-7s %8d %3d %12.6f %14.4g %s/s  %s\n", p->op, p->mode, p->threads, p->n, med,
+           p->per_rep / med, p->unit, res.verified);
+    fflush(stdout);
+    return x->out ? gpm_result_append(x->out, &x->plat, &res) : 0;
+}
+
+/* Times KERNEL's launch on the mapping with CUDA events, persists on. */
+static int gpu_time(ctx *x, double *t)
+{
+    float ms = 0;
+    cudaError_t e = cudaEventRecord(x->ev[1]);
+    if (e == cudaSuccess)
+        e = cudaEventSynchronize(x->ev[1]);
+    if (gpm_persist_end() != 0)
+        return -1;
+    if (e == cudaSuccess)
+        e = cudaGetLastError();
+    if (cuda_ok(e, "a probe kernel") != 0)
+        return -1;
+    cudaEventElapsedTime(&ms, x->ev[0], x->ev[1]);
+    *t = ms / 1e3;
+    return 0;
+}
+
+static int gpu_start(ctx *x)
+{
+    if (gpm_persist_begin() != 0)
+        return -1;
+    return cuda_ok(cudaEventRecord(x->ev[0]), "cudaEventRecord");
+}
+
+enum kind { K_LINK, K_SEQ, K_RAND8, K_RAND16, K_FENCE };
+
+static int gpu_probe(ctx *x, enum kind k)
+{
+    static const char *const names[] = {"link-write", "persist-seq", "persist-rand8",
+                                        "persist-rand16", "fence-latency"};
+    size_t words = x->size / 8, lines = x->size / LINE;
+    uint64_t *pm = (uint64_t *)x->r.dev;
+    probe p;
+    memset(&p, 0, sizeof p);
+    p.op = names[k];
+    p.mode = "gpm";
+    p.threads = k == K_FENCE ? 1 : x->grid * x->block;
+    /* One warm-up, then the repetitions. */
+    for (int i = -1; i < x->reps; i++) {
+        uint64_t seed = ++x->seed;
+        double t;
+        if (gpu_start(x) != 0)
+            return -1;
+        switch (k) {
+        case K_LINK: rf_seq<<<x->grid, x->block>>>(pm, words, seed, 0); break;
+        case K_SEQ: rf_seq<<<x->grid, x->block>>>(pm, words, seed, 1); break;
+        case K_RAND8: rf_rand<<<x->grid, x->block>>>(pm, lines, seed, 0); break;
+        case K_RAND16: rf_rand<<<x->grid, x->block>>>(pm, lines, seed, 1); break;
+        case K_FENCE: rf_fence<<<1, 1>>>(pm, FENCE_STEPS, seed); break;
+        }
+        if (gpu_time(x, &t) != 0)
+            return -1;
+        p.bad += k == K_LINK || k == K_SEQ ? bad_seq((uint64_t *)x->r.host, words, seed)
+                 : k == K_FENCE ? bad_strided((uint64_t *)x->r.host, FENCE_STEPS, seed)
+                                : bad_lines((uint64_t *)x->r.host, lines, seed, k == K_RAND16);
+        if (i >= 0)
+            p.t[p.n++] = t;
+    }
+    switch (k) {
+    case K_LINK: p.unit = "bytes", p.per_rep = p.bytes = (double)x->size; break;
+    case K_SEQ: p.unit = "persists", p.per_rep = (double)words, p.bytes = (double)x->size; break;
+    case K_RAND8:
+    case K_RAND16:
+        p.unit = "persists", p.per_rep = (double)lines;
+        p.bytes = (double)lines * (k == K_RAND16 ? 16 : 8);
+        break;
+    case K_FENCE: p.unit = "persists", p.per_rep = FENCE_STEPS, p.bytes = FENCE_STEPS * 8.0; break;
+    }
+    snprintf(p.extra, sizeof p.extra, "grid=%d,block=%d,store_bytes=%d", k == K_FENCE ? 1 : x->grid,
+             k == K_FENCE ? 1 : x->block, k == K_RAND16 ? 16 : 8);
+    return emit(x, &p);
+}
+
+/* d2h-copy, then cpu-flush with the best thread count, then fs-write. */
+static int cpu_probes(ctx *x)
+{
+    static const int counts[] = {1, 2, 4, 8, 16, 32};
+    size_t words = x->size / 8;
+    probe copy, flush, fs;
+    double best_s = 1e30;
+    int best = 1;
+    gpm_cap_file cf;
+    memset(&copy, 0, sizeof copy);
+    memset(&flush, 0, sizeof flush);
+    memset(&fs, 0, sizeof fs);
+    copy.op = "d2h-copy", copy.mode = "cap-mm", copy.unit = "bytes";
+    flush.op = "cpu-flush", flush.mode = "cap-mm", flush.unit = "bytes";
+    fs.op = "fs-write", fs.mode = "cap-fs", fs.unit = "bytes";
+    copy.per_rep = flush.per_rep = fs.per_rep = (double)x->size;
+    copy.bytes = flush.bytes = fs.bytes = (double)x->size;
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+        gpm_flusher *f = gpm_flusher_create(counts[i]);
+        double t0;
+        int e;
+        if (!f)
+            return -1;
+        memset(x->r.host, (int)i + 1, x->size); /* dirty lines, as a copy leaves them */
+        t0 = now_s();
+        e = gpm_flusher_persist(f, &x->r, x->r.host, x->size, 0);
+        t0 = now_s() - t0;
+        gpm_flusher_destroy(f);
+        if (e != 0)
+            return -1;
+        if (t0 < best_s)
+            best_s = t0, best = counts[i];
+    }
+    gpm_flusher *f = gpm_flusher_create(best);
+    if (!f)
+        return -1;
+    for (int i = -1; i < x->reps; i++) {
+        uint64_t seed = ++x->seed;
+        double t0, t1, t2;
+        rf_fill<<<x->grid, x->block>>>(x->dev, words, seed);
+        if (cuda_ok(cudaDeviceSynchronize(), "filling the copy's source") != 0)
+            break;
+        t0 = now_s();
+        if (cuda_ok(cudaMemcpy(x->r.host, x->dev, x->size, cudaMemcpyDeviceToHost),
+                    "cudaMemcpy into the mapping") != 0)
+            break;
+        t1 = now_s();
+        if (gpm_flusher_persist(f, &x->r, x->r.host, x->size, 0) != 0)
+            break;
+        t2 = now_s();
+        copy.bad += bad_seq((uint64_t *)x->r.host, words, seed);
+        if (i >= 0) {
+            copy.t[copy.n++] = t1 - t0;
+            flush.t[flush.n++] = t2 - t1;
+        }
+    }
+    gpm_flusher_destroy(f);
+    if (copy.n != x->reps)
+        return -1;
+    copy.threads = 0;
+    flush.threads = best;
+    snprintf(flush.extra, sizeof flush.extra, "threads_tried=1..32");
+    if (emit(x, &copy) != 0 || emit(x, &flush) != 0)
+        return -1;
+    /* fs-write: the mapping's bytes (host memory now) through the file. */
+    if (gpm_cap_file_open(&cf, x->r.path, x->size, GPM_HOST_ONLY) != 0)
+        return -1;
+    for (int i = -1; i < x->reps; i++) {
+        double t0 = now_s();
+        if (gpm_cap_fs_host(&cf, 0, x->r.host, x->size) != 0) {
+            gpm_cap_file_close(&cf);
+            return -1;
+        }
+        if (i >= 0)
+            fs.t[fs.n++] = now_s() - t0;
+    }
+    gpm_cap_file_close(&cf);
+    return emit(x, &fs);
+}
+
+static const char usage_text[] =
+    "usage: gpm-roofs [options]\n"
+    "  --size BYTES   the PM file the probes write, a power of two from 1M (default 1G)\n"
+    "  --file NAME    PM file (relative names under GPM_PM_DIR; default roofs.pm); an\n"
+    "                 existing one is refused, and the file is removed at exit\n"
+    "  --reps N       timed repetitions after one warm-up, 1..32 (default 5)\n"
+    "  --scale NAME   recorded in the rows: tiny|small|paper|custom (default custom)\n"
+    "  --out FILE     append result rows (TSV) to FILE\n"
+    "  --help         this text\n";
+
+static int parse(int argc, char **argv, ctx *x, const char **file)
+{
+    static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
+                                         {"size", required_argument, NULL, 's'},
+                                         {"file", required_argument, NULL, 'f'},
+                                         {"reps", required_argument, NULL, 'r'},
+                                         {"scale", required_argument, NULL, 'S'},
+                                         {"out", required_argument, NULL, 'o'},
+                                         {0, 0, 0, 0}};
+    static const char *const scales[] = {"tiny", "small", "paper", "custom", NULL};
+    long long size;
+    int c, k;
+    x->size = (size_t)1 << 30;
+    x->reps = 5;
+    x->scale = "custom";
+    *file = "roofs.pm";
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(usage_text, stdout); return 1;
+        case 's':
+            if (gpm_arg_ll("--size", optarg, 1 << 20, 1ll << 40, &size) != 0)
+                return -1;
+            if (size & (size - 1))
+                return gpm_set_error("--size: %s is not a power of two: pass e.g. 64M or 1G",
+                                     optarg);
+            x->size = (size_t)size;
+            break;
+        case 'f': *file = optarg; break;
+        case 'r':
+            if (gpm_arg_int("--reps", optarg, 1, MAX_REPS, &x->reps) != 0)
+                return -1;
+            break;
+        case 'S':
+            if (gpm_arg_choice("--scale", optarg, scales, &k) != 0)
+                return -1;
+            x->scale = scales[k];
+            break;
+        case 'o': x->out = optarg; break;
+        default: return gpm_args_bad_flag(PROG, c, argv);
+        }
+    }
+    return gpm_args_no_positional(PROG, argc, argv);
+}
+
+int main(int argc, char **argv)
+{
+    static ctx x;
+    const char *file;
+    cudaDeviceProp prop;
+    int rc = parse(argc, argv, &x, &file);
+    if (rc != 0)
+        return rc > 0 ? 0 : gpm_args_fail(PROG);
+    if (gpm_gpu_check() != 0) {
+        fprintf(stderr, PROG ": %s: run it on a machine with one\n", gpm_last_error());
+        return 1;
+    }
+    if (x.out && gpm_result_check_out(x.out) != 0)
+        return gpm_args_fail(PROG);
+    if (gpm_map(&x.r, file, x.size, GPM_CREATE) != 0) {
+        fprintf(stderr, PROG ": %s\n", gpm_last_error());
+        return 1;
+    }
+    if (!x.r.created) {
+        fprintf(stderr, PROG ": %s: exists and would be overwritten: remove it, or choose "
+                "another --file\n", x.r.path);
+        gpm_unmap(&x.r);
+        return 1;
+    }
+    /* Full occupancy: every SM's resident threads, 512 a block. */
+    cudaGetDeviceProperties(&prop, 0);
+    x.block = 512;
+    x.grid = prop.multiProcessorCount * (prop.maxThreadsPerMultiProcessor / x.block);
+    gpm_platform_collect(&x.plat);
+    rc = cuda_ok(cudaMalloc((void **)&x.dev, x.size), "cudaMalloc of the copy's source") ||
+         cuda_ok(cudaEventCreate(&x.ev[0]), "cudaEventCreate") ||
+         cuda_ok(cudaEventCreate(&x.ev[1]), "cudaEventCreate");
+    printf("# roofs: %zu bytes on %s (%s), %d x %d GPU threads\n", x.size, x.r.path,
+           gpm_backend_name(x.r.backend), x.grid, x.block);
+    for (int k = K_LINK; rc == 0 && k <= K_FENCE; k++)
+        rc = gpu_probe(&x, (enum kind)k);
+    if (rc == 0)
+        rc = cpu_probes(&x);
+    if (rc != 0)
+        fprintf(stderr, PROG ": %s\n", gpm_last_error());
+    cudaFree(x.dev);
+    gpm_unmap(&x.r);
+    if (unlink(x.r.path) != 0)
+        fprintf(stderr, PROG ": %s: cannot remove (%s)\n", x.r.path, strerror(errno));
+    if (rc == 0 && x.failed)
+        fprintf(stderr, PROG ": a probe's stores did not all land (see verified=fail)\n");
+    return rc != 0 || x.failed;
+}
