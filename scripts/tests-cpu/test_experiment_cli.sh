@@ -31,7 +31,7 @@ expect() {
 
 expect "dispatcher: unknown target" 2 "no experiment named nosuch" \
     env RESULTS_DIR="$tmp/results" "$scripts/experiment.sh" nosuch "$tmp/bin"
-for t in figure_1a figure_1b figure_9 figure_10 figure_11a figure_12 table_4 table_5 crash; do
+for t in figure_1a figure_1b figure_9 figure_10 figure_11a figure_12 table_4 table_5 crash roofline; do
     if [ -x "$scripts/experiments/$t.sh" ] && [ -f "$scripts/report/$t.py" ]; then
         echo "ok - $t has an experiment script and a report script"
     else
@@ -253,9 +253,10 @@ env RESULTS_DIR="$tmp/rp" REPORTS_DIR="$tmp/rprep" SCALE=small WORKLOADS=failwl 
 rc=$?
 if [ "$rc" -eq 1 ] &&
     grep -q "^reproduce: estimated time from earlier rows: about 3 min 59 s; no earlier rows for: figure_3 figure_10" "$tmp/out" &&
-    grep -q "^reproduce: \[11/13\] crash" "$tmp/out" && grep -q "^reproduce: \[12/13\] check-persistency" "$tmp/out" &&
-    grep -q "^reproduce: \[13/13\] nvc" "$tmp/out" &&
-    grep -q "^reproduce: FAILED steps: figure_3 figure_9 .* crash check-persistency nvc$" "$tmp/out" &&
+    grep -q "^reproduce: \[11/14\] roofline" "$tmp/out" &&
+    grep -q "^reproduce: \[12/14\] crash" "$tmp/out" && grep -q "^reproduce: \[13/14\] check-persistency" "$tmp/out" &&
+    grep -q "^reproduce: \[14/14\] nvc" "$tmp/out" &&
+    grep -q "^reproduce: FAILED steps: figure_3 figure_9 .* roofline crash check-persistency nvc$" "$tmp/out" &&
     [ -s "$tmp/rprep/summary.md" ]; then
     echo "ok - reproduce: estimate, every step, the summary, the failures named"
 else

@@ -281,7 +281,7 @@ fi
 
 # Errors: no rows is a one-line error naming the file, not an empty report.
 mkdir -p "$tmp/empty"
-for t in figure_1a figure_1b figure_9 figure_10 figure_11a figure_12 table_4 table_5 crash; do
+for t in figure_1a figure_1b figure_9 figure_10 figure_11a figure_12 table_4 table_5 crash roofline; do
     if python3 "$scripts/report/$t.py" "$tmp/empty" "$tmp/empty/$t.tsv" 2>"$tmp/err"; then
         echo "not ok - $t with no rows: exited 0"
     elif grep -q "run make $t first" "$tmp/err"; then
@@ -296,6 +296,38 @@ for t in figure_9 figure_10; do
     through_reports "$t"
     check "reports.sh $t writes the report" "$tmp/out/$t.tsv" ps gpm_speedup 16
 done
+
+# The persistence roofline: V from mode none, GPM's bound the largest of V,
+# P/B and N/R (R the fastest fenced persist rate), the CAP bounds from the
+# copy, flush and write rates, the roofs of the runs' host only, and an
+# unverified newer row left out.
+report roofline roofline
+f=$tmp/roofline.tsv
+check "roofline V is mode none's median" "$f" ps v_s 0.1
+check "roofline GPM skips the newer unverified row" "$f" ps gpm_s 0.2
+check "roofline P/B from the link's bandwidth of the runs' host" "$f" ps p_over_b_s 0.15
+check "roofline N/R at the fastest persist rate" "$f" ps n_over_r_s 0.1
+check "roofline N over the random persist rate" "$f" ps if_random_s 6
+check "roofline bound is the largest term" "$f" ps bound_s 0.15
+check "roofline says which term binds" "$f" ps bound_by P/B
+check "roofline GPM over its bound" "$f" ps gpm_over_bound 1.333
+check "roofline over 1.25x is not within" "$f" ps within no
+check "roofline CAP-mm bound: V + copy + flush" "$f" ps capmm_bound_s 0.7
+check "roofline CAP-fs bound: V + the slower of copy and write" "$f" ps capfs_bound_s 0.9
+check "roofline V binds where the persists are cheap" "$f" "kvs(set)" bound_by V
+check "roofline within 1.25x" "$f" "kvs(set)" within yes
+has "roofline names what is over 1.25x" "$f" "over 1.25x: ps at small is 1.333x its bound"
+has "roofline states the roofs it used" "$f" "B 50 GB/s"
+through_reports roofline
+mkdir -p "$tmp/noroofs"
+cp "$fix/roofline/roofline.tsv" "$tmp/noroofs/"
+if python3 "$scripts/report/roofline.py" "$tmp/noroofs" "$tmp/noroofs/out.tsv" 2>"$tmp/err"; then
+    echo "not ok - roofline without roofs: exited 0"
+elif grep -q "run make roofline on that machine" "$tmp/err"; then
+    echo "ok - roofline without roofs: error names the fix"
+else
+    echo "not ok - roofline without roofs: message '$(cat "$tmp/err")'"
+fi
 
 # Wall time against the rows' timed repetitions: the newest revision's
 # calls summed, its rows' timed_s (or median_s x reps), the parts the

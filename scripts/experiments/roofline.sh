@@ -1,0 +1,44 @@
+#!/bin/sh
+# The persistence roofline: this machine's roofs (gpm-roofs: the link's
+# write bandwidth, the rates of coalesced and random fenced persists, the
+# fence latency, and CAP's copy, flush and file-write rates), measured once
+# per revision and host into $RESULTS_DIR/roofs.tsv; then every workload of
+# WORKLOADS (each of its operations) in none (the volatile baseline V), gpm,
+# cap-mm and cap-fs, rows appended to $RESULTS_DIR/roofline.tsv (report:
+# scripts/report/roofline.py holds each against its bound).
+# Environment (scripts/experiment.sh sets it): GPM_BIN, RESULTS_DIR, SCALE,
+# WORKLOADS, OPS, REPS (default 5), GPM_PM_DIR (optional), ROOFS=again
+# (measure the roofs even where this revision and host have them).
+set -u
+name=roofline
+. "$(dirname "$0")/lib.sh"
+roofs=$RESULTS_DIR/roofs.tsv
+have_roofs() {
+    [ -f "$roofs" ] || return 1
+    _info=$("$GPM_BIN/gpm-info" 2>/dev/null)
+    _rev=$(echo "$_info" | awk -F'\t' '$1 == "git_rev" { print $2 }')
+    _host=$(echo "$_info" | awk -F'\t' '$1 == "host" { print $2 }')
+    awk -F'\t' -v rev="$_rev" -v host="$_host" '
+        /^#/ { next }
+        !hdr { for (i = 1; i <= NF; i++) c[$i] = i; hdr = 1; next }
+        $c["git_rev"] == rev && $c["host"] == host && $c["verified"] == "ok" { n++ }
+        END { exit n < 8 }' "$roofs"
+}
+if [ "${ROOFS:-}" = again ] || ! have_roofs; then
+    case $SCALE in tiny) size=64M ;; *) size=1G ;; esac
+    echo "$name: gpm-roofs --size $size"
+    "$GPM_BIN/gpm-roofs" --size "$size" --scale "$SCALE" --file "roofs-$$.pm" --out "$roofs" ||
+        failed="$failed gpm-roofs"
+else
+    echo "$name: roofs of this revision and host kept from $roofs (ROOFS=again measures them anew)"
+fi
+for w in $(workloads); do
+    have_program "$w" || continue
+    for op in $(ops "$w"); do
+        for m in none gpm cap-mm cap-fs; do
+            # shellcheck disable=SC2046 # op_flag gives no word or two
+            run_mode "$w" "$m" "${REPS:-5}" "$RESULTS_DIR/$name.tsv" $(op_flag "$op")
+        done
+    done
+done
+finish "all runs verified; rows in $RESULTS_DIR/$name.tsv and $roofs"

@@ -1,0 +1,29 @@
+# The persistence roofline: per workload operation, on a log scale, the
+# volatile baseline V, GPM's bound, and GPM, CAP-mm and CAP-fs as measured.
+#   gnuplot -e "in='reports/local/roofline.tsv'; out='reports/local/roofline.png'" roofline.gp
+# Columns of in (scripts/report/roofline.py): 1 workload, 2 scale, 3 v_s,
+# 4 gpm_s, 10 bound_s, 14 capmm_s, 17 capfs_s.
+set terminal pngcairo size 1100,560 font ",11"
+set output out
+set datafile separator "\t"
+set datafile missing "nan"
+set datafile columnheaders
+if (!exists("one_scale")) one_scale = 0
+tic(w, s) = one_scale ? w : w . ' ' . s
+set title ("Persistence roofline: time against the physical bound") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
+set ylabel "seconds (log scale)"
+set logscale y
+set grid ytics
+set style fill solid 0.85 border -1
+bw = 0.16
+set boxwidth bw
+set xtics rotate by -30 nomirror
+set rmargin 9
+set key outside right top
+set xrange [-0.6:*]
+plot in using 0:3:xtic(tic(stringcolumn(1), stringcolumn(2))) with points lt nodraw notitle, \
+     in using ($0 - 2*bw):3 with boxes lc rgb '#bbbbbb' title 'V (mode none)', \
+     in using ($0 - bw):10 with boxes lc rgb '#222222' title "GPM's bound", \
+     in using ($0):4 with boxes lc rgb '#ee6677' title 'GPM', \
+     in using ($0 + bw):14 with boxes lc rgb '#4477aa' title 'CAP-mm', \
+     in using ($0 + 2*bw):17 with boxes lc rgb '#228833' title 'CAP-fs'

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""The persistence roofline: each workload operation's GPM, CAP-mm and CAP-fs
+time held against its physical bound on the machine that ran it.
+    roofline.py RESULTS_DIR OUT_TSV
+Reads RESULTS_DIR/roofline.tsv (runs in none, gpm, cap-mm and cap-fs: the
+newest verified row of each) and RESULTS_DIR/roofs.tsv (gpm-roofs: the
+newest verified row of each probe on the runs' host).
+
+  V       the operation in mode none: the computation, with nothing persisted
+  P, N    what the GPM run made durable: bytes, and the kernels' persists
+  B       the link's write bandwidth (link-write)
+  R       the fastest fenced persist rate measured at full occupancy
+          (coalesced or random, 8 or 16 bytes): N/R is a floor for any
+          pattern of persists
+  GPM's bound    max(V, P/B, N/R)
+  CAP-mm's bound V + P/copy + P/flush (P: the cap-mm run's bytes; copy and
+                 flush at the rates gpm-roofs measured, one after the other
+                 as the engine does them)
+  CAP-fs's bound V + max(P/copy, P/write) (the engine overlaps the staging
+                 copy with the writes; then one fsync, inside the write rate)
+if_random_s is N over the random 8-byte persist rate: the time the persists
+alone would take if every one went to a line of its own, which the bound does
+not assume. Over 1.25x its bound an operation is named in the summary."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import figure_9 as F  # noqa: E402
+import rows as R  # noqa: E402
+
+MODES = ("none", "gpm", "cap-mm", "cap-fs")
+GOAL = 1.25
+PROBES = ("link-write", "persist-seq", "persist-rand8", "persist-rand16", "fence-latency",
+          "d2h-copy", "cpu-flush", "fs-write")
+
+
+def roofs_of(results_dir, host):
+    """{probe: (rate per second, row)} of the newest verified row of each
+    probe measured on HOST."""
+    out = {}
+    for r in R.read_rows(results_dir, "roofs.tsv"):
+        if r.get("workload") == "roofs" and r.get("host") == host and r.get("verified") == "ok":
+            out[r["op"]] = (F.fnum(R.params(r).get("rate_per_s")), r)
+    missing = [p for p in PROBES if p not in out]
+    if missing:
+        R.fail("roofline: %s has no verified %s row of host %s: run make roofline on that "
+               "machine (it measures them)" % (os.path.join(results_dir, "roofs.tsv"),
+                                                 ", ".join(missing), host))
+    return out
+
+
+def div(a, b):
+    return a / b if F.finite(a) and F.finite(b) and b > 0 else float("nan")
+
+
+def gpm_bound(v, p, n, roofs):
+    """(bound, what binds, P/B, N/R) of a GPM run."""
+    r_best = max(roofs[k][0] for k in ("persist-seq", "persist-rand8", "persist-rand16"))
+    terms = {"V": v, "P/B": div(p, roofs["link-write"][0]), "N/R": div(n, r_best)}
+    known = {k: t for k, t in terms.items() if F.finite(t)}
+    if not F.finite(v):
+        return float("nan"), "", terms["P/B"], terms["N/R"]
+    what = max(known, key=known.get)
+    return known[what], what, terms["P/B"], terms["N/R"]
+
+
+def main():
+    if len(sys.argv) != 3:
+        R.fail("usage: roofline.py RESULTS_DIR OUT_TSV")
+    results_dir, out = sys.argv[1], sys.argv[2]
+    rows = R.read_rows(results_dir, "roofline.tsv")
+    if not rows:
+        R.fail("roofline: no rows in %s (run make roofline first)"
+               % os.path.join(results_dir, "roofline.tsv"))
+    best, warnings = F.newest(rows)
+    hosts = {r.get("host") for r in best.values()}
+    if len(hosts) > 1:
+        warnings.append("WARNING: rows of several hosts (%s): each is held against the roofs "
+                        "of the host of its GPM row" % ", ".join(sorted(hosts)))
+    header = ["workload", "scale", "v_s", "gpm_s", "p_bytes", "n_persists", "p_over_b_s",
+              "n_over_r_s", "if_random_s", "bound_s", "bound_by", "gpm_over_bound", "within",
+              "capmm_s", "capmm_bound_s", "capmm_over_bound", "capfs_s", "capfs_bound_s",
+              "capfs_over_bound", "gpm_over_v", "noisy"]
+    out_rows, used, roofs_used = [], [], {}
+    for wl, scale in F.groups(best):
+        sel = {m: F.pick(best, wl, scale, m) for m in MODES}
+        used += [r for r in sel.values() if r]
+        g = sel["gpm"]
+        host = (g or next(r for r in sel.values() if r)).get("host")
+        if host not in roofs_used:
+            roofs_used[host] = roofs_of(results_dir, host)
+        roofs = roofs_used[host]
+        t = {m: F.fnum(r["median_s"]) if r else float("nan") for m, r in sel.items()}
+        v = t["none"]
+        p = F.fnum(g["bytes_persisted"]) if g else float("nan")
+        n = float(R.param_count(R.params(g), "persists")) if g else float("nan")
+        bound, by, pb, nr = gpm_bound(v, p, n, roofs)
+        copy, flush, write = (roofs[k][0] for k in ("d2h-copy", "cpu-flush", "fs-write"))
+        pm = F.fnum(sel["cap-mm"]["bytes_persisted"]) if sel["cap-mm"] else float("nan")
+        pf = F.fnum(sel["cap-fs"]["bytes_persisted"]) if sel["cap-fs"] else float("nan")
+        mm_bound = v + div(pm, copy) + div(pm, flush)
+        fs_bound = v + max(div(pf, copy), div(pf, write))
+        over = F.ratio(t["gpm"], bound)
+        out_rows.append([wl, scale, v, t["gpm"], p, n, pb, nr,
+                         div(n, roofs["persist-rand8"][0]), bound, by, over,
+                         ("yes" if over <= GOAL else "no") if F.finite(over) else "",
+                         t["cap-mm"], mm_bound, F.ratio(t["cap-mm"], mm_bound),
+                         t["cap-fs"], fs_bound, F.ratio(t["cap-fs"], fs_bound),
+                         F.ratio(t["gpm"], v), R.noisy([(m, sel[m]) for m in MODES])])
+    roof_lines = []
+    for host, roofs in sorted(roofs_used.items()):
+        roof_lines.append(
+            "roofs of %s (gpm-roofs, revision %s): B %.4g GB/s; fenced persists per second "
+            "at full occupancy: coalesced %.4g, random 8-byte %.4g, random 16-byte %.4g; "
+            "fence latency %.3g us; CAP copy %.4g GB/s, CPU flush %.4g GB/s (%s threads), "
+            "file write + fsync %.4g GB/s"
+            % (host, roofs["link-write"][1].get("git_rev"), roofs["link-write"][0] / 1e9,
+               roofs["persist-seq"][0], roofs["persist-rand8"][0], roofs["persist-rand16"][0],
+               1e6 / roofs["fence-latency"][0], roofs["d2h-copy"][0] / 1e9,
+               roofs["cpu-flush"][0] / 1e9, roofs["cpu-flush"][1].get("threads"),
+               roofs["fs-write"][0] / 1e9))
+    over_goal = [r for r in out_rows if r[12] == "no"]
+    comments = (["Persistence roofline: each operation's time over its physical bound on the "
+                 "machine that ran it (newest verified run per workload, mode and scale)",
+                 "v_s: mode none (nothing persisted; the copies that feed verification are "
+                 "left out of its time); p_bytes, n_persists: what the GPM run made durable "
+                 "(bytes; the kernels' persists, persists= of its row)",
+                 "bound_s = max(v_s, p_over_b_s, n_over_r_s), bound_by the term that binds; "
+                 "R is the fastest fenced persist rate measured, so the bound holds for any "
+                 "pattern; if_random_s: N over the random 8-byte persist rate",
+                 "capmm_bound_s = V + P/copy + P/flush; capfs_bound_s = V + max(P/copy, "
+                 "P/write), with P the bytes of that mode's own run",
+                 "within: GPM at most %gx its bound" % GOAL, R.NOISY_COMMENT]
+                + roof_lines
+                + ["over %gx: %s at %s is %sx its bound (%s binds)"
+                   % (GOAL, r[0], r[1], R.fmt(r[11]), r[10]) for r in over_goal]
+                + R.platform_comments(used) + R.rev_comments(used) + warnings)
+    R.write_tsv(out, header, out_rows, comments)
+
+
+if __name__ == "__main__":
+    main()
