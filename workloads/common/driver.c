@@ -191,20 +191,6 @@ static int crash_asked(const struct wl_ctx *c)
            c->opt.crash_after_progress >= 0;
 }
 
-/* After the timed work, each transactional log's engine finishes what the
- * time leaves out (mode none's copy for verification). */
-static int tx_end(struct wl_ctx *c)
-{
-    double t0 = wl_now();
-    if (!c->m->tx->end)
-        return 0;
-    for (int i = 0; i < c->nobj; i++)
-        if (c->obj[i].tx && c->m->tx->end(c, i) != 0)
-            return -1;
-    c->excluded_s += wl_now() - t0;
-    return 0;
-}
-
 /* One timed piece of work, FN, under the identity protocol; the kills
  * (when ARM) cover exactly FN. */
 static int timed(struct wl_ctx *c, struct wl_run *run, int (*fn)(struct wl_ctx *), int arm,
@@ -224,15 +210,16 @@ static int timed(struct wl_ctx *c, struct wl_run *run, int (*fn)(struct wl_ctx *
     }
     t0 = wl_now();
     rc = fn(c);
-    /* The work ends when the GPU has done it, before any copy the time leaves out. */
-    if (rc == 0 && c->m->tx->end)
+    /* Mode none: the work ends when the GPU has done it, before the copies
+     * for verification, which the time leaves out. */
+    if (rc == 0 && c->m->engine == WL_ENGINE_VOLATILE)
         rc = wl_dev_sync(c->wl->name);
     *t = wl_now() - t0 - c->excluded_s;
     if (wl_live_stop(c) != 0)
         rc = -1;
     wl_pcie_stop(c, sampling);
     if (rc == 0)
-        rc = tx_end(c);
+        rc = wl_volatile_finish(c);
     if (c->m->engine == WL_ENGINE_VOLATILE)
         wl_note(c, "verify_copies_s=%.3g", c->excluded_s);
     if (arm && c->opt.crash_after >= 0 && wl_crash_disarm() == 1)

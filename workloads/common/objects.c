@@ -253,6 +253,7 @@ static void close_object(struct wl_obj *o)
     o->cp = NULL;
     wl_dev_free(o->rec_dev);
     o->rec_dev = NULL;
+    wl_volatile_free(o);
     wl_tx_free(o);
     if (o->log_open)
         gpmlog_close(&o->log);

@@ -35,44 +35,6 @@ static int check_ranges(const struct wl_obj *o, const gpm_range *v, int n, doubl
     return 0;
 }
 
-int wl_exclude_begin(struct wl_ctx *c, double *t0)
-{
-    /* What was queued before is the work's: waited for inside its time. */
-    cudaError_t e = cudaStreamSynchronize(c->stream ? (cudaStream_t)c->stream : cudaStreamLegacy);
-    if (e != cudaSuccess)
-        return gpm_set_error("%s: the work before a copy for verification failed: %s",
-                             c->wl->name, cudaGetErrorString(e));
-    *t0 = wl_now();
-    return 0;
-}
-
-void wl_exclude_end(struct wl_ctx *c, double t0)
-{
-    c->excluded_s += wl_now() - t0;
-}
-
-/* Mode none: the ranges reach the mapping for verification only, unflushed,
- * and their copy is not part of the time. */
-static int volatile_copy(struct wl_ctx *c, struct wl_obj *o, const gpm_range *v, int n)
-{
-    cudaStream_t s = c->stream ? (cudaStream_t)c->stream : cudaStreamLegacy;
-    cudaError_t e = cudaSuccess;
-    double t0;
-    if (wl_exclude_begin(c, &t0) != 0)
-        return -1;
-    for (int k = 0; k < n && e == cudaSuccess; k++)
-        if (v[k].len)
-            e = cudaMemcpyAsync((char *)o->region.host + v[k].off, v[k].src, v[k].len,
-                                cudaMemcpyDefault, s);
-    if (cudaStreamSynchronize(s) != cudaSuccess && e == cudaSuccess)
-        e = cudaGetLastError();
-    wl_exclude_end(c, t0);
-    if (e != cudaSuccess)
-        return gpm_set_error("%s: the copy of %d ranges for verification failed: %s", o->path,
-                             n, cudaGetErrorString(e));
-    return 0;
-}
-
 int wl_commit_at(struct wl_ctx *c, int i, const gpm_range *v, int n, const char *site)
 {
     struct wl_obj *o = &c->obj[i];
@@ -82,7 +44,7 @@ int wl_commit_at(struct wl_ctx *c, int i, const gpm_range *v, int n, const char 
         return -1;
     switch (c->m->engine) {
     case WL_ENGINE_NONE: return 0; /* persisted in-kernel; the kernels count it */
-    case WL_ENGINE_VOLATILE: return volatile_copy(c, o, v, n); /* nothing persisted */
+    case WL_ENGINE_VOLATILE: return wl_volatile_commit(c, o, v, n); /* nothing persisted */
     case WL_ENGINE_FLUSH:
         rc = gpm_flusher_persist_ranges_at(c->flusher, &o->region, v, n, 0, site);
         break;

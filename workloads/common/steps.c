@@ -7,7 +7,7 @@
 
 int wl_steps_run(struct wl_ctx *c, const struct wl_steps *s, uint64_t from)
 {
-    uint64_t saved = 0, last = from;
+    uint64_t saved = 0, last = from, booked = from;
     double cp_s = 0, t0;
     for (uint64_t k = from; k < s->total; k++) {
         if (s->step(c, k) != 0)
@@ -15,17 +15,20 @@ int wl_steps_run(struct wl_ctx *c, const struct wl_steps *s, uint64_t from)
         *s->done = k + 1;
         if (!wl_checkpoint_due(k + 1, s->total, s->every))
             continue;
-        /* Mode none keeps nothing: only the last checkpoint is made, for
-         * verification, out of the time (wl_cp_checkpoint). */
-        if (c->m->engine == WL_ENGINE_VOLATILE && k + 1 < s->total)
-            continue;
         /* The checkpoint's own time, apart from the steps still running on
          * the GPU before it (what the paper's per-checkpoint figures are). */
         if (c->m->needs_gpu && wl_dev_sync("the steps before a checkpoint") != 0)
             return -1;
         t0 = wl_now();
-        if ((s->before_checkpoint && s->before_checkpoint(c, last, k + 1) != 0) ||
-            wl_cp_checkpoint(c, s->cp) != 0)
+        if (s->before_checkpoint && s->before_checkpoint(c, booked, k + 1) != 0)
+            return -1;
+        booked = k + 1;
+        /* Mode none keeps nothing: of the checkpoints only the last is made,
+         * for verification, out of the time (wl_cp_checkpoint); what the
+         * workload does before each is its work, made as in every mode. */
+        if (c->m->engine == WL_ENGINE_VOLATILE && k + 1 < s->total)
+            continue;
+        if (wl_cp_checkpoint(c, s->cp) != 0)
             return -1;
         cp_s += wl_now() - t0;
         /* The steps it holds are durable: units of progress. */

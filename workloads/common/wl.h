@@ -151,6 +151,9 @@ struct wl_obj {
     gpm_region region;     /* region: the mapping (host-only where the mode says) */
     gpm_cap_file cf;       /* region in cap-fs mode: the same file, for pwrite */
     int cf_open;
+    void *shadow;          /* region in mode none: the device copy its commits snapshot */
+    gpm_range *shadow_v;   /* and the ranges they put there since the last verification copy */
+    int shadow_n, shadow_cap;
     gpmcp *cp;             /* checkpoint */
     int ncp;               /* checkpoint: buffers registered so far */
     size_t cp_bytes;       /* checkpoint: their bytes */
