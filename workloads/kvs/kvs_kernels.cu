@@ -2,12 +2,13 @@
  * so each set's SETs keep their batch order); a group of 8 lanes, one per
  * way, takes each run of one set's SETs and applies them in order, as the
  * model says (kvs_model.h): the lanes compare their way's key with the
- * SET's, and the lane of the chosen way logs that way's old pair the first
- * time the batch changes it (the mode's undo record, wl_tx_undo), then
- * takes the new pair. At the end of the run each lane whose way changed
- * stores it: in the device table, and on PM where the mode stores there.
- * GETs read the device table before the batch's SETs, a group of 8 lanes
- * per GET. */
+ * SET's, and the lane of the chosen way takes the new pair. At the end of
+ * the run each way that changed is a change: its old pair (the undo record
+ * the mode logs, wl_tx_undo) and its new one. The warp queues its four
+ * groups' changes and makes them 32 at a time, a lane each: the record,
+ * then the new pair in the device table and, where the mode stores there,
+ * on PM. GETs read the device table before the batch's SETs, a group of 8
+ * lanes per GET. */
 #include <cuda_runtime.h>
 
 #include <cub/device/device_radix_sort.cuh>
@@ -70,46 +71,87 @@ struct apply_args {
     wl_txdev d;            /* the transaction's batch: log, PM, flags, records */
 };
 
+/* A way a run changed: where it is in the table, its pair before the
+ * batch and after the run. */
+struct change {
+    uint64_t off;
+    kvs_pair old, now;
+};
+
+#define WARPS (KVS_LOG_THREADS / 32)
+
+/* The first N (at most 32) changes of the warp's queue Q, lane L taking
+ * Q[L]; every lane of the warp calls it. A lane of a group of 8 would log
+ * alone, each 4-byte chunk of its HCL record crossing the link as a few
+ * bytes of a 128-byte line; 32 lanes logging at once fill the line
+ * (gpm/log_layout.h). A change whose record did not fit is not made. */
+__device__ void make_changes(const struct apply_args *a, const struct change *q, uint32_t n)
+{
+    uint32_t lane = threadIdx.x % 32u;
+    if (lane < n && wl_tx_undo(&a->d, q[lane].off, &q[lane].old, sizeof q[lane].old) == 0) {
+        kvs_pair now = q[lane].now;
+        *(kvs_pair *)((uint8_t *)a->table + q[lane].off) = now;
+        if (a->d.pm) {
+            uint4 v = make_uint4((uint32_t)now.key, (uint32_t)(now.key >> 32), (uint32_t)now.val,
+                                 (uint32_t)(now.val >> 32));
+            wl_store_v4(a->d.o, (uint4 *)(a->d.pm + q[lane].off), v);
+            wl_persist(a->d.o);
+        }
+        wl_tx_changed(&a->d, q[lane].off, &now);
+    }
+    __syncwarp();
+}
+
+/* Each warp takes four runs' heads at a time, a group each; the warp's
+ * loop is uniform, so its ballots see every lane. */
 __global__ void apply_kernel(struct apply_args a)
 {
-    unsigned mask = group_mask(), lane = threadIdx.x & (GROUP - 1);
-    uint64_t g = gpm_grid_rank() / GROUP, ng = gpm_grid_threads() / GROUP;
-    for (uint64_t p = g; p < a.m; p += ng) {
-        uint32_t set = a.sets[p], changed = 0, logged = 0, refused = 0;
-        uint64_t off = (uint64_t)set * sizeof(kvs_set) + lane * sizeof(kvs_pair);
-        kvs_pair mine;
-        if (p > 0 && a.sets[p - 1] == set)
-            continue; /* not the head of its run */
-        mine = a.table[set].way[lane];
-        for (uint64_t q = p; q < a.m && a.sets[q] == set; q++) {
-            uint64_t i = a.idx[q], key = a.keys[i];
-            uint32_t own = group_ballot(mask, mine.key == key);
-            uint32_t free_ways = group_ballot(mask, mine.key == 0);
-            uint32_t w = own ? __ffs(own) - 1 : free_ways ? __ffs(free_ways) - 1 : kvs_victim(key);
-            if (lane != w || refused)
-                continue;
-            /* The way's old pair is logged the first time the batch
-             * changes it; a way whose record did not fit never changes. */
-            if (!logged && wl_tx_undo(&a.d, off, &mine, sizeof mine) != 0) {
-                refused = 1;
-                continue;
+    __shared__ struct change queues[WARPS][64];
+    struct change *q = queues[threadIdx.x / 32u];
+    unsigned mask = group_mask(), lane = threadIdx.x & (GROUP - 1), wl = threadIdx.x % 32u;
+    uint64_t warp = gpm_grid_rank() / 32, warps = gpm_grid_threads() / 32;
+    uint32_t n = 0;
+    for (uint64_t base = warp * (32 / GROUP); base < a.m; base += warps * (32 / GROUP)) {
+        uint64_t p = base + wl / GROUP;
+        uint32_t changed = 0, set = 0;
+        kvs_pair old, mine;
+        unsigned m;
+        /* The head of a run, the same for the group's lanes. */
+        if (p < a.m && !(p > 0 && a.sets[p - 1] == a.sets[p])) {
+            set = a.sets[p];
+            old = mine = a.table[set].way[lane];
+            for (uint64_t r = p; r < a.m && a.sets[r] == set; r++) {
+                uint64_t i = a.idx[r], key = a.keys[i];
+                uint32_t own = group_ballot(mask, mine.key == key);
+                uint32_t free_ways = group_ballot(mask, mine.key == 0);
+                uint32_t w = own ? __ffs(own) - 1 : free_ways ? __ffs(free_ways) - 1
+                                                              : kvs_victim(key);
+                if (lane != w)
+                    continue;
+                mine.key = key;
+                mine.val = kvs_value(a.seed, a.b, a.n, i);
+                changed = 1;
             }
-            logged = 1;
-            mine.key = key;
-            mine.val = kvs_value(a.seed, a.b, a.n, i);
-            changed = 1;
         }
-        if (!changed)
-            continue;
-        a.table[set].way[lane] = mine;
-        if (a.d.pm) {
-            uint4 v = make_uint4((uint32_t)mine.key, (uint32_t)(mine.key >> 32),
-                                 (uint32_t)mine.val, (uint32_t)(mine.val >> 32));
-            wl_store_v4(a.d.o, (uint4 *)(a.d.pm + off), v);
-            wl_persist(a.d.o);
+        m = __ballot_sync(0xffffffffu, changed);
+        if (changed) {
+            struct change *ch = &q[n + __popc(m & ((1u << wl) - 1u))];
+            ch->off = (uint64_t)set * sizeof(kvs_set) + lane * sizeof(kvs_pair);
+            ch->old = old;
+            ch->now = mine;
         }
-        wl_tx_changed(&a.d, off, &mine);
+        n += __popc(m);
+        __syncwarp();
+        if (n >= 32u) {
+            make_changes(&a, q, 32u);
+            n -= 32u;
+            if (wl < n)
+                q[wl] = q[wl + 32u];
+            __syncwarp();
+        }
     }
+    if (n)
+        make_changes(&a, q, n);
 }
 
 extern "C" int kvs_gpu_alloc_sort(struct kvs_state *st)
