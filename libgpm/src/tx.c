@@ -205,13 +205,24 @@ int gpmtx_recover(gpmlog *log, const gpm_region *target, gpmtx_stats *st)
         return gpm_set_error("%s: recovery needs the mapped target region: map it with gpm_map",
                              log->region.path);
     st->on_gpu = gpu;
-    if ((gpu ? gpmtx_check_on_gpu(log, target, &bad) : check_on_cpu(log, target, &bad)) != 0)
-        return -1;
-    if (bad != UINT32_MAX)
-        return refuse(log, target, bad);
-    if (gpu ? gpmtx_undo_on_gpu(log, target, &st->undone, &st->undone_bytes)
-            : undo_on_cpu(log, target, &st->undone, &st->undone_bytes))
-        return -1;
+    if (gpu) {
+        void *copy = NULL;
+        int rc = gpmtx_log_to_gpu(log, &copy) || gpmtx_check_on_gpu(log, copy, target, &bad);
+        if (rc == 0 && bad == UINT32_MAX)
+            rc = gpmtx_undo_on_gpu(log, copy, target, &st->undone, &st->undone_bytes);
+        gpmtx_log_free_gpu(copy);
+        if (rc != 0)
+            return -1;
+        if (bad != UINT32_MAX)
+            return refuse(log, target, bad);
+    } else {
+        if (check_on_cpu(log, target, &bad) != 0)
+            return -1;
+        if (bad != UINT32_MAX)
+            return refuse(log, target, bad);
+        if (undo_on_cpu(log, target, &st->undone, &st->undone_bytes) != 0)
+            return -1;
+    }
     for (uint32_t s = 0; s < log->g.n_slots; s++)
         if (*tail_ptr(log, s) != 0)
             return gpm_set_error("%s: slot %u still holds %u bytes after the undo: was a kernel "
