@@ -2,7 +2,8 @@
 # The persistence roofline: this machine's roofs (gpm-roofs: the link's
 # write bandwidth, the rates of coalesced and random fenced persists, the
 # fence latency, and CAP's copy, flush and file-write rates), measured once
-# per revision and host into $RESULTS_DIR/roofs.tsv; then every workload of
+# per revision, host and size (64 MiB at tiny scale, else 1 GiB) into
+# $RESULTS_DIR/roofs.tsv; then every workload of
 # WORKLOADS (each of its operations) in none (the volatile baseline V), gpm,
 # cap-mm and cap-fs, rows appended to $RESULTS_DIR/roofline.tsv (report:
 # scripts/report/roofline.py holds each against its bound).
@@ -13,19 +14,22 @@ set -u
 name=roofline
 . "$(dirname "$0")/lib.sh"
 roofs=$RESULTS_DIR/roofs.tsv
+case $SCALE in tiny) size=64M bytes=67108864 ;; *) size=1G bytes=1073741824 ;; esac
+# have_roofs: roofs.tsv holds every probe of this revision and host at this
+# size (a small file fits caches that a large one does not).
 have_roofs() {
     [ -f "$roofs" ] || return 1
     _info=$("$GPM_BIN/gpm-info" 2>/dev/null)
     _rev=$(echo "$_info" | awk -F'\t' '$1 == "git_rev" { print $2 }')
     _host=$(echo "$_info" | awk -F'\t' '$1 == "host" { print $2 }')
-    awk -F'\t' -v rev="$_rev" -v host="$_host" '
+    awk -F'\t' -v rev="$_rev" -v host="$_host" -v bytes="$bytes" '
         /^#/ { next }
         !hdr { for (i = 1; i <= NF; i++) c[$i] = i; hdr = 1; next }
-        $c["git_rev"] == rev && $c["host"] == host && $c["verified"] == "ok" { n++ }
+        $c["git_rev"] == rev && $c["host"] == host && $c["size_bytes"] == bytes &&
+        $c["verified"] == "ok" { n++ }
         END { exit n < 8 }' "$roofs"
 }
 if [ "${ROOFS:-}" = again ] || ! have_roofs; then
-    case $SCALE in tiny) size=64M ;; *) size=1G ;; esac
     echo "$name: gpm-roofs --size $size"
     "$GPM_BIN/gpm-roofs" --size "$size" --scale "$SCALE" --file "roofs-$$.pm" --out "$roofs" ||
         failed="$failed gpm-roofs"

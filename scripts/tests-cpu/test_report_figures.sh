@@ -318,6 +318,14 @@ check "roofline V binds where the persists are cheap" "$f" "kvs(set)" bound_by V
 check "roofline within 1.25x" "$f" "kvs(set)" within yes
 has "roofline names what is over 1.25x" "$f" "over 1.25x: ps at small is 1.333x its bound"
 has "roofline states the roofs it used" "$f" "B 50 GB/s"
+# B is persist-seq's bytes where per-store persists outran link-write.
+mkdir -p "$tmp/fastseq"
+cp "$fix/roofline/roofline.tsv" "$tmp/fastseq/"
+sed 's/rate_per_s=6e9,/rate_per_s=7e9,/' "$fix/roofline/roofs.tsv" >"$tmp/fastseq/roofs.tsv"
+python3 "$scripts/report/roofline.py" "$tmp/fastseq" "$tmp/fastseq/out.tsv" 2>"$tmp/err" ||
+    echo "not ok - roofline with a faster persist-seq: $(cat "$tmp/err")"
+check "roofline B is the faster of link-write and persist-seq's bytes" "$tmp/fastseq/out.tsv" \
+    ps p_over_b_s 0.1339
 through_reports roofline
 mkdir -p "$tmp/noroofs"
 cp "$fix/roofline/roofline.tsv" "$tmp/noroofs/"
