@@ -418,8 +418,11 @@ static int cpu_persist(const gpmcp *cp, const gpmcp_how *how, void *addr, size_t
     return gpm_region_persist(&cp->r, addr, len);
 }
 
-/* Brings the working copy W of group GI to PM, the way HOW says. */
-static int write_working_copy(gpmcp *cp, uint32_t gi, uint32_t w, const gpmcp_how *how)
+/* Brings the working copy W of group GI to PM, the way HOW says; with
+ * !WAIT, the GPU's fenced copy (GPM, GPM-eADR) is queued and not waited
+ * for. */
+static int write_working_copy(gpmcp *cp, uint32_t gi, uint32_t w, const gpmcp_how *how,
+                              int wait)
 {
     const gpmcp_group *g = cp_group(cp, gi);
     const gpmcp_elem *e = cp_elems(cp, gi);
@@ -441,13 +444,14 @@ static int write_working_copy(gpmcp *cp, uint32_t gi, uint32_t w, const gpmcp_ho
         if (upload_xfers(cp, gi, &list, how->stream) != 0)
             return -1;
         if (gpmcp_copy_kernel(cp->r.dev, list, g->nelem, (uint64_t)w * g->copy_bytes,
-                              g->data_bytes, fenced, how->stream) != 0) {
+                              g->data_bytes, fenced, how->stream, how->max_blocks,
+                              wait || !fenced) != 0) {
             char why[512];
             snprintf(why, sizeof why, "%s", gpm_last_error());
             return gpm_set_error("%s: checkpoint of group %" PRIu32 ": %s", cp->r.path, gi,
                                  why);
         }
-        if (fenced)
+        if (fenced) /* durable when the kernel ends: finish waits for it */
             return 0;
     } else {
         cudaStream_t st = how->stream ? (cudaStream_t)how->stream : cudaStreamLegacy;
@@ -501,20 +505,19 @@ static int flip_to(gpmcp *cp, uint32_t gi, uint64_t seq, uint32_t w)
     return gpm_region_persist(&cp->r, &g->flip, sizeof g->flip);
 }
 
-int gpmcp_checkpoint_how(gpmcp *cp, int group, const gpmcp_how *how)
-{
-    static const gpmcp_how gpm_default = {GPMCP_GPM, NULL, NULL};
-    gpmcp_group *g;
-    gpmcp_group_state s;
-    uint64_t flip;
-    uint32_t w;
-    int bracket, rc;
+static const gpmcp_how gpm_default = {GPMCP_GPM, NULL, NULL, 0};
 
-    if (check_group(cp, group) != 0)
-        return -1;
-    if (!how)
-        how = &gpm_default;
-    if (check_mode(cp, how->mode) != 0)
+/* Only GPM relies on the GPU's own persists reaching PM (DDIO off). */
+static int bracketed(const gpmcp_how *how) { return how->mode == GPMCP_GPM; }
+
+/* Checks, lays the group out where it is empty, and writes its working
+ * copy: queued only, without WAIT, where the GPU copies. */
+static int write_checkpoint(gpmcp *cp, int group, const gpmcp_how *how, int wait)
+{
+    gpmcp_group_state s;
+    uint32_t w;
+    int rc;
+    if (check_group(cp, group) != 0 || check_mode(cp, how->mode) != 0)
         return -1;
     if (cp->nreg[group] == 0)
         return gpm_set_error("%s: group %d has no registered buffers: call gpmcp_register "
@@ -528,24 +531,56 @@ int gpmcp_checkpoint_how(gpmcp *cp, int group, const gpmcp_how *how)
     } else if (match_layout(cp, (uint32_t)group, "checkpoint") != 0) {
         return -1;
     }
-
-    g = cp_group(cp, (uint32_t)group);
-    flip = load_flip(g);
-    w = gpmcp_working_copy(flip);
-    /* Only GPM relies on the GPU's own persists reaching PM (DDIO off). */
-    bracket = how->mode == GPMCP_GPM;
-    if (bracket && gpm_persist_begin() != 0)
+    w = gpmcp_working_copy(load_flip(cp_group(cp, (uint32_t)group)));
+    if (bracketed(how) && gpm_persist_begin() != 0)
         return -1;
-    if (cp->file_io)
-        rc = cpfs_write_copy(cp, (uint32_t)group, w, how->stream);
-    else
-        rc = write_working_copy(cp, (uint32_t)group, w, how);
-    /* The working copy is durable: make it the consistent one. */
-    if (rc == 0)
-        rc = flip_to(cp, (uint32_t)group, gpmcp_flip_seq(flip) + 1, w);
-    if (bracket && gpm_persist_end() != 0)
+    rc = cp->file_io ? cpfs_write_copy(cp, (uint32_t)group, w, how->stream)
+                     : write_working_copy(cp, (uint32_t)group, w, how, wait);
+    if (rc != 0 && bracketed(how))
+        gpm_persist_end();
+    return rc;
+}
+
+/* The working copy is durable: make it the consistent one. */
+static int flip_working_copy(gpmcp *cp, int group, const gpmcp_how *how)
+{
+    uint64_t flip = load_flip(cp_group(cp, (uint32_t)group));
+    int rc = flip_to(cp, (uint32_t)group, gpmcp_flip_seq(flip) + 1, gpmcp_working_copy(flip));
+    if (bracketed(how) && gpm_persist_end() != 0)
         rc = -1;
     return rc;
+}
+
+int gpmcp_checkpoint_how(gpmcp *cp, int group, const gpmcp_how *how)
+{
+    if (!how)
+        how = &gpm_default;
+    return write_checkpoint(cp, group, how, 1) || flip_working_copy(cp, group, how) ? -1 : 0;
+}
+
+int gpmcp_checkpoint_start(gpmcp *cp, int group, const gpmcp_how *how)
+{
+    return write_checkpoint(cp, group, how ? how : &gpm_default, 0);
+}
+
+int gpmcp_checkpoint_finish(gpmcp *cp, int group, const gpmcp_how *how)
+{
+    cudaError_t e;
+    if (!how)
+        how = &gpm_default;
+    if (check_group(cp, group) != 0)
+        return -1;
+    if (!cp->host_only && !cp->file_io) {
+        e = how->stream ? cudaStreamSynchronize((cudaStream_t)how->stream)
+                        : cudaDeviceSynchronize();
+        if (e != cudaSuccess) {
+            if (bracketed(how))
+                gpm_persist_end();
+            return gpm_set_error("%s: checkpoint of group %d: copy failed (%s)", cp->r.path,
+                                 group, cudaGetErrorString(e));
+        }
+    }
+    return flip_working_copy(cp, group, how);
 }
 
 int gpmcp_checkpoint(gpmcp *cp, int group)

@@ -19,15 +19,18 @@ __global__ void cp_copy_kernel(uint8_t *pm, const gpmcp_xfer *x, uint32_t n,
 }
 
 extern "C" int gpmcp_copy_kernel(void *pm_dev, const gpmcp_xfer *xfers, uint32_t n,
-                                 uint64_t copy_shift, uint64_t total, int fenced, void *stream)
+                                 uint64_t copy_shift, uint64_t total, int fenced, void *stream,
+                                 unsigned max_blocks, int wait)
 {
     const int block = 256;
     cudaStream_t s = (cudaStream_t)stream;
-    cp_copy_kernel<<<gpm_copy_grid(total, block), block, 0, s>>>((uint8_t *)pm_dev, xfers, n,
-                                                                  copy_shift, fenced);
+    unsigned grid = (unsigned)gpm_copy_grid(total, block);
+    if (max_blocks && grid > max_blocks)
+        grid = max_blocks;
+    cp_copy_kernel<<<grid, block, 0, s>>>((uint8_t *)pm_dev, xfers, n, copy_shift, fenced);
     cudaError_t e = cudaGetLastError();
     /* NULL keeps the device-wide wait this call always had. */
-    if (e == cudaSuccess)
+    if (e == cudaSuccess && wait)
         e = s ? cudaStreamSynchronize(s) : cudaDeviceSynchronize();
     if (e != cudaSuccess)
         return gpm_set_error("checkpoint copy kernel failed: %s", cudaGetErrorString(e));

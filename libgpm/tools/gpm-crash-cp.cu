@@ -150,7 +150,7 @@ static int run(const char *name, uint64_t size, int mode, watchdog *wd, uint64_t
         if (!fl)
             die_gpm("flusher");
     }
-    gpmcp_how how = {MODES[mode], fl, NULL};
+    gpmcp_how how = {MODES[mode], fl, NULL, 0};
 
     if (wd && gpm_crash_arm_us(gpm_crash_pick_us(wd->seed, wd->min_us, wd->max_us)) != 0)
         die_gpm("watchdog");

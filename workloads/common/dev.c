@@ -70,8 +70,10 @@ int wl_dev_sync(const char *what)
     /* A launch refused for its configuration or resources is reported by
      * cudaGetLastError, not by the synchronisation. */
     cudaError_t e = cudaGetLastError();
+    /* The legacy stream that the workloads' kernels run on: not a copy
+     * that gpmcp runs on a stream of its own meanwhile (wl_cp_start). */
     if (e == cudaSuccess)
-        e = cudaDeviceSynchronize();
+        e = cudaStreamSynchronize(cudaStreamLegacy);
     if (e != cudaSuccess)
         return gpm_set_error("%s failed (%s)", what, cudaGetErrorString(e));
     return 0;

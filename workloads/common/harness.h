@@ -49,6 +49,22 @@ struct wl_tx_state {
     uint64_t room, room_now, room_from, room_used;
 };
 void wl_tx_free(struct wl_obj *o);
+/* ---- checkpoints whose copy overlaps the next steps (cp.c) ----
+ * Where the GPU copies a checkpoint with its own fenced stores (gpm,
+ * gpm-eadr), the registered buffers are snapshot into device memory and
+ * gpmcp copies the snapshot on a stream of its own while the steps go on:
+ * wl_cp_start snapshots and queues the copy; wl_cp_finish waits for it and
+ * makes it the consistent checkpoint (a no-op with none pending). Elsewhere
+ * wl_cp_overlaps is 0 and wl_cp_checkpoint does both at once. */
+struct wl_cp_snap {
+    void *live, *copy;
+    size_t size;
+};
+int wl_cp_overlaps(const struct wl_ctx *c);
+int wl_cp_start(struct wl_ctx *c, int i);
+int wl_cp_finish(struct wl_ctx *c, int i);
+void wl_cp_free(struct wl_obj *o);
+
 /* ---- mode none's copies for verification (volatile.c) ----
  * Not the work's: begin waits for the work queued on c->stream (inside the
  * time) and starts the clock that end adds to c->excluded_s, which the

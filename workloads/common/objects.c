@@ -248,6 +248,7 @@ static void close_object(struct wl_obj *o)
         gpm_cap_file_close(&o->cf);
     o->cf_open = 0;
     gpm_unmap(&o->region);
+    wl_cp_free(o); /* before its gpmcp closes: a copy may still run */
     if (o->cp)
         gpmcp_close(o->cp);
     o->cp = NULL;

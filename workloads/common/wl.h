@@ -158,6 +158,10 @@ struct wl_obj {
     int ncp;               /* checkpoint: buffers registered so far */
     size_t cp_bytes;       /* checkpoint: their bytes */
     void *rec, *rec_dev;   /* checkpoint: its record on the host, and staged on the GPU */
+    struct wl_cp_snap *snap; /* checkpoint whose copy overlaps the next steps (wl_cp_start):
+                                each registered buffer's device snapshot, which gpmcp copies */
+    void *side;            /* and the stream (cudaStream_t) the copy runs on */
+    int pending;           /* a copy started and not finished */
     size_t rec_size;
     gpmlog log;            /* log */
     int log_open;

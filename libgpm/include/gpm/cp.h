@@ -112,10 +112,25 @@ typedef struct gpmcp_how {
      * legacy default stream (and, for the copy kernel, the whole device, as
      * before). Zero-initialise the struct so that older callers get NULL. */
     void *stream;
+    /* GPM, GPM-eADR: at most this many blocks of 256 for the copy kernel
+     * (0: enough to fill every SM). A copy that overlaps other work
+     * (gpmcp_checkpoint_start) takes a few: the link, not the SMs, bounds
+     * it. */
+    unsigned max_blocks;
 } gpmcp_how;
 
 /* gpmcp_checkpoint with a choice of how (NULL: GPMCP_GPM). */
 int gpmcp_checkpoint_how(gpmcp *cp, int group, const gpmcp_how *how);
+
+/* gpmcp_checkpoint_how in two halves, so that the copy overlaps the
+ * caller's next work: start queues the GPU's copy (GPM, GPM-eADR) on
+ * HOW->stream and returns without waiting (the other modes copy before
+ * returning); finish waits for it and makes the copy the consistent one.
+ * Until finish returns, the registered buffers must not change and the
+ * group takes no other checkpoint or restore; a crash before it leaves the
+ * previous checkpoint the consistent one. Pass the same HOW to both. */
+int gpmcp_checkpoint_start(gpmcp *cp, int group, const gpmcp_how *how);
+int gpmcp_checkpoint_finish(gpmcp *cp, int group, const gpmcp_how *how);
 
 /* Sequence number of GROUP's consistent copy (the count of checkpoints it
  * has completed), 0 if it has none, -1 on error. */
@@ -139,12 +154,13 @@ typedef struct gpmcp_xfer {
 
 /* Copies N elements (XFERS in device memory) from their buffers into the
  * copy that starts COPY_SHIFT bytes after copy 0 of the mapping at PM_DEV,
- * with every SM; FENCED: each thread persists its stores before exiting.
- * Launched on STREAM (cudaStream_t; NULL: the legacy default stream) and
- * synchronous: waits for STREAM, or for the whole device when NULL. TOTAL:
- * the bytes of all elements, to size the grid. */
+ * with every SM (at most MAX_BLOCKS blocks where not 0); FENCED: each
+ * thread persists its stores before exiting. Launched on STREAM
+ * (cudaStream_t; NULL: the legacy default stream); with WAIT, synchronous:
+ * waits for STREAM, or for the whole device when NULL. TOTAL: the bytes of
+ * all elements, to size the grid. */
 int gpmcp_copy_kernel(void *pm_dev, const gpmcp_xfer *xfers, uint32_t n, uint64_t copy_shift,
-                      uint64_t total, int fenced, void *stream);
+                      uint64_t total, int fenced, void *stream, unsigned max_blocks, int wait);
 
 #ifdef __cplusplus
 }

@@ -331,7 +331,7 @@ static void every_mode_round_trips(void)
     uint32_t tag = 100;
     for (int use_pool = 0; use_pool < 2; use_pool++)
         for (size_t m = 0; m < sizeof modes / sizeof *modes; m++) {
-            gpmcp_how how = {modes[m], use_pool ? f : NULL, NULL};
+            gpmcp_how how = {modes[m], use_pool ? f : NULL, NULL, 0};
             long long seq = gpmcp_seq(cp, 0);
             fill(v, sizeof v, ++tag), fill(w, sizeof w, tag + 1000);
             CHECKF(gpmcp_checkpoint_how(cp, 0, &how) == 0, "mode %d: %s", (int)modes[m],
@@ -342,7 +342,7 @@ static void every_mode_round_trips(void)
             CHECKF(holds(v, sizeof v, tag) && holds(w, sizeof w, tag + 1000), "mode %d",
                    (int)modes[m]);
         }
-    gpmcp_how bad = {(gpmcp_mode)42, NULL, NULL};
+    gpmcp_how bad = {(gpmcp_mode)42, NULL, NULL, 0};
     CHECK(gpmcp_checkpoint_how(cp, 0, &bad) == -1);
     CHECK_MSG(gpm_last_error(), "unknown checkpoint mode");
     gpmcp_close(cp);

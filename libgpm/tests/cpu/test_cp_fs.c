@@ -62,7 +62,7 @@ int pmem_msync(const void *addr, size_t len)
     return rc;
 }
 
-static const gpmcp_how CAP_FS = {GPMCP_CAP_FS, NULL, NULL};
+static const gpmcp_how CAP_FS = {GPMCP_CAP_FS, NULL, NULL, 0};
 
 /* Where group G's element K of copy C lies in the file, read with pread
  * (not through any mapping). */
@@ -226,7 +226,7 @@ static void mismatches_are_refused_and_file_unchanged(void)
 {
     char path[4096];
     static uint8_t a[256], b[512];
-    const gpmcp_how mm = {GPMCP_CAP_MM, NULL, NULL};
+    const gpmcp_how mm = {GPMCP_CAP_MM, NULL, NULL, 0};
     gpmcp *cp;
     uint64_t before;
     fresh("cpfs-mis", path);

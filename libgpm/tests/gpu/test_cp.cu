@@ -77,7 +77,7 @@ static void every_mode_checkpoints_and_restores(void)
     uint32_t tag = 7;
     for (int round = 0; round < 2; round++)
         for (int m = 0; m < 5; m++) {
-            gpmcp_how how = {modes[m], round ? fl : NULL, NULL};
+            gpmcp_how how = {modes[m], round ? fl : NULL, NULL, 0};
             tag++;
             for (int b = 0; b < 2; b++)
                 fill_kernel<<<256, 256>>>(d[b], sz[b] / 4, tag + (uint32_t)b);
@@ -159,7 +159,7 @@ static void checkpoint_and_restore_follow_the_callers_stream(void)
     const gpmcp_group *g = gpmcp_group_at(r->host, h, 0);
     const gpmcp_elem *e = gpmcp_elems_of(r->host, h, 0);
     for (int m = 0; m < 5; m++) {
-        gpmcp_how how = {modes[m], fl, st};
+        gpmcp_how how = {modes[m], fl, st, 0};
         uint32_t tag = 300 + (uint32_t)m;
         for (int b = 0; b < 2; b++)
             slow_fill<<<128, 256, 0, st>>>(d[b], sz[b] / 4, tag + 10 * (uint32_t)b, 20000000);
@@ -183,13 +183,56 @@ static void checkpoint_and_restore_follow_the_callers_stream(void)
     cudaStreamDestroy(st);
 }
 
+/* gpmcp_checkpoint_start queues the copy and returns; the previous
+ * checkpoint stays the consistent one until gpmcp_checkpoint_finish, after
+ * which PM holds the new one: in the GPU's fenced modes, with a capped grid
+ * on a stream of the caller's, and in a CPU mode (which copies in start). */
+static void checkpoint_in_two_halves(void)
+{
+    static const gpmcp_mode modes[] = {GPMCP_GPM, GPMCP_GPM_EADR, GPMCP_CAP_MM};
+    const uint64_t sz = (8u << 20) + 4;
+    uint32_t *d;
+    cudaStream_t st;
+    NEED_GPU();
+    CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) == cudaSuccess);
+    CHECK(cudaMalloc((void **)&d, sz) == cudaSuccess);
+    for (int m = 0; m < 3; m++) {
+        gpmcp_how how = {modes[m], NULL, st, 4};
+        fresh("gcp-halves");
+        gpmcp *cp = gpmcp_create("gcp-halves", sz, 1, 1);
+        CHECKF(cp != NULL, "%s", gpm_last_error());
+        CHECK(gpmcp_register(cp, d, sz, 0) == 0);
+        const gpm_region *r = gpmcp_region(cp);
+        const gpmcp_header *h = (const gpmcp_header *)r->host;
+        const gpmcp_group *g = gpmcp_group_at(r->host, h, 0);
+        const gpmcp_elem *e = gpmcp_elems_of(r->host, h, 0);
+        slow_fill<<<128, 256, 0, st>>>(d, sz / 4, 500, 0);
+        CHECKF(gpmcp_checkpoint_how(cp, 0, &how) == 0, "mode %d: %s", m, gpm_last_error());
+        slow_fill<<<128, 256, 0, st>>>(d, sz / 4, 600, 20000000);
+        CHECKF(gpmcp_checkpoint_start(cp, 0, &how) == 0, "mode %d: %s", m, gpm_last_error());
+        CHECKF(gpmcp_seq(cp, 0) == 1, "mode %d: seq %lld before finish", m, gpmcp_seq(cp, 0));
+        CHECK(pm_holds((const uint8_t *)r->host +
+                           gpmcp_elem_file_off(g, &e[0], gpmcp_flip_copy(g->flip)),
+                       sz, 500));
+        CHECKF(gpmcp_checkpoint_finish(cp, 0, &how) == 0, "mode %d: %s", m, gpm_last_error());
+        CHECKF(gpmcp_seq(cp, 0) == 2, "mode %d: seq %lld after finish", m, gpmcp_seq(cp, 0));
+        CHECKF(pm_holds((const uint8_t *)r->host +
+                            gpmcp_elem_file_off(g, &e[0], gpmcp_flip_copy(g->flip)),
+                        sz, 600),
+               "mode %d: the new checkpoint on PM", m);
+        gpmcp_close(cp);
+    }
+    cudaFree(d);
+    cudaStreamDestroy(st);
+}
+
 /* The CAP-fs way with device buffers: never registered, staged through
  * pinned memory (an element larger than the staging chunks), restored by
  * pread; the file is the same format the mapped ways read and write. */
 static void file_io_checkpoints_and_restores_device_buffers(void)
 {
     const uint64_t sz[2] = {(40u << 20) + 36, 777 * 4};
-    const gpmcp_how cap_fs = {GPMCP_CAP_FS, NULL, NULL};
+    const gpmcp_how cap_fs = {GPMCP_CAP_FS, NULL, NULL, 0};
     uint32_t *d[2];
     cudaStream_t st;
     static uint32_t host_buf[64];
@@ -212,7 +255,7 @@ static void file_io_checkpoints_and_restores_device_buffers(void)
     const gpmcp_group *g = gpmcp_group_at(r->host, h, 0);
     const gpmcp_elem *e = gpmcp_elems_of(r->host, h, 0);
     for (uint32_t i = 1; i <= 3; i++) {
-        gpmcp_how how = {GPMCP_CAP_FS, NULL, i == 2 ? NULL : st};
+        gpmcp_how how = {GPMCP_CAP_FS, NULL, i == 2 ? NULL : st, 0};
         for (int b = 0; b < 2; b++)
             slow_fill<<<128, 256, 0, st>>>(d[b], sz[b] / 4, 50 * i + (uint32_t)b, 20000000);
         if (!how.stream)
@@ -312,7 +355,7 @@ static void large_checkpoint_bandwidth(void)
     gpmcp_close(cp);
 
     /* The same file the CAP-fs way: opening registers nothing. */
-    const gpmcp_how cap_fs = {GPMCP_CAP_FS, NULL, NULL};
+    const gpmcp_how cap_fs = {GPMCP_CAP_FS, NULL, NULL, 0};
     clock_gettime(CLOCK_MONOTONIC, &t0);
     cp = gpmcp_open_flags("gcp-big", GPMCP_FILE_IO);
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -341,6 +384,7 @@ int main(void)
 {
     RUN(every_mode_checkpoints_and_restores);
     RUN(checkpoint_and_restore_follow_the_callers_stream);
+    RUN(checkpoint_in_two_halves);
     RUN(file_io_checkpoints_and_restores_device_buffers);
     RUN(host_memory_is_refused);
     RUN(large_checkpoint_bandwidth);
