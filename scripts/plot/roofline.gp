@@ -3,7 +3,7 @@
 #   gnuplot -e "in='reports/local/roofline.tsv'; out='reports/local/roofline.png'" roofline.gp
 # Columns of in (scripts/report/roofline.py): 1 workload, 2 scale, 3 v_s,
 # 4 gpm_s, 10 bound_s, 14 capmm_s, 17 capfs_s.
-set terminal pngcairo size 1100,560 font ",11"
+set terminal pngcairo size 1100,600 font ",11"
 set output out
 set datafile separator "\t"
 set datafile missing "nan"
@@ -18,8 +18,7 @@ set style fill solid 0.85 border -1
 bw = 0.16
 set boxwidth bw
 set xtics rotate by -30 nomirror
-set rmargin 9
-set key outside right top
+set key outside below center horizontal
 set xrange [-0.6:*]
 plot in using 0:3:xtic(tic(stringcolumn(1), stringcolumn(2))) with points lt nodraw notitle, \
      in using ($0 - 2*bw):3 with boxes lc rgb '#bbbbbb' title 'V (mode none)', \

@@ -43,7 +43,7 @@ SECTIONS = [
     ("table_4", "Table 4: write amplification of CAP", ["workload", "scale", "capmm_wa",
      "capfs_wa", "paper_wa", "capmm_chunk", "capfs_chunk"], "1.00 for checkpointing and native workloads, 1.27-39x transactional"),
     ("table_5", "Table 5: restoration latency (% of the operation)", ["workload", "scale",
-     "restore_pct", "undo_pct", "paper_restore_pct"], "0.01-19% (transactional), 0.12-1.65% (checkpointing)"),
+     "restore_pct", "undo_pct", "reload_s", "paper_restore_pct"], "0.01-19% (transactional), 0.12-1.65% (checkpointing)"),
     ("roofline", "Persistence roofline: each operation against its physical bound",
      ["workload", "scale", "v_s", "bound_s", "bound_by", "gpm_s", "gpm_over_bound",
       "if_random_s", "capmm_over_bound", "capfs_over_bound"],

@@ -167,6 +167,7 @@ check "table_5 pairs each operation's run with its recovery (op= of the recover 
 check "table_5 the paper's value of an operation" "$f" "db(insert)" paper_restore_pct 0.01
 check "table_5 the undo alone (undo_s of the recover row) as % of the operation" "$f" "db(update)" undo_pct 1
 check "table_5 no undo figure without undo_s" "$f" ps undo_pct nan
+check "table_5 the reload of the GPU's table: restore_s - undo_s" "$f" "db(update)" reload_s 0.16
 check "table_5 work between two checkpoints: (run - checkpoint time) / checkpoints" "$f" blk between_checkpoints_ms 300
 check "table_5 one checkpoint: checkpoint time / checkpoints" "$f" blk checkpoint_ms 100
 check "table_5 restore in ms" "$f" blk restore_ms 40
