@@ -80,10 +80,7 @@ def main():
     if len(sys.argv) != 3:
         R.fail("usage: roofline.py RESULTS_DIR OUT_TSV")
     results_dir, out = sys.argv[1], sys.argv[2]
-    rows = R.read_rows(results_dir, "roofline.tsv")
-    if not rows:
-        R.fail("roofline: no rows in %s (run make roofline first)"
-               % os.path.join(results_dir, "roofline.tsv"))
+    rows = R.target_rows(results_dir, "roofline")
     best, warnings = F.newest(rows)
     hosts = {r.get("host") for r in best.values()}
     if len(hosts) > 1:

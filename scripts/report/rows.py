@@ -23,6 +23,16 @@ def read_rows(results_dir, pattern="*.tsv"):
     return rows
 
 
+def target_rows(results_dir, target):
+    """Every row of RESULTS_DIR/TARGET.tsv; none is an error saying to run
+    make TARGET."""
+    rows = read_rows(results_dir, target + ".tsv")
+    if not rows:
+        fail("%s: no rows in %s (run make %s first)"
+             % (target, os.path.join(results_dir, target + ".tsv"), target))
+    return rows
+
+
 def check_rows(results_dir, fname, target):
     """The op=check rows (gpm-check's) of RESULTS_DIR/FNAME; none is an
     error saying to run make TARGET."""

@@ -30,10 +30,7 @@ def main():
     if len(sys.argv) != 3:
         R.fail("usage: table_5.py RESULTS_DIR OUT_TSV")
     results_dir, out = sys.argv[1], sys.argv[2]
-    rows = R.read_rows(results_dir, "table_5.tsv")
-    if not rows:
-        R.fail("table_5: no rows in %s (run make table_5 first)"
-               % os.path.join(results_dir, "table_5.tsv"))
+    rows = R.target_rows(results_dir, "table_5")
     best, warnings = F.newest(rows, ops=("run", "recover"))
     paper = F.paper_by_workload("table_5")
     header = ["workload", "scale", "run_s", "restore_s", "restore_pct", "undo_s", "undo_pct",

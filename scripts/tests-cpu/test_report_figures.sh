@@ -280,16 +280,21 @@ else
     echo "not ok - every report: $(head -c 400 "$tmp/log")"
 fi
 
+# fails_naming NAME FIX REPORT DIR: REPORT on the rows of DIR fails with a
+# message that names FIX.
+fails_naming() {
+    if python3 "$scripts/report/$3.py" "$4" "$4/$3.out.tsv" 2>"$tmp/err"; then
+        echo "not ok - $1: exited 0"
+    elif grep -q "$2" "$tmp/err"; then
+        echo "ok - $1: error names the fix"
+    else
+        echo "not ok - $1: message '$(cat "$tmp/err")'"
+    fi
+}
 # Errors: no rows is a one-line error naming the file, not an empty report.
 mkdir -p "$tmp/empty"
 for t in figure_1a figure_1b figure_9 figure_10 figure_11a figure_12 table_4 table_5 crash roofline; do
-    if python3 "$scripts/report/$t.py" "$tmp/empty" "$tmp/empty/$t.tsv" 2>"$tmp/err"; then
-        echo "not ok - $t with no rows: exited 0"
-    elif grep -q "run make $t first" "$tmp/err"; then
-        echo "ok - $t with no rows: error names the fix"
-    else
-        echo "not ok - $t with no rows: message '$(cat "$tmp/err")'"
-    fi
+    fails_naming "$t with no rows" "run make $t first" "$t" "$tmp/empty"
 done
 
 # The whole path through scripts/reports.sh, plots included.
@@ -330,13 +335,7 @@ check "roofline B is the faster of link-write and persist-seq's bytes" "$tmp/fas
 through_reports roofline
 mkdir -p "$tmp/noroofs"
 cp "$fix/roofline/roofline.tsv" "$tmp/noroofs/"
-if python3 "$scripts/report/roofline.py" "$tmp/noroofs" "$tmp/noroofs/out.tsv" 2>"$tmp/err"; then
-    echo "not ok - roofline without roofs: exited 0"
-elif grep -q "run make roofline on that machine" "$tmp/err"; then
-    echo "ok - roofline without roofs: error names the fix"
-else
-    echo "not ok - roofline without roofs: message '$(cat "$tmp/err")'"
-fi
+fails_naming "roofline without roofs" "run make roofline on that machine" roofline "$tmp/noroofs"
 
 # Wall time against the rows' timed repetitions: the newest revision's
 # calls summed, its rows' timed_s (or median_s x reps), the parts the
