@@ -577,8 +577,9 @@ struct wl_tx_engine {
     int (*batch)(struct wl_ctx *c, int tx, uint64_t b, wl_tx_apply apply);
     uint64_t (*committed)(struct wl_ctx *c, int tx);
     int (*recover)(struct wl_ctx *c, int tx, uint64_t *committed); /* atomic engines */
-    /* Optional: after each timed piece of work, untimed (mode none copies the table
-     * to the mapping, so that verification reads what the kernels made). */
+    /* Optional, mode none's: after each timed piece of work, untimed, called by
+     * wl_volatile_finish (the table to the mapping, so that verification reads
+     * what the kernels made). */
     int (*end)(struct wl_ctx *c, int tx);
 };
 extern const struct wl_tx_engine wl_tx_undo_fenced, wl_tx_undo_flushed, wl_tx_cap_chunks,
