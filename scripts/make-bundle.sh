@@ -51,4 +51,13 @@ done | sort -u | while read -r name path; do
     echo "$name" | grep -Eq "$skip" && continue
     cp -L "$path" "$out/lib/$name"
 done
+# libcufile (GPUDirect Storage, cap-gds) is opened at run time, so ldd does
+# not list it: it comes along where this toolkit has it; elsewhere cap-gds
+# finds the target's own (libgpm/src/gds.c says where it looks).
+gds=${CUDA_HOME:-/usr/local/cuda}/lib64/libcufile.so.0
+if [ -f "$gds" ]; then
+    cp -L "$gds" "$out/lib/libcufile.so.0"
+else
+    echo "bundle: no $gds here: cap-gds will use the target's libcufile, where it has one"
+fi
 echo "bundle: $out ($(ls "$out/lib" | wc -l) libraries, $(ls "$out/bin" | wc -l) programs)"

@@ -5,6 +5,10 @@
  *   cap-mm-flush    the flush alone after the copy, T threads
  *   cap-eadr        gpm_cap_mm with the fence only
  *   cap-fs          gpm_cap_fs of SIZE bytes with staging chunks of C MiB
+ *   cap-gds         the same through GPUDirect Storage (cuFile), with T host
+ *                   threads each writing pieces of C MiB, where libcufile
+ *                   loads (the row says whether cuFile ran as GDS or in
+ *                   its compatibility mode)
  *   gpm-memcpy      gpm_memcpy of SIZE bytes into the mapped file
  *   d2h-registered  cudaMemcpy into the registered mapping (no flush)
  *   d2h-pinned      cudaMemcpy into cudaHostAlloc memory (the link's ceiling)
@@ -55,6 +59,7 @@ typedef struct options {
     int reps;
     int threads[MAX_LIST], nthreads;
     int chunks[MAX_LIST], nchunks;
+    int gds_threads[MAX_LIST], ngds_threads;
     const char *out;
 } options;
 
@@ -72,7 +77,9 @@ static const char usage_text[] =
     "  --size BYTES        bytes per copy, a multiple of 8 (K/M/G suffixes; default 1G)\n"
     "  --reps N            timed repetitions after one warm-up, 1..100 (default 5)\n"
     "  --threads LIST      CAP-mm flush threads, e.g. 1,2,4 (default 1,2,4,8,16,32)\n"
-    "  --chunks-mib LIST   CAP-fs staging chunks in MiB (default 4,16,64,256)\n"
+    "  --chunks-mib LIST   CAP-fs staging chunks, and CAP-gds pieces, in MiB\n"
+    "                      (default 4,16,64,256)\n"
+    "  --gds-threads LIST  CAP-gds host threads (default 1,2,4,8)\n"
     "  --out FILE          append result rows (TSV) to FILE\n"
     "  --help              this text\n"
     "PM files are made (and removed) under GPM_PM_DIR. Needs a GPU.\n";
@@ -86,9 +93,11 @@ static int parse(int argc, char **argv, options *o)
                                          {"threads", required_argument, NULL, 't'},
                                          {"chunks-mib", required_argument, NULL, 'c'},
                                          {"out", required_argument, NULL, 'o'},
+                                         {"gds-threads", required_argument, NULL, 'g'},
                                          {0, 0, 0, 0}};
     static const int threads_default[] = {1, 2, 4, 8, 16, 32};
     static const int chunks_default[] = {4, 16, 64, 256};
+    static const int gds_threads_default[] = {1, 2, 4, 8};
     long long size;
     int c;
     memset(o, 0, sizeof *o);
@@ -98,6 +107,8 @@ static int parse(int argc, char **argv, options *o)
     memcpy(o->threads, threads_default, sizeof threads_default);
     o->nchunks = (int)(sizeof chunks_default / sizeof *chunks_default);
     memcpy(o->chunks, chunks_default, sizeof chunks_default);
+    o->ngds_threads = (int)(sizeof gds_threads_default / sizeof *gds_threads_default);
+    memcpy(o->gds_threads, gds_threads_default, sizeof gds_threads_default);
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
@@ -128,6 +139,11 @@ static int parse(int argc, char **argv, options *o)
             break;
         case 'o':
             o->out = optarg;
+            break;
+        case 'g':
+            if (gpm_arg_int_list("--gds-threads", optarg, 1, 64, o->gds_threads, MAX_LIST,
+                                 &o->ngds_threads) != 0)
+                return -1;
             break;
         default:
             return gpm_args_bad_flag(PROG, c, argv);
@@ -371,6 +387,52 @@ static int run_cap_fs(const options *o, const gpm_platform *plat)
     return rc;
 }
 
+static int cap_gds_points(const options *o, const gpm_platform *plat, gpm_cap_file *cf,
+                          const gpm_region *view)
+{
+    series s;
+    for (int t = 0; t < o->ngds_threads; t++)
+        for (int k = 0; k < o->nchunks; k++) {
+            char params[160];
+            cf->gds_threads = o->gds_threads[t];
+            if (gpm_cap_file_set_chunk(cf, (size_t)o->chunks[k] * MIB) != 0)
+                return fail(gpm_last_error());
+            snprintf(params, sizeof params, "piece_mib=%d,cufile=%s", o->chunks[k],
+                     gpm_gds_way(&cf->gds));
+            REPEAT(o, s, 6000000u + 1000u * (t * MAX_LIST + k), gpm_cap_fs(cf, 0, dev, o->size),
+                   view->host);
+            emit(o, plat, "cap-gds", "cap-gds", o->gds_threads[t], params, &s);
+        }
+    return 0;
+}
+
+/* CAP-gds where libcufile loads; elsewhere one line says why not. */
+static int run_cap_gds(const options *o, const gpm_platform *plat)
+{
+    gpm_cap_file cf;
+    gpm_region view;
+    char name[64], full[4096], why[768];
+    int rc;
+    if (!gpm_gds_usable(gpm_pm_dir(), why, sizeof why)) {
+        printf("# cap-gds skipped: %s\n", why);
+        return 0;
+    }
+    tune_file(name, sizeof name, "gds");
+    if (gpm_resolve_path(name, full, sizeof full) != 0)
+        return fail(gpm_last_error());
+    if (gpm_cap_file_open(&cf, full, o->size, GPM_CREATE | GPM_CAP_GDS) != 0)
+        return fail(gpm_last_error());
+    if (gpm_map(&view, cf.path, o->size, GPM_HOST_ONLY) != 0) {
+        rc = fail(gpm_last_error());
+    } else {
+        rc = cap_gds_points(o, plat, &cf, &view);
+        gpm_unmap(&view);
+    }
+    unlink(cf.path);
+    gpm_cap_file_close(&cf);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -390,7 +452,7 @@ int main(int argc, char **argv)
     }
     printf("# gpm-cap-tune: %zu bytes, %d reps, PM dir %s\n", o.size, o.reps, gpm_pm_dir());
     if (run_d2h_pinned(&o, &plat) != 0 || run_cap_mm(&o, &plat) != 0 ||
-        run_cap_fs(&o, &plat) != 0)
+        run_cap_fs(&o, &plat) != 0 || run_cap_gds(&o, &plat) != 0)
         return 1;
     cudaFree(dev);
     if (g_any_fail) {

@@ -1,10 +1,12 @@
 /* CAP-fs: the GPU's results go through the file system. Device data is
  * staged through two pinned buffers so that the DMA of chunk i+1 overlaps
  * the pwrite() of chunk i; a list of ranges is one sequence of chunks, made
- * durable with one fsync(). */
+ * durable with one fsync(). CAP-gds (GPM_CAP_GDS): cuFile writes the
+ * device's ranges instead, then the same fsync. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,6 +14,7 @@
 #include <cuda_runtime_api.h>
 
 #include "gpm/cap.h"
+#include "gpm/trace.h"
 #include "file_check.h"
 
 static int free_staging(gpm_cap_file *cf)
@@ -38,6 +41,9 @@ static void release(gpm_cap_file *cf)
     if (cf->stream)
         cudaStreamDestroy((cudaStream_t)cf->stream);
     cf->stream = NULL;
+    if (cf->use_gds)
+        gpm_gds_close(&cf->gds);
+    cf->use_gds = 0;
     if (cf->fd >= 0)
         close(cf->fd);
     cf->fd = -1;
@@ -51,6 +57,10 @@ int gpm_cap_file_set_chunk(gpm_cap_file *cf, size_t chunk)
     if (chunk == 0)
         return gpm_set_error("%s: CAP-fs staging chunk of 0 bytes: use a positive size",
                              cf->path);
+    if (cf->use_gds) {
+        cf->gds_piece = chunk;
+        return 0;
+    }
     if (!cf->stream)
         return gpm_set_error("%s: CAP-fs file was opened with GPM_HOST_ONLY: it has no "
                              "staging; reopen it without that flag", cf->path);
@@ -85,6 +95,17 @@ static int open_cuda(gpm_cap_file *cf)
                              "one is visible, or open with GPM_HOST_ONLY for host data",
                              cf->path, cudaGetErrorString(e));
     return gpm_cap_file_set_chunk(cf, GPM_CAP_FS_CHUNK_DEFAULT);
+}
+
+/* GPUDirect Storage: cuFile moves the device's bytes, so no staging. */
+static int open_gds(gpm_cap_file *cf)
+{
+    if (gpm_gds_open(&cf->gds, cf->path) != 0)
+        return -1;
+    cf->use_gds = 1;
+    cf->gds_threads = GPM_GDS_THREADS_DEFAULT;
+    cf->gds_piece = GPM_GDS_PIECE_DEFAULT;
+    return 0;
 }
 
 /* Opens the existing file or creates it; never truncates or resizes one. */
@@ -129,12 +150,15 @@ int gpm_cap_file_open(gpm_cap_file *cf, const char *path, size_t size, int flags
     int created = 0;
     memset(cf, 0, sizeof *cf);
     cf->fd = -1;
+    cf->gds.fd = -1;
     if (gpm_resolve_path(path, cf->path, sizeof cf->path) != 0) {
         cf->path[0] = '\0';
         return -1;
     }
     if (open_file(cf, size, flags, &created) == 0 &&
-        ((flags & GPM_HOST_ONLY) || open_cuda(cf) == 0)) {
+        ((flags & GPM_HOST_ONLY) ? 1
+         : (flags & GPM_CAP_GDS) ? open_gds(cf) == 0
+                                 : open_cuda(cf) == 0)) {
         gpm_trace_fd(cf->fd, cf->path); /* its writes reach a traced mapping's bytes */
         return 0;
     }
@@ -290,12 +314,53 @@ static int wait_for_caller(gpm_cap_file *cf, void *stream)
     return 0;
 }
 
+/* A traced run's file writes are recorded with their bytes (gpm/trace.h);
+ * cuFile's are not pwrites of ours, so their bytes are read back. */
+static int trace_gds_range(const gpm_cap_file *cf, const gpm_range *r)
+{
+    void *host = malloc(r->len);
+    cudaError_t e;
+    if (!host)
+        return gpm_set_error("%s: out of memory tracing a %zu-byte cuFile write", cf->path,
+                             r->len);
+    e = cudaMemcpy(host, r->src, r->len, cudaMemcpyDeviceToHost);
+    if (e == cudaSuccess)
+        gpm_trace_write(cf->fd, (off_t)r->off, host, r->len, GPM_SITE);
+    free(host);
+    if (e != cudaSuccess)
+        return gpm_set_error("%s: cannot read back a cuFile write for the trace (%s)", cf->path,
+                             cudaGetErrorString(e));
+    return 0;
+}
+
+/* CAP-gds: cuFile follows no stream, so the caller's work is waited for
+ * first; each range is written from the device, then one fsync. */
+static int gds_ranges(gpm_cap_file *cf, const gpm_range *v, int n, void *stream)
+{
+    cudaError_t e = cudaStreamSynchronize(stream ? (cudaStream_t)stream : cudaStreamLegacy);
+    if (e != cudaSuccess)
+        return gpm_set_error("%s: CAP-gds: the work that produces the data failed (%s)",
+                             cf->path, cudaGetErrorString(e));
+    for (int i = 0; i < n; i++) {
+        if (v[i].len == 0)
+            continue;
+        if (gpm_gds_write(&cf->gds, v[i].src, v[i].len, (off_t)v[i].off, cf->gds_threads,
+                          cf->gds_piece) != 0)
+            return -1;
+        if (gpm_trace_active() && trace_gds_range(cf, &v[i]) != 0)
+            return -1;
+    }
+    return sync_file(cf);
+}
+
 int gpm_cap_fs_ranges(gpm_cap_file *cf, const gpm_range *v, int n, void *stream)
 {
     struct chunk cur = {-1, 0, 0}, next;
     int have, b = 0, rc = 0;
     if (check_ranges(cf, v, n) != 0)
         return -1;
+    if (cf->use_gds)
+        return gds_ranges(cf, v, n, stream);
     if (!cf->stream || !cf->stage[0])
         return gpm_set_error("%s: CAP-fs file has no staging (opened with GPM_HOST_ONLY): "
                              "reopen it without that flag", cf->path);

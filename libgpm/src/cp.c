@@ -101,6 +101,7 @@ static gpmcp *new_handle(int flags)
         return NULL;
     cp->host_only = (flags & GPM_HOST_ONLY) != 0;
     cp->file_io = (flags & GPMCP_FILE_IO) != 0;
+    cp->gds = cp->file_io && (flags & GPM_CAP_GDS) != 0;
     cp->rfd = -1;
     cp->cf.fd = -1;
     return cp;
@@ -110,8 +111,8 @@ static gpmcp *new_handle(int flags)
 static int map_flags(int flags)
 {
     if (flags & GPMCP_FILE_IO)
-        return (flags & ~GPMCP_FILE_IO) | GPM_HOST_ONLY;
-    return flags;
+        return (flags & ~(GPMCP_FILE_IO | GPM_CAP_GDS)) | GPM_HOST_ONLY;
+    return flags & ~GPM_CAP_GDS;
 }
 
 gpmcp *gpmcp_create_flags(const char *path, size_t size, int elements, int groups, int flags)
@@ -212,6 +213,11 @@ gpmcp *gpmcp_open(const char *path)
 void gpmcp_close(gpmcp *cp)
 {
     cp_free(cp);
+}
+
+const char *gpmcp_gds_way(const gpmcp *cp)
+{
+    return cp && cp->cf.use_gds ? gpm_gds_way(&cp->cf.gds) : NULL;
 }
 
 const gpm_region *gpmcp_region(const gpmcp *cp)

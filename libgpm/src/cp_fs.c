@@ -4,7 +4,9 @@
  * device through pinned memory, pwrites them at their offsets and fsyncs
  * once (gpm_cap_fs_ranges); only then is the flip word pwritten and
  * fsynced. A restore preads the consistent copy through the same pinned
- * staging and copies it to the device.
+ * staging and copies it to the device. Opened with GPM_CAP_GDS too
+ * (cap-gds), cuFile writes the elements from, and reads them back into,
+ * device memory instead of the staging.
  *
  * The file is also mapped (host-only) for its metadata: reads of the
  * header and tables, and the one-time layout and gpmcp_reset, written
@@ -29,7 +31,7 @@
 
 int cpfs_open(gpmcp *cp)
 {
-    int flags = cp->host_only ? GPM_HOST_ONLY : 0;
+    int flags = cp->host_only ? GPM_HOST_ONLY : cp->gds ? GPM_CAP_GDS : 0;
     cp->ranges = calloc(cp->h.elements, sizeof *cp->ranges);
     if (!cp->ranges)
         return gpm_set_error("%s: out of memory for %" PRIu32 " checkpoint ranges", cp->r.path,
@@ -156,6 +158,19 @@ int cpfs_restore(gpmcp *cp, uint32_t gi, uint32_t c, void *stream)
     const gpmcp_group *g = cp_group(cp, gi);
     const gpmcp_elem *e = cp_elems(cp, gi);
     const cp_reg *r = cp_regs(cp, gi);
+    if (cp->cf.use_gds) {
+        /* cuFile writes the device buffers: wait for the work before. */
+        cudaError_t err = cudaStreamSynchronize(stream ? (cudaStream_t)stream : cudaStreamLegacy);
+        if (err != cudaSuccess)
+            return gpm_set_error("%s: restore of group %" PRIu32 ": the GPU failed (%s)",
+                                 cp->r.path, gi, cudaGetErrorString(err));
+        for (uint32_t k = 0; k < g->nelem; k++)
+            if (gpm_gds_read(&cp->cf.gds, r[k].addr, (size_t)e[k].size,
+                             (off_t)gpmcp_elem_file_off(g, &e[k], c), cp->cf.gds_threads,
+                             cp->cf.gds_piece) != 0)
+                return -1;
+        return 0;
+    }
     if (!cp->host_only)
         return restore_to_device(cp, gi, c, stream ? (cudaStream_t)stream : cudaStreamLegacy);
     for (uint32_t k = 0; k < g->nelem; k++)

@@ -20,6 +20,7 @@ struct gpmcp {
     gpmcp_header h;        /* validated copy: geometry is never re-read from PM */
     int host_only;         /* registered buffers are host memory (GPM_HOST_ONLY) */
     int file_io;           /* GPMCP_FILE_IO: data through CF and RFD, mapping host-only */
+    int gds;               /* file_io with GPM_CAP_GDS: CF's device data goes by cuFile */
     gpm_cap_file cf;       /* file_io: pwrite + fsync engine with its pinned staging */
     int rfd;               /* file_io: the file for pread (CF's descriptor is write-only) */
     gpm_range *ranges;     /* file_io: one group's elements, sized at open */

@@ -1,7 +1,8 @@
 #!/bin/sh
-# Figure 10: every workload of WORKLOADS in CAP-fs, GPM-NDP, GPM, GPM-eADR and
-# CAP-eADR, rows appended to $RESULTS_DIR/figure_10.tsv (report:
-# scripts/report/figure_10.py). CAP-fs and GPM are Figure 9's modes too: their
+# Figure 10: every workload of WORKLOADS in CAP-fs, GPM-NDP, GPM, GPM-eADR,
+# CAP-eADR and, where libcufile loads, CAP-gds, rows appended to
+# $RESULTS_DIR/figure_10.tsv (report: scripts/report/figure_10.py). CAP-fs,
+# GPM and CAP-gds are Figure 9's modes too: their
 # verified rows in $RESULTS_DIR/figure_9.tsv of this SCALE and revision are
 # reused rather than run again.
 # Environment (scripts/experiment.sh sets it): GPM_BIN, RESULTS_DIR, SCALE,
@@ -14,8 +15,8 @@ name=figure_10
 for w in $(workloads); do
     have_program "$w" || continue
     for op in $(ops "$w"); do
-        for m in cap-fs gpm-ndp gpm gpm-eadr cap-eadr; do
-            case $m in cap-fs | gpm)
+        for m in cap-fs gpm-ndp gpm gpm-eadr cap-eadr $(gds_mode "$w"); do
+            case $m in cap-fs | gpm | cap-gds)
                 if have_row "$RESULTS_DIR/figure_9.tsv" "$w" "$m" "$op"; then
                     echo "$name: $w --mode $m ($op): reusing the verified row of figure_9.tsv (scale $SCALE, this revision)"
                     continue

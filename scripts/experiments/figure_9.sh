@@ -1,7 +1,8 @@
 #!/bin/sh
 # Figure 9: every workload of WORKLOADS (each of its operations) in CAP-fs,
-# CAP-mm and GPM, and in cap-delta where the workload has it (the
-# CPU-assisted transactions beside the paper's CAP), rows appended to
+# CAP-mm and GPM, in cap-delta where the workload has it (the CPU-assisted
+# transactions beside the paper's CAP), and in cap-gds (GPUDirect Storage)
+# where libcufile loads, rows appended to
 # $RESULTS_DIR/figure_9.tsv (report: scripts/report/figure_9.py).
 # Environment (scripts/experiment.sh sets it): GPM_BIN, RESULTS_DIR, SCALE,
 # WORKLOADS (comma list, any case), REPS (default 5), GPM_PM_DIR (optional).
@@ -15,7 +16,7 @@ for w in $(workloads); do
     for op in $(ops "$w"); do
         extra=""
         has_mode "$GPM_BIN" "$w" cap-delta && extra=cap-delta
-        for m in cap-fs cap-mm gpm $extra; do
+        for m in cap-fs cap-mm gpm $extra $(gds_mode "$w"); do
             # shellcheck disable=SC2046 # op_flag gives no word or two
             run_mode "$w" "$m" "${REPS:-5}" "$RESULTS_DIR/$name.tsv" --cpu-threads best $(op_flag "$op")
         done

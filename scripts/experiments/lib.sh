@@ -33,6 +33,17 @@ skip_without_mode() {
     return 1
 }
 
+# gds_mode W: "cap-gds" where W has it and libcufile loads here, else
+# nothing, with one line saying why the first time.
+gds_mode() {
+    if mode_available "$GPM_BIN" "$1" cap-gds; then
+        echo cap-gds
+    elif [ -z "${gds_said:-}" ] && has_mode "$GPM_BIN" "$1" cap-gds; then
+        gds_said=1
+        echo "$name: cap-gds skipped: libcufile (GPUDirect Storage) does not load here" >&2
+    fi
+}
+
 # ops W: W's operations, one per word ("run" for a workload with one).
 # With OPS (a comma list, e.g. OPS=set,update), only the operations named
 # there, and all of them where none is.

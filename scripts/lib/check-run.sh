@@ -109,6 +109,10 @@ gpu_or_cpu_only() {
 modes_given() {
     for _given in $(echo "${MODES:-}" | tr ',' ' '); do
         skip_without_mode "$1" "$_given" >&2 || continue # its line, not a mode
+        if ! mode_available "$GPM_BIN" "$1" "$_given"; then
+            echo "$name: $1 --mode $_given cannot run here (cap-gds needs libcufile): skipped" >&2
+            continue
+        fi
         [ "$gpu" -eq 1 ] || modes_where "$GPM_BIN" "$1" needs_gpu=0 | grep -qx -- "$_given" || continue
         echo "$_given"
     done
@@ -118,7 +122,7 @@ modes_that_resume() {
     if [ -n "${MODES:-}" ]; then
         modes_given "$1"
     elif [ "$gpu" -eq 1 ]; then
-        modes_where "$GPM_BIN" "$1" resumes=1
+        modes_where "$GPM_BIN" "$1" resumes=1 available=1
     else
         modes_where "$GPM_BIN" "$1" resumes=1 needs_gpu=0
     fi

@@ -6,7 +6,10 @@
 #   workload_ops BIN W   the operations W's --help lists (--op a|b), one per
 #                        word, or "run" for a workload with one
 #   modes_where BIN W KEY=V...  W's modes whose --modes line has every KEY=V
-#                        (needs_gpu, kernels_write_pm, resumes), one per word
+#                        (needs_gpu, kernels_write_pm, resumes, available), one
+#                        per word
+#   mode_available BIN W MODE   W has MODE and it can run here (cap-gds needs
+#                        libcufile)
 workload_list() {
     if [ -n "${WORKLOADS:-}" ]; then
         echo "$WORKLOADS" | tr 'A-Z,' 'a-z '
@@ -28,12 +31,16 @@ has_mode() {
     return 1
 }
 
+mode_available() {
+    modes_where "$1" "$2" available=1 | grep -qx -- "$3"
+}
+
 workload_ops() {
     _ops=$("$1/$2" --help 2>/dev/null | sed -n 's/^usage: .* \[--op \([^] ]*\)\].*/\1/p' | tr '|' ' ')
     echo "${_ops:-run}"
 }
 
-# W --modes: "MODE<TAB>needs_gpu=0|1<TAB>kernels_write_pm=0|1<TAB>resumes=0|1".
+# W --modes: "MODE<TAB>needs_gpu=0|1<TAB>kernels_write_pm=0|1<TAB>resumes=0|1<TAB>available=0|1".
 modes_where() {
     _b=$1 _w=$2
     shift 2

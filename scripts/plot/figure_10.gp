@@ -1,10 +1,10 @@
-# Figure 10: speedup over CAP-fs of GPM-NDP, GPM, GPM-eADR and CAP-eADR per
-# workload (bars, ours), with the paper's values as markers where it states
+# Figure 10: speedup over CAP-fs of GPM-NDP, GPM, GPM-eADR, CAP-eADR and,
+# where it ran, CAP-gds per workload (bars, ours), with the paper's values as markers where it states
 # them (the paper's text states per-workload values for none; its stated
 # relations are in the comment lines of the TSV).
 #   gnuplot -e "in='reports/local/figure_10.tsv'; out='reports/local/figure_10.png'" figure_10.gp
 # Columns of in (scripts/report/figure_10.py): 1 workload, 2 scale,
-# 8-11 our speedups, 15-18 the paper's.
+# 8-11 our speedups, 15-18 the paper's, 22 CAP-gds's speedup.
 set terminal pngcairo size 1000,560 font ",11"
 set output out
 set datafile separator "\t"
@@ -21,6 +21,7 @@ stats in using (valid(15) ? 1 : 0) nooutput prefix "N15"
 stats in using (valid(16) ? 1 : 0) nooutput prefix "N16"
 stats in using (valid(17) ? 1 : 0) nooutput prefix "N17"
 stats in using (valid(18) ? 1 : 0) nooutput prefix "N18"
+stats in using (valid(22) ? 1 : 0) nooutput prefix "N22"
 paper_title = "title 'paper (where stated)'"
 set key autotitle columnheader
 # The platform and revision (sub, from scripts/reports.sh) under the title.
@@ -35,7 +36,7 @@ set logscale y
 set yrange [0.1:*]
 set grid ytics
 set style fill solid 0.8 border -1
-bw = 0.18
+bw = 0.15
 set boxwidth bw
 set xtics rotate by -30 nomirror
 # Room on the right for the last label, which leans past the plot.
@@ -43,24 +44,25 @@ set rmargin 9
 set key top left
 set xrange [-0.6:*]
 cmd = "plot in using 0:(1):xtic(tic(stringcolumn(1), stringcolumn(2))) with points lt nodraw notitle"
-if (N8_sum > 0) cmd = cmd . ", in using ($0 - 1.5*bw):8 with boxes lc rgb '#ccbb44' title 'GPM-NDP'"
-if (N9_sum > 0) cmd = cmd . ", in using ($0 - 0.5*bw):9 with boxes lc rgb '#ee6677' title 'GPM'"
-if (N10_sum > 0) cmd = cmd . ", in using ($0 + 0.5*bw):10 with boxes lc rgb '#228833' title 'GPM-eADR'"
-if (N11_sum > 0) cmd = cmd . ", in using ($0 + 1.5*bw):11 with boxes lc rgb '#4477aa' title 'CAP-eADR'"
+if (N8_sum > 0) cmd = cmd . ", in using ($0 - 2*bw):8 with boxes lc rgb '#ccbb44' title 'GPM-NDP'"
+if (N9_sum > 0) cmd = cmd . ", in using ($0 - bw):9 with boxes lc rgb '#ee6677' title 'GPM'"
+if (N10_sum > 0) cmd = cmd . ", in using ($0):10 with boxes lc rgb '#228833' title 'GPM-eADR'"
+if (N11_sum > 0) cmd = cmd . ", in using ($0 + bw):11 with boxes lc rgb '#4477aa' title 'CAP-eADR'"
+if (N22_sum > 0) cmd = cmd . ", in using ($0 + 2*bw):22 with boxes lc rgb '#aa3377' title 'CAP-gds'"
 # The paper's markers share one key entry, on the first series drawn.
 if (N15_sum > 0) {
-    cmd = cmd . ", in using ($0 - 1.5*bw):15 with points pt 7 ps 1.4 lc rgb 'black' " . paper_title
+    cmd = cmd . ", in using ($0 - 2*bw):15 with points pt 7 ps 1.4 lc rgb 'black' " . paper_title
     paper_title = "notitle"
 }
 if (N16_sum > 0) {
-    cmd = cmd . ", in using ($0 - 0.5*bw):16 with points pt 7 ps 1.4 lc rgb 'black' " . paper_title
+    cmd = cmd . ", in using ($0 - bw):16 with points pt 7 ps 1.4 lc rgb 'black' " . paper_title
     paper_title = "notitle"
 }
 if (N17_sum > 0) {
-    cmd = cmd . ", in using ($0 + 0.5*bw):17 with points pt 7 ps 1.4 lc rgb 'black' " . paper_title
+    cmd = cmd . ", in using ($0):17 with points pt 7 ps 1.4 lc rgb 'black' " . paper_title
     paper_title = "notitle"
 }
 if (N18_sum > 0) {
-    cmd = cmd . ", in using ($0 + 1.5*bw):18 with points pt 7 ps 1.4 lc rgb 'black' " . paper_title
+    cmd = cmd . ", in using ($0 + bw):18 with points pt 7 ps 1.4 lc rgb 'black' " . paper_title
 }
 eval cmd . ", 1 with lines dt 2 lc rgb 'black' notitle"

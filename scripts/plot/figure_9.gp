@@ -1,11 +1,12 @@
-# Figure 9: speedup over CAP-fs of CAP-mm and GPM per workload (bars, ours),
+# Figure 9: speedup over CAP-fs of CAP-mm, GPM and, where it ran, CAP-gds
+# per workload (bars, ours),
 # with the paper's stated CAP-mm values as markers and its stated GPM ranges
 # for the workload or its class as error bars (column 9 states the same
 # ranges as text, "7-8", and is not plotted).
 #   gnuplot -e "in='reports/local/figure_9.tsv'; out='reports/local/figure_9.png'" figure_9.gp
 # Columns of in (scripts/report/figure_9.py): 1 workload, 2 scale,
 # 6 capmm_speedup, 7 gpm_speedup, 8 paper_capmm_speedup, 10 paper_gpm_lo,
-# 11 paper_gpm_hi.
+# 11 paper_gpm_hi, 23 capgds_speedup.
 set terminal pngcairo size 1000,560 font ",11"
 set output out
 set datafile separator "\t"
@@ -18,6 +19,7 @@ stats in using (valid(6) ? 1 : 0) nooutput prefix "N6"
 stats in using (valid(7) ? 1 : 0) nooutput prefix "N7"
 stats in using (valid(8) ? 1 : 0) nooutput prefix "N8"
 stats in using (valid(10) && valid(11) ? 1 : 0) nooutput prefix "NR"
+stats in using (valid(23) ? 1 : 0) nooutput prefix "N23"
 set key autotitle columnheader
 # The platform and revision (sub, from scripts/reports.sh) under the title.
 # Tic labels: the workload alone where every row has one scale (one_scale,
@@ -31,16 +33,17 @@ set logscale y
 set yrange [0.1:*]
 set grid ytics
 set style fill solid 0.8 border -1
-set boxwidth 0.3
+set boxwidth 0.25
 set xtics rotate by -30 nomirror
 # Room on the right for the last label, which leans past the plot.
 set rmargin 9
 set key top left
 set xrange [-0.6:*]
-bw = 0.3
+bw = 0.25
 cmd = "plot in using 0:(1):xtic(tic(stringcolumn(1), stringcolumn(2))) with points lt nodraw notitle"
-if (N6_sum > 0) cmd = cmd . ", in using ($0 - bw/2):6 with boxes lc rgb '#4477aa' title 'CAP-mm (ours)'"
-if (N7_sum > 0) cmd = cmd . ", in using ($0 + bw/2):7 with boxes lc rgb '#ee6677' title 'GPM (ours)'"
-if (N8_sum > 0) cmd = cmd . ", in using ($0 - bw/2):8 with points pt 7 ps 1.6 lc rgb '#113355' title 'CAP-mm (paper, stated)'"
-if (NR_sum > 0) cmd = cmd . ", in using ($0 + bw/2):10:(0):($11-$10) with vectors heads size 0.05,90 lw 2 lc rgb '#881122' title 'GPM (paper, stated range)'"
+if (N6_sum > 0) cmd = cmd . ", in using ($0 - bw):6 with boxes lc rgb '#4477aa' title 'CAP-mm (ours)'"
+if (N7_sum > 0) cmd = cmd . ", in using ($0):7 with boxes lc rgb '#ee6677' title 'GPM (ours)'"
+if (N23_sum > 0) cmd = cmd . ", in using ($0 + bw):23 with boxes lc rgb '#aa3377' title 'CAP-gds (ours)'"
+if (N8_sum > 0) cmd = cmd . ", in using ($0 - bw):8 with points pt 7 ps 1.6 lc rgb '#113355' title 'CAP-mm (paper, stated)'"
+if (NR_sum > 0) cmd = cmd . ", in using ($0):10:(0):($11-$10) with vectors heads size 0.05,90 lw 2 lc rgb '#881122' title 'GPM (paper, stated range)'"
 eval cmd . ", 1 with lines dt 2 lc rgb 'black' notitle"

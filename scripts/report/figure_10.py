@@ -13,19 +13,21 @@ import rows as R  # noqa: E402
 import figure_9 as F  # noqa: E402
 
 MODES = ("cap-fs", "gpm-ndp", "gpm", "gpm-eadr", "cap-eadr")
+GDS = "cap-gds"  # GPUDirect Storage, where it ran: Figure 9's rows or this figure's
 
 
 def main():
     if len(sys.argv) != 3:
         R.fail("usage: figure_10.py RESULTS_DIR OUT_TSV")
     results_dir, out = sys.argv[1], sys.argv[2]
-    rows, table, used, warnings = F.speedup_table(results_dir, "figure_10", MODES, also=("figure_9",))
+    rows, table, used, warnings = F.speedup_table(results_dir, "figure_10", MODES + (GDS,),
+                                                  also=("figure_9",))
     paper = F.paper_by_workload("figure_10")
     header = ["workload", "scale", "capfs_s", "gpmndp_s", "gpm_s", "gpmeadr_s", "capeadr_s",
               "gpmndp_speedup", "gpm_speedup", "gpmeadr_speedup", "capeadr_speedup",
               "gpm_over_gpmndp", "gpmeadr_over_gpm", "gpmeadr_over_capeadr",
               "paper_gpmndp_speedup", "paper_gpm_speedup", "paper_gpmeadr_speedup",
-              "paper_capeadr_speedup", "capeadr_threads", "noisy"]
+              "paper_capeadr_speedup", "capeadr_threads", "noisy", "capgds_s", "capgds_speedup"]
     out_rows = []
     cols = {k: [] for k in ("ndp", "gpm", "geadr", "ceadr", "g_ndp", "ge_g", "ge_ce")}
     for wl, scale, t, threads, noise in table:
@@ -44,13 +46,13 @@ def main():
                         + [v[k] for k in ("ndp", "gpm", "geadr", "ceadr", "g_ndp", "ge_g", "ge_ce")]
                         + [F.paper_val(paper, wl, c) for c in
                            ("gpmndp_speedup", "gpm_speedup", "gpmeadr_speedup", "capeadr_speedup")]
-                        + [threads, noise])
+                        + [threads, noise, t[GDS], F.ratio(t["cap-fs"], t[GDS])])
     gm = {k: F.geomean(v) for k, v in cols.items()}
     for scale in sorted({r[1] for r in out_rows}):  # one geomean per scale, never mixed
         sub = [r for r in out_rows if r[1] == scale]
         out_rows.append(["geomean", scale, "", "", "", "", ""]
                         + [F.geomean([r[i] for r in sub]) for i in range(7, 14)]
-                        + ["", "", "", "", "", ""])
+                        + ["", "", "", "", "", "", "", F.geomean([r[21] for r in sub])])
 
     def mx(k):
         vals = [x for x in cols[k] if F.finite(x)]

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Every mode of every workload at tiny scale, verified against its CPU
 # reference, then crash trials in gpm (which resumes durable progress) and
-# cap-fs (which reruns): the run is killed with SIGKILL just after its K-th
+# cap-fs and cap-gds (which rerun): the run is killed with SIGKILL just after its K-th
 # unit of progress is durable (--crash-at-progress), K spread over the
 # units a measured run has, so every kill lands mid-work whatever the
 # machine's speed; --recover must finish it, verify, and say what the kill
@@ -42,6 +42,10 @@ test_workload() {
         flag="" what=""
         [ "$op" = run ] || { flag="--op $op"; what="$op "; }
         for m in $modes; do
+            if ! mode_available "$bin" "$w" "$m"; then
+                echo "ok - $w $what$m # SKIP: cannot run here (cap-gds needs libcufile)"
+                continue
+            fi
             # shellcheck disable=SC2086 # flag is no word or two
             "$bin/$w" --mode "$m" $flag --scale tiny --reps 2 --pm-dir "$dir" --out "$rows" >"$log" 2>&1
             rc=$?
@@ -56,6 +60,7 @@ test_workload() {
         done
         extra=""
         has_mode "$bin" "$w" cap-delta && extra=cap-delta
+        mode_available "$bin" "$w" cap-gds && extra="$extra cap-gds"
         for m in gpm cap-fs $extra; do
             GPM_PM_DIR=$dir
             # shellcheck disable=SC2086 # flag is no word or two

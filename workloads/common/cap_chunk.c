@@ -89,7 +89,7 @@ static int timed_persist(struct wl_ctx *c, gpm_region *r, gpm_cap_file *cf, cons
                          int n, double *s)
 {
     double t0 = wl_now();
-    int rc = c->m->engine == WL_ENGINE_CAP_FS
+    int rc = wl_engine_files(c->m->engine)
                  ? gpm_cap_fs_ranges(cf, v, n, c->stream)
                  : gpm_cap_mm_ranges(c->flusher, r, v, n, c->m->engine == WL_ENGINE_CAP_EADR,
                                      c->stream);
@@ -106,7 +106,8 @@ static int measure_engine(struct wl_ctx *c, double *per_range_s, double *bytes_p
     gpm_cap_file cf;
     gpm_range *v = malloc(SMALL_RANGES * sizeof *v);
     void *dev = NULL;
-    int fs = c->m->engine == WL_ENGINE_CAP_FS, rc = -1;
+    int fs = wl_engine_files(c->m->engine), rc = -1;
+    int cf_flags = GPM_CREATE | (c->m->engine == WL_ENGINE_CAP_GDS ? GPM_CAP_GDS : 0);
     double big_s, small_s;
 
     snprintf(name, sizeof name, "cap-chunk-%s-%d.pm", c->wl->name, (int)getpid());
@@ -114,7 +115,7 @@ static int measure_engine(struct wl_ctx *c, double *per_range_s, double *bytes_p
     memset(&cf, 0, sizeof cf);
     if (!v)
         return gpm_set_error("--cap-chunk best: out of memory");
-    if ((fs ? gpm_cap_file_open(&cf, name, SCRATCH_BYTES, GPM_CREATE)
+    if ((fs ? gpm_cap_file_open(&cf, name, SCRATCH_BYTES, cf_flags)
             : gpm_map(&r, name, SCRATCH_BYTES, GPM_CREATE)) != 0) {
         free(v);
         return -1;
@@ -177,7 +178,7 @@ int wl_cap_chunk(struct wl_ctx *c, int (*changes)(struct wl_ctx *c, uint64_t **o
     uint64_t *offsets = NULL;
     size_t n = 0;
     int cap = c->m->engine == WL_ENGINE_CAP_MM || c->m->engine == WL_ENGINE_CAP_EADR ||
-              c->m->engine == WL_ENGINE_CAP_FS;
+              wl_engine_files(c->m->engine);
     if (wl_cap_chunk_arg(c, chunk) != 0)
         return -1;
     if (*chunk) {

@@ -42,6 +42,7 @@ static int check_cpu_threads(const struct wl_ctx *c)
                              "drop the flag", c->m->name,
                              c->m->fences                           ? "persist in-kernel"
                              : c->m->engine == WL_ENGINE_VOLATILE ? "output is never persisted"
+                             : c->m->engine == WL_ENGINE_CAP_GDS  ? "output goes through cuFile"
                                                                     : "output goes through pwrite");
     return 0;
 }
@@ -94,6 +95,16 @@ static int check_gpu(const struct wl_ctx *c)
     snprintf(why, sizeof why, "%s", gpm_last_error());
     return gpm_set_error("%s: run on a machine with an NVIDIA GPU%s", why,
                          c->wl->modes & WL_MODE_BIT(WL_CPU) ? ", or use --mode cpu" : "");
+}
+
+/* cap-gds runs where cuFile can write files in the PM directory; elsewhere
+ * one line says why, before any file is made. */
+static int check_gds(const struct wl_ctx *c)
+{
+    char why[768];
+    if (c->m->engine != WL_ENGINE_CAP_GDS || gpm_gds_usable(gpm_pm_dir(), why, sizeof why))
+        return 0;
+    return gpm_set_error("--mode %s: %s", c->m->name, why);
 }
 
 static int declare_objects(struct wl_ctx *c)
@@ -222,6 +233,8 @@ static int timed(struct wl_ctx *c, struct wl_run *run, int (*fn)(struct wl_ctx *
         rc = wl_volatile_finish(c);
     if (c->m->engine == WL_ENGINE_VOLATILE)
         wl_note(c, "verify_copies_s=%.3g", c->excluded_s);
+    if (c->m->engine == WL_ENGINE_CAP_GDS)
+        wl_note(c, "cufile=%s", c->gds_way[0] ? c->gds_way : "unused");
     if (arm && c->opt.crash_after >= 0 && wl_crash_disarm() == 1)
         fprintf(stderr, "crash: the work finished before the watchdog fired\n");
     if (arm && (c->opt.crash_at_progress > 0 || c->opt.crash_after_progress >= 0))
@@ -374,7 +387,7 @@ int wl_run(const struct wl_workload *w, int argc, char **argv)
         free(c->priv);
         return fail(w, 2);
     }
-    if (check_gpu(c) != 0 || wl_objects_open(c, &run) != 0) {
+    if (check_gds(c) != 0 || check_gpu(c) != 0 || wl_objects_open(c, &run) != 0) {
         free(c->priv);
         return fail(w, 1);
     }

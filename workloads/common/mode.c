@@ -5,7 +5,7 @@
  * (The paper's section 5: GPM, GPM-NDP, GPM-eADR, CAP-mm, CAP-fs, CAP-eADR;
  * cap-delta, the CPU-assisted design for sparse updates; the CPU counterpart
  * of its Figure 1b; none, the volatile baseline of the persistence
- * roofline.) A new mode is one more row, and its engines where it
+ * roofline; cap-gds, GPUDirect Storage.) A new mode is one more row, and its engines where it
  * needs new ones: wl_mode_add takes the row. */
 #include <string.h>
 
@@ -29,6 +29,9 @@ static struct wl_mode_info modes[WL_MAX_MODES] = {
      * device memory; it reaches the mapping only for verification, by
      * copies whose time the harness leaves out (cp_how: how they go). */
     [WL_NONE]     = {"none",     0, 0, 0, 0, WL_ENGINE_VOLATILE, &wl_tx_volatile,     0, 1, 0, GPMCP_CAP_EADR, WL_NONE},
+    /* What a user would pick today to make GPU data durable in a file:
+     * GPUDirect Storage in place of CAP-fs's staging; the rest as CAP-fs. */
+    [WL_CAP_GDS]  = {"cap-gds",  0, 0, 0, 0, WL_ENGINE_CAP_GDS,  &wl_tx_cap_chunks,   0, 1, 1, GPMCP_CAP_FS, WL_CAP_GDS},
 };
 static int nmodes = WL_NMODES;
 

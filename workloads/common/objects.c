@@ -165,26 +165,33 @@ static int open_region(struct wl_ctx *c, struct wl_obj *o)
     if (gpm_map(&o->region, o->path, o->file_bytes, flags) != 0)
         return -1;
     o->created = o->region.created;
-    /* CAP-fs writes through the file system; the mapping is for reading. */
-    if (o->kind == WL_OBJ_REGION && c->m->engine == WL_ENGINE_CAP_FS) {
-        if (gpm_cap_file_open(&o->cf, o->path, o->file_bytes, 0) != 0)
+    /* CAP-fs and CAP-gds write through the file system; the mapping is for
+     * reading. */
+    if (o->kind == WL_OBJ_REGION && wl_engine_files(c->m->engine)) {
+        int gds = c->m->engine == WL_ENGINE_CAP_GDS;
+        if (gpm_cap_file_open(&o->cf, o->path, o->file_bytes, gds ? GPM_CAP_GDS : 0) != 0)
             return -1;
         o->cf_open = 1;
+        if (gds)
+            snprintf(c->gds_way, sizeof c->gds_way, "%s", gpm_gds_way(&o->cf.gds));
     }
     return 0;
 }
 
 static int open_checkpoint(struct wl_ctx *c, struct wl_obj *o, int exists)
 {
-    /* CAP-fs goes through the file; the CPU counterpart checkpoints host
-     * buffers, copied by the CPU. */
-    int flags = c->m->engine == WL_ENGINE_CAP_FS ? GPMCP_FILE_IO
-                : c->m->needs_gpu                 ? 0
-                                                  : GPM_HOST_ONLY;
+    /* CAP-fs and CAP-gds go through the file; the CPU counterpart
+     * checkpoints host buffers, copied by the CPU. */
+    int flags = c->m->engine == WL_ENGINE_CAP_GDS ? GPMCP_FILE_IO | GPM_CAP_GDS
+                : c->m->engine == WL_ENGINE_CAP_FS ? GPMCP_FILE_IO
+                : c->m->needs_gpu                  ? 0
+                                                   : GPM_HOST_ONLY;
     o->cp = exists ? gpmcp_open_flags(o->path, flags)
                    : gpmcp_create_flags(o->path, o->bytes, o->nbuf, 1, flags);
     if (!o->cp)
         return -1;
+    if (gpmcp_gds_way(o->cp))
+        snprintf(c->gds_way, sizeof c->gds_way, "%s", gpmcp_gds_way(o->cp));
     o->created = !exists;
     return 0;
 }

@@ -50,7 +50,8 @@ int wl_commit_at(struct wl_ctx *c, int i, const gpm_range *v, int n, const char 
         break;
     case WL_ENGINE_CAP_MM: rc = gpm_cap_mm_ranges(c->flusher, &o->region, v, n, 0, c->stream); break;
     case WL_ENGINE_CAP_EADR: rc = gpm_cap_mm_ranges(c->flusher, &o->region, v, n, 1, c->stream); break;
-    case WL_ENGINE_CAP_FS: rc = gpm_cap_fs_ranges(&o->cf, v, n, c->stream); break;
+    case WL_ENGINE_CAP_FS:
+    case WL_ENGINE_CAP_GDS: rc = gpm_cap_fs_ranges(&o->cf, v, n, c->stream); break;
     /* The calling thread flushes, one drain for the list: OpenMP threads
      * of the CPU counterpart commit their own ranges at once. */
     case WL_ENGINE_CPU: rc = gpm_flusher_persist_ranges_at(NULL, &o->region, v, n, 0, site); break;

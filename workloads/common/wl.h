@@ -42,6 +42,8 @@ enum wl_mode {
     WL_NONE,     /* no persistence: kernels write device memory and nothing is made durable;
                     the copies that feed verification are left out of the time (the
                     volatile baseline V of the persistence roofline) */
+    WL_CAP_GDS,  /* kernels write device memory; GPUDirect Storage (cuFile) writes it to
+                    the file, then fsync; where libcufile loads */
     WL_NMODES    /* the built-in modes; wl_mode_add registers more, up to WL_MAX_MODES */
 };
 #define WL_MAX_MODES 16
@@ -49,7 +51,7 @@ enum wl_mode {
 #define WL_MODES_GPU                                                                   \
     (WL_MODE_BIT(WL_GPM) | WL_MODE_BIT(WL_GPM_NDP) | WL_MODE_BIT(WL_GPM_EADR) |         \
      WL_MODE_BIT(WL_CAP_MM) | WL_MODE_BIT(WL_CAP_FS) | WL_MODE_BIT(WL_CAP_EADR) |         \
-     WL_MODE_BIT(WL_NONE))
+     WL_MODE_BIT(WL_NONE) | WL_MODE_BIT(WL_CAP_GDS))
 
 /* How wl_commit makes a mode's output durable. */
 enum wl_engine {
@@ -59,9 +61,16 @@ enum wl_engine {
     WL_ENGINE_CAP_FS,   /* device -> pinned staging -> pwrite, then fsync */
     WL_ENGINE_CAP_EADR, /* device -> PM mapping by cudaMemcpy, then a fence */
     WL_ENGINE_CPU,      /* the CPU wrote the mapping: it flushes */
-    WL_ENGINE_VOLATILE  /* nothing is durable: the output is copied to the mapping for
+    WL_ENGINE_VOLATILE, /* nothing is durable: the output is copied to the mapping for
                            verification only, and that copy is left out of the time */
+    WL_ENGINE_CAP_GDS   /* device -> file by cuFile (GPUDirect Storage), then fsync */
 };
+
+/* The engines that write the file through the file system, not the mapping. */
+static inline int wl_engine_files(enum wl_engine e)
+{
+    return e == WL_ENGINE_CAP_FS || e == WL_ENGINE_CAP_GDS;
+}
 
 /* How a batch of a transactional workload becomes failure-atomic: one
  * engine per way (tx_engines.c), named by the mode table's tx column. */
@@ -220,6 +229,7 @@ struct wl_ctx {
     gpm_flusher *flusher;    /* CPU flush threads (gpm-ndp, cap-mm, cap-eadr) */
     int threads;             /* flush threads, or the cpu mode's OpenMP threads (0 where none) */
     char threads_how[32];    /* "best:8", "8", "all:16" */
+    char gds_way[96];        /* cap-gds: how cuFile wrote ("gds", "compat:tmpfs", ...) */
     char setup_note[160];    /* "k=v" of choices made once in setup (wl_cap_chunk), in
                                 every row */
     void *stream;            /* cudaStream_t the helpers order against (NULL: the default) */

@@ -4,6 +4,8 @@
  *   CAP-fs   : GPU -> pinned DRAM staging (double-buffered, overlapped with
  *              the writes), pwrite() of large chunks into a PM-resident
  *              file, then fsync().
+ *   CAP-gds  : as CAP-fs, but GPUDirect Storage (cuFile, gpm/gds.h) moves
+ *              the device's bytes to the file; then fsync().
  *   CAP-mm   : cudaMemcpy straight into the mapped PM file (registered, so
  *              the copy is DMA), then N CPU threads flush their slices.
  *   NDP      : kernels already stored to PM; N CPU threads flush the ranges.
@@ -16,6 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "gpm/gds.h"
 #include "gpm/gpm.h"
 
 #ifdef __cplusplus
@@ -154,7 +157,17 @@ typedef struct gpm_cap_file {
     void *stream;          /* cudaStream_t */
     char path[4096];
     void *after;           /* cudaEvent_t: the caller's stream, waited for before staging */
+    int use_gds;           /* opened with GPM_CAP_GDS: device ranges go through cuFile */
+    gpm_gds_file gds;      /* the file registered with cuFile */
+    int gds_threads;       /* host threads per GDS write (GPM_GDS_THREADS_DEFAULT) */
+    size_t gds_piece;      /* bytes per cuFile call (GPM_GDS_PIECE_DEFAULT) */
 } gpm_cap_file;
+
+/* gpm_cap_file_open's flag (a bit distinct from gpm_map's and GPMCP_FILE_IO):
+ * device ranges are written, and checkpoints restored, by GPUDirect
+ * Storage instead of the pinned staging; host ranges still go by pwrite.
+ * An error where libcufile cannot be loaded (gpm_gds_available). */
+enum { GPM_CAP_GDS = 1 << 9 };
 
 /* Opens (GPM_CREATE: creates 0600) the file at PATH, resolved like gpm_map,
  * with SIZE bytes; an existing file of another size is an error and is left
@@ -162,7 +175,8 @@ typedef struct gpm_cap_file {
  * file's size if smaller) is allocated here, outside any timed region;
  * GPM_HOST_ONLY allocates none (gpm_cap_fs_host only, no GPU needed). */
 int gpm_cap_file_open(gpm_cap_file *cf, const char *path, size_t size, int flags);
-/* Replaces the staging with chunks of CHUNK bytes (tuning). */
+/* Replaces the staging with chunks of CHUNK bytes (tuning); with
+ * GPM_CAP_GDS, CHUNK is the bytes of each cuFile call instead. */
 int gpm_cap_file_set_chunk(gpm_cap_file *cf, size_t chunk);
 /* Frees staging and closes; the file stays. Safe on a zeroed struct. */
 void gpm_cap_file_close(gpm_cap_file *cf);
@@ -176,7 +190,9 @@ int gpm_cap_fs_host(gpm_cap_file *cf, off_t offset, const void *src, size_t len)
 
 /* CAP-fs for a list: every range's SRC (device memory) is staged through
  * the pinned double buffers and pwritten at its OFF, chunks of consecutive
- * ranges overlapping as within one; then ONE fsync. The staging first waits
+ * ranges overlapping as within one; then ONE fsync. With GPM_CAP_GDS, the
+ * caller's STREAM is synchronised and cuFile writes each range from the
+ * device, then ONE fsync. The staging first waits
  * for the work queued on STREAM (a cudaStream_t passed as void *: an event
  * recorded there is waited for; NULL: the legacy default stream, which the
  * blocking staging stream follows by itself). Every range is checked

@@ -63,7 +63,8 @@ enum gpmcp_flags {
      * is allocated here, outside any timed region. Registered buffers are
      * device memory (checked), or host memory with GPM_HOST_ONLY too
      * (then no GPU is needed: CPU tools and tests). A bit distinct from
-     * every gpm_map flag. */
+     * every gpm_map flag. With GPM_CAP_GDS (gpm/cap.h) too, GPUDirect
+     * Storage writes the copies and reads the restores (cap-gds). */
     GPMCP_FILE_IO = 1 << 8
 };
 
@@ -135,6 +136,9 @@ int gpmcp_checkpoint_finish(gpmcp *cp, int group, const gpmcp_how *how);
 /* Sequence number of GROUP's consistent copy (the count of checkpoints it
  * has completed), 0 if it has none, -1 on error. */
 long long gpmcp_seq(const gpmcp *cp, int group);
+/* Opened with GPMCP_FILE_IO | GPM_CAP_GDS: how cuFile's writes reach the
+ * file (gpm_gds_way); NULL otherwise. */
+const char *gpmcp_gds_way(const gpmcp *cp);
 /* The mapping, for tools and tests that look at the bytes. */
 const gpm_region *gpmcp_region(const gpmcp *cp);
 

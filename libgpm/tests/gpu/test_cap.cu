@@ -1,7 +1,8 @@
 /* The CAP engines from real device memory: CAP-mm (DMA into the registered
  * mapping + flusher), CAP-eADR (fence only) and CAP-fs (pinned staging +
  * pwrite + fsync), each checked byte for byte through the file; and their
- * vectored forms on a caller's stream. This program defines fsync, so
+ * vectored forms on a caller's stream; CAP-gds (cuFile), where libcufile
+ * loads. This program defines fsync, so
  * libgpm's calls land here first and are counted. */
 #include <fcntl.h>
 #include <stdint.h>
@@ -308,6 +309,61 @@ static void cap_fs_ranges_wait_for_the_callers_stream_and_fsync_once(void)
     cudaStreamDestroy(st);
 }
 
+/* CAP-gds: the same scattered ranges at odd offsets and lengths, written
+ * by cuFile with one and several threads and pieces smaller than a range;
+ * it must wait for the caller's stream too, and fsync once. */
+static void cap_gds_ranges_wait_for_the_callers_stream_and_fsync_once(void)
+{
+    const size_t size = 48 * MIB, dlen = 8 * MIB;
+    const struct {
+        int threads;
+        size_t piece;
+    } how[] = {{1, GPM_GDS_PIECE_DEFAULT}, {4, MIB + 4096}, {3, 64 * 1024 + 8}};
+    gpm_range v[40];
+    cudaStream_t st;
+    uint8_t *d;
+    char why[240];
+    NEED_GPU();
+    if (!gpm_gds_usable(gpm_pm_dir(), why, sizeof why))
+        SKIP(why); /* a GPU machine where cuFile cannot write files here */
+    CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) == cudaSuccess);
+    CHECK(cudaMalloc(&d, dlen) == cudaSuccess);
+    for (size_t c = 0; c < sizeof how / sizeof *how; c++) {
+        char name[64], path[4096];
+        gpm_cap_file cf;
+        size_t where = 0;
+        snprintf(name, sizeof name, "cap-gds-ranges-%zu", c);
+        CHECKF(gpm_cap_file_open(&cf, name, size, GPM_CREATE | GPM_CAP_GDS) == 0, "%s",
+               gpm_last_error());
+        CHECK(cf.use_gds && cf.stage[0] == NULL);
+        printf("cuFile: %s\n", gpm_gds_way(&cf.gds));
+        cf.gds_threads = how[c].threads;
+        CHECK(gpm_cap_file_set_chunk(&cf, how[c].piece) == 0);
+        int n = scattered(v, 40, size, d, dlen);
+        CHECK(cudaMemsetAsync(d, 0, dlen, st) == cudaSuccess);
+        slow_fill<<<264, 256, 0, st>>>(d, dlen, (unsigned)(60 + c), 50000000);
+        fsyncs = 0;
+        CHECKF(gpm_cap_fs_ranges(&cf, v, n, st) == 0, "%s", gpm_last_error());
+        CHECK_EQ_INT(fsyncs, 1);
+        /* Host ranges still go by pwrite, beside cuFile's descriptor. */
+        static const char word[] = "flip";
+        CHECKF(gpm_cap_fs_host(&cf, (off_t)(size - 5), word, 4) == 0, "%s", gpm_last_error());
+        snprintf(path, sizeof path, "%s", cf.path);
+        gpm_cap_file_close(&cf);
+        size_t len = 0;
+        uint8_t *file = check_read_file(path, &len);
+        CHECK(file != NULL && len == size);
+        CHECK(memcmp(file + size - 5, word, 4) == 0);
+        memset(file + size - 5, 0, 4);
+        int ok = file_holds_ranges(file, size, v, n, d, (unsigned)(60 + c), &where);
+        free(file);
+        CHECKF(ok, "%d threads, %zu-byte pieces: byte %zu of the file is wrong",
+               how[c].threads, how[c].piece, where);
+    }
+    cudaFree(d);
+    cudaStreamDestroy(st);
+}
+
 int main(void)
 {
     RUN(cap_mm_from_device_memory);
@@ -317,5 +373,6 @@ int main(void)
     RUN(cap_fs_refuses_past_the_end);
     RUN(cap_mm_ranges_follow_the_callers_stream);
     RUN(cap_fs_ranges_wait_for_the_callers_stream_and_fsync_once);
+    RUN(cap_gds_ranges_wait_for_the_callers_stream_and_fsync_once);
     CHECK_EXIT();
 }

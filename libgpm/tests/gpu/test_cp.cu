@@ -311,6 +311,67 @@ static void file_io_checkpoints_and_restores_device_buffers(void)
     fresh("gcp-fileio");
 }
 
+/* The CAP-gds way (GPMCP_FILE_IO | GPM_CAP_GDS): cuFile writes the copies
+ * from the device buffers and reads them back; the file is the one CAP-fs
+ * reads. */
+static void gds_checkpoints_and_restores_device_buffers(void)
+{
+    const uint64_t sz[2] = {(24u << 20) + 36, 777 * 4};
+    uint32_t *d[2];
+    cudaStream_t st;
+    char why[240];
+    NEED_GPU();
+    if (!gpm_gds_usable(gpm_pm_dir(), why, sizeof why))
+        SKIP(why); /* a GPU machine where cuFile cannot write files here */
+    CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) == cudaSuccess);
+    fresh("gcp-gds");
+    gpmcp *cp = gpmcp_create_flags("gcp-gds", sz[0] + sz[1], 2, 1, GPMCP_FILE_IO | GPM_CAP_GDS);
+    CHECKF(cp != NULL, "%s", gpm_last_error());
+    CHECK(gpmcp_gds_way(cp) != NULL);
+    printf("cuFile: %s\n", gpmcp_gds_way(cp));
+    for (int b = 0; b < 2; b++) {
+        CHECK(cudaMalloc((void **)&d[b], sz[b]) == cudaSuccess);
+        CHECK(gpmcp_register(cp, d[b], sz[b], 0) == 0);
+    }
+    const gpm_region *r = gpmcp_region(cp);
+    const gpmcp_header *h = (const gpmcp_header *)r->host;
+    const gpmcp_group *g = gpmcp_group_at(r->host, h, 0);
+    const gpmcp_elem *e = gpmcp_elems_of(r->host, h, 0);
+    for (uint32_t i = 1; i <= 2; i++) {
+        gpmcp_how how = {GPMCP_CAP_FS, NULL, st, 0};
+        for (int b = 0; b < 2; b++)
+            slow_fill<<<128, 256, 0, st>>>(d[b], sz[b] / 4, 70 * i + (uint32_t)b, 20000000);
+        CHECKF(gpmcp_checkpoint_how(cp, 0, &how) == 0, "%s", gpm_last_error());
+        CHECK(gpmcp_seq(cp, 0) == i);
+        uint32_t c = gpmcp_flip_copy(g->flip);
+        for (int b = 0; b < 2; b++)
+            CHECKF(pm_holds((const uint8_t *)r->host + gpmcp_elem_file_off(g, &e[b], c), sz[b],
+                            70 * i + (uint32_t)b),
+                   "checkpoint %u buffer %d in the file", i, b);
+        for (int b = 0; b < 2; b++)
+            CHECK(cudaMemsetAsync(d[b], 0, sz[b], st) == cudaSuccess);
+        CHECKF(gpmcp_restore_on(cp, 0, st) == 0, "%s", gpm_last_error());
+        for (int b = 0; b < 2; b++)
+            CHECKF(dev_holds(d[b], sz[b], 70 * i + (uint32_t)b), "checkpoint %u buffer %d "
+                   "restored", i, b);
+    }
+    gpmcp_close(cp);
+    cp = gpmcp_open_flags("gcp-gds", GPMCP_FILE_IO);
+    CHECKF(cp != NULL, "%s", gpm_last_error());
+    CHECK(gpmcp_gds_way(cp) == NULL);
+    for (int b = 0; b < 2; b++) {
+        CHECK(cudaMemset(d[b], 0, sz[b]) == cudaSuccess);
+        CHECK(gpmcp_register(cp, d[b], sz[b], 0) == 0);
+    }
+    CHECK(gpmcp_restore(cp, 0) == 0);
+    CHECK(dev_holds(d[0], sz[0], 140) && dev_holds(d[1], sz[1], 141));
+    gpmcp_close(cp);
+    cudaFree(d[0]);
+    cudaFree(d[1]);
+    cudaStreamDestroy(st);
+    fresh("gcp-gds");
+}
+
 static void host_memory_is_refused(void)
 {
     static uint32_t host_buf[256];
@@ -386,6 +447,7 @@ int main(void)
     RUN(checkpoint_and_restore_follow_the_callers_stream);
     RUN(checkpoint_in_two_halves);
     RUN(file_io_checkpoints_and_restores_device_buffers);
+    RUN(gds_checkpoints_and_restores_device_buffers);
     RUN(host_memory_is_refused);
     RUN(large_checkpoint_bandwidth);
     CHECK_EXIT();

@@ -290,7 +290,7 @@ static void every_mode_name(void)
 {
     static const char *names[] = {"gpm",      "gpm-ndp",   "gpm-eadr", "cap-mm",
                                   "cap-fs",   "cap-eadr",  "cap-delta", "cpu",
-                                  "none"};
+                                  "none",     "cap-gds"};
     for (int m = 0; m < WL_NMODES; m++) {
         struct wl_opts o;
         char *av[] = {"fake", "--mode", (char *)names[m]};
@@ -369,12 +369,31 @@ static void help_goes_to_stdout_and_exits_zero(void)
 static void modes_flag_lists_the_mode_table(void)
 {
     char *text = printed_by("--modes");
-    CHECK(text && strstr(text, "gpm\tneeds_gpu=1\tkernels_write_pm=1\tresumes=1\n") &&
-          strstr(text, "gpm-ndp\tneeds_gpu=1\tkernels_write_pm=1\tresumes=0\n") &&
-          strstr(text, "cap-mm\tneeds_gpu=1\tkernels_write_pm=0\tresumes=0\n") &&
-          strstr(text, "cpu\tneeds_gpu=0\tkernels_write_pm=0\tresumes=1\n") &&
-          strstr(text, "none\tneeds_gpu=1\tkernels_write_pm=0\tresumes=0\n"));
+    char gds[128];
+    snprintf(gds, sizeof gds, "cap-gds\tneeds_gpu=1\tkernels_write_pm=0\tresumes=%d\tavailable=%d\n",
+             wl_resumable(&WORKLOAD, WL_CAP_FS), gpm_gds_usable(gpm_pm_dir(), NULL, 0));
+    CHECK(text && strstr(text, "gpm\tneeds_gpu=1\tkernels_write_pm=1\tresumes=1\tavailable=1\n") &&
+          strstr(text, "gpm-ndp\tneeds_gpu=1\tkernels_write_pm=1\tresumes=0\tavailable=1\n") &&
+          strstr(text, "cap-mm\tneeds_gpu=1\tkernels_write_pm=0\tresumes=0\tavailable=1\n") &&
+          strstr(text, "cpu\tneeds_gpu=0\tkernels_write_pm=0\tresumes=1\tavailable=1\n") &&
+          strstr(text, "none\tneeds_gpu=1\tkernels_write_pm=0\tresumes=0\tavailable=1\n") &&
+          strstr(text, gds));
     free(text);
+}
+
+/* cap-gds where libcufile does not load: one line that names it and the
+ * fix, before any file is made. */
+static void cap_gds_without_libcufile_says_how_to_get_it(void)
+{
+    if (gpm_gds_available(NULL, 0))
+        SKIP("libcufile loads here");
+    char *msg;
+    clean_dir();
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cap-gds", "--scale", "tiny"), 1);
+    msg = read_text(errlog);
+    CHECK(msg && strstr(msg, "--mode cap-gds: libcufile.so.0 (GPUDirect Storage) was not found") &&
+          strstr(msg, "LD_LIBRARY_PATH") && !strchr(strchr(msg, '\n') + 1, '\n'));
+    free(msg);
 }
 
 /* ---- the mode table ---- */
@@ -412,6 +431,14 @@ static void mode_table_says_what_each_mode_does(void)
               v->tx == &wl_tx_volatile && !v->tx->atomic && v->tx->log == WL_OBJ_NONE &&
               v->tx->end);
         CHECK(!wl_resumable(&WORKLOAD, WL_NONE) && wl_resumable(&WORKLOAD, WL_CPU));
+    }
+    /* CAP-gds: CAP-fs with cuFile moving the device's bytes. */
+    {
+        const struct wl_mode_info *gds = wl_mode(WL_CAP_GDS);
+        CHECK(!gds->kernels_write_pm && !gds->flusher && gds->engine == WL_ENGINE_CAP_GDS &&
+              wl_engine_files(gds->engine) && wl_engine_files(fs->engine) &&
+              gds->map_host_only && gds->cp_how == GPMCP_CAP_FS && gds->tx == fs->tx &&
+              wl_resumable(&WORKLOAD, WL_CAP_GDS) == wl_resumable(&WORKLOAD, WL_CAP_FS));
     }
     /* How each makes a transaction's batch failure-atomic, and what log that
      * takes: undo records fenced in-kernel, flushed by the CPU, none (the
@@ -609,7 +636,7 @@ static void operations_are_chosen_named_and_part_of_the_run(void)
         help[fread(help, 1, sizeof help - 1, h)] = '\0';
         fclose(h);
     }
-    CHECK_MSG(help, "usage: fake --mode gpm|gpm-ndp|gpm-eadr|cap-mm|cap-fs|cap-eadr|cpu|none "
+    CHECK_MSG(help, "usage: fake --mode gpm|gpm-ndp|gpm-eadr|cap-mm|cap-fs|cap-eadr|cpu|none|cap-gds "
                     "[--op insert|update] [--scale");
     clean_dir();
     unlink(rows);
@@ -915,6 +942,7 @@ int main(void)
     RUN(bad_flags);
     RUN(help_goes_to_stdout_and_exits_zero);
     RUN(modes_flag_lists_the_mode_table);
+    RUN(cap_gds_without_libcufile_says_how_to_get_it);
     RUN(mode_table_says_what_each_mode_does);
     RUN(bad_out_is_found_before_any_work);
     RUN(pm_directory_checked_first);
