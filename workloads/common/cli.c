@@ -98,7 +98,7 @@ static void usage(const struct wl_workload *w, FILE *out)
     fprintf(out, "\n       [--reps N] [--pm-dir DIR] [--cpu-threads N|best] [--recover]\n"
                  "       [--crash-after SECONDS|random] [--crash-at-progress K]\n"
                  "       [--crash-after-progress SECONDS] [--progress-times] [--seed N]\n"
-                 "       [--out FILE] [--keep] [--trace DIR] [--modes]\n");
+                 "       [--out FILE] [--keep] [--trace DIR] [--modes] [--cp-blocks N]\n");
     if (has_transactions(w))
         fprintf(out, "       [--crash-before-commit N]\n");
     for (int i = 0; i < nparams(w); i++) {
@@ -122,6 +122,9 @@ static void usage(const struct wl_workload *w, FILE *out)
                  "  --cpu-threads N|best CPU flush threads of the CAP and NDP engines (default "
                  "best: fastest of 1..32);\n"
                  "                       in cpu mode the worker threads (default: every core)\n"
+                 "  --cp-blocks N        blocks of 256 threads of the checkpoint copy that "
+                 "overlaps the next\n"
+                 "                       steps, in gpm and gpm-eadr (default 64)\n"
                  "  --recover            resume (or restart) the crashed run kept in the PM "
                  "files, finish, verify\n"
                  "  --crash-after S      SIGKILL this process S seconds (or a random moment) "
@@ -155,7 +158,7 @@ static void usage(const struct wl_workload *w, FILE *out)
 enum { OPT_MODE = 1000, OPT_OP, OPT_SCALE, OPT_REPS, OPT_PM_DIR, OPT_CPU_THREADS, OPT_RECOVER,
        OPT_CRASH_AFTER, OPT_SEED, OPT_OUT, OPT_KEEP, OPT_HELP, OPT_CRASH_COMMIT,
        OPT_CRASH_PROGRESS, OPT_CRASH_AFTER_PROGRESS, OPT_PROGRESS_TIMES, OPT_TRACE, OPT_MODES,
-       OPT_PARAM = 2000 };
+       OPT_CP_BLOCKS, OPT_PARAM = 2000 };
 
 static int parse_param(const struct wl_workload *w, int i, const char *val, struct wl_opts *o)
 {
@@ -225,6 +228,8 @@ static int parse_one(const struct wl_workload *w, int c, const char *val, struct
                                  "'best', got '%s'", GPM_FLUSHER_MAX_THREADS, val);
         o->cpu_threads = (int)x;
         return 0;
+    case OPT_CP_BLOCKS:
+        return gpm_arg_int("--cp-blocks", val, 1, 1 << 16, &o->cp_blocks);
     case OPT_CRASH_AFTER:
         if (strcmp(val, "random") == 0) {
             o->crash_random = 1;
@@ -277,7 +282,7 @@ int wl_parse_args(const struct wl_workload *w, int argc, char **argv, struct wl_
         {"crash-before-commit", 1, OPT_CRASH_COMMIT}, {"crash-at-progress", 1, OPT_CRASH_PROGRESS},
         {"crash-after-progress", 1, OPT_CRASH_AFTER_PROGRESS},
         {"progress-times", 0, OPT_PROGRESS_TIMES}, {"trace", 1, OPT_TRACE},
-        {"modes", 0, OPT_MODES}, {"help", 0, OPT_HELP}};
+        {"modes", 0, OPT_MODES}, {"help", 0, OPT_HELP}, {"cp-blocks", 1, OPT_CP_BLOCKS}};
     const int nc = (int)(sizeof common / sizeof common[0]);
     struct option opts[sizeof common / sizeof common[0] + WL_MAX_PARAMS + 1];
     int n = 0, c, have_mode = 0;

@@ -80,7 +80,7 @@ static gpmcp_how how_of(struct wl_ctx *c, struct wl_obj *o)
     gpmcp_how how = {c->m->cp_how, c->flusher, c->stream, 0};
     if (o->snap) {
         how.stream = o->side;
-        how.max_blocks = OVERLAP_BLOCKS;
+        how.max_blocks = c->opt.cp_blocks ? (unsigned)c->opt.cp_blocks : OVERLAP_BLOCKS;
     }
     return how;
 }

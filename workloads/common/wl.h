@@ -195,6 +195,7 @@ struct wl_opts {
     const char *pm_dir;     /* NULL: GPM_PM_DIR or its default */
     int cpu_threads;        /* 0: best (calibrated) or, in cpu mode, every core */
     int cpu_threads_given;
+    int cp_blocks;          /* --cp-blocks: the overlapping checkpoint copy's blocks (0: 64) */
     int recover;
     double crash_after;     /* seconds; < 0: no crash */
     int crash_random;       /* a random moment within the expected run */

@@ -331,6 +331,7 @@ static void bad_flags(void)
     EXPECT_ERROR("--recover: takes no value", "--mode", "gpm", "--recover=yes");
     EXPECT_ERROR("unexpected argument 'tiny'", "--mode", "gpm", "tiny");
     EXPECT_ERROR("--out: empty", "--mode", "gpm", "--out", "");
+    EXPECT_ERROR("--cp-blocks: 0 is out of range", "--mode", "gpm", "--cp-blocks", "0");
     EXPECT_ERROR("--seed: 9000000000G is out of range", "--mode", "gpm", "--seed", "9000000000G");
 }
 
@@ -536,6 +537,11 @@ static void cpu_threads_honoured_or_refused(void)
     CHECK_EQ_INT(RUN_ARGS("--mode", "gpm", "--cpu-threads", "4"), 2);
     msg = read_text(errlog);
     CHECK(msg && strstr(msg, "--cpu-threads: mode gpm uses no CPU threads"));
+    free(msg);
+    /* The overlapping checkpoint copy's blocks: gpm and gpm-eadr only. */
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cap-mm", "--cp-blocks", "16"), 2);
+    msg = read_text(errlog);
+    CHECK(msg && strstr(msg, "--cp-blocks: mode cap-mm does not overlap its checkpoints"));
     free(msg);
 }
 
