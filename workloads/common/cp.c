@@ -8,11 +8,6 @@
 
 #include "harness.h"
 
-/* The copy that overlaps the steps takes this many blocks of 256 threads:
- * 16K threads keep the link busy (Figure 3: 52 GB/s from 16K threads
- * storing without a persist each), and leave the SMs to the steps. */
-#define OVERLAP_BLOCKS 64
-
 static int check_kind(struct wl_ctx *c, int i)
 {
     if (i < 0 || i >= c->nobj || c->obj[i].kind != WL_OBJ_CHECKPOINT || !c->obj[i].cp)
@@ -80,16 +75,35 @@ static gpmcp_how how_of(struct wl_ctx *c, struct wl_obj *o)
     gpmcp_how how = {c->m->cp_how, c->flusher, c->stream, 0};
     if (o->snap) {
         how.stream = o->side;
-        how.max_blocks = c->opt.cp_blocks ? (unsigned)c->opt.cp_blocks : OVERLAP_BLOCKS;
+        how.max_blocks = c->opt.cp_blocks ? (unsigned)c->opt.cp_blocks : wl_cp_pace_blocks(o);
     }
     return how;
+}
+
+/* The copy's stream waits for the snapshot on the steps' stream: through
+ * the pacing's timing event where the block count is paced, else a plain
+ * event. */
+static cudaError_t wait_for_snapshot(struct wl_ctx *c, struct wl_obj *o)
+{
+    cudaEvent_t ev;
+    cudaError_t e;
+    if (o->pace) {
+        ev = (cudaEvent_t)wl_cp_pace_snapshot(o, c->stream);
+        return ev ? cudaStreamWaitEvent((cudaStream_t)o->side, ev, 0) : cudaErrorUnknown;
+    }
+    if ((e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming)) != cudaSuccess)
+        return e;
+    e = cudaEventRecord(ev, (cudaStream_t)c->stream);
+    if (e == cudaSuccess)
+        e = cudaStreamWaitEvent((cudaStream_t)o->side, ev, 0);
+    cudaEventDestroy(ev);
+    return e;
 }
 
 int wl_cp_start(struct wl_ctx *c, int i)
 {
     struct wl_obj *o = &c->obj[i];
     gpmcp_how how;
-    cudaEvent_t done;
     cudaError_t e = cudaSuccess;
     if (check_kind(c, i) != 0)
         return -1;
@@ -102,25 +116,24 @@ int wl_cp_start(struct wl_ctx *c, int i)
     /* Non-blocking: the steps' legacy stream does not wait for it. */
     if (!o->side)
         e = cudaStreamCreateWithFlags((cudaStream_t *)&o->side, cudaStreamNonBlocking);
+    if (e == cudaSuccess && !c->opt.cp_blocks && wl_cp_pace_open(o) != 0)
+        return -1;
     if (e == cudaSuccess && o->rec_dev && wl_dev_copy(o->rec_dev, o->rec, o->rec_size, 1) != 0)
         return -1;
     /* The snapshot follows the steps on their stream; the copy waits for it. */
     for (int k = 0; k < o->ncp && e == cudaSuccess; k++)
         e = cudaMemcpyAsync(o->snap[k].copy, o->snap[k].live, o->snap[k].size,
                             cudaMemcpyDeviceToDevice, (cudaStream_t)c->stream);
-    if (e == cudaSuccess && (e = cudaEventCreateWithFlags(&done, cudaEventDisableTiming)) ==
-                                cudaSuccess) {
-        e = cudaEventRecord(done, (cudaStream_t)c->stream);
-        if (e == cudaSuccess)
-            e = cudaStreamWaitEvent((cudaStream_t)o->side, done, 0);
-        cudaEventDestroy(done);
-    }
+    if (e == cudaSuccess)
+        e = wait_for_snapshot(c, o);
     if (e != cudaSuccess)
         return gpm_set_error("%s: the checkpoint's snapshot failed (%s)", o->path,
                              cudaGetErrorString(e));
     how = how_of(c, o);
     if (gpmcp_checkpoint_start(o->cp, 0, &how) != 0)
         return -1;
+    if (o->pace && wl_cp_pace_copied(o, o->side) != 0)
+        return gpm_set_error("%s: cannot time the checkpoint's copy", o->path);
     o->pending = 1;
     return 0;
 }
@@ -136,6 +149,7 @@ int wl_cp_finish(struct wl_ctx *c, int i)
     o->pending = 0;
     if (gpmcp_checkpoint_finish(o->cp, 0, &how) != 0)
         return -1;
+    wl_cp_pace_update(o);
     c->bytes_persisted += (double)o->cp_bytes + 8; /* the data and the flip word */
     return 0;
 }
@@ -175,6 +189,7 @@ void wl_cp_free(struct wl_obj *o)
     free(o->snap);
     o->snap = NULL;
     o->side = NULL;
+    wl_cp_pace_free(o);
     o->pending = 0;
 }
 

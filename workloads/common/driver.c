@@ -246,6 +246,8 @@ static int timed(struct wl_ctx *c, struct wl_run *run, int (*fn)(struct wl_ctx *
         wl_note(c, "cufile=%s", c->gds_way[0] ? c->gds_way : "unused");
     if (c->opt.cp_blocks)
         wl_note(c, "cp_blocks=%d", c->opt.cp_blocks);
+    else
+        wl_cp_pace_note(c);
     if (arm && c->opt.crash_after >= 0 && wl_crash_disarm() == 1)
         fprintf(stderr, "crash: the work finished before the watchdog fired\n");
     if (arm && (c->opt.crash_at_progress > 0 || c->opt.crash_after_progress >= 0))

@@ -170,6 +170,7 @@ struct wl_obj {
     struct wl_cp_snap *snap; /* checkpoint whose copy overlaps the next steps (wl_cp_start):
                                 each registered buffer's device snapshot, which gpmcp copies */
     void *side;            /* and the stream (cudaStream_t) the copy runs on */
+    struct wl_cp_pace *pace; /* and its block count's pacing (cp_pace.c; not with --cp-blocks) */
     int pending;           /* a copy started and not finished */
     size_t rec_size;
     gpmlog log;            /* log */
@@ -195,7 +196,7 @@ struct wl_opts {
     const char *pm_dir;     /* NULL: GPM_PM_DIR or its default */
     int cpu_threads;        /* 0: best (calibrated) or, in cpu mode, every core */
     int cpu_threads_given;
-    int cp_blocks;          /* --cp-blocks: the overlapping checkpoint copy's blocks (0: 64) */
+    int cp_blocks;          /* --cp-blocks: the overlapping checkpoint copy's blocks (0: paced) */
     int recover;
     double crash_after;     /* seconds; < 0: no crash */
     int crash_random;       /* a random moment within the expected run */
