@@ -25,7 +25,10 @@ check() { # NAME TOOL PROGRAM ARGS...
     # Each check gets its own PM directory: the programs' files outlive them.
     pm=$(mktemp -d "${GPM_PM_DIR:-/dev/shm}/san.XXXXXX")
     t0=$(date +%s)
-    if GPM_PM_DIR=$pm "$cs" --tool "$tool" --error-exitcode 9 "$@" >"$log" 2>&1 &&
+    # GPM_GDS=off: under memcheck, cuFileDriverOpen itself makes a cuMemFree
+    # the driver refuses (invalid argument; libcufile of CUDA 13.0, its own
+    # frames only in the backtrace), which is not this suite's to fix.
+    if GPM_GDS=off GPM_PM_DIR=$pm "$cs" --tool "$tool" --error-exitcode 9 "$@" >"$log" 2>&1 &&
         grep -Eq "(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)" "$log"; then
         echo "ok - $tool $name ($(($(date +%s) - t0)) s)"
     else
