@@ -147,6 +147,7 @@ int wl_cp_finish(struct wl_ctx *c, int i)
     if (!o->pending)
         return 0;
     o->pending = 0;
+    wl_cp_pace_steps_done(o, c->stream);
     if (gpmcp_checkpoint_finish(o->cp, 0, &how) != 0)
         return -1;
     wl_cp_pace_update(o);

@@ -6,9 +6,13 @@
  * 7.67 s with 1056; HS 6.71 s with 4 and 8.22 s with 64), while too few
  * leave the next checkpoint waiting for the copy (BLK with 4: 3.2 s of
  * waits). So after each copy its duration d, timed on the GPU from the
- * snapshot to the copy's end, is held against the interval I that the
- * steps took before it, and the next copy gets blocks * d / (0.9 I),
- * within half and twice the last count. --cp-blocks N fixes the count. */
+ * snapshot to the copy's end, is held against the time I the steps beside
+ * it took, from the snapshot to the next checkpoint, and the next copy
+ * gets blocks * d / (0.9 I), within half and twice the last count. I ends
+ * where the steps end, not where the next snapshot begins: that would
+ * count the wait for a late copy as steps, and a copy too slow would look
+ * as if it fitted (an H100 run of HS that measured so sank to 1 and 2
+ * blocks and waited 3.2 s). --cp-blocks N fixes the count. */
 #include <stdlib.h>
 
 #include <cuda_runtime_api.h>
@@ -19,10 +23,9 @@
 #define PACE_TARGET 0.9f  /* the share of an interval a copy may take */
 
 struct wl_cp_pace {
-    cudaEvent_t snap[2]; /* after the snapshot, on the steps' stream: one an interval */
-    cudaEvent_t end;     /* after the copy, on its own stream */
-    int cur;             /* snap[cur] belongs to the copy in flight */
-    int intervals;       /* snapshots recorded so far */
+    cudaEvent_t snap;      /* after the snapshot, on the steps' stream */
+    cudaEvent_t end;       /* after the copy, on its own stream */
+    cudaEvent_t steps_end; /* at the next checkpoint, on the steps' stream */
     unsigned blocks, least, most, max;
 };
 
@@ -43,8 +46,8 @@ int wl_cp_pace_open(struct wl_obj *o)
         return 0;
     if (!(p = calloc(1, sizeof *p)))
         return gpm_set_error("%s: out of memory for the checkpoint's pacing", o->path);
-    if (cudaEventCreate(&p->snap[0]) != cudaSuccess || cudaEventCreate(&p->snap[1]) != cudaSuccess ||
-        cudaEventCreate(&p->end) != cudaSuccess) {
+    if (cudaEventCreate(&p->snap) != cudaSuccess || cudaEventCreate(&p->end) != cudaSuccess ||
+        cudaEventCreate(&p->steps_end) != cudaSuccess) {
         o->pace = p;
         wl_cp_pace_free(o);
         return gpm_set_error("%s: cannot create the checkpoint copy's timing events",
@@ -61,11 +64,12 @@ void wl_cp_pace_free(struct wl_obj *o)
     struct wl_cp_pace *p = o->pace;
     if (!p)
         return;
-    for (int k = 0; k < 2; k++)
-        if (p->snap[k])
-            cudaEventDestroy(p->snap[k]);
+    if (p->snap)
+        cudaEventDestroy(p->snap);
     if (p->end)
         cudaEventDestroy(p->end);
+    if (p->steps_end)
+        cudaEventDestroy(p->steps_end);
     free(p);
     o->pace = NULL;
 }
@@ -78,10 +82,14 @@ unsigned wl_cp_pace_blocks(const struct wl_obj *o)
 void *wl_cp_pace_snapshot(struct wl_obj *o, void *stream)
 {
     struct wl_cp_pace *p = o->pace;
-    p->cur = p->intervals++ % 2;
-    return cudaEventRecord(p->snap[p->cur], (cudaStream_t)stream) == cudaSuccess
-               ? (void *)p->snap[p->cur]
-               : NULL;
+    return cudaEventRecord(p->snap, (cudaStream_t)stream) == cudaSuccess ? (void *)p->snap
+                                                                           : NULL;
+}
+
+void wl_cp_pace_steps_done(struct wl_obj *o, void *stream)
+{
+    if (o->pace)
+        cudaEventRecord(o->pace->steps_end, (cudaStream_t)stream);
 }
 
 int wl_cp_pace_copied(struct wl_obj *o, void *side)
@@ -102,16 +110,17 @@ unsigned wl_cp_pace_next(unsigned blocks, float copy_ms, float interval_ms, unsi
     return next > max ? max : next;
 }
 
-/* After the copy was waited for: its end and snapshot are done, and so is
- * the snapshot before it. */
+/* After the copy was waited for (its snapshot and end are done): the
+ * steps beside it are waited for too, which the next snapshot would wait
+ * for on the GPU anyway. */
 void wl_cp_pace_update(struct wl_obj *o)
 {
     struct wl_cp_pace *p = o->pace;
     float d = 0, interval = 0;
     unsigned next;
-    if (!p || p->intervals < 2 ||
-        cudaEventElapsedTime(&d, p->snap[p->cur], p->end) != cudaSuccess ||
-        cudaEventElapsedTime(&interval, p->snap[1 - p->cur], p->snap[p->cur]) != cudaSuccess)
+    if (!p || cudaEventSynchronize(p->steps_end) != cudaSuccess ||
+        cudaEventElapsedTime(&d, p->snap, p->end) != cudaSuccess ||
+        cudaEventElapsedTime(&interval, p->snap, p->steps_end) != cudaSuccess)
         return;
     next = wl_cp_pace_next(p->blocks, d, interval, p->max);
     p->blocks = next;

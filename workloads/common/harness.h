@@ -67,13 +67,15 @@ int wl_cp_finish(struct wl_ctx *c, int i);
 /* cp_pace.c: the overlapping copy's block count. open makes the pacing of
  * O's copy; snapshot records the end of a snapshot on STREAM and returns the
  * event the copy waits for (NULL on error); copied records the copy's end
- * on SIDE; update, after the copy was waited for, sizes the next one; note
- * adds each paced checkpoint's cp_blocks= to the row. */
+ * on SIDE; steps_done, at the next checkpoint before its wait, the steps'
+ * end on STREAM; update, after the copy was waited for, sizes the next
+ * one; note adds each paced checkpoint's cp_blocks= to the row. */
 int wl_cp_pace_open(struct wl_obj *o);
 void wl_cp_pace_free(struct wl_obj *o);
 unsigned wl_cp_pace_blocks(const struct wl_obj *o);
 void *wl_cp_pace_snapshot(struct wl_obj *o, void *stream);
 int wl_cp_pace_copied(struct wl_obj *o, void *side);
+void wl_cp_pace_steps_done(struct wl_obj *o, void *stream);
 void wl_cp_pace_update(struct wl_obj *o);
 void wl_cp_pace_note(struct wl_ctx *c);
 /* The rule, pure: the next count after BLOCKS took COPY_MS against an
