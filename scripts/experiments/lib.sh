@@ -33,14 +33,14 @@ skip_without_mode() {
     return 1
 }
 
-# gds_mode W: "cap-gds" where W has it and libcufile loads here, else
-# nothing, with one line saying why the first time.
+# gds_mode W: "cap-gds" where W has it and cuFile can write files in the PM
+# directory here, else nothing, and W's one line saying why on stderr.
 gds_mode() {
+    has_mode "$GPM_BIN" "$1" cap-gds || return 0
     if mode_available "$GPM_BIN" "$1" cap-gds; then
         echo cap-gds
-    elif [ -z "${gds_said:-}" ] && has_mode "$GPM_BIN" "$1" cap-gds; then
-        gds_said=1
-        echo "$name: cap-gds skipped: libcufile (GPUDirect Storage) does not load here" >&2
+    else
+        echo "$name: $1 --mode cap-gds skipped: $("$GPM_BIN/$1" --mode cap-gds --scale tiny 2>&1 | tail -n 1)" >&2
     fi
 }
 

@@ -110,7 +110,7 @@ modes_given() {
     for _given in $(echo "${MODES:-}" | tr ',' ' '); do
         skip_without_mode "$1" "$_given" >&2 || continue # its line, not a mode
         if ! mode_available "$GPM_BIN" "$1" "$_given"; then
-            echo "$name: $1 --mode $_given cannot run here (cap-gds needs libcufile): skipped" >&2
+            echo "$name: $1 --mode $_given skipped: $("$GPM_BIN/$1" --mode "$_given" --scale tiny 2>&1 | tail -n 1)" >&2
             continue
         fi
         [ "$gpu" -eq 1 ] || modes_where "$GPM_BIN" "$1" needs_gpu=0 | grep -qx -- "$_given" || continue
@@ -122,7 +122,9 @@ modes_that_resume() {
     if [ -n "${MODES:-}" ]; then
         modes_given "$1"
     elif [ "$gpu" -eq 1 ]; then
-        modes_where "$GPM_BIN" "$1" resumes=1 available=1
+        for _m in $(modes_where "$GPM_BIN" "$1" resumes=1); do
+            mode_available "$GPM_BIN" "$1" "$_m" && echo "$_m"
+        done
     else
         modes_where "$GPM_BIN" "$1" resumes=1 needs_gpu=0
     fi

@@ -8,8 +8,8 @@
 #   modes_where BIN W KEY=V...  W's modes whose --modes line has every KEY=V
 #                        (needs_gpu, kernels_write_pm, resumes, available), one
 #                        per word
-#   mode_available BIN W MODE   W has MODE and it can run here (cap-gds needs
-#                        libcufile)
+#   mode_available BIN W MODE   W has MODE and its --modes line does not say
+#                        available=0 (cap-gds where cuFile cannot write files)
 workload_list() {
     if [ -n "${WORKLOADS:-}" ]; then
         echo "$WORKLOADS" | tr 'A-Z,' 'a-z '
@@ -32,7 +32,7 @@ has_mode() {
 }
 
 mode_available() {
-    modes_where "$1" "$2" available=1 | grep -qx -- "$3"
+    has_mode "$1" "$2" "$3" && ! modes_where "$1" "$2" available=0 | grep -qx -- "$3"
 }
 
 workload_ops() {

@@ -43,7 +43,7 @@ test_workload() {
         [ "$op" = run ] || { flag="--op $op"; what="$op "; }
         for m in $modes; do
             if ! mode_available "$bin" "$w" "$m"; then
-                echo "ok - $w $what$m # SKIP: cannot run here (cap-gds needs libcufile)"
+                echo "ok - $w $what$m # SKIP: $("$bin/$w" --mode "$m" --scale tiny 2>&1 | tail -n 1)"
                 continue
             fi
             # shellcheck disable=SC2086 # flag is no word or two
