@@ -163,7 +163,7 @@ int gpm_gds_open(gpm_gds_file *g, const char *path)
 {
     cufile_status direct_s = {0, 0}, plain_s;
     struct statfs fs;
-    char why[512];
+    char why[512], direct[128];
     int fd;
     memset(g, 0, sizeof *g);
     g->fd = -1;
@@ -176,12 +176,16 @@ int gpm_gds_open(gpm_gds_file *g, const char *path)
      * cuFile refuses the descriptor; then a plain one, for compatibility
      * mode. */
     fd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
+    if (fd < 0)
+        snprintf(direct, sizeof direct, "O_DIRECT refused: %s", strerror(errno));
     if (fd >= 0 && register_fd(g, fd, &direct_s) == 0) {
         g->fd = fd;
         g->direct = 1;
     } else {
-        if (fd >= 0)
+        if (fd >= 0) {
+            snprintf(direct, sizeof direct, "cuFile status %d with O_DIRECT", direct_s.err);
             close(fd);
+        }
         fd = open(path, O_RDWR | O_CLOEXEC);
         if (fd < 0)
             return gpm_set_error("%s: cannot open for cuFile (%s): check its permissions", path,
@@ -189,10 +193,10 @@ int gpm_gds_open(gpm_gds_file *g, const char *path)
         if (register_fd(g, fd, &plain_s) != 0) {
             close(fd);
             g->handle = NULL;
-            return gpm_set_error("%s: cuFile cannot register the file (cuFile status %d with "
-                                 "O_DIRECT, %d without): check cufile.json's "
-                                 "allow_compat_mode, or use cap-fs",
-                                 path, direct_s.err, plain_s.err);
+            return gpm_set_error("%s: cuFile cannot register the file (%s, %d without): "
+                                 "cuFile's log (cufile.log, in the working directory) says "
+                                 "why; use cap-fs meanwhile",
+                                 path, direct, plain_s.err);
         }
         g->fd = fd;
     }
@@ -231,7 +235,7 @@ int gpm_gds_usable(const char *dir, char *why, size_t len)
         else
             snprintf(answer, sizeof answer,
                      "%s (cuFile looks each file's volume up in the udev database, which "
-                     "containers often lack: its cufile.log says why)",
+                     "containers often lack)",
                      sized ? gpm_last_error() : "cannot size the probe file");
         unlink(path);
     }
