@@ -193,7 +193,8 @@ int gpm_gds_open(gpm_gds_file *g, const char *path)
         if (register_fd(g, fd, &plain_s) != 0) {
             close(fd);
             g->handle = NULL;
-            return gpm_set_error("%s: cuFile cannot register the file (%s, %d without): "
+            return gpm_set_error("%s: cuFile cannot register the file (%s; cuFile status %d "
+                                 "without O_DIRECT): "
                                  "cuFile's log (cufile.log, in the working directory) says "
                                  "why; use cap-fs meanwhile",
                                  path, direct, plain_s.err);
