@@ -359,32 +359,42 @@ static int cap_fs_points(const options *o, const gpm_platform *plat, gpm_cap_fil
     return 0;
 }
 
-static int run_cap_fs(const options *o, const gpm_platform *plat)
+typedef int (*file_points_fn)(const options *o, const gpm_platform *plat, gpm_cap_file *cf,
+                              const gpm_region *view);
+
+/* A private file opened with FLAGS (gpm_cap_file_open's), POINTS run on it
+ * with a read-only view of the same file for the checks, then removed. */
+static int run_file(const options *o, const gpm_platform *plat, const char *what, int flags,
+                    file_points_fn points)
 {
     gpm_cap_file cf;
     gpm_region view;
     char name[64], full[4096];
     struct stat st;
     int rc;
-    tune_file(name, sizeof name, "fs");
+    tune_file(name, sizeof name, what);
     if (gpm_resolve_path(name, full, sizeof full) != 0)
         return fail(gpm_last_error());
     if (stat(full, &st) == 0) {
         fprintf(stderr, "gpm-cap-tune: %s exists: remove it or set GPM_PM_DIR\n", full);
         return -1;
     }
-    if (gpm_cap_file_open(&cf, full, o->size, GPM_CREATE) != 0)
+    if (gpm_cap_file_open(&cf, full, o->size, GPM_CREATE | flags) != 0)
         return fail(gpm_last_error());
-    /* A read-only view of the same file for the check. */
     if (gpm_map(&view, cf.path, o->size, GPM_HOST_ONLY) != 0) {
         rc = fail(gpm_last_error());
     } else {
-        rc = cap_fs_points(o, plat, &cf, &view);
+        rc = points(o, plat, &cf, &view);
         gpm_unmap(&view);
     }
     unlink(cf.path);
     gpm_cap_file_close(&cf);
     return rc;
+}
+
+static int run_cap_fs(const options *o, const gpm_platform *plat)
+{
+    return run_file(o, plat, "fs", 0, cap_fs_points);
 }
 
 static int cap_gds_points(const options *o, const gpm_platform *plat, gpm_cap_file *cf,
@@ -406,31 +416,16 @@ static int cap_gds_points(const options *o, const gpm_platform *plat, gpm_cap_fi
     return 0;
 }
 
-/* CAP-gds where libcufile loads; elsewhere one line says why not. */
+/* CAP-gds where cuFile can write files here; elsewhere one line says why
+ * not. */
 static int run_cap_gds(const options *o, const gpm_platform *plat)
 {
-    gpm_cap_file cf;
-    gpm_region view;
-    char name[64], full[4096], why[768];
-    int rc;
+    char why[768];
     if (!gpm_gds_usable(gpm_pm_dir(), why, sizeof why)) {
         printf("# cap-gds skipped: %s\n", why);
         return 0;
     }
-    tune_file(name, sizeof name, "gds");
-    if (gpm_resolve_path(name, full, sizeof full) != 0)
-        return fail(gpm_last_error());
-    if (gpm_cap_file_open(&cf, full, o->size, GPM_CREATE | GPM_CAP_GDS) != 0)
-        return fail(gpm_last_error());
-    if (gpm_map(&view, cf.path, o->size, GPM_HOST_ONLY) != 0) {
-        rc = fail(gpm_last_error());
-    } else {
-        rc = cap_gds_points(o, plat, &cf, &view);
-        gpm_unmap(&view);
-    }
-    unlink(cf.path);
-    gpm_cap_file_close(&cf);
-    return rc;
+    return run_file(o, plat, "gds", GPM_CAP_GDS, cap_gds_points);
 }
 
 int main(int argc, char **argv)
