@@ -1,10 +1,13 @@
 /* Inside libgpm: the rule every PM or CAP-fs file that already exists must
- * meet before it is reused, so a wrong file is refused, never resized. */
+ * meet before it is reused, so a wrong file is refused, never resized; and
+ * what file system a file lives on. */
 #ifndef GPM_FILE_CHECK_H
 #define GPM_FILE_CHECK_H
 
+#include <linux/magic.h>
 #include <stddef.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 
 #include "gpm/gpm.h"
 
@@ -19,6 +22,13 @@ static inline int gpm_check_existing(const char *path, const struct stat *st, si
                              "it, or run with the size it was made with",
                              path, (long long)st->st_size, size);
     return 0;
+}
+
+/* PATH lives on tmpfs (DRAM standing in for PM, /dev/shm). */
+static inline int gpm_on_tmpfs(const char *path)
+{
+    struct statfs fs;
+    return statfs(path, &fs) == 0 && fs.f_type == TMPFS_MAGIC;
 }
 
 #endif

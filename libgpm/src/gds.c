@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "gpm/gds.h"
 #include "gpm/gpm.h"
+#include "file_check.h"
 
 /* CUfileError_t: a cuFile status (0: success; 5000 and up: cuFile's own
  * codes) and a CUDA driver status. */
@@ -162,7 +162,6 @@ static int register_fd(gpm_gds_file *g, int fd, cufile_status *s)
 int gpm_gds_open(gpm_gds_file *g, const char *path)
 {
     cufile_status direct_s = {0, 0}, plain_s;
-    struct statfs fs;
     char why[512], direct[128];
     int fd;
     memset(g, 0, sizeof *g);
@@ -201,9 +200,7 @@ int gpm_gds_open(gpm_gds_file *g, const char *path)
         }
         g->fd = fd;
     }
-    gpm_gds_decide_way(lib.nvfs_major,
-                       fstatfs(g->fd, &fs) == 0 && fs.f_type == 0x01021994 /* TMPFS_MAGIC */,
-                       g->direct, g->way, sizeof g->way);
+    gpm_gds_decide_way(lib.nvfs_major, gpm_on_tmpfs(path), g->direct, g->way, sizeof g->way);
     return 0;
 }
 

@@ -6,13 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cuda_runtime_api.h>
 #include <libpmem.h>
-#include <linux/magic.h>
 
 #include "gpm/gpm.h"
 #include "file_check.h"
@@ -72,12 +70,9 @@ static int parent_dir(const char *path, char *dir, size_t len)
 
 static gpm_backend backend_of(const char *path, int is_pmem)
 {
-    struct statfs fs;
     if (is_pmem)
         return GPM_BACKEND_DAX;
-    if (statfs(path, &fs) == 0 && fs.f_type == TMPFS_MAGIC)
-        return GPM_BACKEND_TMPFS;
-    return GPM_BACKEND_FILE;
+    return gpm_on_tmpfs(path) ? GPM_BACKEND_TMPFS : GPM_BACKEND_FILE;
 }
 
 /* Checks the directory and its free space before a file is created, so the
