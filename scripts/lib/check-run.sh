@@ -122,8 +122,9 @@ modes_that_resume() {
     if [ -n "${MODES:-}" ]; then
         modes_given "$1"
     elif [ "$gpu" -eq 1 ]; then
+        _off=" $(modes_unavailable "$GPM_BIN" "$1" | tr '\n' ' ') "
         for _m in $(modes_where "$GPM_BIN" "$1" resumes=1); do
-            mode_available "$GPM_BIN" "$1" "$_m" && echo "$_m"
+            case $_off in *" $_m "*) ;; *) echo "$_m" ;; esac
         done
     else
         modes_where "$GPM_BIN" "$1" resumes=1 needs_gpu=0

@@ -8,8 +8,9 @@
 #   modes_where BIN W KEY=V...  W's modes whose --modes line has every KEY=V
 #                        (needs_gpu, kernels_write_pm, resumes, available), one
 #                        per word
-#   mode_available BIN W MODE   W has MODE and its --modes line does not say
-#                        available=0 (cap-gds where cuFile cannot write files)
+#   modes_unavailable BIN W     W's modes whose --modes line says available=0
+#                        (cap-gds where cuFile cannot write files), one per word
+#   mode_available BIN W MODE   W has MODE and it is not one of those
 workload_list() {
     if [ -n "${WORKLOADS:-}" ]; then
         echo "$WORKLOADS" | tr 'A-Z,' 'a-z '
@@ -31,8 +32,12 @@ has_mode() {
     return 1
 }
 
+modes_unavailable() {
+    modes_where "$1" "$2" available=0
+}
+
 mode_available() {
-    has_mode "$1" "$2" "$3" && ! modes_where "$1" "$2" available=0 | grep -qx -- "$3"
+    has_mode "$1" "$2" "$3" && ! modes_unavailable "$1" "$2" | grep -qx -- "$3"
 }
 
 workload_ops() {
