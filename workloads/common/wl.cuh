@@ -62,6 +62,19 @@ WL_STORE_AT(v4, uint4)
 #define wl_store_u64(o, p, v) wl_store_u64_at((o), (p), (v), __FILE__, __LINE__)
 #define wl_store_v4(o, p, v) wl_store_v4_at((o), (p), (v), __FILE__, __LINE__)
 
+/* gpm_cas_u64, a swap that happened counted as a store where the mode
+ * persists in-kernel: the old value. */
+__device__ __forceinline__ uint64_t wl_cas_u64_at(wl_out o, uint64_t *p, uint64_t expected,
+                                                  uint64_t desired, const char *file,
+                                                  unsigned line)
+{
+    uint64_t old = gpm_cas_u64_at(p, expected, desired, file, line);
+    if (o.fence && old == expected)
+        wl_count(o, 0, 8);
+    return old;
+}
+#define wl_cas_u64(o, p, e, d) wl_cas_u64_at((o), (p), (e), (d), __FILE__, __LINE__)
+
 /* Blocks of THREADS for ITEMS items, at least one and at most MAX_BLOCKS:
  * the kernels' grid-stride loops take what one launch does not cover. */
 static inline unsigned wl_blocks(uint64_t items, unsigned threads, unsigned max_blocks)

@@ -166,6 +166,23 @@ GPM_PUT_AT(gpm_put_v4, uint4)
 #define gpm_put_u64(p, v) gpm_put_u64_at((p), (v), __FILE__, __LINE__)
 #define gpm_put_v4(p, v) gpm_put_v4_at((p), (v), __FILE__, __LINE__)
 
+/* Compare-and-swap of an 8-byte word of PM, atomic among the GPU's threads:
+ * the old value (EXPECTED where it swapped). Like a store, a swap is
+ * durable once a later gpm_persist of this thread returns; until then a
+ * crash may keep the word's old value. The trace records a swap that
+ * happened as a store of DESIRED, which is how gpm-check's models treat it. */
+__device__ __forceinline__ uint64_t gpm_cas_u64_at(uint64_t *p, uint64_t expected,
+                                                   uint64_t desired, const char *file,
+                                                   unsigned line)
+{
+    uint64_t old = atomicCAS((unsigned long long *)p, (unsigned long long)expected,
+                             (unsigned long long)desired);
+    if (old == expected)
+        GPM_DTRACE_STORE(p, desired);
+    return old;
+}
+#define gpm_cas_u64(p, e, d) gpm_cas_u64_at((p), (e), (d), __FILE__, __LINE__)
+
 __device__ __forceinline__ uint32_t gpm_load_u32(const uint32_t *p)
 {
     uint32_t v;

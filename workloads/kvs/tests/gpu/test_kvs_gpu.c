@@ -8,27 +8,16 @@
 
 static char dir[4096], errf[4200];
 
-/* The runs are children of this process (wl_test_run forks): CUDA must not
- * be initialised here first, so the GPU is looked for in a child too. */
-static int gpu_in_child(void)
-{
-    int st;
-    pid_t pid = fork();
-    if (pid == 0)
-        _exit(check_gpu_visible() ? 0 : 1);
-    return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
-}
-
 static void a_full_log_changes_nothing_it_could_not_log_in_gpm(void)
 {
-    if (!gpu_in_child())
+    if (!check_gpu_visible_in_child())
         SKIP("no CUDA GPU visible");
     kvs_log_overflow_case("gpm", dir, errf);
 }
 
 static void a_full_log_changes_nothing_it_could_not_log_in_gpm_ndp(void)
 {
-    if (!gpu_in_child())
+    if (!check_gpu_visible_in_child())
         SKIP("no CUDA GPU visible");
     kvs_log_overflow_case("gpm-ndp", dir, errf);
 }
