@@ -1,0 +1,334 @@
+/* GPHash in every mode it runs: the descriptor the harness drives. A run
+ * is a YCSB stream in batches: the load (prepare(), untimed; the timed
+ * work itself for --workload load), then the run. Each batch's operations
+ * are durable one by one, log-free, as they complete; after each batch the
+ * count of batches done is written to the table's header. A recovery
+ * clears the slots an insert had claimed and not finished, then redoes the
+ * batch the crash cut and goes on: redoing it ends as doing it once would
+ * (gph_step), so what was durable of it is simply found again. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gphash.h"
+
+static const struct wl_param gph_params[] = {
+    {.flag = "workload", .help = "the YCSB workload: load, a, b, c, d, f, or a micro-benchmark: "
+     "search, search-miss, insert, update, delete", .type = WL_STR, .sscale = {"a", "a", "a"}},
+    {.flag = "records", .help = "keys loaded before the run", .sizes = 1,
+     .scale = {65536, 1 << 20, 16 << 20}, .min = 1, .max = 1ll << 31},
+    {.flag = "ops", .help = "operations of the run (--workload load: the load is the run)",
+     .sizes = 1, .scale = {65536, 4 << 20, 64 << 20}, .min = 1, .max = 1ll << 31},
+    {.flag = "batch", .help = "operations a batch (2^10 to 2^20 in the paper)",
+     .scale = {4096, 4096, 4096}, .min = 32, .max = 1 << 24},
+    {.flag = "key-bytes", .help = "8 (YCSB's key as a number) or 32 (its record name)",
+     .sizes = 1, .scale = {32, 32, 32}, .min = 8, .max = 32},
+    {.flag = "value-bytes", .help = "bytes of a value, a multiple of 8", .sizes = 1,
+     .scale = {128, 128, 128}, .min = 8, .max = 128},
+    {.flag = "slots", .help = "slots a bucket: 2, 4 or 8 (four candidate buckets: 8 fill a "
+     "warp)", .sizes = 1, .scale = {8, 8, 8}, .min = 2, .max = 8},
+    {.flag = "buckets", .help = "top-level buckets, a power of two (0: enough for the keys "
+     "at a load factor of 0.7)", .sizes = 1, .scale = {0, 0, 0}, .min = 0, .max = 1ll << 34},
+    {.flag = "zipf", .help = "Zipfian skew (YCSB's 0.99)", .type = WL_FLOAT,
+     .fscale = {0.99, 0.99, 0.99}, .fmin = 0.01, .fmax = 0.999},
+    {.flag = "dist", .help = "how reads and writes pick keys: mix (the workload's own), "
+     "zipfian, uniform or latest", .type = WL_STR, .sscale = {"mix", "mix", "mix"}},
+    {.flag = "ycsb-trace", .help = "none, or a trace of YCSB's run (its basic binding's "
+     "verbose output) that replaces the generated run", .type = WL_STR,
+     .sscale = {"none", "none", "none"}},
+    {0},
+};
+
+static const struct wl_obj_decl gph_objects[] = {
+    [GPH_TABLE] = {"table", WL_OBJ_REGION},
+    {NULL, WL_OBJ_REGION},
+};
+
+static struct gph_state *S(struct wl_ctx *c) { return c->priv; }
+static int is_cpu(const struct wl_ctx *c) { return !c->m->needs_gpu; }
+static uint8_t *pm(struct wl_ctx *c) { return wl_region(c, GPH_TABLE)->host; }
+static const char *trace_of(const struct wl_ctx *c)
+{
+    const char *t = wl_str(c, "ycsb-trace");
+    return strcmp(t, "none") ? t : NULL;
+}
+
+static int dist_of(const struct wl_ctx *c, int *dist)
+{
+    static const char *const names[] = {"zipfian", "uniform", "latest"};
+    const char *d = wl_str(c, "dist");
+    *dist = -1;
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(d, names[i]))
+            *dist = i;
+    if (*dist < 0 && strcmp(d, "mix") != 0)
+        return gpm_set_error("--dist %s: pass mix, zipfian, uniform or latest", d);
+    return 0;
+}
+
+/* Most keys the table may hold: the load and every insert of the run. */
+static int keys_max(struct wl_ctx *c, uint64_t *keys)
+{
+    struct gph_state *st = S(c);
+    uint64_t records = (uint64_t)wl_int(c, "records"), ops = (uint64_t)wl_int(c, "ops");
+    const char *trace = trace_of(c);
+    if (trace) {
+        struct wl_ycsb_trace t;
+        uint64_t ins = 0;
+        if (wl_ycsb_trace_read(&t, trace) != 0)
+            return -1;
+        for (uint64_t i = 0; i < t.n; i++)
+            ins += t.op[i] == WL_YCSB_INSERT;
+        wl_ycsb_trace_free(&t);
+        *keys = records + ins;
+    } else if (!strcmp(st->mix->name, "load")) {
+        *keys = records;
+    } else {
+        *keys = records + (uint64_t)((double)ops * st->mix->p[WL_YCSB_INSERT]) + 1;
+    }
+    return 0;
+}
+
+static int gph_layout(struct wl_ctx *c)
+{
+    struct gph_state *st = S(c);
+    long long kb = wl_int(c, "key-bytes"), vb = wl_int(c, "value-bytes"),
+              slots = wl_int(c, "slots"), top = wl_int(c, "buckets");
+    uint64_t keys, bytes;
+    int dist;
+    if (!(st->mix = wl_ycsb_mix(wl_str(c, "workload")))) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", gpm_last_error());
+        return gpm_set_error("--workload: %s", why);
+    }
+    if (kb != 8 && kb != 32)
+        return gpm_set_error("--key-bytes %lld: pass 8 or 32", kb);
+    if (vb % 8)
+        return gpm_set_error("--value-bytes %lld: pass a multiple of 8 from 8 to 128", vb);
+    if (slots != 2 && slots != 4 && slots != 8)
+        return gpm_set_error("--slots %lld: pass 2, 4 or 8", slots);
+    if (top && (top < 2 || (top & (top - 1))))
+        return gpm_set_error("--buckets %lld: pass a power of two (or 0 to size it)", top);
+    if (dist_of(c, &dist) != 0 || keys_max(c, &keys) != 0)
+        return -1;
+    st->g.slots = (uint32_t)slots;
+    st->g.kw = (uint32_t)kb / 8;
+    st->g.vbytes = (uint32_t)vb;
+    st->g.top = top ? (uint64_t)top : 64;
+    while (!top && (double)gph_slots(&st->g) * 0.7 < (double)keys)
+        st->g.top *= 2;
+    st->batch = (uint64_t)wl_int(c, "batch");
+    bytes = gph_file_bytes(&st->g);
+    wl_obj_region(c, GPH_TABLE, bytes);
+    c->data_bytes = bytes;
+    c->calib_bytes = st->batch * st->g.vbytes;
+    c->expected_s = (double)(wl_int(c, "records") + wl_int(c, "ops")) / 20e6 + 0.01;
+    return 0;
+}
+
+static int gph_setup(struct wl_ctx *c)
+{
+    struct gph_state *st = S(c);
+    int dist;
+    if (dist_of(c, &dist) != 0 ||
+        gph_make_stream(st, (uint64_t)wl_int(c, "records"), (uint64_t)wl_int(c, "ops"), dist,
+                        wl_float(c, "zipf"), c->opt.seed, trace_of(c)) != 0)
+        return -1;
+    st->lat = malloc((st->batches ? st->batches : 1) * sizeof *st->lat);
+    if (!st->lat)
+        return gpm_set_error("out of memory");
+    if (is_cpu(c))
+        return gph_cpu_alloc(st);
+    if (gph_gpu_alloc(st) != 0 || gph_gpu_pin(st) != 0)
+        return -1;
+    if (!c->m->kernels_write_pm &&
+        (wl_dev_alloc((void **)&st->d_table, c->obj[GPH_TABLE].bytes) != 0 ||
+         wl_dev_zero(st->d_table, c->obj[GPH_TABLE].bytes) != 0))
+        return -1;
+    return 0;
+}
+
+/* An empty table: every state EMPTY, the header saying no batch is done. */
+static int reset(struct wl_ctx *c)
+{
+    struct gph_state *st = S(c);
+    struct gph_header h = {GPH_MAGIC, st->g.top, st->g.slots, st->g.kw, st->g.vbytes, 0,
+                           gph_done_word(c->epoch, 0)};
+    size_t n = gph_slots(&st->g) * 8;
+    if (st->d_table) {
+        if (wl_dev_zero(st->d_table + gph_state_off(), n) != 0)
+            return -1;
+    } else {
+        memset(pm(c) + gph_state_off(), 0, n);
+        if (wl_pm_persist(c, GPH_TABLE, pm(c) + gph_state_off(), n) != 0)
+            return -1;
+    }
+    return wl_pm_write(c, GPH_TABLE, 0, &h, sizeof h);
+}
+
+/* Batch B, then the count of batches done. TIMED: its units count as
+ * progress (the load's do not). */
+static int batch(struct wl_ctx *c, uint64_t b, int timed)
+{
+    struct gph_state *st = S(c);
+    uint64_t done = gph_done_word(c->epoch, b + 1);
+    int rc;
+    if (is_cpu(c)) {
+        rc = gph_cpu_batch(c, st, b, timed);
+    } else {
+        wl_out o = wl_out_of(c);
+        if (!timed)
+            o.progress = NULL;
+        rc = gph_gpu_batch(st, st->d_table ? st->d_table : wl_pm_dev(c, GPH_TABLE), b, o,
+                           &st->kernel_s);
+    }
+    if (rc == 0 && st->full)
+        return gpm_set_error("--buckets: the table is full (%llu inserts found no free slot "
+                             "among their 32 candidates): pass a larger --buckets",
+                             (unsigned long long)st->full);
+    return rc ? rc : wl_pm_write(c, GPH_TABLE, offsetof(struct gph_header, done), &done, 8);
+}
+
+/* Batches FROM..TO-1 (the run's timed, each batch's wall time kept). */
+static int batches(struct wl_ctx *c, uint64_t from, uint64_t to)
+{
+    struct gph_state *st = S(c);
+    int rc = wl_persist_begin(c);
+    for (uint64_t b = from; rc == 0 && b < to; b++) {
+        double t0 = wl_now();
+        rc = batch(c, b, b >= st->load_batches);
+        st->lat[b] = wl_now() - t0;
+    }
+    return wl_persist_end(c) != 0 ? -1 : rc;
+}
+
+static int gph_prepare(struct wl_ctx *c)
+{
+    struct gph_state *st = S(c);
+    st->first_checked = 0;
+    return reset(c) || batches(c, 0, st->load_batches) ? -1 : 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The row's notes on the run's batches FROM on. */
+static void note_run(struct wl_ctx *c, uint64_t from)
+{
+    struct gph_state *st = S(c);
+    uint64_t n = st->batches - from;
+    double *l = st->lat + from;
+    wl_note(c, "run_ops=%llu,load_ops=%llu,top_buckets=%llu",
+            (unsigned long long)st->run_ops, (unsigned long long)st->load_ops,
+            (unsigned long long)st->g.top);
+    if (!is_cpu(c))
+        wl_note(c, "kernel_s=%.6g", st->kernel_s);
+    if (n) {
+        qsort(l, n, sizeof *l, cmp_double);
+        wl_note(c, "batch_p50_us=%.1f,batch_p99_us=%.1f", l[n / 2] * 1e6,
+                l[(uint64_t)((double)(n - 1) * 0.99)] * 1e6);
+    }
+}
+
+/* Mode none: the table reaches the mapping for verification only. */
+static int volatile_copy(struct wl_ctx *c)
+{
+    struct gph_state *st = S(c);
+    gpm_range r = {0, c->obj[GPH_TABLE].bytes, st->d_table};
+    return st->d_table ? wl_commit(c, GPH_TABLE, &r, 1) : 0;
+}
+
+static int gph_run(struct wl_ctx *c)
+{
+    struct gph_state *st = S(c);
+    st->kernel_s = 0;
+    if (batches(c, st->load_batches, st->batches) != 0 || volatile_copy(c) != 0)
+        return -1;
+    note_run(c, st->load_batches);
+    return 0;
+}
+
+static int gph_recover(struct wl_ctx *c)
+{
+    struct gph_state *st = S(c);
+    const struct gph_header *h = (const struct gph_header *)pm(c);
+    uint64_t d = gph_durable_batches(h->done, c->epoch), cleared = 0, items = 0, from;
+    double t0 = wl_now();
+    int rc;
+    if (d < st->load_batches || d > st->batches || h->magic != GPH_MAGIC ||
+        h->top != st->g.top || h->slots != st->g.slots || h->kw != st->g.kw ||
+        h->vbytes != st->g.vbytes)
+        return gpm_set_error("%s: its header does not describe this run's table after its "
+                             "load: run without --recover", c->obj[GPH_TABLE].path);
+    if (is_cpu(c))
+        rc = gph_cpu_scan(c, st, &cleared, &items);
+    else
+        rc = wl_persist_begin(c) || gph_gpu_scan(st, wl_pm_dev(c, GPH_TABLE), wl_out_of(c),
+                                                  &cleared, &items) ||
+             wl_persist_end(c);
+    if (rc != 0)
+        return -1;
+    c->restore_s = wl_now() - t0;
+    /* The batch the crash cut (if any) is redone whole; its answers then
+     * meet a table that already holds part of it, so they are not checked. */
+    st->first_checked = d + 1;
+    from = (d - st->load_batches) * st->batch;
+    c->progress.total = st->run_ops;
+    c->progress.durable = from < st->run_ops ? from : st->run_ops;
+    c->progress.redone = c->progress.total - c->progress.durable;
+    st->kernel_s = 0;
+    if (batches(c, d, st->batches) != 0)
+        return -1;
+    note_run(c, d);
+    wl_note(c, "resumed_from_batch=%llu,insert_slots_cleared=%llu,items_found=%llu",
+            (unsigned long long)d, (unsigned long long)cleared, (unsigned long long)items);
+    return 0;
+}
+
+static int gph_verify(struct wl_ctx *c)
+{
+    struct gph_state *st = S(c);
+    return gph_check(st, pm(c), st->first_checked);
+}
+
+static void gph_teardown(struct wl_ctx *c)
+{
+    struct gph_state *st = S(c);
+    if (!is_cpu(c)) {
+        gph_gpu_unpin(st);
+        gph_gpu_free(st);
+        wl_dev_free(st->d_table);
+    }
+    free(st->h_op);
+    free(st->h_key);
+    free(st->h_ans);
+    free(st->lat);
+    free(st->h_pairs);
+    free(st->h_heads);
+}
+
+const struct wl_workload WORKLOAD = {
+    .name = "gphash",
+    .about = "GPHash: a lock-free, log-free persistent hash index, warp-cooperative, driven "
+             "by YCSB (FAST'25, after GPM)",
+    .modes = WL_MODE_BIT(WL_GPM) | WL_MODE_BIT(WL_GPM_EADR) | WL_MODE_BIT(WL_NONE) |
+             WL_MODE_BIT(WL_CPU),
+    /* Each operation is durable as it completes where the kernels persist
+     * in-kernel (or the CPU counterpart persists): there a crashed run
+     * resumes. */
+    .progress_by = WL_BY_MARKERS,
+    .objects = gph_objects,
+    .params = gph_params,
+    .state_bytes = sizeof(struct gph_state),
+    .layout = gph_layout,
+    .setup = gph_setup,
+    .prepare = gph_prepare,
+    .run = gph_run,
+    .recover = gph_recover,
+    .verify = gph_verify,
+    .teardown = gph_teardown,
+};

@@ -1,0 +1,94 @@
+/* GPHash: a lock-free, log-free persistent hash index driven by YCSB
+ * (Chen et al., FAST'25, after GPM). The layout and the one-key state
+ * machine are gphash_layout.h; the kernels gphash_kernels.cu; the CPU
+ * counterpart gphash_cpu.c; the reference gphash_ref.c. */
+#ifndef GPHASH_H
+#define GPHASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gphash_layout.h"
+#include "wl.h"
+#include "ycsb.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { GPH_TABLE }; /* the one PM object */
+
+struct gph_state {
+    struct gph_geom g;
+    const struct wl_ycsb_mix *mix;
+    uint64_t batch;               /* operations a batch */
+    uint64_t load_ops, run_ops;   /* the stream: the load (prepare, untimed), then the run */
+    uint64_t load_batches, batches; /* batches of the load, of the whole stream */
+    uint8_t *h_op;                /* the stream's operations (GPH_READ ...) */
+    uint64_t *h_key;              /* and keys, kw words each */
+    uint64_t *h_ans;              /* each operation's answer: sequence number, value fold */
+    uint64_t first_checked;       /* answers from this batch on are this process's own */
+    double *lat;                  /* the run's batches' wall times */
+    double kernel_s;              /* the run's kernels' time, apart from the transfers */
+    uint64_t full;                /* inserts that found no free slot */
+    /* GPU modes (device memory): */
+    uint8_t *d_op;
+    uint64_t *d_key, *d_ans, *d_fp, *d_fp_sorted;
+    uint32_t *d_idx, *d_idx_sorted;
+    void *d_sort_tmp;
+    size_t sort_tmp_bytes;
+    unsigned long long *d_count;  /* [0] inserts without a slot, [1] slots cleared or counted */
+    uint8_t *d_table;             /* mode none: the table in device memory */
+    void *ev[2];                  /* events around a batch's kernels */
+    /* cpu mode: */
+    struct gph_pair *h_pairs;     /* a batch's fingerprints and places, sorted */
+    uint64_t *h_heads;            /* where each run of one fingerprint starts */
+};
+struct gph_pair {
+    uint64_t fp, i;
+};
+
+/* Operations in batch B (the last may be short). */
+uint64_t gph_batch_ops(const struct gph_state *st, uint64_t b);
+
+/* Kernels (gphash_kernels.cu). */
+int gph_gpu_alloc(struct gph_state *st);
+void gph_gpu_free(struct gph_state *st);
+/* Pins the stream's host arrays for the batches' copies (and unpins). */
+int gph_gpu_pin(struct gph_state *st);
+void gph_gpu_unpin(struct gph_state *st);
+/* Batch B on TABLE (PM or device memory), stores the mode's way (O);
+ * its kernels' seconds added to *KERNEL_S. */
+int gph_gpu_batch(struct gph_state *st, uint8_t *table, uint64_t b, wl_out o, double *kernel_s);
+/* Recovery: every slot still INSERT back to EMPTY, persisted; *CLEARED
+ * counts them and *ITEMS the valid items. */
+int gph_gpu_scan(struct gph_state *st, uint8_t *table, wl_out o, uint64_t *cleared,
+                 uint64_t *items);
+
+/* The CPU counterpart (gphash_cpu.c): batch B on the mapping, OpenMP
+ * threads taking the runs of one key, persisted with libpmem as the
+ * kernels persist; and its recovery scan. */
+int gph_cpu_alloc(struct gph_state *st);
+int gph_cpu_batch(struct wl_ctx *c, struct gph_state *st, uint64_t b, int timed);
+int gph_cpu_scan(struct wl_ctx *c, struct gph_state *st, uint64_t *cleared, uint64_t *items);
+
+/* The reference (gphash_ref.c). */
+/* The stream: the load of RECORDS keys, then the run of MIX (or the YCSB
+ * trace TRACE where not NULL); sets the counts and fills h_op, h_key. */
+int gph_make_stream(struct gph_state *st, uint64_t records, uint64_t ops, int dist,
+                    double theta, uint64_t seed, const char *trace);
+/* YCSB's 8-byte key of a key's words (its record name's digits for 32-byte
+ * keys): 0, or -1 where the words are not a record name. */
+int gph_key_number(const uint64_t *words, uint32_t kw, uint64_t *k);
+/* Replays the stream in a map of every key's value, checks every answer
+ * from batch FIRST on and then TABLE (the region's bytes) against the map:
+ * every valid slot a key present once, its fingerprint and its whole value
+ * right, and every key present in a slot. 0, or 1 with a message naming the
+ * first difference, or -1. */
+int gph_check(const struct gph_state *st, const uint8_t *table, uint64_t first);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,271 @@
+/* GPHash's stream and its reference: every operation replayed in a map of
+ * each key's value (its sequence number), every answer and the whole table
+ * checked against it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gphash.h"
+
+_Static_assert((int)GPH_READ == (int)WL_YCSB_READ && (int)GPH_UPDATE == (int)WL_YCSB_UPDATE &&
+                   (int)GPH_INSERT_OP == (int)WL_YCSB_INSERT &&
+                   (int)GPH_RMW == (int)WL_YCSB_RMW && (int)GPH_DELETE == (int)WL_YCSB_DELETE,
+               "GPHash's operations are YCSB's, in its order");
+
+uint64_t gph_batch_ops(const struct gph_state *st, uint64_t b)
+{
+    uint64_t total = st->load_ops + st->run_ops, lo = b * st->batch;
+    return total - lo < st->batch ? total - lo : st->batch;
+}
+
+static int alloc_stream(struct gph_state *st)
+{
+    uint64_t n = st->load_ops + st->run_ops;
+    st->h_op = malloc(n ? n : 1);
+    st->h_key = malloc((n ? n : 1) * st->g.kw * 8);
+    st->h_ans = calloc(2 * (n ? n : 1), 8);
+    if (!st->h_op || !st->h_key || !st->h_ans)
+        return gpm_set_error("out of memory for a stream of %llu operations",
+                             (unsigned long long)n);
+    st->load_batches = (st->load_ops + st->batch - 1) / st->batch;
+    st->batches = (n + st->batch - 1) / st->batch;
+    return 0;
+}
+
+static void put(struct gph_state *st, uint64_t i, unsigned op, uint64_t k)
+{
+    st->h_op[i] = (uint8_t)op;
+    gph_key_words(k, st->g.kw, st->h_key + i * st->g.kw);
+}
+
+int gph_make_stream(struct gph_state *st, uint64_t records, uint64_t ops, int dist,
+                    double theta, uint64_t seed, const char *trace)
+{
+    struct wl_ycsb load, y;
+    struct wl_ycsb_trace t = {0};
+    enum wl_ycsb_op op;
+    uint64_t k;
+    int is_load = !strcmp(st->mix->name, "load");
+    if (trace && wl_ycsb_trace_read(&t, trace) != 0)
+        return -1;
+    if (wl_ycsb_init(&load, wl_ycsb_mix("load"), -1, 0, theta, seed) != 0 ||
+        (!trace && !is_load && wl_ycsb_init(&y, st->mix, dist, records, theta, seed) != 0)) {
+        wl_ycsb_trace_free(&t);
+        return -1;
+    }
+    st->load_ops = is_load && !trace ? 0 : records;
+    st->run_ops = trace ? t.n : is_load ? records : ops;
+    if (alloc_stream(st) != 0) {
+        wl_ycsb_trace_free(&t);
+        return -1;
+    }
+    /* The load inserts key numbers 0, 1, ... as YCSB's load does (its
+     * hashed inserts), so that a trace of YCSB's run reads these keys. */
+    for (uint64_t i = 0; i < st->load_ops + (is_load && !trace ? st->run_ops : 0); i++) {
+        wl_ycsb_next(&load, &op, &k);
+        put(st, i, op, k);
+    }
+    for (uint64_t i = 0; i < st->run_ops && (trace || !is_load); i++) {
+        if (trace) {
+            op = (enum wl_ycsb_op)t.op[i];
+            k = t.key[i];
+        } else {
+            wl_ycsb_next(&y, &op, &k);
+        }
+        put(st, st->load_ops + i, op, k);
+    }
+    wl_ycsb_trace_free(&t);
+    return 0;
+}
+
+int gph_key_number(const uint64_t *words, uint32_t kw, uint64_t *k)
+{
+    unsigned char b[32];
+    uint64_t v = 0;
+    int i = 4;
+    if (kw == 1) {
+        *k = words[0];
+        return 0;
+    }
+    for (int w = 0; w < 4; w++)
+        for (int j = 0; j < 8; j++)
+            b[w * 8 + j] = (unsigned char)(words[w] >> (8 * j));
+    if (memcmp(b, "user", 4) != 0 || b[4] < '0' || b[4] > '9')
+        return -1;
+    for (; i < 32 && b[i] >= '0' && b[i] <= '9'; i++) {
+        if (v > (UINT64_MAX - 9) / 10)
+            return -1;
+        v = v * 10 + (uint64_t)(b[i] - '0');
+    }
+    for (; i < 32; i++)
+        if (b[i])
+            return -1;
+    *k = v;
+    return 0;
+}
+
+/* ---- the map: each key's sequence number (0: absent), open addressing ---- */
+
+struct refmap {
+    uint64_t *key, *seq, mask;
+    uint8_t *used, *seen;
+    uint64_t present;
+};
+
+static uint64_t *find(struct refmap *m, uint64_t k, int add)
+{
+    uint64_t h = gpm_mix64(k) & m->mask;
+    while (m->used[h] && m->key[h] != k)
+        h = (h + 1) & m->mask;
+    if (!m->used[h]) {
+        static uint64_t absent;
+        if (!add)
+            return (absent = 0, &absent);
+        m->used[h] = 1;
+        m->key[h] = k;
+        m->seq[h] = 0;
+    }
+    return &m->seq[h];
+}
+
+static int map_init(struct refmap *m, uint64_t keys)
+{
+    uint64_t cap = 1024;
+    while (cap < 2 * keys)
+        cap *= 2;
+    memset(m, 0, sizeof *m);
+    m->mask = cap - 1;
+    m->key = malloc(cap * 8);
+    m->seq = malloc(cap * 8);
+    m->used = calloc(cap, 1);
+    m->seen = calloc(cap, 1);
+    if (!m->key || !m->seq || !m->used || !m->seen)
+        return gpm_set_error("out of memory for the reference of %llu keys",
+                             (unsigned long long)keys);
+    return 0;
+}
+
+static void map_free(struct refmap *m)
+{
+    free(m->key);
+    free(m->seq);
+    free(m->used);
+    free(m->seen);
+}
+
+static const char *op_name(unsigned op)
+{
+    static const char *const names[] = {"read", "update", "insert", "read-modify-write",
+                                        "delete"};
+    return op < 5 ? names[op] : "?";
+}
+
+/* Replays the stream; checks the answers of batches FIRST on. */
+static int replay(const struct gph_state *st, struct refmap *m, uint64_t first)
+{
+    uint64_t n = st->load_ops + st->run_ops;
+    uint32_t kw = st->g.kw;
+    for (uint64_t i = 0; i < n; i++) {
+        const uint64_t *key = st->h_key + i * kw;
+        unsigned op = st->h_op[i];
+        uint64_t k, before, fold, *cur;
+        if (gph_key_number(key, kw, &k) != 0)
+            return gpm_set_error("operation %llu's key is not a record name",
+                                 (unsigned long long)i);
+        cur = find(m, k, op == GPH_INSERT_OP);
+        before = gph_step(op, i + 1, cur);
+        if (!gph_answers(op) || i / st->batch < first)
+            continue;
+        fold = gph_value_sum(gph_value_key(key, kw), before, st->g.vbytes);
+        if (st->h_ans[2 * i] != before || st->h_ans[2 * i + 1] != fold) {
+            gpm_set_error("operation %llu (batch %llu, %s of key %llu) answered value "
+                          "%llu (fold %016llx); the reference: value %llu (fold %016llx)",
+                          (unsigned long long)i, (unsigned long long)(i / st->batch),
+                          op_name(op), (unsigned long long)k,
+                          (unsigned long long)st->h_ans[2 * i],
+                          (unsigned long long)st->h_ans[2 * i + 1], (unsigned long long)before,
+                          (unsigned long long)fold);
+            return 1;
+        }
+    }
+    for (uint64_t h = 0; h <= m->mask; h++)
+        m->present += m->used[h] && m->seq[h];
+    return 0;
+}
+
+/* What is wrong with slot S, or NULL. */
+static const char *slot_problem(const struct gph_state *st, const uint8_t *table,
+                                struct refmap *m, uint64_t s, uint64_t *k)
+{
+    const struct gph_geom *g = &st->g;
+    uint64_t state = ((const uint64_t *)(table + gph_state_off()))[s];
+    const uint64_t *key = (const uint64_t *)(table + gph_key_off(g)) + s * g->kw;
+    uint64_t ref = ((const uint64_t *)(table + gph_ref_off(g)))[s];
+    const uint64_t *cell = (const uint64_t *)(table + gph_cell_off(g));
+    uint64_t seq, vk, h;
+    *k = 0;
+    if (state == GPH_INSERT)
+        return "is still claimed by an insert (INSERT) after the run";
+    if (gph_key_number(key, g->kw, k) != 0)
+        return "holds a key that is not a record name";
+    if (state != gph_fingerprint(key, g->kw))
+        return "holds a key whose fingerprint is not its state word";
+    h = gpm_mix64(*k) & m->mask;
+    while (m->used[h] && m->key[h] != *k)
+        h = (h + 1) & m->mask;
+    seq = m->used[h] ? m->seq[h] : 0;
+    if (!seq)
+        return "holds a key the reference does not have";
+    if (__atomic_exchange_n(&m->seen[h], 1, __ATOMIC_RELAXED))
+        return "holds a key that another slot holds too";
+    if (ref != 2 * s && ref != 2 * s + 1)
+        return "refers to a cell not its own";
+    vk = gph_value_key(key, g->kw);
+    for (uint32_t w = 0; w < g->vbytes / 8; w++)
+        if (cell[ref * (g->vbytes / 8) + w] != gph_value_word(vk, seq, w))
+            return w == 0 ? "holds another value than the reference's last"
+                          : "holds a value whose words are not all that value's";
+    return NULL;
+}
+
+int gph_check(const struct gph_state *st, const uint8_t *table, uint64_t first)
+{
+    struct refmap m;
+    uint64_t keys = st->load_ops, nslots = gph_slots(&st->g), items = 0, bad = UINT64_MAX;
+    const uint64_t *state = (const uint64_t *)(table + gph_state_off());
+    const char *why = NULL;
+    uint64_t why_key = 0;
+    int rc;
+    for (uint64_t i = st->load_ops; i < st->load_ops + st->run_ops; i++)
+        keys += st->h_op[i] == GPH_INSERT_OP;
+    if (map_init(&m, keys) != 0)
+        return -1;
+    rc = replay(st, &m, first);
+#pragma omp parallel for schedule(static) reduction(+ : items)
+    for (uint64_t s = 0; s < nslots; s++) {
+        const char *p;
+        uint64_t k;
+        if (rc != 0 || state[s] == GPH_EMPTY)
+            continue;
+        items++;
+        if ((p = slot_problem(st, table, &m, s, &k)) != NULL) {
+#pragma omp critical
+            if (s < bad) {
+                bad = s;
+                why = p;
+                why_key = k;
+            }
+        }
+    }
+    if (rc == 0 && why) {
+        gpm_set_error("slot %llu (key %llu) %s", (unsigned long long)bad,
+                      (unsigned long long)why_key, why);
+        rc = 1;
+    } else if (rc == 0 && items != m.present) {
+        gpm_set_error("the table holds %llu items; the reference has %llu keys present",
+                      (unsigned long long)items, (unsigned long long)m.present);
+        rc = 1;
+    }
+    map_free(&m);
+    return rc;
+}

@@ -1,0 +1,253 @@
+/* GPHash on the CPU: the layout's keys, candidates and one-key state
+ * machine (a batch redone after a crash ends as it first would), and the
+ * CPU counterpart end to end on every YCSB workload, killed with SIGKILL
+ * mid-run and recovered, a claimed slot cleared, a damaged value caught. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpm/check.h"
+#include "../../gphash.h"
+#include "tests/wl_test.h"
+
+static char dir[4096], rows[4200], errf[4200];
+
+static int run_main(char **argv, int argc)
+{
+    return wl_test_run(&WORKLOAD, argv, argc, errf);
+}
+
+static void keys_are_ycsb_record_names(void)
+{
+    uint64_t w[4], k;
+    char name[32];
+    gph_key_words(wl_ycsb_key(0), 4, w);
+    CHECK(wl_ycsb_key_name(wl_ycsb_key(0), name, sizeof name) == 0);
+    CHECK(memcmp(w, name, 32) == 0); /* little-endian words of the name */
+    CHECK(gph_key_number(w, 4, &k) == 0 && k == wl_ycsb_key(0));
+    gph_key_words(7, 1, w);
+    CHECK(w[0] == 7 && gph_key_number(w, 1, &k) == 0 && k == 7);
+    w[0] = 0x7265737578; /* "xuser" */
+    CHECK(gph_key_number(w, 4, &k) == -1);
+}
+
+static void fingerprints_avoid_the_two_states(void)
+{
+    for (uint64_t k = 0; k < 100000; k++)
+        CHECK(gph_fingerprint(&k, 1) > GPH_INSERT);
+}
+
+static void candidates_fill_a_warp_and_skip_repeats(void)
+{
+    struct gph_geom g = {64, 8, 1, 8};
+    CHECK_EQ_INT(gph_candidate(&g, 5, 9, 0), 5);
+    CHECK_EQ_INT(gph_candidate(&g, 5, 9, 1), 9);
+    CHECK_EQ_INT(gph_candidate(&g, 5, 9, 2), 64 + 2);
+    CHECK_EQ_INT(gph_candidate(&g, 5, 9, 3), 64 + 4);
+    CHECK(gph_candidate(&g, 5, 5, 1) == GPH_NO_BUCKET);
+    CHECK(gph_candidate(&g, 4, 5, 3) == GPH_NO_BUCKET); /* 4 and 5 share 64 + 2 */
+    CHECK_EQ_INT(gph_buckets(&g), 96);
+    CHECK(gph_cell_off(&g) + 2 * gph_slots(&g) * 8 <= gph_file_bytes(&g));
+    CHECK(gph_key_off(&g) % 128 == 0 && gph_ref_off(&g) % 128 == 0 && gph_cell_off(&g) % 128 == 0);
+}
+
+static void steps_follow_ycsb(void)
+{
+    uint64_t cur = 0;
+    CHECK_EQ_INT(gph_step(GPH_UPDATE, 5, &cur), 0);
+    CHECK_EQ_INT(cur, 0); /* an update of an absent key changes nothing */
+    gph_step(GPH_INSERT_OP, 6, &cur);
+    CHECK_EQ_INT(gph_step(GPH_READ, 7, &cur), 6);
+    CHECK_EQ_INT(gph_step(GPH_RMW, 8, &cur), 6);
+    CHECK_EQ_INT(cur, 8);
+    gph_step(GPH_INSERT_OP, 9, &cur); /* an insert of a present key updates it */
+    CHECK_EQ_INT(cur, 9);
+    gph_step(GPH_DELETE, 10, &cur);
+    CHECK_EQ_INT(cur, 0);
+    CHECK(gph_answers(GPH_READ) && gph_answers(GPH_RMW) && !gph_answers(GPH_UPDATE));
+}
+
+/* A crash may leave one key's run applied or not; redoing the batch from
+ * either state must end the same. Every sequence of up to 6 operations
+ * from either start. */
+static void redoing_a_run_ends_as_doing_it_once(void)
+{
+    for (uint32_t code = 0; code < 15625; code++) { /* 5^6 */
+        for (int len = 1; len <= 6; len++) {
+            for (uint64_t start = 0; start <= 1; start++) {
+                uint64_t once = start, twice;
+                uint32_t c = code;
+                unsigned ops[6];
+                for (int i = 0; i < len; i++, c /= 5)
+                    ops[i] = c % 5;
+                for (int i = 0; i < len; i++)
+                    gph_step(ops[i], 10 + (uint64_t)i, &once);
+                twice = once;
+                for (int i = 0; i < len; i++)
+                    gph_step(ops[i], 10 + (uint64_t)i, &twice);
+                CHECKF(once == twice, "sequence %u of %d from %llu", code, len,
+                       (unsigned long long)start);
+            }
+        }
+    }
+}
+
+static void every_workload_verifies(void)
+{
+    static const char *const mixes[] = {"load", "a", "b", "c", "d", "f", "search",
+                                        "search-miss", "insert", "update", "delete"};
+    unlink(rows);
+    for (size_t i = 0; i < sizeof mixes / sizeof *mixes; i++) {
+        char *argv[] = {"gphash", "--mode", "cpu", "--workload", (char *)mixes[i],
+                        "--records", "20000", "--ops", "30000", "--batch", "1024",
+                        "--pm-dir", dir, "--reps", "2", "--out", rows};
+        CHECKF(run_main(argv, ARGC(argv)) == 0, "workload %s", mixes[i]);
+    }
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tgphash\trun\tcpu\tcustom\t"), 11);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tok\tworkload="), 11);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",batch_p99_us="), 11);
+}
+
+/* 8-byte keys and values, 2-slot buckets on a table sized to fill: the
+ * inserts race for few free slots. */
+static void small_keys_and_a_full_table(void)
+{
+    char *ok[] = {"gphash", "--mode", "cpu", "--workload", "load", "--records", "3000",
+                  "--key-bytes", "8", "--value-bytes", "8", "--slots", "2", "--buckets",
+                  "2048", "--batch", "512", "--pm-dir", dir, "--reps", "1"};
+    char *full[] = {"gphash", "--mode", "cpu", "--workload", "load", "--records", "8000",
+                    "--slots", "2", "--buckets", "1024", "--pm-dir", dir, "--reps", "1"};
+    char line[512];
+    CHECK_EQ_INT(run_main(ok, ARGC(ok)), 0);
+    CHECK_EQ_INT(run_main(full, ARGC(full)), 1);
+    wl_test_line(errf, 1, line, sizeof line);
+    CHECK_MSG(line, "--buckets: the table is full");
+}
+
+static void bad_flags_are_one_line(void)
+{
+    char *kb[] = {"gphash", "--mode", "cpu", "--key-bytes", "16", "--pm-dir", dir};
+    char *wk[] = {"gphash", "--mode", "cpu", "--workload", "e", "--pm-dir", dir};
+    char *sl[] = {"gphash", "--mode", "cpu", "--slots", "3", "--pm-dir", dir};
+    char *bk[] = {"gphash", "--mode", "cpu", "--buckets", "1000", "--pm-dir", dir};
+    char line[512];
+    CHECK_EQ_INT(run_main(kb, ARGC(kb)), 2);
+    wl_test_line(errf, 0, line, sizeof line);
+    CHECK_MSG(line, "--key-bytes 16: pass 8 or 32");
+    CHECK_EQ_INT(run_main(wk, ARGC(wk)), 2);
+    wl_test_line(errf, 0, line, sizeof line);
+    CHECK_MSG(line, "--workload: no YCSB workload 'e'");
+    CHECK_EQ_INT(run_main(sl, ARGC(sl)), 2);
+    CHECK_EQ_INT(run_main(bk, ARGC(bk)), 2);
+}
+
+/* The table file of the custom run in DIR. */
+static int table_path(char *path, size_t len)
+{
+    char cmd[4200];
+    FILE *p;
+    snprintf(cmd, sizeof cmd, "ls '%s'/gphash-custom-*.table", dir);
+    p = popen(cmd, "r");
+    if (!p || !fgets(path, (int)len, p)) {
+        if (p)
+            pclose(p);
+        return -1;
+    }
+    pclose(p);
+    path[strcspn(path, "\n")] = '\0';
+    return 0;
+}
+
+/* A real SIGKILL after K operations are durable (never on a clock), then
+ * --recover: the batches done are reused, the cut one redone. */
+static void crash_then_recover(void)
+{
+    char at[16];
+    char *crash[] = {"gphash", "--mode", "cpu", "--workload", "a", "--records", "20000",
+                     "--ops", "40000", "--batch", "1024", "--pm-dir", dir, "--reps", "1",
+                     "--crash-at-progress", at, "--cpu-threads", "2"};
+    char *rec[] = {"gphash", "--mode", "cpu", "--workload", "a", "--records", "20000",
+                   "--ops", "40000", "--batch", "1024", "--pm-dir", dir, "--recover",
+                   "--out", rows, "--cpu-threads", "2"};
+    unlink(rows);
+    for (int trial = 0; trial < 3; trial++) {
+        snprintf(at, sizeof at, "%d", 500 + 15000 * trial);
+        CHECK_EQ_INT(run_main(crash, ARGC(crash)), 128 + SIGKILL);
+        CHECK_EQ_INT(run_main(rec, ARGC(rec)), 0);
+    }
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tgphash\trecover\tcpu\tcustom\t"), 3);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tok\t"), 3);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",trial=mid-work,"), 2); /* durable progress >0 */
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",resumed_from_batch="), 3);
+}
+
+/* A crash between an insert's CAS and its fingerprint leaves a slot
+ * INSERT: recovery clears it. A value word damaged on PM is caught by
+ * verification, naming the slot. */
+static void recovery_clears_claims_and_damage_is_caught(void)
+{
+    char *crash[] = {"gphash", "--mode", "cpu", "--workload", "insert", "--records", "4000",
+                     "--ops", "8000", "--batch", "512", "--pm-dir", dir, "--reps", "1",
+                     "--crash-at-progress", "3000", "--cpu-threads", "1"};
+    char *rec[] = {"gphash", "--mode", "cpu", "--workload", "insert", "--records", "4000",
+                   "--ops", "8000", "--batch", "512", "--pm-dir", dir, "--recover", "--out",
+                   rows, "--cpu-threads", "1", "--keep"};
+    char path[4200], line[512];
+    struct gph_geom g = {0, 8, 4, 128};
+    struct gph_header h;
+    uint64_t v, s = 0;
+    FILE *f;
+    unlink(rows);
+    CHECK_EQ_INT(run_main(crash, ARGC(crash)), 128 + SIGKILL);
+    CHECK(table_path(path, sizeof path) == 0);
+    f = fopen(path, "r+");
+    CHECK(f && fread(&h, sizeof h, 1, f) == 1);
+    g.top = h.top;
+    /* Claim the first free slot as a crashed insert would have. */
+    for (s = 0; s < gph_slots(&g); s++) {
+        CHECK(fseek(f, (long)(gph_state_off() + s * 8), SEEK_SET) == 0 && fread(&v, 8, 1, f) == 1);
+        if (v == GPH_EMPTY)
+            break;
+    }
+    v = GPH_INSERT;
+    CHECK(fseek(f, (long)(gph_state_off() + s * 8), SEEK_SET) == 0 && fwrite(&v, 8, 1, f) == 1);
+    fclose(f);
+    CHECK_EQ_INT(run_main(rec, ARGC(rec)), 0);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",insert_slots_cleared=1,"), 1);
+    /* Now damage a value: the last word of a valid slot's cell. */
+    f = fopen(path, "r+");
+    CHECK(f);
+    for (s = 0; s < gph_slots(&g); s++) {
+        CHECK(fseek(f, (long)(gph_state_off() + s * 8), SEEK_SET) == 0 && fread(&v, 8, 1, f) == 1);
+        if (v > GPH_INSERT)
+            break;
+    }
+    CHECK(fseek(f, (long)(gph_ref_off(&g) + s * 8), SEEK_SET) == 0 && fread(&v, 8, 1, f) == 1);
+    CHECK(fseek(f, (long)(gph_cell_off(&g) + v * 128 + 120), SEEK_SET) == 0);
+    v = 12345;
+    CHECK(fwrite(&v, 8, 1, f) == 1);
+    fclose(f);
+    /* A recovery of a finished run only verifies. */
+    CHECK_EQ_INT(run_main(rec, ARGC(rec)), 1);
+    snprintf(line, sizeof line, "%s", "");
+    CHECK(wl_test_count_lines(errf, "not all that value's") == 1);
+}
+
+int main(void)
+{
+    wl_test_scratch("gphash-cpu", dir, rows, errf);
+    RUN(keys_are_ycsb_record_names);
+    RUN(fingerprints_avoid_the_two_states);
+    RUN(candidates_fill_a_warp_and_skip_repeats);
+    RUN(steps_follow_ycsb);
+    RUN(redoing_a_run_ends_as_doing_it_once);
+    RUN(every_workload_verifies);
+    RUN(small_keys_and_a_full_table);
+    RUN(bad_flags_are_one_line);
+    RUN(crash_then_recover);
+    RUN(recovery_clears_claims_and_damage_is_caught);
+    wl_test_scratch_remove(dir);
+    CHECK_EXIT();
+}
