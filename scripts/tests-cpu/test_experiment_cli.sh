@@ -98,7 +98,7 @@ fi
 # workload records the modes it was run in; a fake gpm-info names the
 # revision.
 mkdir -p "$tmp/rbin" "$tmp/rres"
-printf '#!/bin/sh\n[ "$1" = --help ] && exit 0\necho "$2" >>"%s/calls"\n' "$tmp" >"$tmp/rbin/fakewl"
+printf '#!/bin/sh\n[ "$1" = --help ] && echo "usage: fakewl --mode cap-fs|cap-mm|gpm|gpm-ndp|gpm-eadr|cap-eadr" && exit 0\necho "$2" >>"%s/calls"\n' "$tmp" >"$tmp/rbin/fakewl"
 chmod +x "$tmp/rbin/fakewl"
 printf 'git_rev\tworkload\top\tmode\tscale\tverified\n' >"$tmp/rres/figure_9.tsv"
 for m in cap-fs gpm; do printf 'rev1\tfakewl\trun\t%s\ttiny\tok\n' "$m" >>"$tmp/rres/figure_9.tsv"; done
@@ -125,7 +125,7 @@ done
 cat >"$tmp/rbin/fakeops" <<EOF
 #!/bin/sh
 if [ "\$1" = --help ]; then
-    echo "usage: fakeops --mode gpm|cpu [--op set|get-set] [--scale tiny|small|paper]"
+    echo "usage: fakeops --mode cap-fs|cap-mm|gpm|cpu [--op set|get-set] [--scale tiny|small|paper]"
     exit 0
 fi
 op=none

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Every mode of every workload at tiny scale, verified against its CPU
 # reference, then crash trials in gpm (which resumes durable progress) and
-# cap-fs and cap-gds (which rerun): the run is killed with SIGKILL just after its K-th
-# unit of progress is durable (--crash-at-progress), K spread over the
+# cap-fs and cap-gds (which rerun), where the workload has them: the run is
+# killed with SIGKILL just after its K-th unit of progress is durable (--crash-at-progress), K spread over the
 # units a measured run has, so every kill lands mid-work whatever the
 # machine's speed; --recover must finish it, verify, and say what the kill
 # hit (scripts/lib/crash-trial.sh); where a workload has cap-delta, its
@@ -63,6 +63,7 @@ test_workload() {
         has_mode "$bin" "$w" cap-delta && extra=cap-delta
         mode_available "$bin" "$w" cap-gds && extra="$extra cap-gds"
         for m in gpm cap-fs $extra; do
+            has_mode "$bin" "$w" "$m" || continue
             GPM_PM_DIR=$dir
             # shellcheck disable=SC2086 # flag is no word or two
             if ! timeline=$(measure_work "$w" "$m" "$cscale" "$dir" $flag 2>"$log"); then
