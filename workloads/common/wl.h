@@ -125,7 +125,7 @@ struct wl_value {
     const char *s;
 };
 
-#define WL_MAX_PARAMS 12
+#define WL_MAX_PARAMS 16
 #define WL_MAX_OBJECTS 4
 
 /* The PM objects a workload needs, declared by name in its descriptor. */

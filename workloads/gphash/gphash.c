@@ -34,6 +34,10 @@ static const struct wl_param gph_params[] = {
      .fscale = {0.99, 0.99, 0.99}, .fmin = 0.01, .fmax = 0.999},
     {.flag = "dist", .help = "how reads and writes pick keys: mix (the workload's own), "
      "zipfian, uniform or latest", .type = WL_STR, .sscale = {"mix", "mix", "mix"}},
+    {.flag = "cache", .help = "BktCache: percent of the buckets cached in GPU memory (gpm, "
+     "gpm-eadr; 0: none)", .scale = {20, 20, 20}, .min = 0, .max = 100},
+    {.flag = "cache-reload", .help = "batches between BktCache's loading phases (its cached "
+     "buckets are frozen between them)", .scale = {64, 256, 256}, .min = 1, .max = 1ll << 30},
     {.flag = "ycsb-trace", .help = "none, or a trace of YCSB's run (its basic binding's "
      "verbose output) that replaces the generated run", .type = WL_STR,
      .sscale = {"none", "none", "none"}},
@@ -119,6 +123,14 @@ static int gph_layout(struct wl_ctx *c)
     while (!top && (double)gph_slots(&st->g) * 0.7 < (double)keys)
         st->g.top *= 2;
     st->batch = (uint64_t)wl_int(c, "batch");
+    /* BktCache serves kernels that read PM: not mode none's device table,
+     * not the CPU counterpart. */
+    if (c->m->kernels_write_pm)
+        st->cache_entries = gph_buckets(&st->g) * (uint64_t)wl_int(c, "cache") / 100;
+    else if (c->opt.given[wl_param_index(c->wl, "cache")] && wl_int(c, "cache"))
+        return gpm_set_error("--cache: mode %s has no BktCache (it caches PM's buckets for "
+                             "kernels): drop --cache", c->m->name);
+    st->cache_every = (uint64_t)wl_int(c, "cache-reload");
     bytes = gph_file_bytes(&st->g);
     wl_obj_region(c, GPH_TABLE, bytes);
     c->data_bytes = bytes;
@@ -140,7 +152,7 @@ static int gph_setup(struct wl_ctx *c)
         return gpm_set_error("out of memory");
     if (is_cpu(c))
         return gph_cpu_alloc(st);
-    if (gph_gpu_alloc(st) != 0 || gph_gpu_pin(st) != 0)
+    if (gph_gpu_alloc(st) != 0 || gph_gpu_pin(st) != 0 || gph_gpu_cache_alloc(st) != 0)
         return -1;
     if (!c->m->kernels_write_pm &&
         (wl_dev_alloc((void **)&st->d_table, c->obj[GPH_TABLE].bytes) != 0 ||
@@ -180,14 +192,29 @@ static int batch(struct wl_ctx *c, uint64_t b, int timed)
         wl_out o = wl_out_of(c);
         if (!timed)
             o.progress = NULL;
-        rc = gph_gpu_batch(st, st->d_table ? st->d_table : wl_pm_dev(c, GPH_TABLE), b, o,
-                           &st->kernel_s);
+        rc = gph_gpu_batch(st, st->d_table ? st->d_table : wl_pm_dev(c, GPH_TABLE), b, timed,
+                           o, &st->kernel_s);
     }
     if (rc == 0 && st->full)
         return gpm_set_error("--buckets: the table is full (%llu inserts found no free slot "
-                             "among their 32 candidates): pass a larger --buckets",
-                             (unsigned long long)st->full);
+                             "among their %u candidates): pass a larger --buckets",
+                             (unsigned long long)st->full, GPH_CANDIDATES * st->g.slots);
     return rc ? rc : wl_pm_write(c, GPH_TABLE, offsetof(struct gph_header, done), &done, 8);
+}
+
+/* BktCache's loading phase before the run's batch B, every cache-reload
+ * batches (the first batches find it empty). */
+static int cache_load(struct wl_ctx *c, uint64_t b)
+{
+    struct gph_state *st = S(c);
+    double t0 = wl_now();
+    if (!st->cache_entries || b <= st->load_batches || (b - st->load_batches) % st->cache_every)
+        return 0;
+    if (gph_gpu_cache_load(st, wl_pm_dev(c, GPH_TABLE)) != 0)
+        return -1;
+    st->cache_loads++;
+    st->cache_load_s += wl_now() - t0;
+    return 0;
 }
 
 /* Batches FROM..TO-1 (the run's timed, each batch's wall time kept). */
@@ -197,7 +224,7 @@ static int batches(struct wl_ctx *c, uint64_t from, uint64_t to)
     int rc = wl_persist_begin(c);
     for (uint64_t b = from; rc == 0 && b < to; b++) {
         double t0 = wl_now();
-        rc = batch(c, b, b >= st->load_batches);
+        rc = cache_load(c, b) || batch(c, b, b >= st->load_batches);
         st->lat[b] = wl_now() - t0;
     }
     return wl_persist_end(c) != 0 ? -1 : rc;
@@ -222,11 +249,16 @@ static void note_run(struct wl_ctx *c, uint64_t from)
     struct gph_state *st = S(c);
     uint64_t n = st->batches - from;
     double *l = st->lat + from;
-    wl_note(c, "run_ops=%llu,load_ops=%llu,top_buckets=%llu",
+    wl_note(c, "run_ops=%llu,load_ops=%llu,top_buckets=%llu,cas_retries=%llu",
             (unsigned long long)st->run_ops, (unsigned long long)st->load_ops,
-            (unsigned long long)st->g.top);
+            (unsigned long long)st->g.top, (unsigned long long)st->retries);
     if (!is_cpu(c))
         wl_note(c, "kernel_s=%.6g", st->kernel_s);
+    if (st->cache_entries)
+        wl_note(c, "bktcache_entries=%llu,bktcache_loads=%llu,bktcache_load_s=%.4g,"
+                "bktcache_hit_rate=%.4f", (unsigned long long)st->cache_entries,
+                (unsigned long long)st->cache_loads, st->cache_load_s,
+                st->lookups ? (double)st->hits / (double)st->lookups : 0.0);
     if (n) {
         qsort(l, n, sizeof *l, cmp_double);
         wl_note(c, "batch_p50_us=%.1f,batch_p99_us=%.1f", l[n / 2] * 1e6,
@@ -242,11 +274,20 @@ static int volatile_copy(struct wl_ctx *c)
     return st->d_table ? wl_commit(c, GPH_TABLE, &r, 1) : 0;
 }
 
+/* The run's counts start at zero. */
+static int zero_counts(struct wl_ctx *c)
+{
+    struct gph_state *st = S(c);
+    st->kernel_s = st->cache_load_s = 0;
+    st->retries = st->lookups = st->hits = st->cache_loads = 0;
+    return is_cpu(c) ? 0 : gph_gpu_zero_counts(st) || gph_gpu_cache_reset(st);
+}
+
 static int gph_run(struct wl_ctx *c)
 {
     struct gph_state *st = S(c);
-    st->kernel_s = 0;
-    if (batches(c, st->load_batches, st->batches) != 0 || volatile_copy(c) != 0)
+    if (zero_counts(c) != 0 || batches(c, st->load_batches, st->batches) != 0 ||
+        volatile_copy(c) != 0)
         return -1;
     note_run(c, st->load_batches);
     return 0;
@@ -280,8 +321,7 @@ static int gph_recover(struct wl_ctx *c)
     c->progress.total = st->run_ops;
     c->progress.durable = from < st->run_ops ? from : st->run_ops;
     c->progress.redone = c->progress.total - c->progress.durable;
-    st->kernel_s = 0;
-    if (batches(c, d, st->batches) != 0)
+    if (zero_counts(c) != 0 || batches(c, d, st->batches) != 0)
         return -1;
     note_run(c, d);
     wl_note(c, "resumed_from_batch=%llu,insert_slots_cleared=%llu,items_found=%llu",
@@ -301,6 +341,7 @@ static void gph_teardown(struct wl_ctx *c)
     if (!is_cpu(c)) {
         gph_gpu_unpin(st);
         gph_gpu_free(st);
+        gph_gpu_cache_free(st);
         wl_dev_free(st->d_table);
     }
     free(st->h_op);

@@ -17,6 +17,7 @@ extern "C" {
 #endif
 
 enum { GPH_TABLE }; /* the one PM object */
+#define GPH_COUNTS 8
 
 struct gph_state {
     struct gph_geom g;
@@ -31,14 +32,24 @@ struct gph_state {
     double *lat;                  /* the run's batches' wall times */
     double kernel_s;              /* the run's kernels' time, apart from the transfers */
     uint64_t full;                /* inserts that found no free slot */
+    uint64_t retries;             /* claims by CAS that another key's insert won */
+    uint64_t lookups, hits;       /* lookups, and those the cache served whole */
+    uint64_t cache_entries;       /* BktCache: buckets it holds (0: none) */
+    uint64_t cache_every;         /* batches between its loading phases */
+    uint64_t cache_loads;
+    double cache_load_s;
     /* GPU modes (device memory): */
     uint8_t *d_op;
     uint64_t *d_key, *d_ans, *d_fp, *d_fp_sorted;
     uint32_t *d_idx, *d_idx_sorted;
     void *d_sort_tmp;
     size_t sort_tmp_bytes;
-    unsigned long long *d_count;  /* [0] inserts without a slot, [1] slots cleared or counted */
+    unsigned long long *d_count;  /* the kernels' counts (gphash_kernels.cu), GPH_COUNTS */
     uint8_t *d_table;             /* mode none: the table in device memory */
+    uint32_t *d_entry, *d_freq, *d_freq_sorted, *d_ids, *d_ids_sorted, *d_bucket_of;
+    uint64_t *d_c_state, *d_c_key, *d_c_ref; /* BktCache (gphash_kernels.cu) */
+    void *d_cache_tmp;
+    size_t cache_tmp_bytes;
     void *ev[2];                  /* events around a batch's kernels */
     /* cpu mode: */
     struct gph_pair *h_pairs;     /* a batch's fingerprints and places, sorted */
@@ -53,13 +64,22 @@ uint64_t gph_batch_ops(const struct gph_state *st, uint64_t b);
 
 /* Kernels (gphash_kernels.cu). */
 int gph_gpu_alloc(struct gph_state *st);
+/* Zeroes the kernels' counts (full, retries) before a phase. */
+int gph_gpu_zero_counts(struct gph_state *st);
 void gph_gpu_free(struct gph_state *st);
 /* Pins the stream's host arrays for the batches' copies (and unpins). */
 int gph_gpu_pin(struct gph_state *st);
 void gph_gpu_unpin(struct gph_state *st);
-/* Batch B on TABLE (PM or device memory), stores the mode's way (O);
- * its kernels' seconds added to *KERNEL_S. */
-int gph_gpu_batch(struct gph_state *st, uint8_t *table, uint64_t b, wl_out o, double *kernel_s);
+/* Batch B on TABLE (PM or device memory), stores the mode's way (O),
+ * through BktCache where CACHED; its kernels' seconds added to *KERNEL_S. */
+int gph_gpu_batch(struct gph_state *st, uint8_t *table, uint64_t b, int cached, wl_out o,
+                  double *kernel_s);
+/* BktCache: its memory, an empty cache, and a loading phase (the buckets
+ * most looked up since the last one, copied from TABLE). */
+int gph_gpu_cache_alloc(struct gph_state *st);
+void gph_gpu_cache_free(struct gph_state *st);
+int gph_gpu_cache_reset(struct gph_state *st);
+int gph_gpu_cache_load(struct gph_state *st, uint8_t *table);
 /* Recovery: every slot still INSERT back to EMPTY, persisted; *CLEARED
  * counts them and *ITEMS the valid items. */
 int gph_gpu_scan(struct gph_state *st, uint8_t *table, wl_out o, uint64_t *cleared,

@@ -115,8 +115,10 @@ static int insert(struct wl_ctx *c, struct gph_state *st, const struct tbl *t,
             __atomic_add_fetch(&st->full, 1, __ATOMIC_RELAXED);
             return 0;
         }
-        if (!cas(&t->state[slot], GPH_EMPTY, GPH_INSERT))
+        if (!cas(&t->state[slot], GPH_EMPTY, GPH_INSERT)) {
             slot = -1; /* another thread took it: look again */
+            __atomic_add_fetch(&st->retries, 1, __ATOMIC_RELAXED);
+        }
     }
     memcpy(&t->key[(uint64_t)slot * t->g->kw], s->key, t->g->kw * 8);
     t->ref[slot] = 2 * (uint64_t)slot;

@@ -22,22 +22,38 @@
 #define MAX_BLOCKS 65535u
 #define FULL 0xffffffffu
 
-/* The table's arrays, as a kernel sees them. */
+/* The table's arrays, as a kernel sees them, and BktCache: hot buckets'
+ * slots (state, key, reference) copied into GPU memory, frozen between
+ * loading phases. A bucket's cached copy is read in place of PM's and
+ * written after it (the values stay on PM only). */
 struct tbl {
     struct gph_geom g;
     uint64_t *state, *key, *ref, *cell;
-    uint32_t vw; /* words of a value */
+    uint32_t vw;       /* words of a value */
+    uint32_t *entry;   /* each bucket's cache entry, or GPH_UNCACHED (NULL: no cache) */
+    uint32_t *freq;    /* each bucket's lookups since the last loading (LFU) */
+    uint64_t *c_state, *c_key, *c_ref; /* the entries' slots */
 };
+#define GPH_UNCACHED 0xffffffffu
 
-static struct tbl tbl_of(const struct gph_geom *g, uint8_t *base)
+static struct tbl tbl_of(const struct gph_state *st, uint8_t *base, int cached)
 {
+    const struct gph_geom *g = &st->g;
     struct tbl t;
+    memset(&t, 0, sizeof t);
     t.g = *g;
     t.state = (uint64_t *)(base + gph_state_off());
     t.key = (uint64_t *)(base + gph_key_off(g));
     t.ref = (uint64_t *)(base + gph_ref_off(g));
     t.cell = (uint64_t *)(base + gph_cell_off(g));
     t.vw = g->vbytes / 8;
+    if (cached && st->cache_entries) {
+        t.entry = st->d_entry;
+        t.freq = st->d_freq;
+        t.c_state = st->d_c_state;
+        t.c_key = st->d_c_key;
+        t.c_ref = st->d_c_ref;
+    }
     return t;
 }
 
@@ -68,6 +84,7 @@ struct sess {
     int64_t slot;  /* its slot, or -1 */
     uint64_t ref;  /* the slot's cell */
     uint64_t seq;  /* the value's sequence number there (0: absent) */
+    uint64_t fold; /* and what a read of it answers */
 };
 
 /* This lane's candidate slot (-1: none). */
@@ -81,50 +98,85 @@ __device__ __forceinline__ int64_t lane_slot(const struct tbl *t, const struct s
     return b == GPH_NO_BUCKET ? -1 : (int64_t)(b * t->g.slots + lane % t->g.slots);
 }
 
-/* One-shot warp access: every candidate slot at once; the key's slot, its
- * cell and its value's sequence number. */
-__device__ void lookup(const struct tbl *t, struct sess *s, unsigned lane)
+/* Where SLOT's copy is in the cache, or -1. */
+__device__ __forceinline__ int64_t cached(const struct tbl *t, int64_t slot)
 {
-    int64_t my = lane_slot(t, s, lane);
+    uint32_t e;
+    if (!t->entry || slot < 0)
+        return -1;
+    e = t->entry[(uint64_t)slot / t->g.slots];
+    if (e == GPH_UNCACHED)
+        return -1;
+    return (int64_t)((uint64_t)e * t->g.slots + (uint64_t)slot % t->g.slots);
+}
+
+/* A slot's state, key word or reference: the cached copy's where it has one. */
+__device__ __forceinline__ uint64_t slot_state(const struct tbl *t, int64_t slot, int64_t c)
+{
+    return c >= 0 ? vload(&t->c_state[c]) : vload(&t->state[slot]);
+}
+__device__ __forceinline__ uint64_t slot_key(const struct tbl *t, int64_t slot, int64_t c,
+                                             uint32_t j)
+{
+    return c >= 0 ? t->c_key[c * t->g.kw + j] : vload(&t->key[(uint64_t)slot * t->g.kw + j]);
+}
+
+/* One-shot warp access: every candidate slot at once; the key's slot, its
+ * cell, and its whole value, read once (a lane a word). Counts the
+ * candidates' lookups for the cache, and whether the cache served them all. */
+__device__ void lookup(const struct tbl *t, struct sess *s, unsigned lane,
+                       unsigned long long *count)
+{
+    int64_t my = lane_slot(t, s, lane), c = cached(t, my);
     int match = 0;
     unsigned m;
-    if (my >= 0 && vload(&t->state[my]) == s->fp) {
+    uint64_t ref = 0, word = 0;
+    if (my >= 0 && slot_state(t, my, c) == s->fp) {
         match = 1;
         for (uint32_t j = 0; j < t->g.kw; j++)
-            match &= vload(&t->key[(uint64_t)my * t->g.kw + j]) == s->key[j];
+            match &= slot_key(t, my, c, j) == s->key[j];
+    }
+    if (t->entry) {
+        unsigned miss = __ballot_sync(FULL, my >= 0 && c < 0);
+        if (my >= 0 && (uint64_t)my % t->g.slots == 0)
+            atomicAdd(&t->freq[(uint64_t)my / t->g.slots], 1u);
+        if (lane == 0) {
+            atomicAdd(&count[5], 1ull);
+            if (!miss)
+                atomicAdd(&count[6], 1ull);
+        }
     }
     m = __ballot_sync(FULL, match);
     s->slot = -1;
-    s->ref = 0;
-    s->seq = 0;
-    if (m) {
+    s->ref = s->seq = s->fold = 0;
+    if (!m)
+        return;
+    {
         unsigned f = __ffs(m) - 1;
-        uint64_t ref = 0, seq = 0;
-        if (lane == f) {
-            ref = vload(&t->ref[my]);
-            seq = vload(&t->cell[ref * t->vw]);
-        }
+        if (lane == f)
+            ref = c >= 0 ? t->c_ref[c] : vload(&t->ref[my]);
         s->slot = __shfl_sync(FULL, (long long)my, f);
         s->ref = __shfl_sync(FULL, ref, f);
-        s->seq = __shfl_sync(FULL, seq, f);
     }
+    if (lane < t->vw)
+        word = vload(&t->cell[s->ref * t->vw + lane]);
+    s->seq = __shfl_sync(FULL, word, 0);
+    s->fold = warp_sum(lane < t->vw ? gpm_mix64(word + lane) : 0);
 }
 
-/* What a read answers for sequence number SEQ: the value's fold, from PM
- * (the cell REF) where it is the value found there, else made. */
+/* What a read answers for sequence number SEQ: the value's fold, as read
+ * where it is the value found, else made. */
 __device__ uint64_t value_fold(const struct tbl *t, const struct sess *s, uint64_t seq,
                                unsigned lane)
 {
-    uint64_t term = 0;
     if (seq == 0)
         return 0;
-    if (lane < t->vw)
-        term = gpm_mix64((seq == s->seq ? vload(&t->cell[s->ref * t->vw + lane])
-                                        : gph_value_word(s->vk, seq, lane)) + lane);
-    return warp_sum(term);
+    if (seq == s->seq)
+        return s->fold;
+    return warp_sum(lane < t->vw ? gpm_mix64(gph_value_word(s->vk, seq, lane) + lane) : 0);
 }
 
-/* Stores the value of SEQ in cell CELL, each lane a word, persisted. */
+/* Stores the value of SEQ in cell CELL, each lane a word. */
 __device__ void put_value(const struct tbl *t, const struct sess *s, uint64_t cell,
                           uint64_t seq, unsigned lane, wl_out o)
 {
@@ -137,12 +189,11 @@ __device__ void put_value(const struct tbl *t, const struct sess *s, uint64_t ce
 __device__ void insert(const struct tbl *t, const struct sess *s, uint64_t seq, unsigned lane,
                        wl_out o, unsigned long long *count)
 {
-    int64_t my = lane_slot(t, s, lane);
+    int64_t my = lane_slot(t, s, lane), c = cached(t, my), slot, cs;
     uint32_t slots = t->g.slots;
-    uint64_t slot;
     unsigned target;
     for (;;) {
-        uint64_t st = my >= 0 ? vload(&t->state[my]) : GPH_INSERT;
+        uint64_t st = my >= 0 ? slot_state(t, my, c) : GPH_INSERT;
         unsigned freem = __ballot_sync(FULL, my >= 0 && st == GPH_EMPTY);
         unsigned used = __ballot_sync(FULL, my >= 0 && st != GPH_EMPTY);
         unsigned best = 0, best_load = 99, ok = 0;
@@ -151,31 +202,45 @@ __device__ void insert(const struct tbl *t, const struct sess *s, uint64_t seq, 
                 atomicAdd(&count[0], 1ull);
             return;
         }
-        for (uint32_t c = 0; c < GPH_CANDIDATES; c++) {
-            unsigned m = ((1u << slots) - 1) << (c * slots);
-            if ((freem & m) && (unsigned)__popc(used & m) < best_load) {
-                best_load = __popc(used & m);
-                best = m;
+        for (uint32_t k = 0; k < GPH_CANDIDATES; k++) {
+            unsigned mk = ((1u << slots) - 1) << (k * slots);
+            if ((freem & mk) && (unsigned)__popc(used & mk) < best_load) {
+                best_load = __popc(used & mk);
+                best = mk;
             }
         }
         target = __ffs(freem & best) - 1;
-        if (lane == target)
+        if (lane == target) {
             ok = wl_cas_u64(o, &t->state[my], GPH_EMPTY, GPH_INSERT) == GPH_EMPTY;
+            if (!ok)
+                atomicAdd(&count[4], 1ull); /* another key's warp took the slot */
+            if (ok && c >= 0)
+                *(volatile uint64_t *)&t->c_state[c] = GPH_INSERT;
+        }
         if (__shfl_sync(FULL, ok, target))
             break;
     }
-    slot = (uint64_t)__shfl_sync(FULL, (long long)my, target);
-    if (lane < t->g.kw)
-        wl_store_u64(o, &t->key[slot * t->g.kw + lane], s->key[lane]);
-    put_value(t, s, 2 * slot, seq, lane, o);
-    if (lane == 0)
-        wl_store_u64(o, &t->ref[slot], 2 * slot);
+    slot = __shfl_sync(FULL, (long long)my, target);
+    cs = __shfl_sync(FULL, (long long)c, target);
+    if (lane < t->g.kw) {
+        wl_store_u64(o, &t->key[(uint64_t)slot * t->g.kw + lane], s->key[lane]);
+        if (cs >= 0)
+            t->c_key[cs * t->g.kw + lane] = s->key[lane];
+    }
+    put_value(t, s, 2 * (uint64_t)slot, seq, lane, o);
+    if (lane == 0) {
+        wl_store_u64(o, &t->ref[slot], 2 * (uint64_t)slot);
+        if (cs >= 0)
+            t->c_ref[cs] = 2 * (uint64_t)slot;
+    }
     if (lane < t->vw || lane < t->g.kw)
         wl_persist(o);
     __syncwarp();
     if (lane == 0) {
         wl_store_u64(o, &t->state[slot], s->fp);
         wl_persist(o);
+        if (cs >= 0)
+            *(volatile uint64_t *)&t->c_state[cs] = s->fp;
     }
 }
 
@@ -183,6 +248,7 @@ __device__ void insert(const struct tbl *t, const struct sess *s, uint64_t seq, 
 __device__ void finish(const struct tbl *t, const struct sess *s, uint64_t cur, unsigned lane,
                        wl_out o, unsigned long long *count)
 {
+    int64_t c = cached(t, s->slot);
     if (cur == s->seq)
         return;
     if (s->seq && cur) { /* update: the other cell, then the reference */
@@ -195,6 +261,8 @@ __device__ void finish(const struct tbl *t, const struct sess *s, uint64_t cur, 
             if (wl_cas_u64(o, &t->ref[s->slot], s->ref, next) != s->ref)
                 atomicAdd(&count[2], 1ull);
             wl_persist(o);
+            if (c >= 0)
+                t->c_ref[c] = next;
         }
     } else if (cur) {
         insert(t, s, cur, lane, o, count);
@@ -202,6 +270,8 @@ __device__ void finish(const struct tbl *t, const struct sess *s, uint64_t cur, 
         if (wl_cas_u64(o, &t->state[s->slot], s->fp, GPH_EMPTY) != s->fp)
             atomicAdd(&count[2], 1ull);
         wl_persist(o);
+        if (c >= 0)
+            *(volatile uint64_t *)&t->c_state[c] = GPH_EMPTY;
     }
 }
 
@@ -223,8 +293,7 @@ __device__ void run(const struct tbl *t, const uint8_t *op, const uint64_t *key,
     uint32_t kw = t->g.kw;
     while (p < q) {
         struct sess s;
-        uint64_t cur, k = p, found_fold = 0;
-        int found_read = 0;
+        uint64_t cur, k = p;
         const uint64_t *k0 = key + (uint64_t)idx[p] * kw;
         for (uint32_t j = 0; j < kw; j++)
             s.key[j] = k0[j];
@@ -232,7 +301,7 @@ __device__ void run(const struct tbl *t, const uint8_t *op, const uint64_t *key,
         s.vk = gph_value_key(s.key, kw);
         s.b1 = gph_top(&t->g, s.key, 1);
         s.b2 = gph_top(&t->g, s.key, 2);
-        lookup(t, &s, lane);
+        lookup(t, &s, lane, count);
         cur = s.seq;
         for (; k < q; k++) {
             uint32_t i = idx[k], o_ = op[i];
@@ -240,15 +309,8 @@ __device__ void run(const struct tbl *t, const uint8_t *op, const uint64_t *key,
             if (k > p && !same_key(key + (uint64_t)i * kw, s.key, kw))
                 break;
             before = gph_step(o_, seq0 + i + 1, &cur);
-            if (gph_answers(o_) && before == s.seq) { /* the value on PM: read once */
-                if (!found_read) {
-                    found_fold = value_fold(t, &s, before, lane);
-                    found_read = 1;
-                }
-                fold = found_fold;
-            } else if (gph_answers(o_)) {
+            if (gph_answers(o_))
                 fold = value_fold(t, &s, before, lane);
-            }
             if (lane == 0) {
                 ans[2 * i] = gph_answers(o_) ? before : 0;
                 ans[2 * i + 1] = fold;
@@ -284,6 +346,50 @@ __global__ void run_kernel(struct tbl t, const uint8_t *op, const uint64_t *key,
     }
 }
 
+/* ---- BktCache's loading phase: the most looked-up buckets since the last
+ * one (LFU, the counts then halved) take the entries ---- */
+
+__global__ void uncache_kernel(uint32_t *entry, uint32_t *bucket_of, uint64_t entries)
+{
+    for (uint64_t y = gpm_grid_rank(); y < entries; y += gpm_grid_threads()) {
+        if (bucket_of[y] != GPH_UNCACHED)
+            entry[bucket_of[y]] = GPH_UNCACHED;
+        bucket_of[y] = GPH_UNCACHED;
+    }
+}
+
+__global__ void ids_kernel(uint32_t *ids, uint64_t n)
+{
+    for (uint64_t i = gpm_grid_rank(); i < n; i += gpm_grid_threads())
+        ids[i] = (uint32_t)i;
+}
+
+/* A thread a slot of entry Y: the bucket's slots copied from PM. */
+__global__ void fetch_kernel(struct tbl t, const uint32_t *hot, const uint32_t *hot_freq,
+                             uint32_t *bucket_of, uint64_t entries)
+{
+    uint32_t slots = t.g.slots;
+    for (uint64_t i = gpm_grid_rank(); i < entries * slots; i += gpm_grid_threads()) {
+        uint64_t y = i / slots, j = i % slots, b = hot[y], slot = b * slots + j;
+        if (hot_freq[y] == 0)
+            continue; /* never looked up: not worth an entry */
+        t.c_state[i] = vload(&t.state[slot]);
+        for (uint32_t w = 0; w < t.g.kw; w++)
+            t.c_key[i * t.g.kw + w] = vload(&t.key[slot * t.g.kw + w]);
+        t.c_ref[i] = vload(&t.ref[slot]);
+        if (j == 0) {
+            t.entry[b] = (uint32_t)y;
+            bucket_of[y] = (uint32_t)b;
+        }
+    }
+}
+
+__global__ void halve_kernel(uint32_t *freq, uint64_t n)
+{
+    for (uint64_t i = gpm_grid_rank(); i < n; i += gpm_grid_threads())
+        freq[i] >>= 1;
+}
+
 __global__ void scan_kernel(struct tbl t, uint64_t nslots, unsigned long long *count, wl_out o)
 {
     uint64_t cleared = 0, items = 0;
@@ -313,7 +419,8 @@ int gph_gpu_alloc(struct gph_state *st)
         wl_dev_alloc((void **)&st->d_fp_sorted, n * 8) ||
         wl_dev_alloc((void **)&st->d_idx, n * 4) ||
         wl_dev_alloc((void **)&st->d_idx_sorted, n * 4) ||
-        wl_dev_alloc((void **)&st->d_count, 4 * 8) || wl_dev_zero(st->d_count, 4 * 8))
+        wl_dev_alloc((void **)&st->d_count, GPH_COUNTS * 8) ||
+        wl_dev_zero(st->d_count, GPH_COUNTS * 8))
         return -1;
     e = cub::DeviceRadixSort::SortPairs(NULL, st->sort_tmp_bytes, st->d_fp, st->d_fp_sorted,
                                         st->d_idx, st->d_idx_sorted, (int)n);
@@ -343,20 +450,30 @@ void gph_gpu_free(struct gph_state *st)
             cudaEventDestroy((cudaEvent_t)st->ev[i]);
 }
 
-/* The counts the kernels keep: inserts without a slot, swaps that lost. */
+int gph_gpu_zero_counts(struct gph_state *st)
+{
+    return wl_dev_zero(st->d_count, GPH_COUNTS * 8);
+}
+
+/* The counts the kernels keep: inserts without a slot, swaps of a key's
+ * own slot that lost, claims that lost to another key's insert. */
 static int check_counts(struct gph_state *st)
 {
-    unsigned long long k[4];
+    unsigned long long k[GPH_COUNTS];
     if (wl_dev_copy(k, st->d_count, sizeof k, 0) != 0)
         return -1;
     st->full = k[0];
+    st->retries = k[4];
+    st->lookups = k[5];
+    st->hits = k[6];
     if (k[2])
         return gpm_set_error("%llu swaps of a key's own slot lost their CAS: two warps "
                              "worked on one key", k[2]);
     return 0;
 }
 
-int gph_gpu_batch(struct gph_state *st, uint8_t *table, uint64_t b, wl_out o, double *kernel_s)
+int gph_gpu_batch(struct gph_state *st, uint8_t *table, uint64_t b, int cached, wl_out o,
+                  double *kernel_s)
 {
     uint64_t n = gph_batch_ops(st, b), first = b * st->batch, kw = st->g.kw;
     unsigned blocks = wl_blocks(n, THREADS, MAX_BLOCKS);
@@ -376,7 +493,7 @@ int gph_gpu_batch(struct gph_state *st, uint8_t *table, uint64_t b, wl_out o, do
     if (e != cudaSuccess)
         return gpm_set_error("sorting batch %llu failed (%s)", (unsigned long long)b,
                              cudaGetErrorString(e));
-    run_kernel<<<warps_blocks, THREADS>>>(tbl_of(&st->g, table), st->d_op, st->d_key,
+    run_kernel<<<warps_blocks, THREADS>>>(tbl_of(st, table, cached), st->d_op, st->d_key,
                                           st->d_fp_sorted, st->d_idx_sorted, (uint32_t)n,
                                           first, st->d_ans, st->d_count, o);
     cudaEventRecord((cudaEvent_t)st->ev[1], 0);
@@ -395,10 +512,10 @@ int gph_gpu_scan(struct gph_state *st, uint8_t *table, wl_out o, uint64_t *clear
                  uint64_t *items)
 {
     uint64_t nslots = gph_slots(&st->g);
-    unsigned long long k[4];
+    unsigned long long k[GPH_COUNTS];
     if (wl_dev_zero(st->d_count, sizeof k) != 0)
         return -1;
-    scan_kernel<<<wl_blocks(nslots, THREADS, MAX_BLOCKS), THREADS>>>(tbl_of(&st->g, table),
+    scan_kernel<<<wl_blocks(nslots, THREADS, MAX_BLOCKS), THREADS>>>(tbl_of(st, table, 0),
                                                                      nslots, st->d_count, o);
     if (wl_dev_sync("gphash recovery scan") != 0 || wl_dev_copy(k, st->d_count, sizeof k, 0) ||
         wl_dev_zero(st->d_count, sizeof k) != 0)
@@ -431,4 +548,69 @@ void gph_gpu_unpin(struct gph_state *st)
     if (st->h_ans)
         cudaHostUnregister(st->h_ans);
     cudaGetLastError();
+}
+
+int gph_gpu_cache_alloc(struct gph_state *st)
+{
+    uint64_t nb = gph_buckets(&st->g), e = st->cache_entries, slots = st->g.slots;
+    cudaError_t err;
+    if (!e)
+        return 0;
+    if (wl_dev_alloc((void **)&st->d_entry, nb * 4) || wl_dev_alloc((void **)&st->d_freq, nb * 4) ||
+        wl_dev_alloc((void **)&st->d_freq_sorted, nb * 4) ||
+        wl_dev_alloc((void **)&st->d_ids, nb * 4) ||
+        wl_dev_alloc((void **)&st->d_ids_sorted, nb * 4) ||
+        wl_dev_alloc((void **)&st->d_bucket_of, e * 4) ||
+        wl_dev_alloc((void **)&st->d_c_state, e * slots * 8) ||
+        wl_dev_alloc((void **)&st->d_c_key, e * slots * st->g.kw * 8) ||
+        wl_dev_alloc((void **)&st->d_c_ref, e * slots * 8))
+        return -1;
+    ids_kernel<<<wl_blocks(nb, THREADS, MAX_BLOCKS), THREADS>>>(st->d_ids, nb);
+    err = cub::DeviceRadixSort::SortPairsDescending(NULL, st->cache_tmp_bytes, st->d_freq,
+                                                    st->d_freq_sorted, st->d_ids,
+                                                    st->d_ids_sorted, (int)nb);
+    if (err != cudaSuccess)
+        return gpm_set_error("sizing the cache's sort failed (%s)", cudaGetErrorString(err));
+    return wl_dev_alloc(&st->d_cache_tmp, st->cache_tmp_bytes) || wl_dev_sync("gphash cache");
+}
+
+void gph_gpu_cache_free(struct gph_state *st)
+{
+    wl_dev_free(st->d_entry);
+    wl_dev_free(st->d_freq);
+    wl_dev_free(st->d_freq_sorted);
+    wl_dev_free(st->d_ids);
+    wl_dev_free(st->d_ids_sorted);
+    wl_dev_free(st->d_bucket_of);
+    wl_dev_free(st->d_c_state);
+    wl_dev_free(st->d_c_key);
+    wl_dev_free(st->d_c_ref);
+    wl_dev_free(st->d_cache_tmp);
+}
+
+int gph_gpu_cache_reset(struct gph_state *st)
+{
+    uint64_t nb = gph_buckets(&st->g);
+    if (!st->cache_entries)
+        return 0;
+    return wl_dev_fill(st->d_entry, 0xff, nb * 4) ||
+           wl_dev_fill(st->d_bucket_of, 0xff, st->cache_entries * 4) ||
+           wl_dev_zero(st->d_freq, nb * 4);
+}
+
+int gph_gpu_cache_load(struct gph_state *st, uint8_t *table)
+{
+    uint64_t nb = gph_buckets(&st->g), e = st->cache_entries;
+    cudaError_t err;
+    uncache_kernel<<<wl_blocks(e, THREADS, MAX_BLOCKS), THREADS>>>(st->d_entry, st->d_bucket_of, e);
+    err = cub::DeviceRadixSort::SortPairsDescending(st->d_cache_tmp, st->cache_tmp_bytes,
+                                                    st->d_freq, st->d_freq_sorted, st->d_ids,
+                                                    st->d_ids_sorted, (int)nb);
+    if (err != cudaSuccess)
+        return gpm_set_error("sorting the buckets by lookups failed (%s)",
+                             cudaGetErrorString(err));
+    fetch_kernel<<<wl_blocks(e * st->g.slots, THREADS, MAX_BLOCKS), THREADS>>>(
+        tbl_of(st, table, 1), st->d_ids_sorted, st->d_freq_sorted, st->d_bucket_of, e);
+    halve_kernel<<<wl_blocks(nb, THREADS, MAX_BLOCKS), THREADS>>>(st->d_freq, nb);
+    return wl_dev_sync("gphash cache loading");
 }

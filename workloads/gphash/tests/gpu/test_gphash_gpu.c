@@ -1,7 +1,8 @@
 /* GPHash's kernels: every YCSB workload verified in gpm and none (each
- * answer and the whole table against the reference), inserts racing by CAS
- * for the few free slots of a nearly full table of 2-slot buckets, and a
- * SIGKILL inside a kernel in gpm-eadr recovered. (test_workloads.sh runs
+ * answer and the whole table against the reference), BktCache written
+ * through and reloaded, inserts racing by CAS for the free slots of a
+ * table filled to 0.7, and a SIGKILL inside a kernel in gpm-eadr
+ * recovered. (test_workloads.sh runs
  * every mode at tiny scale and gpm's crash trials.) */
 #include <signal.h>
 
@@ -30,26 +31,56 @@ static void every_workload_verifies_in_gpm_and_none(void)
             char *argv[] = {"gphash", "--mode", (char *)modes[m], "--workload",
                             (char *)mixes[i], "--records", "100000", "--ops", "200000",
                             "--batch", "2048", "--pm-dir", dir, "--reps", "2", "--out", rows};
+            int rc = run_main(argv, ARGC(argv));
             wl_test_line(errf, 1, line, sizeof line);
-            CHECKF(run_main(argv, ARGC(argv)) == 0, "%s %s: %s", modes[m], mixes[i], line);
+            CHECKF(rc == 0, "%s %s: %s", modes[m], mixes[i], line);
         }
     CHECK_EQ_INT(wl_test_count_lines(rows, "\tok\tworkload="), 22);
     CHECK_EQ_INT(wl_test_count_lines(rows, ",kernel_s="), 22);
 }
 
-/* 8-byte keys and values in 2-slot buckets filled to 0.9: many warps'
- * inserts meet on one free slot, and only one CAS wins it. */
-static void inserts_race_for_slots_by_cas(void)
+/* BktCache reloaded every 4 batches while updates, inserts and deletes
+ * write through cached buckets: every answer and the table still right,
+ * and the cache serving lookups. */
+static void bktcache_serves_lookups_and_stays_right(void)
 {
-    char *argv[] = {"gphash", "--mode", "gpm", "--workload", "insert", "--records", "20000",
-                    "--ops", "35000", "--key-bytes", "8", "--value-bytes", "8", "--slots",
-                    "2", "--buckets", "16384", "--batch", "8192", "--pm-dir", dir, "--reps",
-                    "3"};
+    static const char *const mixes[] = {"a", "c", "d", "f", "delete", "insert"};
     char line[512];
     if (!check_gpu_visible_in_child())
         SKIP("no CUDA GPU visible");
+    unlink(rows);
+    for (size_t i = 0; i < sizeof mixes / sizeof *mixes; i++) {
+        char *argv[] = {"gphash", "--mode", "gpm", "--workload", (char *)mixes[i], "--records",
+                        "100000", "--ops", "200000", "--batch", "2048", "--cache", "30",
+                        "--cache-reload", "4", "--pm-dir", dir, "--reps", "2", "--out", rows};
+        int rc = run_main(argv, ARGC(argv));
+        wl_test_line(errf, 1, line, sizeof line);
+        CHECKF(rc == 0, "%s: %s", mixes[i], line);
+    }
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tok\tworkload="), 6);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",bktcache_loads=24,"), 6); /* 100 batches */
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",bktcache_hit_rate=0.0000"), 0);
+}
+
+/* 8-byte keys and values in 4-slot buckets filled to 0.7 (34,000 keys in
+ * 49,152 slots): warps' inserts meet on one free slot, only one CAS wins
+ * it, and the others look again (the row counts them: cas_retries). */
+static void inserts_race_for_slots_by_cas(void)
+{
+    char *argv[] = {"gphash", "--mode", "gpm", "--workload", "insert", "--records", "20000",
+                    "--ops", "14000", "--key-bytes", "8", "--value-bytes", "8", "--slots",
+                    "4", "--buckets", "8192", "--batch", "8192", "--pm-dir", dir, "--reps",
+                    "3", "--out", rows};
+    char line[512];
+    int rc;
+    if (!check_gpu_visible_in_child())
+        SKIP("no CUDA GPU visible");
+    unlink(rows);
+    rc = run_main(argv, ARGC(argv));
     wl_test_line(errf, 1, line, sizeof line);
-    CHECKF(run_main(argv, ARGC(argv)) == 0, "%s", line);
+    CHECKF(rc == 0, "%s", line);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tok\t"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",cas_retries=0,"), 0);
 }
 
 /* Killed inside a kernel, just after operation K is durable; recovered. */
@@ -72,6 +103,7 @@ int main(void)
 {
     wl_test_scratch("gphash-gpu", dir, rows, errf);
     RUN(every_workload_verifies_in_gpm_and_none);
+    RUN(bktcache_serves_lookups_and_stays_right);
     RUN(inserts_race_for_slots_by_cas);
     RUN(killed_in_a_kernel_and_recovered_in_gpm_eadr);
     wl_test_scratch_remove(dir);
