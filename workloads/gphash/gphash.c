@@ -37,7 +37,7 @@ static const struct wl_param gph_params[] = {
     {.flag = "cache", .help = "BktCache: percent of the buckets cached in GPU memory (gpm, "
      "gpm-eadr; 0: none)", .scale = {20, 20, 20}, .min = 0, .max = 100},
     {.flag = "cache-reload", .help = "batches between BktCache's loading phases (its cached "
-     "buckets are frozen between them)", .scale = {64, 256, 256}, .min = 1, .max = 1ll << 30},
+     "buckets are frozen between them)", .scale = {64, 256, 1024}, .min = 1, .max = 1ll << 30},
     {.flag = "ycsb-trace", .help = "none, or a trace of YCSB's run (its basic binding's "
      "verbose output) that replaces the generated run", .type = WL_STR,
      .sscale = {"none", "none", "none"}},

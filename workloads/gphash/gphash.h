@@ -33,7 +33,7 @@ struct gph_state {
     double kernel_s;              /* the run's kernels' time, apart from the transfers */
     uint64_t full;                /* inserts that found no free slot */
     uint64_t retries;             /* claims by CAS that another key's insert won */
-    uint64_t lookups, hits;       /* lookups, and those the cache served whole */
+    uint64_t lookups, hits;       /* buckets looked up, and those the cache served */
     uint64_t cache_entries;       /* BktCache: buckets it holds (0: none) */
     uint64_t cache_every;         /* batches between its loading phases */
     uint64_t cache_loads;

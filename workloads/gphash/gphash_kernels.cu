@@ -122,8 +122,8 @@ __device__ __forceinline__ uint64_t slot_key(const struct tbl *t, int64_t slot, 
 }
 
 /* One-shot warp access: every candidate slot at once; the key's slot, its
- * cell, and its whole value, read once (a lane a word). Counts the
- * candidates' lookups for the cache, and whether the cache served them all. */
+ * cell, and its whole value, read once (a lane a word). Counts each
+ * candidate bucket's lookup for the cache, and those the cache served. */
 __device__ void lookup(const struct tbl *t, struct sess *s, unsigned lane,
                        unsigned long long *count)
 {
@@ -136,14 +136,14 @@ __device__ void lookup(const struct tbl *t, struct sess *s, unsigned lane,
         for (uint32_t j = 0; j < t->g.kw; j++)
             match &= slot_key(t, my, c, j) == s->key[j];
     }
-    if (t->entry) {
-        unsigned miss = __ballot_sync(FULL, my >= 0 && c < 0);
-        if (my >= 0 && (uint64_t)my % t->g.slots == 0)
+    if (t->entry) { /* a lane a candidate bucket counts its lookup */
+        int head = my >= 0 && (uint64_t)my % t->g.slots == 0;
+        unsigned heads = __ballot_sync(FULL, head), hits = __ballot_sync(FULL, head && c >= 0);
+        if (head)
             atomicAdd(&t->freq[(uint64_t)my / t->g.slots], 1u);
         if (lane == 0) {
-            atomicAdd(&count[5], 1ull);
-            if (!miss)
-                atomicAdd(&count[6], 1ull);
+            atomicAdd(&count[5], (unsigned long long)__popc(heads));
+            atomicAdd(&count[6], (unsigned long long)__popc(hits));
         }
     }
     m = __ballot_sync(FULL, match);
@@ -162,18 +162,6 @@ __device__ void lookup(const struct tbl *t, struct sess *s, unsigned lane,
         word = vload(&t->cell[s->ref * t->vw + lane]);
     s->seq = __shfl_sync(FULL, word, 0);
     s->fold = warp_sum(lane < t->vw ? gpm_mix64(word + lane) : 0);
-}
-
-/* What a read answers for sequence number SEQ: the value's fold, as read
- * where it is the value found, else made. */
-__device__ uint64_t value_fold(const struct tbl *t, const struct sess *s, uint64_t seq,
-                               unsigned lane)
-{
-    if (seq == 0)
-        return 0;
-    if (seq == s->seq)
-        return s->fold;
-    return warp_sum(lane < t->vw ? gpm_mix64(gph_value_word(s->vk, seq, lane) + lane) : 0);
 }
 
 /* Stores the value of SEQ in cell CELL, each lane a word. */
@@ -283,6 +271,38 @@ __device__ __forceinline__ int same_key(const uint64_t *a, const uint64_t *b, ui
     return same;
 }
 
+/* The next up-to-32 operations of the key at K, one a lane: how many are
+ * its (they stop where a key sharing the fingerprint begins), and each
+ * lane's operation and place. The key's state then steps through them in
+ * order (a shuffle each, all in registers), each lane keeping the value
+ * its operation met, and the lanes answer their reads at once. */
+__device__ uint32_t walk(const struct tbl *t, const struct sess *s, const uint8_t *op,
+                         const uint64_t *key, const uint32_t *idx, uint64_t k, uint64_t q,
+                         uint64_t seq0, uint64_t *ans, uint64_t *cur, unsigned lane)
+{
+    uint64_t kk = k + lane, before = 0;
+    int valid = kk < q;
+    uint32_t i = valid ? idx[kk] : 0, o_ = 0, n;
+    unsigned other = __ballot_sync(
+        FULL, valid && !same_key(key + (uint64_t)i * t->g.kw, s->key, t->g.kw));
+    n = other ? __ffs(other) - 1 : __popc(__ballot_sync(FULL, valid));
+    if (lane < n)
+        o_ = op[i];
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t oj = __shfl_sync(FULL, o_, j), ij = __shfl_sync(FULL, i, j);
+        uint64_t b = gph_step(oj, seq0 + ij + 1, cur);
+        if (lane == j)
+            before = b;
+    }
+    if (lane < n) {
+        int a = gph_answers(o_);
+        ans[2 * i] = a ? before : 0;
+        ans[2 * i + 1] = !a ? 0 : before == s->seq ? s->fold
+                                                  : gph_value_sum(s->vk, before, t->g.vbytes);
+    }
+    return n;
+}
+
 /* Positions P..Q-1 of the sorted batch: one fingerprint's operations, in
  * batch order. Keys that share a fingerprint take turns, each from a fresh
  * lookup, so every key's operations still apply in batch order. */
@@ -294,6 +314,7 @@ __device__ void run(const struct tbl *t, const uint8_t *op, const uint64_t *key,
     while (p < q) {
         struct sess s;
         uint64_t cur, k = p;
+        uint32_t n;
         const uint64_t *k0 = key + (uint64_t)idx[p] * kw;
         for (uint32_t j = 0; j < kw; j++)
             s.key[j] = k0[j];
@@ -303,19 +324,10 @@ __device__ void run(const struct tbl *t, const uint8_t *op, const uint64_t *key,
         s.b2 = gph_top(&t->g, s.key, 2);
         lookup(t, &s, lane, count);
         cur = s.seq;
-        for (; k < q; k++) {
-            uint32_t i = idx[k], o_ = op[i];
-            uint64_t before, fold = 0;
-            if (k > p && !same_key(key + (uint64_t)i * kw, s.key, kw))
-                break;
-            before = gph_step(o_, seq0 + i + 1, &cur);
-            if (gph_answers(o_))
-                fold = value_fold(t, &s, before, lane);
-            if (lane == 0) {
-                ans[2 * i] = gph_answers(o_) ? before : 0;
-                ans[2 * i + 1] = fold;
-            }
-        }
+        do {
+            n = walk(t, &s, op, key, idx, k, q, seq0, ans, &cur, lane);
+            k += n;
+        } while (n == 32 && k < q);
         finish(t, &s, cur, lane, o, count);
         if (lane == 0)
             wl_progressed(o, k - p);
