@@ -4,7 +4,8 @@
 # paper's.
 #   scripts/reproduce.sh BIN_DIR
 # Runs Figure 3, Figures 9, 10, 12, 1a and 1b, Tables 4 and 5, Figures 11a
-# and 11b, the persistence roofline (beyond the paper), the crash campaign,
+# and 11b, the persistence roofline and YCSB on GPHash (both beyond the
+# paper), the crash campaign,
 # the persistency checks (gpm-check, at tiny scale: what a missing flush or
 # fence would break, which no kill on DRAM shows) and NVC's restarts with no persist honoured (tiny scale too)
 # through scripts/experiment.sh, in that order (later ones reuse
@@ -28,7 +29,7 @@ root=$(cd "$here/.." && pwd)
 export SCALE=${SCALE:-paper}
 crash_scale=${CRASH_SCALE:-small}
 results=${RESULTS_DIR:-$root/results/${PLATFORM:-local}}
-all_steps="figure_3 figure_9 figure_10 figure_12 figure_1a figure_1b table_4 table_5 figure_11a figure_11b roofline crash check-persistency nvc"
+all_steps="figure_3 figure_9 figure_10 figure_12 figure_1a figure_1b table_4 table_5 figure_11a figure_11b roofline figure_ycsb crash check-persistency nvc"
 steps=$(echo "${STEPS:-$all_steps}" | tr ',' ' ')
 for s in $steps; do
     case " $all_steps " in

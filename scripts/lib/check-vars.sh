@@ -85,6 +85,22 @@ for s in $(echo "${STORES:-}" | tr ',' ' '); do
         *) say "STORES=${STORES}: no store '$s': pass some of kvs, pmemobj and rocksdb, e.g. STORES=kvs,rocksdb" ;;
     esac
 done
+for v in YCSB SWEEP_YCSB; do
+    eval "_v=\${$v:-}"
+    for y in $(echo "$_v" | tr ',' ' '); do
+        case $y in
+            load | a | b | c | d | f | search | search-miss | insert | update | delete) ;;
+            *) say "$v=$_v: no YCSB workload '$y': pass some of load, a, b, c, d, f, search, search-miss, insert, update, delete, e.g. $v=\"a c\""
+               break ;;
+        esac
+    done
+done
+for b in ${BATCHES:-}; do
+    case $b in
+        *[!0-9]* | 0*) say "BATCHES=${BATCHES}: '$b' is not a batch size: pass sizes of 32 or more separated by spaces, e.g. BATCHES=\"1024 4096\""
+            break ;;
+    esac
+done
 plat=${PLATFORM:-}
 case $plat in
     "" ) ;;

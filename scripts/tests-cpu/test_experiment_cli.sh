@@ -253,10 +253,11 @@ env RESULTS_DIR="$tmp/rp" REPORTS_DIR="$tmp/rprep" SCALE=small WORKLOADS=failwl 
 rc=$?
 if [ "$rc" -eq 1 ] &&
     grep -q "^reproduce: estimated time from earlier rows: about 3 min 59 s; no earlier rows for: figure_3 figure_10" "$tmp/out" &&
-    grep -q "^reproduce: \[11/14\] roofline" "$tmp/out" &&
-    grep -q "^reproduce: \[12/14\] crash" "$tmp/out" && grep -q "^reproduce: \[13/14\] check-persistency" "$tmp/out" &&
-    grep -q "^reproduce: \[14/14\] nvc" "$tmp/out" &&
-    grep -q "^reproduce: FAILED steps: figure_3 figure_9 .* roofline crash check-persistency nvc$" "$tmp/out" &&
+    grep -q "^reproduce: \[11/15\] roofline" "$tmp/out" &&
+    grep -q "^reproduce: \[12/15\] figure_ycsb" "$tmp/out" &&
+    grep -q "^reproduce: \[13/15\] crash" "$tmp/out" && grep -q "^reproduce: \[14/15\] check-persistency" "$tmp/out" &&
+    grep -q "^reproduce: \[15/15\] nvc" "$tmp/out" &&
+    grep -q "^reproduce: FAILED steps: figure_3 figure_9 .* roofline figure_ycsb crash check-persistency nvc$" "$tmp/out" &&
     [ -s "$tmp/rprep/summary.md" ]; then
     echo "ok - reproduce: estimate, every step, the summary, the failures named"
 else

@@ -237,6 +237,30 @@ check "figure_11a an unverified count is never the best" "$f" "kvs(set)" conv_pa
 check "figure_11a the paper's value beside ours" "$f" "db(update)" paper_hcl_speedup 6.1
 through_reports figure_11a
 
+report figure_ycsb figure_ycsb
+f=$tmp/figure_ycsb.tsv
+# ycsb_val VARIANT KIND YCSB BATCH COLUMN: the column of that row.
+ycsb_val() {
+    awk -F'\t' -v v="$1" -v k="$2" -v y="$3" -v b="$4" -v col="$5" '
+        /^#/ { next }
+        !hdr { for (i = 1; i <= NF; i++) c[$i] = i; hdr = 1; next }
+        $c["variant"] == v && $c["kind"] == k && $c["ycsb"] == y && $c["batch"] == b {
+            print $c[col]; exit }' "$f"
+}
+ycsb_check() {  # NAME GOT WANT
+    if [ "$2" = "$3" ]; then echo "ok - $1"; else echo "not ok - $1: '$2', expected '$3' ($f)"; fi
+}
+ycsb_check "figure_ycsb Mops is the run's operations over its median (4194304 / 0.4 s)" \
+    "$(ycsb_val gpm mix a 4096 mops)" 10.49
+ycsb_check "figure_ycsb skips the failed row of the same point" "$(ycsb_val gpm mix a 4096 median_s)" 0.4
+ycsb_check "figure_ycsb kernel Mops over the kernels' time" "$(ycsb_val gpm-nocache mix a 4096 kernel_mops)" 9.321
+ycsb_check "figure_ycsb LOAD counts its inserts, not --ops" "$(ycsb_val none mix load 4096 mops)" 20.97
+ycsb_check "figure_ycsb a sweep point of its own batch" "$(ycsb_val gpm sweep a 16384 batch_p99_us)" 1500
+ycsb_check "figure_ycsb the default batch is a sweep point too" "$(ycsb_val gpm sweep a 4096 mops)" 10.49
+ycsb_check "figure_ycsb the cache's hit rate" "$(ycsb_val gpm mix c 4096 hit_rate)" 0.5
+has "figure_ycsb sets gpm beside its variants" "$f" "a (small): gpm 10.49 Mops: BktCache +25.0%, 50% of none, 5.00x the CPU counterpart"
+has "figure_ycsb gives the paper's BktCache gain" "$f" "paper: bktcache_gain_max_pct = 40.9"
+through_reports figure_ycsb
 report figure_12 figure_12
 f=$tmp/figure_12.tsv
 check "figure_12 bandwidth from a reused figure_9 row" "$f" ps pm_write_gbps 8

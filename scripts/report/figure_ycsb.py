@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""YCSB on GPHash: throughput of each core workload in gpm (with BktCache
+and without), none (nothing persisted) and the CPU counterpart, and gpm's
+throughput-latency curve over batch sizes.
+    figure_ycsb.py RESULTS_DIR OUT_TSV
+Reads RESULTS_DIR/figure_ycsb.tsv: the newest verified row of each
+workload, variant, batch and scale. Throughput is the run's operations
+over its median time (end to end: the batches' transfers in); kernel_mops
+over the kernels' time alone."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rows as R  # noqa: E402
+
+ORDER = ["load", "a", "b", "c", "d", "f", "search", "search-miss", "insert", "update", "delete"]
+VARIANTS = ["gpm", "gpm-nocache", "none", "cpu"]
+
+
+def variant(row, p):
+    if row.get("mode") == "gpm" and p.get("cache") == "0":
+        return "gpm-nocache"
+    return row.get("mode")
+
+
+def fnum(p, key):
+    try:
+        return float(p.get(key, "nan"))
+    except ValueError:
+        return float("nan")
+
+
+def main():
+    if len(sys.argv) != 3:
+        R.fail("usage: figure_ycsb.py RESULTS_DIR OUT_TSV")
+    results_dir, out = sys.argv[1], sys.argv[2]
+    rows = [r for r in R.target_rows(results_dir, "figure_ycsb")
+            if r.get("workload") == "gphash" and r.get("verified") == "ok"]
+    if not rows:
+        R.fail("figure_ycsb: no verified gphash rows in %s (run make figure_ycsb)"
+               % os.path.join(results_dir, "figure_ycsb.tsv"))
+    newest = {}
+    for r in rows:  # file order: a later row of the same point replaces an earlier one
+        p = R.params(r)
+        key = (r.get("scale"), p.get("workload"), variant(r, p), int(p.get("batch", "0")))
+        newest[key] = (r, p)
+    default_batch = {}
+    for (scale, y, v, b), (r, p) in newest.items():
+        if v == "gpm-nocache" or v == "cpu":
+            default_batch[(scale, y)] = b  # the mix's rows are run at the default batch
+    out_rows, used = [], []
+    for (scale, y, v, b), (r, p) in sorted(
+            newest.items(), key=lambda kv: (kv[0][0], ORDER.index(kv[0][1])
+                                            if kv[0][1] in ORDER else 99,
+                                            VARIANTS.index(kv[0][2]) if kv[0][2] in VARIANTS
+                                            else 9, kv[0][3])):
+        med = R.number(r, "median_s")
+        ops = fnum(p, "run_ops")
+        kern = fnum(p, "kernel_s")
+        kind = "mix" if default_batch.get((scale, y)) == b else "sweep"
+        if kind == "sweep" and v != "gpm":
+            continue
+        out_rows.append([kind, y, ORDER.index(y) if y in ORDER else 99, scale, v, b,
+                         ops / med / 1e6, ops / kern / 1e6 if kern > 0 else float("nan"),
+                         fnum(p, "batch_p50_us"), fnum(p, "batch_p99_us"),
+                         fnum(p, "bktcache_hit_rate"), med, R.noisy([(v, r)])])
+        if kind == "mix" and v == "gpm" and b == default_batch.get((scale, y)):
+            out_rows.append(["sweep"] + out_rows[-1][1:])  # the default batch is a sweep point too
+        used.append(r)
+    mops = {(o[3], o[1], o[4]): o[6] for o in out_rows if o[0] == "mix"}
+    paper = {p["claim"]: p for p in R.read_paper("figure_ycsb")}
+    notes = []
+    for (scale, y, v), m in sorted(mops.items()):
+        if v != "gpm":
+            continue
+        parts = []
+        for other, what in (("gpm-nocache", "BktCache %+.1f%%"), ("none", "%.0f%% of none"),
+                            ("cpu", "%.2fx the CPU counterpart")):
+            o = mops.get((scale, y, other))
+            if o:
+                val = (m / o - 1) * 100 if other == "gpm-nocache" else \
+                    m / o * 100 if other == "none" else m / o
+                parts.append(what % val)
+        if parts:
+            notes.append("%s (%s): gpm %.2f Mops: %s" % (y, scale, m, ", ".join(parts)))
+    claims = ["paper: %s = %s (%s)" % (k, p["value"], p["source"]) for k, p in paper.items()]
+    comments = (["YCSB on GPHash: Mops = the run's operations over its median time, end to "
+                 "end (the batches' operations and keys to the GPU and the answers back are "
+                 "in it); kernel_mops over the kernels' time alone; batch p50 and p99 are "
+                 "batches' wall times; hit_rate: the candidate-bucket reads BktCache served",
+                 "kind mix: every variant at the default batch; kind sweep: gpm over batch "
+                 "sizes (the throughput-latency curve)", R.NOISY_COMMENT]
+                + notes + R.platform_comments(used) + R.cpu_comment(used)
+                + R.rev_comments(used) + claims)
+    R.write_tsv(out, ["kind", "ycsb", "x", "scale", "variant", "batch", "mops", "kernel_mops",
+                      "batch_p50_us", "batch_p99_us", "hit_rate", "median_s", "noisy"],
+                out_rows, comments)
+
+
+if __name__ == "__main__":
+    main()
