@@ -3,22 +3,23 @@
 # against its batches' p99 latency over batch sizes (GPHash's Figures 5-6).
 #   gnuplot -e "in='reports/local/figure_ycsb.tsv'; out='reports/local/figure_ycsb.png'" figure_ycsb.gp
 # Columns of in (scripts/report/figure_ycsb.py): 1 kind, 2 ycsb, 3 x,
-# 4 scale, 5 variant, 6 batch, 7 mops, 10 batch_p99_us. Column 3 places
-# each workload (figure_ycsb.py's order, which the tics below name).
+# 4 scale, 5 variant, 6 batch, 7 mops, 10 batch_p99_us, 14 plotted (the
+# rows of one scale). Column 3 places each workload (figure_ycsb.py's
+# order, which the tics below name).
 set terminal pngcairo size 1200,520 font ",11"
 set output out
 set datafile separator "\t"
 set datafile missing "nan"
 set datafile columnheaders
 set multiplot layout 1,2 title ("YCSB on GPHash") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
-mix(v, off) = (strcol(1) eq "mix" && strcol(5) eq v) ? $3 + off : NaN
+mix(v, off) = (strcol(1) eq "mix" && strcol(5) eq v && $14 == 1) ? $3 + off : NaN
 set title "throughput by workload (batches of the default size)"
 set ylabel "Mops (log scale)"
 set logscale y
 set grid ytics
 set style fill solid 0.8 border -1
 set boxwidth 0.2
-stats in using 3 nooutput prefix "X"
+stats in using ($14 == 1 ? $3 : NaN) nooutput prefix "X"
 set xrange [-0.6:X_max + 0.6]
 set xtics ("load" 0, "a" 1, "b" 2, "c" 3, "d" 4, "f" 5, "search" 6, "search-miss" 7, "insert" 8, "update" 9, "delete" 10)
 set key top left
@@ -34,6 +35,6 @@ set logscale x
 set autoscale x
 set xtics autofreq
 set key bottom right
-sweep(y) = (strcol(1) eq "sweep" && strcol(2) eq y) ? $10 : NaN
+sweep(y) = (strcol(1) eq "sweep" && strcol(2) eq y && $14 == 1) ? $10 : NaN
 plot for [y in "load a b c d f"] in using (sweep(y)):7 with linespoints pt 7 title ("YCSB " . y)
 unset multiplot

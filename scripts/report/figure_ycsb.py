@@ -67,6 +67,12 @@ def main():
         if kind == "mix" and v == "gpm" and b == default_batch.get((scale, y)):
             out_rows.append(["sweep"] + out_rows[-1][1:])  # the default batch is a sweep point too
         used.append(r)
+    # The plot shows one scale, the largest measured: bars of two scales
+    # side by side would read as one comparison.
+    scales = {o[3] for o in out_rows}
+    shown = next((sc for sc in ("paper", "small", "tiny", "custom") if sc in scales), "")
+    for o in out_rows:
+        o.append(1 if o[3] == shown else 0)
     mops = {(o[3], o[1], o[4]): o[6] for o in out_rows if o[0] == "mix"}
     paper = {p["claim"]: p for p in R.read_paper("figure_ycsb")}
     notes = []
@@ -89,11 +95,13 @@ def main():
                  "in it); kernel_mops over the kernels' time alone; batch p50 and p99 are "
                  "batches' wall times; hit_rate: the candidate-bucket reads BktCache served",
                  "kind mix: every variant at the default batch; kind sweep: gpm over batch "
-                 "sizes (the throughput-latency curve)", R.NOISY_COMMENT]
+                 "sizes (the throughput-latency curve); plotted: the rows of the plot's one "
+                 "scale, the largest measured (%s)" % shown, R.NOISY_COMMENT]
                 + notes + R.platform_comments(used) + R.cpu_comment(used)
                 + R.rev_comments(used) + claims)
     R.write_tsv(out, ["kind", "ycsb", "x", "scale", "variant", "batch", "mops", "kernel_mops",
-                      "batch_p50_us", "batch_p99_us", "hit_rate", "median_s", "noisy"],
+                      "batch_p50_us", "batch_p99_us", "hit_rate", "median_s", "noisy",
+                      "plotted"],
                 out_rows, comments)
 
 

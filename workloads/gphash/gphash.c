@@ -17,9 +17,9 @@ static const struct wl_param gph_params[] = {
     {.flag = "workload", .help = "the YCSB workload: load, a, b, c, d, f, or a micro-benchmark: "
      "search, search-miss, insert, update, delete", .type = WL_STR, .sscale = {"a", "a", "a"}},
     {.flag = "records", .help = "keys loaded before the run", .sizes = 1,
-     .scale = {65536, 1 << 20, 16 << 20}, .min = 1, .max = 1ll << 31},
+     .scale = {16384, 1 << 20, 16 << 20}, .min = 1, .max = 1ll << 31},
     {.flag = "ops", .help = "operations of the run (--workload load: the load is the run)",
-     .sizes = 1, .scale = {65536, 4 << 20, 64 << 20}, .min = 1, .max = 1ll << 31},
+     .sizes = 1, .scale = {32768, 4 << 20, 64 << 20}, .min = 1, .max = 1ll << 31},
     {.flag = "batch", .help = "operations a batch (2^10 to 2^20 in the paper)",
      .scale = {4096, 4096, 4096}, .min = 32, .max = 1 << 24},
     {.flag = "key-bytes", .help = "8 (YCSB's key as a number) or 32 (its record name)",

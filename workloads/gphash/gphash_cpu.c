@@ -31,11 +31,6 @@ struct sess {
 
 static uint64_t load(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 
-static int persist(struct wl_ctx *c, const void *p, size_t len)
-{
-    return wl_pm_persist(c, GPH_TABLE, p, len);
-}
-
 /* Candidate slot L (the lane that reads it on the GPU), or -1. */
 static int64_t slot_of(const struct tbl *t, const struct sess *s, uint32_t l)
 {
@@ -70,13 +65,14 @@ static uint64_t value_fold(const struct tbl *t, const struct sess *s, uint64_t s
     return acc;
 }
 
-static int put_value(struct wl_ctx *c, const struct tbl *t, const struct sess *s,
-                     uint64_t cell, uint64_t seq)
+/* The value of SEQ into cell CELL (the caller persists it): its words. */
+static uint64_t *put_value(const struct tbl *t, const struct sess *s, uint64_t cell,
+                           uint64_t seq)
 {
     uint64_t *v = &t->cell[cell * t->vw];
     for (uint32_t w = 0; w < t->vw; w++)
         v[w] = gph_value_word(s->vk, seq, w);
-    return persist(c, v, t->vw * 8);
+    return v;
 }
 
 static int cas(uint64_t *p, uint64_t expected, uint64_t desired)
@@ -92,6 +88,7 @@ static int insert(struct wl_ctx *c, struct gph_state *st, const struct tbl *t,
 {
     uint32_t slots = t->g->slots;
     int64_t slot = -1;
+    uint64_t *key, *value;
     while (slot < 0) {
         uint32_t best_load = 99;
         int any = 0;
@@ -120,13 +117,16 @@ static int insert(struct wl_ctx *c, struct gph_state *st, const struct tbl *t,
             __atomic_add_fetch(&st->retries, 1, __ATOMIC_RELAXED);
         }
     }
-    memcpy(&t->key[(uint64_t)slot * t->g->kw], s->key, t->g->kw * 8);
+    key = &t->key[(uint64_t)slot * t->g->kw];
+    memcpy(key, s->key, t->g->kw * 8);
     t->ref[slot] = 2 * (uint64_t)slot;
-    if (persist(c, &t->key[(uint64_t)slot * t->g->kw], t->g->kw * 8) ||
-        put_value(c, t, s, 2 * (uint64_t)slot, seq) || persist(c, &t->ref[slot], 8))
+    value = put_value(t, s, 2 * (uint64_t)slot, seq);
+    if (wl_pm_persist(c, GPH_TABLE, key, t->g->kw * 8) ||
+        wl_pm_persist(c, GPH_TABLE, value, t->vw * 8) ||
+        wl_pm_persist(c, GPH_TABLE, &t->ref[slot], 8))
         return -1;
     __atomic_store_n(&t->state[slot], s->fp, __ATOMIC_RELEASE);
-    return persist(c, &t->state[slot], 8);
+    return wl_pm_persist(c, GPH_TABLE, &t->state[slot], 8);
 }
 
 static int finish(struct wl_ctx *c, struct gph_state *st, const struct tbl *t,
@@ -136,19 +136,19 @@ static int finish(struct wl_ctx *c, struct gph_state *st, const struct tbl *t,
         return 0;
     if (s->seq && cur) {
         uint64_t next = s->ref ^ 1;
-        if (put_value(c, t, s, next, cur) != 0)
+        if (wl_pm_persist(c, GPH_TABLE, put_value(t, s, next, cur), t->vw * 8) != 0)
             return -1;
         if (!cas(&t->ref[s->slot], s->ref, next))
             return gpm_set_error("slot %lld's reference changed under its key's run",
                                  (long long)s->slot);
-        return persist(c, &t->ref[s->slot], 8);
+        return wl_pm_persist(c, GPH_TABLE, &t->ref[s->slot], 8);
     }
     if (cur)
         return insert(c, st, t, s, cur);
     if (!cas(&t->state[s->slot], s->fp, GPH_EMPTY))
         return gpm_set_error("slot %lld changed under its key's run",
                              (long long)s->slot);
-    return persist(c, &t->state[s->slot], 8);
+    return wl_pm_persist(c, GPH_TABLE, &t->state[s->slot], 8);
 }
 
 /* Sorted positions P..Q-1: one fingerprint's operations, as the kernel's
@@ -238,7 +238,7 @@ int gph_cpu_scan(struct wl_ctx *c, struct gph_state *st, uint64_t *cleared, uint
     for (uint64_t s = 0; s < n; s++) {
         if (state[s] == GPH_INSERT) {
             state[s] = GPH_EMPTY;
-            if (persist(c, &state[s], 8) != 0)
+            if (wl_pm_persist(c, GPH_TABLE, &state[s], 8) != 0)
                 __atomic_store_n(&failed, 1, __ATOMIC_RELAXED);
             k++;
         }
