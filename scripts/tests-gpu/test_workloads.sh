@@ -2,11 +2,11 @@
 # Every mode of every workload at tiny scale, verified against its CPU
 # reference, then crash trials in gpm (which resumes durable progress) and
 # cap-fs and cap-gds (which rerun), where the workload has them: the run is
-# killed with SIGKILL just after its K-th unit of progress is durable (--crash-at-progress), K spread over the
-# units a measured run has, so every kill lands mid-work whatever the
-# machine's speed; --recover must finish it, verify, and say what the kill
-# hit (scripts/lib/crash-trial.sh); where a workload has cap-delta, its
-# crash trials too.
+# killed with SIGKILL just after its K-th unit of progress is durable
+# (--crash-at-progress), K spread over the units a measured run has, so
+# every kill lands mid-work whatever the machine's speed; --recover must
+# finish it, verify, and say what the kill hit (scripts/lib/crash-trial.sh);
+# where a workload has cap-delta, its crash trials too.
 #   GPM_BIN (programs), GPM_PM_DIR (scratch); WORKLOADS (default: every
 #   program in GPM_BIN but libgpm's gpm-* tools), CRASH_TRIALS per workload
 #   and mode (default 4), CRASH_SCALE (default small), WORKLOAD_JOBS
