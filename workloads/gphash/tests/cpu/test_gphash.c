@@ -1,7 +1,8 @@
 /* GPHash on the CPU: the layout's keys, candidates and one-key state
  * machine (a batch redone after a crash ends as it first would), and the
- * CPU counterpart end to end on every YCSB workload, killed with SIGKILL
- * mid-run and recovered, a claimed slot cleared, a damaged value caught. */
+ * CPU counterpart end to end on every YCSB workload and on a YCSB trace,
+ * killed with SIGKILL mid-run and recovered, a claimed slot cleared, a
+ * damaged value caught. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,6 +144,45 @@ static void bad_flags_are_one_line(void)
     CHECK_EQ_INT(run_main(bk, ARGC(bk)), 2);
 }
 
+/* A run fed YCSB's own trace (its basic binding's verbose lines): reads
+ * and updates of loaded keys, inserts of new ones, a delete, a read of a key
+ * never inserted; every answer checked. A SCAN is refused naming the file. */
+static void a_ycsb_trace_replaces_the_run(void)
+{
+    char path[4200], arg[4300], line[512];
+    FILE *f;
+    char *argv[] = {"gphash", "--mode", "cpu", "--records", "100", "--ycsb-trace", arg,
+                    "--pm-dir", dir, "--reps", "2", "--out", rows};
+    snprintf(path, sizeof path, "%s/trace.txt", dir);
+    snprintf(arg, sizeof arg, "%s", path);
+    f = fopen(path, "w");
+    CHECK(f);
+    fprintf(f, "Loading workload...\n");
+    for (uint64_t k = 0; k < 100; k++) {
+        uint64_t key = wl_ycsb_key(k);
+        fprintf(f, "READ usertable user%llu [ <all fields>]\n", (unsigned long long)key);
+        if (k % 3 == 0)
+            fprintf(f, "UPDATE usertable user%llu [ field0=x ]\n", (unsigned long long)key);
+        if (k % 10 == 0)
+            fprintf(f, "DELETE usertable user%llu\n", (unsigned long long)key);
+        fprintf(f, "INSERT usertable user%llu [ field0=y ]\n",
+                (unsigned long long)wl_ycsb_key(100 + k));
+        fprintf(f, "READ usertable user%llu [ <all fields>]\n", (unsigned long long)key);
+    }
+    fprintf(f, "READ usertable user42 [ <all fields>]\n[OVERALL], RunTime(ms), 12\n");
+    fclose(f);
+    unlink(rows);
+    CHECK_EQ_INT(run_main(argv, ARGC(argv)), 0);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",run_ops=345,load_ops=100,"), 1);
+    f = fopen(path, "a");
+    CHECK(f);
+    fprintf(f, "SCAN usertable user1 10 [ <all fields>]\n");
+    fclose(f);
+    CHECK_EQ_INT(run_main(argv, ARGC(argv)), 2);
+    wl_test_line(errf, 0, line, sizeof line);
+    CHECK_MSG(line, "SCAN (YCSB's workload E) is not supported");
+}
+
 /* The table file of the custom run in DIR. */
 static int table_path(char *path, size_t len)
 {
@@ -246,6 +286,7 @@ int main(void)
     RUN(every_workload_verifies);
     RUN(small_keys_and_a_full_table);
     RUN(bad_flags_are_one_line);
+    RUN(a_ycsb_trace_replaces_the_run);
     RUN(crash_then_recover);
     RUN(recovery_clears_claims_and_damage_is_caught);
     wl_test_scratch_remove(dir);
