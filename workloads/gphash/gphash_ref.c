@@ -112,20 +112,13 @@ struct refmap {
     uint64_t present;
 };
 
-static uint64_t *find(struct refmap *m, uint64_t k, int add)
+/* Where K is in the map, or the free place it would take. */
+static uint64_t probe(const struct refmap *m, uint64_t k)
 {
     uint64_t h = gpm_mix64(k) & m->mask;
     while (m->used[h] && m->key[h] != k)
         h = (h + 1) & m->mask;
-    if (!m->used[h]) {
-        static uint64_t absent;
-        if (!add)
-            return (absent = 0, &absent);
-        m->used[h] = 1;
-        m->key[h] = k;
-        m->seq[h] = 0;
-    }
-    return &m->seq[h];
+    return h;
 }
 
 static int map_init(struct refmap *m, uint64_t keys)
@@ -168,12 +161,17 @@ static int replay(const struct gph_state *st, struct refmap *m, uint64_t first)
     for (uint64_t i = 0; i < n; i++) {
         const uint64_t *key = st->h_key + i * kw;
         unsigned op = st->h_op[i];
-        uint64_t k, before, fold, *cur;
+        uint64_t k, h, before, fold, absent = 0;
         if (gph_key_number(key, kw, &k) != 0)
             return gpm_set_error("operation %llu's key is not a record name",
                                  (unsigned long long)i);
-        cur = find(m, k, op == GPH_INSERT_OP);
-        before = gph_step(op, i + 1, cur);
+        h = probe(m, k);
+        if (!m->used[h] && op == GPH_INSERT_OP) { /* only an insert adds a key */
+            m->used[h] = 1;
+            m->key[h] = k;
+            m->seq[h] = 0;
+        }
+        before = gph_step(op, i + 1, m->used[h] ? &m->seq[h] : &absent);
         if (!gph_answers(op) || i / st->batch < first)
             continue;
         fold = gph_value_sum(gph_value_key(key, kw), before, st->g.vbytes);
@@ -210,9 +208,7 @@ static const char *slot_problem(const struct gph_state *st, const uint8_t *table
         return "holds a key that is not a record name";
     if (state != gph_fingerprint(key, g->kw))
         return "holds a key whose fingerprint is not its state word";
-    h = gpm_mix64(*k) & m->mask;
-    while (m->used[h] && m->key[h] != *k)
-        h = (h + 1) & m->mask;
+    h = probe(m, *k);
     seq = m->used[h] ? m->seq[h] : 0;
     if (!seq)
         return "holds a key the reference does not have";

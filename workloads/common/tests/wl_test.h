@@ -4,6 +4,7 @@
 #ifndef WL_TEST_H
 #define WL_TEST_H
 
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,23 @@ static inline void wl_test_field(const char *path, const char *name, char *out, 
             snprintf(out, len, "%s", r);
             return;
         }
+}
+
+/* The first file of DIR whose name matches PATTERN (a shell glob: a
+ * workload's PM file, "ps-custom-*.sums") into OUT (LEN bytes): 0, or -1
+ * where none matches or it does not fit. */
+static inline int wl_test_path(const char *dir, const char *pattern, char *out, size_t len)
+{
+    char want[4400];
+    glob_t g;
+    int rc = -1;
+    snprintf(want, sizeof want, "%s/%s", dir, pattern);
+    if (glob(want, 0, NULL, &g) == 0 && g.gl_pathc > 0 && strlen(g.gl_pathv[0]) < len) {
+        snprintf(out, len, "%s", g.gl_pathv[0]);
+        rc = 0;
+    }
+    globfree(&g);
+    return rc;
 }
 
 /* A test's scratch directory NAME-PID under GPM_PM_DIR (else /dev/shm),

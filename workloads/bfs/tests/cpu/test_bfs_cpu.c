@@ -41,23 +41,6 @@ static int last_progress(unsigned *durable, unsigned *total, unsigned *redone, c
     return found;
 }
 
-/* The path of the one PM region in the directory. */
-static int region_path(char *out, size_t len)
-{
-    char cmd[4200];
-    FILE *p;
-    snprintf(cmd, sizeof cmd, "ls '%s'/bfs-*.search", dir);
-    p = popen(cmd, "r");
-    if (!p || !fgets(out, (int)len, p)) {
-        if (p)
-            pclose(p);
-        return -1;
-    }
-    pclose(p);
-    out[strcspn(out, "\n")] = '\0';
-    return 0;
-}
-
 static void remove_pm_files(void)
 {
     char cmd[4200];
@@ -180,7 +163,7 @@ static void recovery_of_a_finished_a_stale_or_an_empty_search(void)
     CHECK(strcmp(what, "finished-first") == 0 && durable == total && redone == 0 && total > 500);
     /* A cost array that is not this epoch's (as a CAP run leaves it) is
      * rewritten from the durable frontiers. */
-    CHECK(region_path(path, sizeof path) == 0);
+    CHECK(wl_test_path(dir, "bfs-*.search", path, sizeof path) == 0);
     for (int i = 0; i < 64; i++)
         garbage[i] = 7;
     CHECK(poke(path, (long)(bfs_meta_off() + offsetof(struct bfs_meta, cost_epoch)), &zero, 4) == 0);

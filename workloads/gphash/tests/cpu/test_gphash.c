@@ -183,23 +183,6 @@ static void a_ycsb_trace_replaces_the_run(void)
     CHECK_MSG(line, "SCAN (YCSB's workload E) is not supported");
 }
 
-/* The table file of the custom run in DIR. */
-static int table_path(char *path, size_t len)
-{
-    char cmd[4200];
-    FILE *p;
-    snprintf(cmd, sizeof cmd, "ls '%s'/gphash-custom-*.table", dir);
-    p = popen(cmd, "r");
-    if (!p || !fgets(path, (int)len, p)) {
-        if (p)
-            pclose(p);
-        return -1;
-    }
-    pclose(p);
-    path[strcspn(path, "\n")] = '\0';
-    return 0;
-}
-
 /* A real SIGKILL after K operations are durable (never on a clock), then
  * --recover: the batches done are reused, the cut one redone. */
 static void crash_then_recover(void)
@@ -241,7 +224,7 @@ static void recovery_clears_claims_and_damage_is_caught(void)
     FILE *f;
     unlink(rows);
     CHECK_EQ_INT(run_main(crash, ARGC(crash)), 128 + SIGKILL);
-    CHECK(table_path(path, sizeof path) == 0);
+    CHECK(wl_test_path(dir, "gphash-custom-*.table", path, sizeof path) == 0);
     f = fopen(path, "r+");
     CHECK(f && fread(&h, sizeof h, 1, f) == 1);
     g.top = h.top;

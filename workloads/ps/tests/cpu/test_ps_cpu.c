@@ -64,16 +64,12 @@ static void stale_markers_without_identity_never_count(void)
     char cmd[8400], path[8400];
     const uint64_t n = 16 << 16, nb = ps_nblocks(n, 128);
     uint32_t *done = malloc(nb * 4);
-    FILE *p, *f;
+    FILE *f;
     CHECK(done);
     /* Make the files once to learn their name, then replace the region with
      * one whose every block carries epoch 1 and drop the identity. */
     CHECK_EQ_INT(run_main(crash, ARGC(crash)) >= 0, 1);
-    snprintf(cmd, sizeof cmd, "ls '%s'/ps-custom-*.sums", dir);
-    p = popen(cmd, "r");
-    CHECK(p && fgets(path, sizeof path, p));
-    pclose(p);
-    path[strcspn(path, "\n")] = '\0';
+    CHECK(wl_test_path(dir, "ps-custom-*.sums", path, sizeof path) == 0);
     for (uint64_t b = 0; b < nb; b++)
         done[b] = 1;
     f = fopen(path, "r+");
