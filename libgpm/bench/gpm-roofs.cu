@@ -11,6 +11,10 @@
  *                  lines in a scattered order (a bijection, so each line is
  *                  written once): the rate R of random persists;
  *   persist-rand16 the same with 16-byte stores;
+ *   write-rand16   the same 16-byte stores, one fence per thread at the
+ *                  end: the link's rate of small scattered writes, which
+ *                  a persist pattern of separate 16-byte stores (gpKVS's
+ *                  ways) cannot beat however its fences fall;
  *   fence-latency  one thread: store, persist, next line; seconds each;
  *   d2h-copy       cudaMemcpy of device memory into the registered
  *                  mapping: what CAP-mm's copy moves per second;
@@ -69,7 +73,7 @@ __global__ void rf_seq(uint64_t *pm, size_t words, uint64_t seed, int per_store)
         gpm_persist();
 }
 
-__global__ void rf_rand(uint64_t *pm, size_t lines, uint64_t seed, int wide)
+__global__ void rf_rand(uint64_t *pm, size_t lines, uint64_t seed, int wide, int per_store)
 {
     for (size_t j = gpm_grid_rank(); j < lines; j += gpm_grid_threads()) {
         size_t line = (size_t)((j * SCATTER) & (lines - 1));
@@ -80,8 +84,11 @@ __global__ void rf_rand(uint64_t *pm, size_t lines, uint64_t seed, int wide)
                                                 ~(unsigned)(v >> 32)));
         else
             gpm_store_u64(p, v);
-        gpm_persist();
+        if (per_store)
+            gpm_persist();
     }
+    if (!per_store)
+        gpm_persist();
 }
 
 __global__ void rf_fence(uint64_t *pm, size_t steps, uint64_t seed)
@@ -218,12 +225,13 @@ static int gpu_start(ctx *x)
     return cuda_ok(cudaEventRecord(x->ev[0]), "cudaEventRecord");
 }
 
-enum kind { K_LINK, K_SEQ, K_RAND8, K_RAND16, K_FENCE };
+enum kind { K_LINK, K_SEQ, K_RAND8, K_RAND16, K_WRAND16, K_FENCE };
 
 static int gpu_probe(ctx *x, enum kind k)
 {
-    static const char *const names[] = {"link-write", "persist-seq", "persist-rand8",
-                                        "persist-rand16", "fence-latency"};
+    static const char *const names[] = {"link-write",     "persist-seq",  "persist-rand8",
+                                        "persist-rand16", "write-rand16", "fence-latency"};
+    int wide = k == K_RAND16 || k == K_WRAND16;
     size_t words = x->size / 8, lines = x->size / LINE;
     uint64_t *pm = (uint64_t *)x->r.dev;
     probe p;
@@ -240,15 +248,16 @@ static int gpu_probe(ctx *x, enum kind k)
         switch (k) {
         case K_LINK: rf_seq<<<x->grid, x->block>>>(pm, words, seed, 0); break;
         case K_SEQ: rf_seq<<<x->grid, x->block>>>(pm, words, seed, 1); break;
-        case K_RAND8: rf_rand<<<x->grid, x->block>>>(pm, lines, seed, 0); break;
-        case K_RAND16: rf_rand<<<x->grid, x->block>>>(pm, lines, seed, 1); break;
+        case K_RAND8: rf_rand<<<x->grid, x->block>>>(pm, lines, seed, 0, 1); break;
+        case K_RAND16: rf_rand<<<x->grid, x->block>>>(pm, lines, seed, 1, 1); break;
+        case K_WRAND16: rf_rand<<<x->grid, x->block>>>(pm, lines, seed, 1, 0); break;
         case K_FENCE: rf_fence<<<1, 1>>>(pm, FENCE_STEPS, seed); break;
         }
         if (gpu_time(x, &t) != 0)
             return -1;
         p.bad += k == K_LINK || k == K_SEQ ? bad_seq((uint64_t *)x->r.host, words, seed)
                  : k == K_FENCE ? bad_strided((uint64_t *)x->r.host, FENCE_STEPS, seed)
-                                : bad_lines((uint64_t *)x->r.host, lines, seed, k == K_RAND16);
+                                : bad_lines((uint64_t *)x->r.host, lines, seed, wide);
         if (i >= 0)
             p.t[p.n++] = t;
     }
@@ -258,12 +267,13 @@ static int gpu_probe(ctx *x, enum kind k)
     case K_RAND8:
     case K_RAND16:
         p.unit = "persists", p.per_rep = (double)lines;
-        p.bytes = (double)lines * (k == K_RAND16 ? 16 : 8);
+        p.bytes = (double)lines * (wide ? 16 : 8);
         break;
+    case K_WRAND16: p.unit = "writes", p.per_rep = (double)lines, p.bytes = lines * 16.0; break;
     case K_FENCE: p.unit = "persists", p.per_rep = FENCE_STEPS, p.bytes = FENCE_STEPS * 8.0; break;
     }
     snprintf(p.extra, sizeof p.extra, "grid=%d,block=%d,store_bytes=%d", k == K_FENCE ? 1 : x->grid,
-             k == K_FENCE ? 1 : x->block, k == K_RAND16 ? 16 : 8);
+             k == K_FENCE ? 1 : x->block, wide ? 16 : 8);
     return emit(x, &p);
 }
 

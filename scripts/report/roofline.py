@@ -128,7 +128,9 @@ def main():
                roofs["persist-seq"][0], roofs["persist-rand8"][0], roofs["persist-rand16"][0],
                1e6 / roofs["fence-latency"][0], roofs["d2h-copy"][0] / 1e9,
                roofs["cpu-flush"][0] / 1e9, roofs["cpu-flush"][1].get("threads"),
-               roofs["fs-write"][0] / 1e9))
+               roofs["fs-write"][0] / 1e9)
+            + ("; scattered 16-byte writes (unfenced) %.4g per second" % roofs["write-rand16"][0]
+               if "write-rand16" in roofs else ""))
     over_goal = [r for r in out_rows if r[12] == "no"]
     comments = (["Persistence roofline: each operation's time over its physical bound on the "
                  "machine that ran it (newest verified run per workload, mode and scale)",

@@ -1,32 +1,36 @@
 /* The block count of the checkpoint copy that overlaps the steps (gpm,
- * gpm-eadr): as few as let the copy end within one interval of steps.
+ * gpm-eadr): the count whose interval, from one snapshot to the point
+ * where both the copy and the steps beside it are done, is shortest.
  *
  * Every block the copy holds slows the steps beside it (measured at paper
  * scale on an H200: BLK took 4.54 s with 8 blocks, 6.98 s with 64 and
  * 7.67 s with 1056; HS 6.71 s with 4 and 8.22 s with 64), while too few
  * leave the next checkpoint waiting for the copy (BLK with 4: 3.2 s of
- * waits). So after each copy its duration d, timed on the GPU from the
- * snapshot to the copy's end, is held against the time I the steps beside
- * it took, from the snapshot to the next checkpoint, and the next copy
- * gets blocks * d / (0.9 I), within half and twice the last count. I ends
- * where the steps end, not where the next snapshot begins: that would
- * count the wait for a late copy as steps, and a copy too slow would look
- * as if it fitted (an H100 run of HS that measured so sank to 1 and 2
- * blocks and waited 3.2 s). --cp-blocks N fixes the count. */
+ * waits). An earlier rule sized the copy to take 0.9 of the steps' time;
+ * where the copy cannot fit at any count (BLK on an H100, whose copy
+ * needs about as long as its steps) it climbed to 70 blocks and slowed
+ * the steps, 1.33x BLK's bound. So the count is searched for instead:
+ * each interval is timed on the GPU, and a pattern search over counts (a
+ * step of 2x, then 1.41x, 1.19x, 1.09x, each way from the best count)
+ * keeps the count of the shortest interval, then settles on it.
+ * --cp-blocks N fixes the count. */
+#include <math.h>
 #include <stdlib.h>
 
 #include <cuda_runtime_api.h>
 
 #include "harness.h"
 
-#define PACE_START 16     /* blocks of 256 threads of the first copy */
-#define PACE_TARGET 0.9f  /* the share of an interval a copy may take */
+#define PACE_START 16       /* blocks of 256 threads of the first copy */
+#define PACE_FIRST_STEP 2.0f /* the first ratio between counts tried */
+#define PACE_LAST_STEP 1.1f  /* a step below this ends the search */
 
 struct wl_cp_pace {
     cudaEvent_t snap;      /* after the snapshot, on the steps' stream */
     cudaEvent_t end;       /* after the copy, on its own stream */
     cudaEvent_t steps_end; /* at the next checkpoint, on the steps' stream */
-    unsigned blocks, least, most, max;
+    struct wl_pace_search search;
+    unsigned least, most, max;
 };
 
 static unsigned full_gpu_blocks(void)
@@ -54,7 +58,8 @@ int wl_cp_pace_open(struct wl_obj *o)
                              o->path);
     }
     p->max = full_gpu_blocks();
-    p->blocks = p->least = p->most = PACE_START < p->max ? PACE_START : p->max;
+    wl_pace_search_init(&p->search, PACE_START < p->max ? PACE_START : p->max);
+    p->least = p->most = p->search.trial;
     o->pace = p;
     return 0;
 }
@@ -76,7 +81,7 @@ void wl_cp_pace_free(struct wl_obj *o)
 
 unsigned wl_cp_pace_blocks(const struct wl_obj *o)
 {
-    return o->pace ? o->pace->blocks : 0;
+    return o->pace ? o->pace->search.trial : 0;
 }
 
 void *wl_cp_pace_snapshot(struct wl_obj *o, void *stream)
@@ -97,17 +102,59 @@ int wl_cp_pace_copied(struct wl_obj *o, void *side)
     return cudaEventRecord(o->pace->end, (cudaStream_t)side) == cudaSuccess ? 0 : -1;
 }
 
-unsigned wl_cp_pace_next(unsigned blocks, float copy_ms, float interval_ms, unsigned max)
+void wl_pace_search_init(struct wl_pace_search *s, unsigned start)
 {
-    float want;
-    unsigned next;
-    if (!(copy_ms > 0) || !(interval_ms > 0))
-        return blocks;
-    want = (float)blocks * copy_ms / (PACE_TARGET * interval_ms);
-    next = want < 1 ? 1 : want > 2.0f * blocks ? 2 * blocks : (unsigned)(want + 0.5f);
-    if (next < (blocks + 1) / 2)
-        next = (blocks + 1) / 2;
-    return next > max ? max : next;
+    s->trial = s->best = start ? start : 1;
+    s->best_ms = 0;
+    s->step = PACE_FIRST_STEP;
+    s->dir = 1;
+    s->turned = 0;
+}
+
+/* The count STEP away from BEST in direction DIR, within 1..MAX; BEST
+ * itself where there is none that way. */
+static unsigned neighbour(unsigned best, int dir, float step, unsigned max)
+{
+    unsigned n;
+    if (dir > 0) {
+        n = (unsigned)((float)best * step + 0.5f);
+        n = n <= best ? best + 1 : n;
+        return n > max ? (best < max ? max : best) : n;
+    }
+    n = (unsigned)((float)best / step + 0.5f);
+    n = n >= best ? best - 1 : n;
+    return n < 1 ? best : n;
+}
+
+unsigned wl_pace_search_next(struct wl_pace_search *s, float interval_ms, unsigned max)
+{
+    if (!(interval_ms > 0) || s->step < PACE_LAST_STEP)
+        return s->trial;
+    if (!(s->best_ms > 0) || interval_ms < s->best_ms) {
+        /* A move: the count it came from, on the other side, is worse. */
+        s->turned = s->best_ms > 0;
+        s->best = s->trial;
+        s->best_ms = interval_ms;
+    } else {
+        s->turned = !s->turned;
+        if (s->turned)
+            s->dir = -s->dir;
+        else
+            s->step = sqrtf(s->step);
+    }
+    for (;;) {
+        unsigned n;
+        if (s->step < PACE_LAST_STEP)
+            return s->trial = s->best;
+        if ((n = neighbour(s->best, s->dir, s->step, max)) != s->best)
+            return s->trial = n;
+        /* No count that way: as if it had been tried and was worse. */
+        s->turned = !s->turned;
+        if (s->turned)
+            s->dir = -s->dir;
+        else
+            s->step = sqrtf(s->step);
+    }
 }
 
 /* After the copy was waited for (its snapshot and end are done): the
@@ -116,14 +163,14 @@ unsigned wl_cp_pace_next(unsigned blocks, float copy_ms, float interval_ms, unsi
 void wl_cp_pace_update(struct wl_obj *o)
 {
     struct wl_cp_pace *p = o->pace;
-    float d = 0, interval = 0;
+    float copy = 0, steps = 0;
     unsigned next;
     if (!p || cudaEventSynchronize(p->steps_end) != cudaSuccess ||
-        cudaEventElapsedTime(&d, p->snap, p->end) != cudaSuccess ||
-        cudaEventElapsedTime(&interval, p->snap, p->steps_end) != cudaSuccess)
+        cudaEventElapsedTime(&copy, p->snap, p->end) != cudaSuccess ||
+        cudaEventElapsedTime(&steps, p->snap, p->steps_end) != cudaSuccess)
         return;
-    next = wl_cp_pace_next(p->blocks, d, interval, p->max);
-    p->blocks = next;
+    /* The next snapshot waits for both. */
+    next = wl_pace_search_next(&p->search, copy > steps ? copy : steps, p->max);
     if (next < p->least)
         p->least = next;
     if (next > p->most)
@@ -135,6 +182,6 @@ void wl_cp_pace_note(struct wl_ctx *c)
     for (int i = 0; i < c->nobj; i++) {
         const struct wl_cp_pace *p = c->obj[i].pace;
         if (p)
-            wl_note(c, "cp_blocks=paced:%u(%u-%u)", p->blocks, p->least, p->most);
+            wl_note(c, "cp_blocks=paced:%u(%u-%u)", p->search.trial, p->least, p->most);
     }
 }

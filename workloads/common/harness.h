@@ -78,10 +78,20 @@ int wl_cp_pace_copied(struct wl_obj *o, void *side);
 void wl_cp_pace_steps_done(struct wl_obj *o, void *stream);
 void wl_cp_pace_update(struct wl_obj *o);
 void wl_cp_pace_note(struct wl_ctx *c);
-/* The rule, pure: the next count after BLOCKS took COPY_MS against an
- * interval of INTERVAL_MS of steps; at most MAX, within half and twice
- * BLOCKS, BLOCKS itself where a time is not positive. */
-unsigned wl_cp_pace_next(unsigned blocks, float copy_ms, float interval_ms, unsigned max);
+/* The search, pure: init starts it at START blocks; next takes the
+ * interval the count s->trial gave (INTERVAL_MS; one not positive is
+ * ignored) and returns the next count to try, within 1..MAX, which is
+ * s->best for good once the step falls below 1.1x. */
+struct wl_pace_search {
+    unsigned trial;  /* the count being timed */
+    unsigned best;   /* the count of the shortest interval timed */
+    float best_ms;   /* that interval (0: none yet) */
+    float step;      /* the ratio between counts tried */
+    int dir;         /* +1: trying above best, -1: below */
+    int turned;      /* the other side of best was tried at this step */
+};
+void wl_pace_search_init(struct wl_pace_search *s, unsigned start);
+unsigned wl_pace_search_next(struct wl_pace_search *s, float interval_ms, unsigned max);
 void wl_cp_free(struct wl_obj *o);
 
 /* ---- mode none's copies for verification (volatile.c) ----
