@@ -81,6 +81,20 @@ have_row() {
         END { exit !found }' "$1"
 }
 
+# copy_row FROM TO WORKLOAD MODE [OP]: appends to TO the newest row of FROM
+# that have_row accepts (verified, this scale, these programs' revision),
+# with FROM's header where TO has none: a report of TO alone then reads it
+# beside TO's own rows, in time order.
+copy_row() {
+    [ -s "$2" ] || head -n 1 "$1" >"$2"
+    awk -F'\t' -v w="$3" -v m="$4" -v op="${5:-run}" -v s="$SCALE" -v rev="$_rev" '
+        /^#/ { next }
+        !hdr { for (i = 1; i <= NF; i++) c[$i] = i; hdr = 1; next }
+        $c["workload"] == w && $c["mode"] == m && $c["scale"] == s && $c["git_rev"] == rev &&
+        $c["op"] == op && $c["verified"] == "ok" { row = $0 }
+        END { if (row != "") print row }' "$1" >>"$2"
+}
+
 # run_mode W MODE REPS OUT [FLAG...]: one run of W in MODE at SCALE, its row
 # appended to OUT; a run that fails or does not verify is recorded (the
 # others still run) and returns 1.

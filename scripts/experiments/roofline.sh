@@ -7,7 +7,9 @@
 # $RESULTS_DIR/roofs.tsv; then every workload of
 # WORKLOADS (each of its operations) in none (the volatile baseline V), gpm,
 # cap-mm and cap-fs, rows appended to $RESULTS_DIR/roofline.tsv (report:
-# scripts/report/roofline.py holds each against its bound).
+# scripts/report/roofline.py holds each against its bound). A verified row
+# of $RESULTS_DIR/figure_9.tsv of this SCALE and revision is copied rather
+# than run again (make figure_9 runs gpm, cap-mm and cap-fs the same way).
 # Environment (scripts/experiment.sh sets it): GPM_BIN, RESULTS_DIR, SCALE,
 # WORKLOADS, OPS, REPS (default 5), GPM_PM_DIR (optional), ROOFS=again
 # (measure the roofs even where this revision and host have them).
@@ -45,8 +47,13 @@ for w in $(workloads); do
     ran=$((ran + 1))
     for op in $(ops "$w"); do
         for m in none gpm cap-mm cap-fs; do
+            if have_row "$RESULTS_DIR/figure_9.tsv" "$w" "$m" "$op"; then
+                echo "$name: $w --mode $m ($op): the verified row of figure_9.tsv (scale $SCALE, this revision) copied"
+                copy_row "$RESULTS_DIR/figure_9.tsv" "$RESULTS_DIR/$name.tsv" "$w" "$m" "$op"
+                continue
+            fi
             # shellcheck disable=SC2046 # op_flag gives no word or two
-            run_mode "$w" "$m" "${REPS:-5}" "$RESULTS_DIR/$name.tsv" $(op_flag "$op")
+            run_mode "$w" "$m" "${REPS:-5}" "$RESULTS_DIR/$name.tsv" --cpu-threads best $(op_flag "$op")
         done
     done
 done
