@@ -15,6 +15,12 @@
  *                  end: the link's rate of small scattered writes, which
  *                  a persist pattern of separate 16-byte stores (gpKVS's
  *                  ways) cannot beat however its fences fall;
+ *   persist-stride16 16-byte stores and their persists, one per line, a
+ *                  warp's 32 lanes STRIDE bytes apart (64 B to 256 KiB,
+ *                  a row each): how the persist rate falls as writes
+ *                  spread, between persist-seq's runs and the scatter of
+ *                  persist-rand16 (gpKVS's sorted SETs land some KiB
+ *                  apart);
  *   fence-latency  one thread: store, persist, next line; seconds each;
  *   d2h-copy       cudaMemcpy of device memory into the registered
  *                  mapping: what CAP-mm's copy moves per second;
@@ -89,6 +95,20 @@ __global__ void rf_rand(uint64_t *pm, size_t lines, uint64_t seed, int wide, int
     }
     if (!per_store)
         gpm_persist();
+}
+
+/* Line k % n * per + k / n for k = 0 .. lines-1, n = lines / per: each
+ * line once, consecutive k (a warp's lanes) PER lines apart. */
+__global__ void rf_stride(uint64_t *pm, size_t lines, size_t per, uint64_t seed)
+{
+    size_t n = lines / per;
+    for (size_t k = gpm_grid_rank(); k < lines; k += gpm_grid_threads()) {
+        size_t line = k % n * per + k / n;
+        uint64_t v = rf_pattern(line, seed);
+        gpm_store_v4((uint4 *)(pm + line * (LINE / 8)),
+                     make_uint4((unsigned)v, (unsigned)(v >> 32), ~(unsigned)v, ~(unsigned)(v >> 32)));
+        gpm_persist();
+    }
 }
 
 __global__ void rf_fence(uint64_t *pm, size_t steps, uint64_t seed)
@@ -225,13 +245,15 @@ static int gpu_start(ctx *x)
     return cuda_ok(cudaEventRecord(x->ev[0]), "cudaEventRecord");
 }
 
-enum kind { K_LINK, K_SEQ, K_RAND8, K_RAND16, K_WRAND16, K_FENCE };
+enum kind { K_LINK, K_SEQ, K_RAND8, K_RAND16, K_WRAND16, K_FENCE, K_STRIDE16 };
 
-static int gpu_probe(ctx *x, enum kind k)
+/* Probe K; PER, for K_STRIDE16 only, the lines between a warp's lanes. */
+static int gpu_probe(ctx *x, enum kind k, size_t per)
 {
-    static const char *const names[] = {"link-write",     "persist-seq",  "persist-rand8",
-                                        "persist-rand16", "write-rand16", "fence-latency"};
-    int wide = k == K_RAND16 || k == K_WRAND16;
+    static const char *const names[] = {"link-write",     "persist-seq",   "persist-rand8",
+                                        "persist-rand16", "write-rand16",  "fence-latency",
+                                        "persist-stride16"};
+    int wide = k == K_RAND16 || k == K_WRAND16 || k == K_STRIDE16;
     size_t words = x->size / 8, lines = x->size / LINE;
     uint64_t *pm = (uint64_t *)x->r.dev;
     probe p;
@@ -252,6 +274,7 @@ static int gpu_probe(ctx *x, enum kind k)
         case K_RAND16: rf_rand<<<x->grid, x->block>>>(pm, lines, seed, 1, 1); break;
         case K_WRAND16: rf_rand<<<x->grid, x->block>>>(pm, lines, seed, 1, 0); break;
         case K_FENCE: rf_fence<<<1, 1>>>(pm, FENCE_STEPS, seed); break;
+        case K_STRIDE16: rf_stride<<<x->grid, x->block>>>(pm, lines, per, seed); break;
         }
         if (gpu_time(x, &t) != 0)
             return -1;
@@ -266,6 +289,7 @@ static int gpu_probe(ctx *x, enum kind k)
     case K_SEQ: p.unit = "persists", p.per_rep = (double)words, p.bytes = (double)x->size; break;
     case K_RAND8:
     case K_RAND16:
+    case K_STRIDE16:
         p.unit = "persists", p.per_rep = (double)lines;
         p.bytes = (double)lines * (wide ? 16 : 8);
         break;
@@ -274,6 +298,9 @@ static int gpu_probe(ctx *x, enum kind k)
     }
     snprintf(p.extra, sizeof p.extra, "grid=%d,block=%d,store_bytes=%d", k == K_FENCE ? 1 : x->grid,
              k == K_FENCE ? 1 : x->block, wide ? 16 : 8);
+    if (k == K_STRIDE16)
+        snprintf(p.extra + strlen(p.extra), sizeof p.extra - strlen(p.extra), ",stride_bytes=%zu",
+                 per * LINE);
     return emit(x, &p);
 }
 
@@ -447,7 +474,9 @@ int main(int argc, char **argv)
     printf("# roofs: %zu bytes on %s (%s), %d x %d GPU threads\n", x.size, x.r.path,
            gpm_backend_name(x.r.backend), x.grid, x.block);
     for (int k = K_LINK; rc == 0 && k <= K_FENCE; k++)
-        rc = gpu_probe(&x, (enum kind)k);
+        rc = gpu_probe(&x, (enum kind)k, 0);
+    for (size_t per = 1; rc == 0 && per <= 4096 && per <= x.size / LINE; per *= 8)
+        rc = gpu_probe(&x, K_STRIDE16, per);
     if (rc == 0)
         rc = cpu_probes(&x);
     if (rc != 0)
