@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "gpm/gds.h"
@@ -204,6 +206,21 @@ int gpm_gds_open(gpm_gds_file *g, const char *path)
     return 0;
 }
 
+/* Why cuFile registered no file in DIR, with the way out: it looks each
+ * file's block device up in the udev database, which containers often
+ * lack, and tmpfs has no block device at all. */
+static void no_volume(char *out, size_t len, const char *dir, const char *err)
+{
+    struct stat st;
+    if (gpm_on_tmpfs(dir) || stat(dir, &st) != 0 || major(st.st_dev) == 0)
+        snprintf(out, len, "%s (cuFile looks each file's block device up in udev, and %s has none: "
+                 "use a directory on a block device's file system, such as ext4)", err, dir);
+    else
+        snprintf(out, len, "%s (cuFile looks each file's block device up in udev: where there is "
+                 "no udev, as in containers, the record /run/udev/data/b%u:%u holding the line "
+                 "E:ID_FS_USAGE=filesystem lets it)", err, major(st.st_dev), minor(st.st_dev));
+}
+
 int gpm_gds_usable(const char *dir, char *why, size_t len)
 {
     static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -231,10 +248,8 @@ int gpm_gds_usable(const char *dir, char *why, size_t len)
         if (usable)
             gpm_gds_close(&g);
         else
-            snprintf(answer, sizeof answer,
-                     "%s (cuFile looks each file's volume up in the udev database, which "
-                     "containers often lack)",
-                     sized ? gpm_last_error() : "cannot size the probe file");
+            no_volume(answer, sizeof answer, dir,
+                      sized ? gpm_last_error() : "cannot size the probe file");
         unlink(path);
     }
     snprintf(asked, sizeof asked, "%s", dir);

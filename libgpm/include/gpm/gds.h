@@ -35,8 +35,11 @@ int gpm_gds_available(char *why, size_t len);
  * its driver opens (a CUDA context) and it registers a probe file made and
  * removed there; else 0 with WHY. The answer for the last DIR is kept.
  * cuFile refuses every file, even in compatibility mode, where it cannot
- * find the file's volume in the udev database (containers without
- * /run/udev). GPM_GDS=off in the environment turns GPUDirect Storage off. */
+ * find the file's block device in the udev database: on tmpfs, and in
+ * containers without /run/udev, where the record
+ * /run/udev/data/b<major>:<minor> holding "E:ID_FS_USAGE=filesystem"
+ * lets it (WHY names the numbers). GPM_GDS=off in the environment turns
+ * GPUDirect Storage off. */
 int gpm_gds_usable(const char *dir, char *why, size_t len);
 
 typedef struct gpm_gds_file {
