@@ -54,6 +54,24 @@ def roofs_of(results_dir, host, scale):
     return out
 
 
+def stride_rates(results_dir, like):
+    """[(stride in bytes, persists per second)] of the persist-stride16 rows
+    of the host, revision and size of the roof row LIKE, by stride."""
+    key = ("host", "git_rev", "size_bytes")
+    rows = [r for r in R.read_rows(results_dir, "roofs.tsv") if r.get("op") == "persist-stride16"
+            and r.get("verified") == "ok" and all(r.get(k) == like.get(k) for k in key)]
+    rates = {int(R.params(r).get("stride_bytes", "0")): F.fnum(R.params(r).get("rate_per_s"))
+             for r in rows}
+    return sorted(rates.items())
+
+
+def stride_text(rates):
+    def size(b):
+        return "%d KiB" % (b // 1024) if b >= 1024 else "%d B" % b
+    return ("; 16-byte persists with a warp's lanes S apart, per second: %s"
+            % ", ".join("%s %.3g" % (size(b), r) for b, r in rates) if rates else "")
+
+
 def div(a, b):
     return a / b if F.finite(a) and F.finite(b) and b > 0 else float("nan")
 
@@ -130,7 +148,8 @@ def main():
                roofs["cpu-flush"][0] / 1e9, roofs["cpu-flush"][1].get("threads"),
                roofs["fs-write"][0] / 1e9)
             + ("; scattered 16-byte writes (unfenced) %.4g per second" % roofs["write-rand16"][0]
-               if "write-rand16" in roofs else ""))
+               if "write-rand16" in roofs else "")
+            + stride_text(stride_rates(results_dir, roofs["link-write"][1])))
     over_goal = [r for r in out_rows if r[12] == "no"]
     comments = (["Persistence roofline: each operation's time over its physical bound on the "
                  "machine that ran it (newest verified run per workload, mode and scale)",
