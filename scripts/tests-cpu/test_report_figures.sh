@@ -348,6 +348,8 @@ check "roofline V binds where the persists are cheap" "$f" "kvs(set)" bound_by V
 check "roofline within 1.25x" "$f" "kvs(set)" within yes
 has "roofline names what is over 1.25x" "$f" "over 1.25x: ps at small is 1.333x its bound"
 has "roofline states the roofs it used" "$f" "B 50 GB/s"
+has "roofline states the small-write roofs of the runs' host" "$f" \
+    "scattered 16-byte writes (unfenced) 8e+07 per second; 16-byte persists with a warp's lanes S apart, per second: 64 B 6e+08, 4 KiB 5e+08"
 # B is persist-seq's bytes where per-store persists outran link-write.
 mkdir -p "$tmp/fastseq"
 cp "$fix/roofline/roofline.tsv" "$tmp/fastseq/"
