@@ -206,19 +206,25 @@ int gpm_gds_open(gpm_gds_file *g, const char *path)
     return 0;
 }
 
-/* Why cuFile registered no file in DIR, with the way out: it looks each
- * file's block device up in the udev database, which containers often
- * lack, and tmpfs has no block device at all. */
-static void no_volume(char *out, size_t len, const char *dir, const char *err)
+void gpm_gds_refusal(const char *dir, int tmpfs, unsigned major, unsigned minor,
+                     const char *err, char *out, size_t len)
 {
-    struct stat st;
-    if (gpm_on_tmpfs(dir) || stat(dir, &st) != 0 || major(st.st_dev) == 0)
+    if (tmpfs || major == 0)
         snprintf(out, len, "%s (cuFile looks each file's block device up in udev, and %s has none: "
                  "use a directory on a block device's file system, such as ext4)", err, dir);
     else
         snprintf(out, len, "%s (cuFile looks each file's block device up in udev: where there is "
                  "no udev, as in containers, the record /run/udev/data/b%u:%u holding the line "
-                 "E:ID_FS_USAGE=filesystem lets it)", err, major(st.st_dev), minor(st.st_dev));
+                 "E:ID_FS_USAGE=filesystem lets it)", err, major, minor);
+}
+
+/* gpm_gds_refusal for DIR as it is. */
+static void no_volume(char *out, size_t len, const char *dir, const char *err)
+{
+    struct stat st;
+    int known = stat(dir, &st) == 0;
+    gpm_gds_refusal(dir, gpm_on_tmpfs(dir), known ? major(st.st_dev) : 0,
+                    known ? minor(st.st_dev) : 0, err, out, len);
 }
 
 int gpm_gds_usable(const char *dir, char *why, size_t len)

@@ -75,6 +75,14 @@ const char *gpm_gds_way(const gpm_gds_file *g);
  * whether the registered descriptor has O_DIRECT. Writes OUT (LEN bytes). */
 void gpm_gds_decide_way(unsigned nvfs, int tmpfs, int direct, char *out, size_t len);
 
+/* Why cuFile registered no file in DIR, and the way out, pure, for tests:
+ * ERR, then, where DIR is on tmpfs or a device of major number 0 (no
+ * block device), a directory on a block device's file system, else the
+ * udev record /run/udev/data/bMAJOR:MINOR that cuFile looks for. Writes
+ * OUT (LEN bytes). */
+void gpm_gds_refusal(const char *dir, int tmpfs, unsigned major, unsigned minor,
+                     const char *err, char *out, size_t len);
+
 /* gpm_cap_file's GDS writes by default: one call a range, from one thread,
  * leaving the splitting to cuFile, whose own pool does it (cufile.json's
  * parallel_io and max_request_parallelism). gpm-cap-tune --gds-threads

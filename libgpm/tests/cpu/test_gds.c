@@ -27,6 +27,19 @@ static void way_says_gds_only_with_driver_direct_io_and_a_real_fs(void)
     CHECK(strcmp(w, "compat:no-o-direct") == 0);
 }
 
+static void refusal_names_the_way_out(void)
+{
+    char w[512];
+    gpm_gds_refusal("/dev/shm/pm", 1, 0, 41, "cuFileHandleRegister failed", w, sizeof w);
+    CHECK(strncmp(w, "cuFileHandleRegister failed (", 29) == 0);
+    CHECK(strstr(w, "/dev/shm/pm has none") && strstr(w, "ext4") && !strstr(w, "/run/udev"));
+    /* An overlay or another file system without a block device. */
+    gpm_gds_refusal("/data", 0, 0, 77, "e", w, sizeof w);
+    CHECK(strstr(w, "/data has none") && !strstr(w, "/run/udev"));
+    gpm_gds_refusal("/mnt/ram", 0, 7, 3, "e", w, sizeof w);
+    CHECK(strstr(w, "/run/udev/data/b7:3 holding the line E:ID_FS_USAGE=filesystem") != NULL);
+}
+
 static void answer_is_the_same_every_time(void)
 {
     char a[512] = "", b[512] = "";
@@ -71,6 +84,7 @@ static void missing_library_is_one_line_and_touches_nothing(void)
 int main(void)
 {
     RUN(way_says_gds_only_with_driver_direct_io_and_a_real_fs);
+    RUN(refusal_names_the_way_out);
     RUN(answer_is_the_same_every_time);
     RUN(missing_library_is_one_line_and_touches_nothing);
     CHECK_EXIT();
