@@ -185,14 +185,16 @@ static int kvs_prepare(struct wl_ctx *c)
     gpm_region *r = wl_region(c, KVS_TABLE);
     st->first_batch = 0;
     if (st->store) {
-        wl_note(c, "atomic=%s,distinct_keys=%llu", st->store->atomic,
-                (unsigned long long)st->keyspace);
+        wl_note(c, "atomic=%s,distinct_keys=%llu,run_batches=%llu", st->store->atomic,
+                (unsigned long long)st->keyspace, (unsigned long long)st->batches);
         return st->store->reset(c, st);
     }
     memset(r->host, 0, c->data_bytes);
     if (gpm_region_persist(r, r->host, c->data_bytes) != 0 || wl_tx_reset(c, KVS_LOG) != 0)
         return -1;
-    wl_note(c, "distinct_keys=%llu", (unsigned long long)st->keyspace);
+    /* get-set runs 4 times --batches: the row says how many ran. */
+    wl_note(c, "distinct_keys=%llu,run_batches=%llu", (unsigned long long)st->keyspace,
+            (unsigned long long)st->batches);
     return st->d_table ? wl_dev_zero(st->d_table, c->data_bytes) : 0;
 }
 

@@ -193,6 +193,10 @@ static void cpu_counterpart_runs_every_operation_and_log(void)
     CHECK_EQ_INT(wl_test_count_lines(rows, "\tkvs\tget-set\tcpu\ttiny\t"), 1);
     CHECK_EQ_INT(wl_test_count_lines(rows, "\tok\t"), 3);
     CHECK_EQ_INT(wl_test_count_lines(rows, ",atomic=yes,"), 3);
+    /* get-set runs 4 times --batches (tiny: 4), and its row says so. */
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",batches=4,"), 3);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",run_batches=4,"), 2);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",run_batches=16,"), 1);
 }
 
 /* Figure 1a's CPU stores take the same batches and are checked: the PMDK
