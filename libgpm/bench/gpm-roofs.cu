@@ -12,9 +12,8 @@
  *                  written once): the rate R of random persists;
  *   persist-rand16 the same with 16-byte stores;
  *   write-rand16   the same 16-byte stores, one fence per thread at the
- *                  end: the link's rate of small scattered writes, which
- *                  a persist pattern of separate 16-byte stores (gpKVS's
- *                  ways) cannot beat however its fences fall;
+ *                  end: whether the fences or the scatter limit small
+ *                  writes spread over the whole file;
  *   persist-stride16 16-byte stores and their persists, one per line, a
  *                  warp's 32 lanes STRIDE bytes apart (64 B to 256 KiB,
  *                  a row each): how the persist rate falls as writes

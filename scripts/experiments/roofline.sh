@@ -1,8 +1,8 @@
 #!/bin/sh
 # The persistence roofline: this machine's roofs (gpm-roofs: the link's
-# write bandwidth, the rates of coalesced and random fenced persists and of
-# scattered unfenced 16-byte writes, the fence latency, and CAP's copy,
-# flush and file-write rates), measured once
+# write bandwidth, the rates of coalesced, random and strided fenced
+# persists and of scattered unfenced 16-byte writes, the fence latency, and
+# CAP's copy, flush and file-write rates), measured once
 # per revision, host and size (64 MiB at tiny scale, else 1 GiB) into
 # $RESULTS_DIR/roofs.tsv; then every workload of
 # WORKLOADS (each of its operations) in none (the volatile baseline V), gpm,
