@@ -37,12 +37,13 @@ PROBES = ("link-write", "persist-seq", "persist-rand8", "persist-rand16", "fence
           "d2h-copy", "cpu-flush", "fs-write")
 
 
-def roofs_of(results_dir, host, scale):
+def roofs_of(results_dir, roof_rows, host, scale):
     """{probe: (rate per second, row)} of the newest verified row of each
     probe measured on HOST, at SCALE where there is one (make roofline
-    probes a small file at tiny scale, which caches hold)."""
+    probes a small file at tiny scale, which caches hold), among ROOF_ROWS
+    (RESULTS_DIR/roofs.tsv's)."""
     out = {}
-    rows = [r for r in R.read_rows(results_dir, "roofs.tsv") if r.get("workload") == "roofs"
+    rows = [r for r in roof_rows if r.get("workload") == "roofs"
             and r.get("host") == host and r.get("verified") == "ok"]
     for r in sorted(rows, key=lambda r: r.get("scale") == scale):  # stable: newest last
         out[r["op"]] = (F.fnum(R.params(r).get("rate_per_s")), r)
@@ -54,11 +55,12 @@ def roofs_of(results_dir, host, scale):
     return out
 
 
-def stride_rates(results_dir, like):
+def stride_rates(roof_rows, like):
     """[(stride in bytes, persists per second)] of the persist-stride16 rows
-    of the host, revision and size of the roof row LIKE, by stride."""
+    among ROOF_ROWS of the host, revision and size of the roof row LIKE, by
+    stride."""
     key = ("host", "git_rev", "size_bytes")
-    rows = [r for r in R.read_rows(results_dir, "roofs.tsv") if r.get("op") == "persist-stride16"
+    rows = [r for r in roof_rows if r.get("op") == "persist-stride16"
             and r.get("verified") == "ok" and all(r.get(k) == like.get(k) for k in key)]
     rates = {int(R.params(r).get("stride_bytes", "0")): F.fnum(R.params(r).get("rate_per_s"))
              for r in rows}
@@ -99,6 +101,7 @@ def main():
         R.fail("usage: roofline.py RESULTS_DIR OUT_TSV")
     results_dir, out = sys.argv[1], sys.argv[2]
     rows = R.target_rows(results_dir, "roofline")
+    roof_rows = R.read_rows(results_dir, "roofs.tsv")  # once, for every host and scale
     best, warnings = F.newest(rows)
     hosts = {r.get("host") for r in best.values()}
     if len(hosts) > 1:
@@ -115,7 +118,7 @@ def main():
         g = sel["gpm"]
         host = (g or next(r for r in sel.values() if r)).get("host")
         if (host, scale) not in roofs_used:
-            roofs_used[(host, scale)] = roofs_of(results_dir, host, scale)
+            roofs_used[(host, scale)] = roofs_of(results_dir, roof_rows, host, scale)
         roofs = roofs_used[(host, scale)]
         t = {m: F.fnum(r["median_s"]) if r else float("nan") for m, r in sel.items()}
         v = t["none"]
@@ -149,7 +152,7 @@ def main():
                roofs["fs-write"][0] / 1e9)
             + ("; scattered 16-byte writes (unfenced) %.4g per second" % roofs["write-rand16"][0]
                if "write-rand16" in roofs else "")
-            + stride_text(stride_rates(results_dir, roofs["link-write"][1])))
+            + stride_text(stride_rates(roof_rows, roofs["link-write"][1])))
     over_goal = [r for r in out_rows if r[12] == "no"]
     comments = (["Persistence roofline: each operation's time over its physical bound on the "
                  "machine that ran it (newest verified run per workload, mode and scale)",
