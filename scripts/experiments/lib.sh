@@ -67,32 +67,43 @@ op_flag() {
     [ "$1" = run ] || echo "--op $1"
 }
 
-# have_row FILE WORKLOAD MODE [OP]: FILE holds a verified row of OP (default
-# run) at this scale made by these programs' revision (so a row of older
-# code is never reused).
-have_row() {
-    [ -f "$1" ] || return 1
+# programs_rev: sets _rev to these programs' revision, once (call it
+# outside a command substitution, whose assignment would be lost).
+programs_rev() {
     [ -n "${_rev:-}" ] || _rev=$("$GPM_BIN/gpm-info" 2>/dev/null | awk -F'\t' '$1 == "git_rev" { print $2 }')
+}
+
+# newest_row FILE WORKLOAD MODE [OP]: prints FILE's newest verified row of
+# OP (default run) at this scale made by these programs' revision (so a
+# row of older code is never reused), or nothing.
+newest_row() {
+    [ -f "$1" ] || return 0
+    programs_rev
     awk -F'\t' -v w="$2" -v m="$3" -v op="${4:-run}" -v s="$SCALE" -v rev="$_rev" '
         /^#/ { next }
         !hdr { for (i = 1; i <= NF; i++) c[$i] = i; hdr = 1; next }
         $c["workload"] == w && $c["mode"] == m && $c["scale"] == s && $c["git_rev"] == rev &&
-        $c["op"] == op && $c["verified"] == "ok" { found = 1 }
-        END { exit !found }' "$1"
+        $c["op"] == op && $c["verified"] == "ok" { row = $0 }
+        END { if (row != "") print row }' "$1"
 }
 
-# copy_row FROM TO WORKLOAD MODE [OP]: appends to TO the newest row of FROM
-# that have_row accepts (verified, this scale, these programs' revision),
+# have_row FILE WORKLOAD MODE [OP]: FILE holds such a row.
+have_row() {
+    programs_rev
+    [ -n "$(newest_row "$@")" ]
+}
+
+# copy_row FROM TO WORKLOAD MODE [OP]: appends FROM's newest such row to TO,
 # with FROM's header where TO has none: a report of TO alone then reads it
 # beside TO's own rows, in time order.
 copy_row() {
-    [ -s "$2" ] || head -n 1 "$1" >"$2"
-    awk -F'\t' -v w="$3" -v m="$4" -v op="${5:-run}" -v s="$SCALE" -v rev="$_rev" '
-        /^#/ { next }
-        !hdr { for (i = 1; i <= NF; i++) c[$i] = i; hdr = 1; next }
-        $c["workload"] == w && $c["mode"] == m && $c["scale"] == s && $c["git_rev"] == rev &&
-        $c["op"] == op && $c["verified"] == "ok" { row = $0 }
-        END { if (row != "") print row }' "$1" >>"$2"
+    _from=$1 _to=$2
+    shift 2
+    programs_rev
+    _row=$(newest_row "$_from" "$@")
+    [ -n "$_row" ] || return 0
+    [ -s "$_to" ] || head -n 1 "$_from" >"$_to"
+    printf '%s\n' "$_row" >>"$_to"
 }
 
 # run_mode W MODE REPS OUT [FLAG...]: one run of W in MODE at SCALE, its row
