@@ -34,7 +34,7 @@ static int bfs_layout(struct wl_ctx *c)
 {
     const char *graph = wl_str(c, "graph");
     uint64_t n, src = (uint64_t)wl_int(c, "source");
-    if (strcmp(graph, "gen") != 0 && c->opt.given[wl_param_index(c->wl, "nodes")])
+    if (strcmp(graph, "gen") != 0 && wl_given(c, "nodes"))
         return gpm_set_error("--nodes: the graph file %s sets the node count: drop --nodes "
                              "(it sizes --graph gen)", graph);
     if (bfs_graph_nodes(graph, (uint64_t)wl_int(c, "nodes"), &n) != 0)

@@ -61,7 +61,7 @@ static int load_mesh(struct wl_ctx *c, struct cfd_state *st)
         snprintf(st->mesh_name, sizeof st->mesh_name, "gen");
         return cfd_mesh_generate(&st->mesh, &g);
     }
-    if (c->opt.given[wl_param_index(c->wl, "elements")])
+    if (wl_given(c, "elements"))
         return gpm_set_error("--elements: sizes a generated mesh only: drop it, or pass "
                              "--mesh gen");
     path = mesh_path(name, buf, sizeof buf);

@@ -408,3 +408,27 @@ const char *wl_str(const struct wl_ctx *c, const char *flag)
 {
     return c->p[typed_index(c, flag, WL_STR)].s;
 }
+
+int wl_given(const struct wl_ctx *c, const char *flag)
+{
+    int i = wl_param_index(c->wl, flag);
+    if (i < 0) {
+        fprintf(stderr, "%s: internal error: no parameter --%s\n", c->wl->name, flag);
+        abort();
+    }
+    return c->opt.given[i];
+}
+
+void wl_default_int(struct wl_ctx *c, const char *flag, long long v)
+{
+    int i = typed_index(c, flag, WL_INT);
+    if (!c->opt.given[i])
+        c->p[i].i = v;
+}
+
+void wl_default_float(struct wl_ctx *c, const char *flag, double v)
+{
+    int i = typed_index(c, flag, WL_FLOAT);
+    if (!c->opt.given[i])
+        c->p[i].f = v;
+}

@@ -161,6 +161,8 @@ void wl_live_close(struct wl_ctx *c);
 /* Before and after each timed piece of work; ARM: its kills apply. */
 int wl_live_start(struct wl_ctx *c, int arm);
 int wl_live_stop(struct wl_ctx *c);
+/* Between the two: inside timed work, not prepare(). */
+int wl_live_timing(const struct wl_ctx *c);
 
 /* The --crash-after watchdog (crash.c). */
 double wl_crash_pick(double expected_s, unsigned long long salt);

@@ -39,6 +39,7 @@ struct wl_live {
     unsigned long long host_units;    /* the host's units */
     unsigned long long stall_at;      /* the kernels' target: K less the host's units */
     int armed;                        /* this timed piece's kills apply */
+    int timing;                       /* inside a timed piece (not prepare()) */
     double t0;                        /* its start */
     uint64_t first_ns, last_ns;       /* when the units first and last moved (0: not yet),
                                          in ns after T0: set by whoever sees it first */
@@ -177,6 +178,7 @@ int wl_live_start(struct wl_ctx *c, int arm)
     l->host_units = 0;
     l->stall_at = arm ? (unsigned long long)c->opt.crash_at_progress : 0;
     l->armed = arm;
+    l->timing = 1;
     l->first_ns = l->last_ns = 0;
     l->stop = 0;
     l->t0 = wl_now();
@@ -195,6 +197,8 @@ int wl_live_start(struct wl_ctx *c, int arm)
     return 0;
 }
 
+int wl_live_timing(const struct wl_ctx *c) { return c->live && c->live->timing; }
+
 int wl_live_stop(struct wl_ctx *c)
 {
     struct wl_live *l = c->live;
@@ -206,6 +210,7 @@ int wl_live_stop(struct wl_ctx *c)
         l->watching = 0;
     }
     l->armed = 0;
+    l->timing = 0;
     l->stall_at = 0;
     if (l->acct_dev) {
         if (cudaMemcpy(a, l->acct_dev, sizeof a, cudaMemcpyDeviceToHost) != cudaSuccess) {

@@ -323,6 +323,13 @@ void wl_params_string(const struct wl_ctx *c, char *out, size_t len);
 long long wl_int(const struct wl_ctx *c, const char *flag);
 double wl_float(const struct wl_ctx *c, const char *flag);
 const char *wl_str(const struct wl_ctx *c, const char *flag);
+/* Whether the command line gave FLAG. */
+int wl_given(const struct wl_ctx *c, const char *flag);
+/* From layout(): FLAG's value where the command line did not give it, for
+ * a default that depends on other parameters; the row and the run's
+ * identity show it. */
+void wl_default_int(struct wl_ctx *c, const char *flag, long long v);
+void wl_default_float(struct wl_ctx *c, const char *flag, double v);
 
 /* ---- PM objects (objects.c) ---- */
 /* Sizes of object I, for layout(). */

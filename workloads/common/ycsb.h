@@ -83,6 +83,58 @@ struct wl_ycsb_trace {
 int wl_ycsb_trace_read(struct wl_ycsb_trace *t, const char *path);
 void wl_ycsb_trace_free(struct wl_ycsb_trace *t);
 
+/* ---- A workload's whole stream (ycsb_stream.c) ---- */
+
+/* The parameters of a YCSB-driven workload: a descriptor lists
+ * WL_YCSB_PARAMS among its own, beside its --zipf and --batch. */
+#define WL_YCSB_PARAMS                                                                    \
+    {.flag = "workload", .help = "the YCSB workload: load, a, b, c, d, f, or a "           \
+     "micro-benchmark: search, search-miss, insert, update, delete", .type = WL_STR,      \
+     .sscale = {"a", "a", "a"}},                                                          \
+    {.flag = "records", .help = "keys loaded before the run", .sizes = 1,                 \
+     .scale = {16384, 1 << 20, 16 << 20}, .min = 1, .max = 1ll << 31},                    \
+    {.flag = "ops", .help = "operations of the run (--workload load: the load is the run)", \
+     .sizes = 1, .scale = {32768, 4 << 20, 64 << 20}, .min = 1, .max = 1ll << 31},        \
+    {.flag = "dist", .help = "how reads and writes pick keys: mix (the workload's own), "  \
+     "zipfian, uniform or latest", .type = WL_STR, .sscale = {"mix", "mix", "mix"}},      \
+    {.flag = "ycsb-trace", .help = "none, or a trace of YCSB's run (its basic binding's "  \
+     "verbose output) that replaces the generated run", .type = WL_STR,                   \
+     .sscale = {"none", "none", "none"}}
+
+/* What those parameters ask for. */
+struct wl_ycsb_args {
+    const struct wl_ycsb_mix *mix;
+    int dist;              /* enum wl_ycsb_dist, or -1: the mix's own */
+    uint64_t records, ops;
+    double theta;          /* the Zipfian skew */
+    const char *trace;     /* NULL: the generated run */
+};
+struct wl_ctx;
+/* Reads them from C's parameters, with Zipfian skew THETA: 0, or -1 with a
+ * message naming the flag. */
+int wl_ycsb_args(const struct wl_ctx *c, double theta, struct wl_ycsb_args *a);
+
+/* The stream: the load (inserts of key numbers 0, 1, ... as YCSB's load,
+ * so that a trace of YCSB's run reads its keys), then the run (the mix's
+ * operations, or the trace's). For --workload load without a trace the
+ * load is the run and nothing comes before it. */
+struct wl_ycsb_stream {
+    struct wl_ycsb_args a;
+    uint64_t seed;
+    uint64_t load, run;    /* operations before the run (untimed), and of the run */
+    uint64_t keys;         /* most keys it inserts (a generated run's: its expected share, + 1) */
+    struct wl_ycsb_trace t;
+};
+/* 0, or -1 with the message set (an unreadable trace, a skew out of range,
+ * a run that reads keys with nothing loaded). */
+int wl_ycsb_stream_open(struct wl_ycsb_stream *s, const struct wl_ycsb_args *a, uint64_t seed);
+/* Calls PUT for operations 0 .. load + run - 1 in order: its operation and
+ * its 8-byte key (wl_ycsb_key of its key number). */
+void wl_ycsb_stream_fill(struct wl_ycsb_stream *s,
+                         void (*put)(void *arg, uint64_t i, enum wl_ycsb_op op, uint64_t key),
+                         void *arg);
+void wl_ycsb_stream_close(struct wl_ycsb_stream *s);
+
 #ifdef __cplusplus
 }
 #endif

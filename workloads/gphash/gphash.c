@@ -14,12 +14,7 @@
 #include "gphash.h"
 
 static const struct wl_param gph_params[] = {
-    {.flag = "workload", .help = "the YCSB workload: load, a, b, c, d, f, or a micro-benchmark: "
-     "search, search-miss, insert, update, delete", .type = WL_STR, .sscale = {"a", "a", "a"}},
-    {.flag = "records", .help = "keys loaded before the run", .sizes = 1,
-     .scale = {16384, 1 << 20, 16 << 20}, .min = 1, .max = 1ll << 31},
-    {.flag = "ops", .help = "operations of the run (--workload load: the load is the run)",
-     .sizes = 1, .scale = {32768, 4 << 20, 64 << 20}, .min = 1, .max = 1ll << 31},
+    WL_YCSB_PARAMS,
     {.flag = "batch", .help = "operations a batch (2^10 to 2^20 in the paper)",
      .scale = {4096, 4096, 4096}, .min = 32, .max = 1 << 24},
     {.flag = "key-bytes", .help = "8 (YCSB's key as a number) or 32 (its record name)",
@@ -32,15 +27,10 @@ static const struct wl_param gph_params[] = {
      "at a load factor of 0.7)", .sizes = 1, .scale = {0, 0, 0}, .min = 0, .max = 1ll << 34},
     {.flag = "zipf", .help = "Zipfian skew (YCSB's 0.99)", .type = WL_FLOAT,
      .fscale = {0.99, 0.99, 0.99}, .fmin = 0.01, .fmax = 0.999},
-    {.flag = "dist", .help = "how reads and writes pick keys: mix (the workload's own), "
-     "zipfian, uniform or latest", .type = WL_STR, .sscale = {"mix", "mix", "mix"}},
     {.flag = "cache", .help = "BktCache: percent of the buckets cached in GPU memory (gpm, "
      "gpm-eadr; 0: none)", .scale = {20, 20, 20}, .min = 0, .max = 100},
     {.flag = "cache-reload", .help = "batches between BktCache's loading phases (its cached "
      "buckets are frozen between them)", .scale = {64, 256, 1024}, .min = 1, .max = 1ll << 30},
-    {.flag = "ycsb-trace", .help = "none, or a trace of YCSB's run (its basic binding's "
-     "verbose output) that replaces the generated run", .type = WL_STR,
-     .sscale = {"none", "none", "none"}},
     {0},
 };
 
@@ -52,46 +42,9 @@ static const struct wl_obj_decl gph_objects[] = {
 static struct gph_state *S(struct wl_ctx *c) { return c->priv; }
 static int is_cpu(const struct wl_ctx *c) { return !c->m->needs_gpu; }
 static uint8_t *pm(struct wl_ctx *c) { return wl_region(c, GPH_TABLE)->host; }
-static const char *trace_of(const struct wl_ctx *c)
+static int ycsb_args(const struct wl_ctx *c, struct wl_ycsb_args *a)
 {
-    const char *t = wl_str(c, "ycsb-trace");
-    return strcmp(t, "none") ? t : NULL;
-}
-
-static int dist_of(const struct wl_ctx *c, int *dist)
-{
-    static const char *const names[] = {"zipfian", "uniform", "latest"};
-    const char *d = wl_str(c, "dist");
-    *dist = -1;
-    for (int i = 0; i < 3; i++)
-        if (!strcmp(d, names[i]))
-            *dist = i;
-    if (*dist < 0 && strcmp(d, "mix") != 0)
-        return gpm_set_error("--dist %s: pass mix, zipfian, uniform or latest", d);
-    return 0;
-}
-
-/* Most keys the table may hold: the load and every insert of the run. */
-static int keys_max(struct wl_ctx *c, uint64_t *keys)
-{
-    struct gph_state *st = S(c);
-    uint64_t records = (uint64_t)wl_int(c, "records"), ops = (uint64_t)wl_int(c, "ops");
-    const char *trace = trace_of(c);
-    if (trace) {
-        struct wl_ycsb_trace t;
-        uint64_t ins = 0;
-        if (wl_ycsb_trace_read(&t, trace) != 0)
-            return -1;
-        for (uint64_t i = 0; i < t.n; i++)
-            ins += t.op[i] == WL_YCSB_INSERT;
-        wl_ycsb_trace_free(&t);
-        *keys = records + ins;
-    } else if (!strcmp(st->mix->name, "load")) {
-        *keys = records;
-    } else {
-        *keys = records + (uint64_t)((double)ops * st->mix->p[WL_YCSB_INSERT]) + 1;
-    }
-    return 0;
+    return wl_ycsb_args(c, wl_float(c, "zipf"), a);
 }
 
 static int gph_layout(struct wl_ctx *c)
@@ -99,13 +52,12 @@ static int gph_layout(struct wl_ctx *c)
     struct gph_state *st = S(c);
     long long kb = wl_int(c, "key-bytes"), vb = wl_int(c, "value-bytes"),
               slots = wl_int(c, "slots"), top = wl_int(c, "buckets");
+    struct wl_ycsb_args a;
+    struct wl_ycsb_stream y;
     uint64_t keys, bytes;
-    int dist;
-    if (!(st->mix = wl_ycsb_mix(wl_str(c, "workload")))) {
-        char why[256];
-        snprintf(why, sizeof why, "%s", gpm_last_error());
-        return gpm_set_error("--workload: %s", why);
-    }
+    if (ycsb_args(c, &a) != 0)
+        return -1;
+    st->mix = a.mix;
     if (kb != 8 && kb != 32)
         return gpm_set_error("--key-bytes %lld: pass 8 or 32", kb);
     if (vb % 8)
@@ -114,8 +66,11 @@ static int gph_layout(struct wl_ctx *c)
         return gpm_set_error("--slots %lld: pass 2, 4 or 8", slots);
     if (top && (top < 2 || (top & (top - 1))))
         return gpm_set_error("--buckets %lld: pass a power of two (or 0 to size it)", top);
-    if (dist_of(c, &dist) != 0 || keys_max(c, &keys) != 0)
+    /* The table is sized for the stream's keys. */
+    if (wl_ycsb_stream_open(&y, &a, c->opt.seed) != 0)
         return -1;
+    keys = y.keys;
+    wl_ycsb_stream_close(&y);
     st->g.slots = (uint32_t)slots;
     st->g.kw = (uint32_t)kb / 8;
     st->g.vbytes = (uint32_t)vb;
@@ -127,7 +82,7 @@ static int gph_layout(struct wl_ctx *c)
      * not the CPU counterpart. */
     if (c->m->kernels_write_pm)
         st->cache_entries = gph_buckets(&st->g) * (uint64_t)wl_int(c, "cache") / 100;
-    else if (c->opt.given[wl_param_index(c->wl, "cache")] && wl_int(c, "cache"))
+    else if (wl_given(c, "cache") && wl_int(c, "cache"))
         return gpm_set_error("--cache: mode %s has no BktCache (it caches PM's buckets for "
                              "kernels): drop --cache", c->m->name);
     st->cache_every = (uint64_t)wl_int(c, "cache-reload");
@@ -142,10 +97,8 @@ static int gph_layout(struct wl_ctx *c)
 static int gph_setup(struct wl_ctx *c)
 {
     struct gph_state *st = S(c);
-    int dist;
-    if (dist_of(c, &dist) != 0 ||
-        gph_make_stream(st, (uint64_t)wl_int(c, "records"), (uint64_t)wl_int(c, "ops"), dist,
-                        wl_float(c, "zipf"), c->opt.seed, trace_of(c)) != 0)
+    struct wl_ycsb_args a;
+    if (ycsb_args(c, &a) != 0 || gph_make_stream(st, &a, c->opt.seed) != 0)
         return -1;
     st->lat = malloc((st->batches ? st->batches : 1) * sizeof *st->lat);
     if (!st->lat)

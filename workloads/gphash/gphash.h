@@ -93,10 +93,9 @@ int gph_cpu_batch(struct wl_ctx *c, struct gph_state *st, uint64_t b, int timed)
 int gph_cpu_scan(struct wl_ctx *c, struct gph_state *st, uint64_t *cleared, uint64_t *items);
 
 /* The reference (gphash_ref.c). */
-/* The stream: the load of RECORDS keys, then the run of MIX (or the YCSB
- * trace TRACE where not NULL); sets the counts and fills h_op, h_key. */
-int gph_make_stream(struct gph_state *st, uint64_t records, uint64_t ops, int dist,
-                    double theta, uint64_t seed, const char *trace);
+/* The stream A asks for (wl_ycsb_stream): sets the counts and fills h_op,
+ * h_key. */
+int gph_make_stream(struct gph_state *st, const struct wl_ycsb_args *a, uint64_t seed);
 /* YCSB's 8-byte key of a key's words (its record name's digits for 32-byte
  * keys): 0, or -1 where the words are not a record name. */
 int gph_key_number(const uint64_t *words, uint32_t kw, uint64_t *k);

@@ -32,50 +32,25 @@ static int alloc_stream(struct gph_state *st)
     return 0;
 }
 
-static void put(struct gph_state *st, uint64_t i, unsigned op, uint64_t k)
+static void put(void *arg, uint64_t i, enum wl_ycsb_op op, uint64_t k)
 {
+    struct gph_state *st = arg;
     st->h_op[i] = (uint8_t)op;
     gph_key_words(k, st->g.kw, st->h_key + i * st->g.kw);
 }
 
-int gph_make_stream(struct gph_state *st, uint64_t records, uint64_t ops, int dist,
-                    double theta, uint64_t seed, const char *trace)
+int gph_make_stream(struct gph_state *st, const struct wl_ycsb_args *a, uint64_t seed)
 {
-    struct wl_ycsb load, y;
-    struct wl_ycsb_trace t = {0};
-    enum wl_ycsb_op op;
-    uint64_t k;
-    int is_load = !strcmp(st->mix->name, "load");
-    if (trace && wl_ycsb_trace_read(&t, trace) != 0)
+    struct wl_ycsb_stream y;
+    int rc;
+    if (wl_ycsb_stream_open(&y, a, seed) != 0)
         return -1;
-    if (wl_ycsb_init(&load, wl_ycsb_mix("load"), -1, 0, theta, seed) != 0 ||
-        (!trace && !is_load && wl_ycsb_init(&y, st->mix, dist, records, theta, seed) != 0)) {
-        wl_ycsb_trace_free(&t);
-        return -1;
-    }
-    st->load_ops = is_load && !trace ? 0 : records;
-    st->run_ops = trace ? t.n : is_load ? records : ops;
-    if (alloc_stream(st) != 0) {
-        wl_ycsb_trace_free(&t);
-        return -1;
-    }
-    /* The load inserts key numbers 0, 1, ... as YCSB's load does (its
-     * hashed inserts), so that a trace of YCSB's run reads these keys. */
-    for (uint64_t i = 0; i < st->load_ops + (is_load && !trace ? st->run_ops : 0); i++) {
-        wl_ycsb_next(&load, &op, &k);
-        put(st, i, op, k);
-    }
-    for (uint64_t i = 0; i < st->run_ops && (trace || !is_load); i++) {
-        if (trace) {
-            op = (enum wl_ycsb_op)t.op[i];
-            k = t.key[i];
-        } else {
-            wl_ycsb_next(&y, &op, &k);
-        }
-        put(st, st->load_ops + i, op, k);
-    }
-    wl_ycsb_trace_free(&t);
-    return 0;
+    st->load_ops = y.load;
+    st->run_ops = y.run;
+    if ((rc = alloc_stream(st)) == 0)
+        wl_ycsb_stream_fill(&y, put, st);
+    wl_ycsb_stream_close(&y);
+    return rc;
 }
 
 int gph_key_number(const uint64_t *words, uint32_t kw, uint64_t *k)
