@@ -9,22 +9,24 @@
 #include "gpm/tx_layout.h"
 #include "kvs.h"
 
-static const char *const kvs_ops[] = {"set", "get-set", NULL};
+static const char *const kvs_ops[] = {"set", "get-set", "ycsb", NULL};
 
 static const struct wl_param kvs_params[] = {
     {.flag = "sets", .help = "sets of 8 ways (128 bytes each) in the table", .sizes = 1,
      .scale = {1ll << 12, 1ll << 20, 1ll << 25}, .min = 1, .max = 1ll << 31},
-    {.flag = "batch", .help = "operations a batch", .sizes = 1,
+    {.flag = "batch", .help = "operations a batch (--op ycsb: 4096 unless given)", .sizes = 1,
      .scale = {1ll << 12, 1ll << 18, 1ll << 21}, .min = 1, .max = 1ll << 28},
     {.flag = "batches", .help = "batches of SETs (get-set runs 4 times as many)", .sizes = 1,
      .scale = {4, 10, 25}, .min = 1, .max = 1ll << 20},
     {.flag = "keys", .help = "distinct keys drawn from (0: 4 a set, half the ways)", .sizes = 1,
      .scale = {0, 0, 0}, .min = 0, .max = 1ll << 40},
-    {.flag = "zipf", .help = "Zipfian keys of this skew (0: uniform)", .type = WL_FLOAT,
+    {.flag = "zipf", .help = "Zipfian keys of this skew (0: uniform; --op ycsb: YCSB's 0.99 "
+     "unless given)", .type = WL_FLOAT,
      .fscale = {0, 0, 0}, .fmin = 0, .fmax = 0.999},
     {.flag = "store", .help = "cpu mode's store: kvs (gpKVS's own), pmemobj (PMDK) or rocksdb "
      "(Figure 1a)", .type = WL_STR, .sscale = {"kvs", "kvs", "kvs"}},
     WL_TX_PARAMS,
+    WL_YCSB_PARAMS, /* --op ycsb */
     {0},
 };
 
@@ -35,11 +37,57 @@ static const struct wl_obj_decl kvs_objects[] = {
 };
 
 static struct kvs_state *S(struct wl_ctx *c) { return c->priv; }
+static int is_ycsb(const struct wl_ctx *c) { return c->opt.op == KVS_OP_YCSB; }
 
-static uint64_t batches_of(struct wl_ctx *c)
+/* --op ycsb: the stream its flags ask for (close it), and what in them
+ * gpKVS cannot run. */
+static int ycsb_open(struct wl_ctx *c, struct wl_ycsb_stream *y)
 {
-    uint64_t b = (uint64_t)wl_int(c, "batches");
-    return c->opt.op == KVS_OP_GET_SET ? 4 * b : b;
+    static const char *const not_ycsb[] = {"keys", "batches"};
+    struct wl_ycsb_args a;
+    if (wl_ycsb_args(c, wl_float(c, "zipf"), &a) != 0)
+        return -1;
+    for (size_t k = 0; k < sizeof not_ycsb / sizeof *not_ycsb; k++)
+        if (wl_given(c, not_ycsb[k]))
+            return gpm_set_error("--%s: --op ycsb takes its keys and batches from --records, "
+                                 "--ops and --batch: drop --%s", not_ycsb[k], not_ycsb[k]);
+    if (a.mix->p[WL_YCSB_DELETE] > 0)
+        return gpm_set_error("--workload %s: gpKVS has no delete (a full set evicts): use "
+                             "another workload, or gphash", a.mix->name);
+    return wl_ycsb_stream_open(y, &a, c->opt.seed);
+}
+
+/* The batches, the table's sets and the keys drawn from, for layout().
+ * --op ycsb runs YCSB's batches of 2^12 at its skew of 0.99 unless told
+ * otherwise, and sizes the rest from its stream: --batches the run's,
+ * --keys the most it inserts, --sets 2 keys a set (a quarter of the ways)
+ * unless given. */
+static int size_run(struct wl_ctx *c)
+{
+    struct kvs_state *st = S(c);
+    struct wl_ycsb_stream y;
+    uint64_t run_batches;
+    if (is_ycsb(c)) {
+        wl_default_int(c, "batch", 4096);
+        wl_default_float(c, "zipf", 0.99);
+        if (ycsb_open(c, &y) != 0)
+            return -1;
+        st->n = (uint64_t)wl_int(c, "batch");
+        st->load_batches = (y.load + st->n - 1) / st->n;
+        run_batches = (y.run + st->n - 1) / st->n;
+        wl_default_int(c, "batches", (long long)run_batches);
+        wl_default_int(c, "keys", (long long)y.keys);
+        wl_default_int(c, "sets", y.keys / 2 ? (long long)(y.keys / 2) : 1);
+        wl_ycsb_stream_close(&y);
+    } else {
+        st->load_batches = 0;
+        run_batches = (uint64_t)wl_int(c, "batches") * (c->opt.op == KVS_OP_GET_SET ? 4 : 1);
+    }
+    st->n = (uint64_t)wl_int(c, "batch");
+    st->nsets = (uint64_t)wl_int(c, "sets");
+    st->batches = st->load_batches + run_batches;
+    st->keyspace = wl_int(c, "keys") ? (uint64_t)wl_int(c, "keys") : st->nsets * 4;
+    return 0;
 }
 
 /* The CPU counterpart's log slots: one for each of its threads (so a
@@ -101,9 +149,14 @@ static int pick_store(struct wl_ctx *c)
 
 static int kvs_layout(struct wl_ctx *c)
 {
-    uint64_t nsets = (uint64_t)wl_int(c, "sets"), n = (uint64_t)wl_int(c, "batch");
+    struct kvs_state *st = S(c);
+    uint64_t nsets, n;
     int cpu = !c->m->needs_gpu, slots = cpu_slots(c);
-    struct wl_tx_sizes tx = {
+    struct wl_tx_sizes tx;
+    if (size_run(c) != 0)
+        return -1;
+    nsets = st->nsets, n = st->n;
+    tx = (struct wl_tx_sizes){
         .region = KVS_TABLE,
         .undo_bytes = log_bytes(c, n, cpu ? slots : 0),
         .blocks = cpu ? 1 : KVS_LOG_BLOCKS,
@@ -125,37 +178,50 @@ static int kvs_layout(struct wl_ctx *c)
     /* For --crash-after random: on the fast side (about 0.5 ns an
      * operation and 30 us a batch on a recent GPU), so that a random kill
      * lands inside the run. */
-    c->expected_s = (double)batches_of(c) * ((double)n * 5e-10 + 3e-5) + 0.005;
+    c->expected_s = (double)st->batches * ((double)n * 5e-10 + 3e-5) + 0.005;
     return 0;
 }
 
-/* What --cap-chunk best sizes the CAP chunk for: the sets the first
+/* What --cap-chunk best sizes the CAP chunk for: the sets the first timed
  * batch's SETs touch. */
 static int first_changes(struct wl_ctx *c, uint64_t **off, size_t *n)
 {
     struct kvs_state *st = S(c);
+    uint64_t b = st->load_batches < st->batches ? st->load_batches : 0;
     *n = 0;
     if (!(*off = malloc(st->n * sizeof **off)))
         return gpm_set_error("kvs: out of memory");
-    for (uint64_t i = 0; i < st->n; i++)
-        if (kvs_is_set(c->opt.seed, 0, st->n, i, st->set_pct))
+    for (uint64_t i = b * st->n; i < (b + 1) * st->n; i++)
+        if (st->h_op[i] & KVS_SET)
             (*off)[(*n)++] = kvs_set_of(st->h_keys[i], st->nsets) * sizeof(kvs_set);
     return 0;
+}
+
+static int gen_stream(struct wl_ctx *c)
+{
+    struct kvs_state *st = S(c);
+    struct wl_ycsb_stream y;
+    int rc;
+    if (!is_ycsb(c))
+        return kvs_gen_keys(st, c->opt.seed, wl_float(c, "zipf"));
+    if (ycsb_open(c, &y) != 0)
+        return -1;
+    rc = kvs_gen_ycsb(st, &y);
+    wl_ycsb_stream_close(&y);
+    return rc;
 }
 
 static int kvs_setup(struct wl_ctx *c)
 {
     struct kvs_state *st = S(c);
-    uint64_t keys = (uint64_t)wl_int(c, "keys");
-    st->nsets = (uint64_t)wl_int(c, "sets");
-    st->n = (uint64_t)wl_int(c, "batch");
-    st->batches = batches_of(c);
-    st->keyspace = keys ? keys : st->nsets * 4;
-    st->set_pct = c->opt.op == KVS_OP_GET_SET ? 5 : 100;
+    st->set_pct = c->opt.op == KVS_OP_GET_SET ? 5 : c->opt.op == KVS_OP_SET ? 100 : 0;
     st->cpu_slots = cpu_slots(c);
     st->digest = calloc(st->batches, sizeof *st->digest);
-    if (!st->digest || kvs_gen_keys(st, c->opt.seed, wl_float(c, "zipf")) != 0)
-        return st->digest ? -1 : gpm_set_error("kvs: out of memory");
+    st->lat = calloc(st->batches, sizeof *st->lat);
+    if (!st->digest || !st->lat)
+        return gpm_set_error("kvs: out of memory");
+    if (gen_stream(c) != 0)
+        return -1;
     if (!c->m->needs_gpu) { /* gpKVS's CPU counterpart and the other stores */
         st->h_sets = malloc(st->n * sizeof *st->h_sets);
         st->h_idx = malloc(st->n * sizeof *st->h_idx);
@@ -168,6 +234,8 @@ static int kvs_setup(struct wl_ctx *c)
     }
     if (wl_dev_alloc((void **)&st->d_keys, st->batches * st->n * sizeof *st->d_keys) ||
         wl_dev_copy(st->d_keys, st->h_keys, st->batches * st->n * sizeof *st->d_keys, 1) ||
+        wl_dev_alloc((void **)&st->d_op, st->batches * st->n) ||
+        wl_dev_copy(st->d_op, st->h_op, st->batches * st->n, 1) ||
         wl_dev_alloc((void **)&st->d_table, c->data_bytes) ||
         wl_dev_alloc((void **)&st->d_sets, st->n * 4) ||
         wl_dev_alloc((void **)&st->d_idx, st->n * 4) ||
@@ -178,44 +246,25 @@ static int kvs_setup(struct wl_ctx *c)
     return wl_tx_setup(c, KVS_LOG, st->d_table, first_changes);
 }
 
-/* A fresh, empty table (on PM and on the GPU) and a fresh log. */
-static int kvs_prepare(struct wl_ctx *c)
-{
-    struct kvs_state *st = S(c);
-    gpm_region *r = wl_region(c, KVS_TABLE);
-    st->first_batch = 0;
-    if (st->store) {
-        wl_note(c, "atomic=%s,distinct_keys=%llu,run_batches=%llu", st->store->atomic,
-                (unsigned long long)st->keyspace, (unsigned long long)st->batches);
-        return st->store->reset(c, st);
-    }
-    memset(r->host, 0, c->data_bytes);
-    if (gpm_region_persist(r, r->host, c->data_bytes) != 0 || wl_tx_reset(c, KVS_LOG) != 0)
-        return -1;
-    /* get-set runs 4 times --batches: the row says how many ran. */
-    wl_note(c, "distinct_keys=%llu,run_batches=%llu", (unsigned long long)st->keyspace,
-            (unsigned long long)st->batches);
-    return st->d_table ? wl_dev_zero(st->d_table, c->data_bytes) : 0;
-}
-
 /* Batch B as the mode's engine asks: its GETs read the table as it was,
  * then its SETs change it. */
 static int apply(struct wl_ctx *c, uint64_t b, const wl_txdev *d)
 {
     struct kvs_state *st = S(c);
-    uint64_t seed = c->opt.seed;
     if (!d->gpu)
         return kvs_cpu_apply(c, st, b, &st->digest[b]);
-    return kvs_gpu_gets(st, seed, b, &st->digest[b]) || kvs_gpu_sort(st, seed, b) ||
-                   kvs_gpu_apply(st, seed, b, d)
+    return kvs_gpu_gets(st, b, &st->digest[b]) || kvs_gpu_sort(st, b) ||
+                   kvs_gpu_apply(st, c->opt.seed, b, d)
                ? -1
                : 0;
 }
 
-static int batches_from(struct wl_ctx *c, uint64_t from)
+/* Batches FROM..TO-1, each one's wall time kept. */
+static int batches(struct wl_ctx *c, uint64_t from, uint64_t to)
 {
     struct kvs_state *st = S(c);
-    for (uint64_t b = from; b < st->batches; b++) {
+    for (uint64_t b = from; b < to; b++) {
+        double t0 = wl_now();
         if (st->store) {
             if (st->store->batch(c, st, b, &st->digest[b]) != 0)
                 return -1;
@@ -223,11 +272,66 @@ static int batches_from(struct wl_ctx *c, uint64_t from)
         } else if (wl_tx_batch(c, KVS_LOG, b, apply) != 0) {
             return -1;
         }
+        st->lat[b] = wl_now() - t0;
     }
     return 0;
 }
 
-static int kvs_run(struct wl_ctx *c) { return batches_from(c, 0); }
+/* A fresh, empty table (on PM and on the GPU) and a fresh log; --op ycsb:
+ * then the load, committed batch by batch, untimed. */
+static int kvs_prepare(struct wl_ctx *c)
+{
+    struct kvs_state *st = S(c);
+    gpm_region *r = wl_region(c, KVS_TABLE);
+    st->first_batch = 0;
+    if (st->store)
+        wl_note(c, "atomic=%s", st->store->atomic);
+    /* get-set runs 4 times --batches: the row says how many ran. */
+    wl_note(c, "distinct_keys=%llu,run_batches=%llu", (unsigned long long)st->keyspace,
+            (unsigned long long)(st->batches - st->load_batches));
+    if (is_ycsb(c))
+        wl_note(c, "load_ops=%llu,run_ops=%llu", (unsigned long long)st->load_ops,
+                (unsigned long long)st->run_ops);
+    if (st->store) {
+        if (st->store->reset(c, st) != 0)
+            return -1;
+    } else {
+        memset(r->host, 0, c->data_bytes);
+        if (gpm_region_persist(r, r->host, c->data_bytes) != 0 || wl_tx_reset(c, KVS_LOG) != 0 ||
+            (st->d_table && wl_dev_zero(st->d_table, c->data_bytes) != 0))
+            return -1;
+    }
+    return batches(c, 0, st->load_batches);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* --op ycsb: the latency of the run's batches FROM on, as GPHash's rows
+ * give it. */
+static void note_latency(struct wl_ctx *c, uint64_t from)
+{
+    struct kvs_state *st = S(c);
+    uint64_t n = st->batches - from;
+    double *l = st->lat + from;
+    if (!is_ycsb(c) || !n)
+        return;
+    qsort(l, n, sizeof *l, cmp_double);
+    wl_note(c, "batch_p50_us=%.1f,batch_p99_us=%.1f", l[n / 2] * 1e6,
+            l[(uint64_t)((double)(n - 1) * 0.99)] * 1e6);
+}
+
+static int kvs_run(struct wl_ctx *c)
+{
+    struct kvs_state *st = S(c);
+    if (batches(c, st->load_batches, st->batches) != 0)
+        return -1;
+    note_latency(c, st->load_batches);
+    return 0;
+}
 
 /* Undoes the interrupted batch, reloads the GPU's table from PM, and runs
  * the batches after the last committed one. */
@@ -239,19 +343,22 @@ static int kvs_recover(struct wl_ctx *c)
     double t0 = wl_now();
     if (wl_tx_recover(c, KVS_LOG, &done) != 0)
         return -1;
-    if (done > st->batches)
-        return gpm_set_error("%s: the log counts %llu committed batches of %llu: not this run's",
-                             c->obj[KVS_LOG].path, (unsigned long long)done,
+    if (done > st->batches || done < st->load_batches)
+        return gpm_set_error("%s: the log counts %llu committed batches, not %llu to %llu: "
+                             "not this run's", c->obj[KVS_LOG].path, (unsigned long long)done,
+                             (unsigned long long)st->load_batches,
                              (unsigned long long)st->batches);
     if (st->d_table && wl_dev_copy(st->d_table, r->host, c->data_bytes, 1) != 0)
         return -1;
     c->restore_s = wl_now() - t0;
-    c->progress.total = st->batches;
-    c->progress.durable = done;
+    /* Progress counts the run's batches: the load's were done before it. */
+    c->progress.total = st->batches - st->load_batches;
+    c->progress.durable = done - st->load_batches;
     st->first_batch = done;
-    if (batches_from(c, done) != 0)
+    if (batches(c, done, st->batches) != 0)
         return -1;
     c->progress.redone = st->batches - done;
+    note_latency(c, done);
     return 0;
 }
 
@@ -313,6 +420,7 @@ static void kvs_teardown(struct wl_ctx *c)
     if (st->store)
         st->store->close(st);
     wl_dev_free(st->d_keys); /* all NULL in cpu mode */
+    wl_dev_free(st->d_op);
     wl_dev_free(st->d_table);
     wl_dev_free(st->d_sets);
     wl_dev_free(st->d_idx);
@@ -320,8 +428,8 @@ static void kvs_teardown(struct wl_ctx *c)
     wl_dev_free(st->d_idx_sorted);
     wl_dev_free(st->d_sort_tmp);
     wl_dev_free(st->d_digest);
-    free(st->h_keys);
-    free(st->h_nsetops);
+    kvs_free_stream(st);
+    free(st->lat);
     free(st->digest);
     free(st->h_sets);
     free(st->h_idx);

@@ -8,13 +8,14 @@
 
 #include "kvs_model.h"
 #include "wl.h"
+#include "ycsb.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 enum { KVS_TABLE, KVS_LOG }; /* the PM objects */
-enum { KVS_OP_SET, KVS_OP_GET_SET };
+enum { KVS_OP_SET, KVS_OP_GET_SET, KVS_OP_YCSB };
 
 /* The logging grid: the apply kernel runs with the log's HCL geometry, one
  * group of 8 lanes per run of a set's SETs; the CPU counterpart's threads
@@ -25,14 +26,20 @@ enum { KVS_OP_SET, KVS_OP_GET_SET };
 
 struct kvs_state {
     uint64_t nsets, n, batches, keyspace;
-    uint32_t set_pct;        /* 100 (set) or 5 (get-set) */
+    uint32_t set_pct;        /* 100 (set) or 5 (get-set); --op ycsb: 0 */
+    uint64_t load_batches;   /* --op ycsb: the load's batches, before the run (prepare()) */
+    uint64_t load_ops, run_ops;
     uint64_t *h_keys;        /* every batch's keys, batch-major */
+    uint8_t *h_op;           /* and operations (KVS_GET, KVS_SET, both, or KVS_NOP) */
     uint64_t *h_nsetops;     /* SETs in each batch */
+    uint64_t *h_ngets;       /* GETs in each batch */
+    double *lat;             /* each batch's wall time */
     uint64_t *digest;        /* the GET digest of each batch this process ran */
     uint64_t first_batch;    /* the first batch this process ran (after a recovery) */
     int cpu_slots;           /* cpu mode: log slots, and so the most threads */
     /* GPU modes (device memory): */
     uint64_t *d_keys;
+    uint8_t *d_op;
     kvs_set *d_table;        /* the table's device copy: serves GETs, mirrors PM */
     uint32_t *d_sets, *d_idx, *d_sets_sorted, *d_idx_sorted;
     void *d_sort_tmp;
@@ -63,15 +70,25 @@ struct kvs_store_ops {
 extern const struct kvs_store_ops kvs_pmemobj_store, kvs_rocksdb_store;
 
 /* Host side (kvs_ref.c). */
-/* Every batch's keys, uniform over KEYSPACE keys or Zipfian with THETA. */
+/* Every batch's keys, uniform over KEYSPACE keys or Zipfian with THETA,
+ * and its operations (SET_PCT of them SETs). */
 int kvs_gen_keys(struct kvs_state *st, uint64_t seed, double theta);
+/* Every batch's keys and operations from the YCSB stream Y (its load, then
+ * its run from batch load_batches on): a read is a GET, an update or an
+ * insert a SET, a read-modify-write both; a short batch is padded with
+ * KVS_NOP. */
+int kvs_gen_ycsb(struct kvs_state *st, struct wl_ycsb_stream *y);
+/* Frees what either made. */
+void kvs_free_stream(struct kvs_state *st);
+/* YCSB's 8-byte key as gpKVS's: never 0 (the free mark), distinct for
+ * distinct keys, and its top three bits (the victim way) spread. */
+uint64_t kvs_ycsb_key(uint64_t key);
 /* The SETs of batch B sorted by set, stable: SETS[k] and IDX[k] for k < the
  * batch's SET count (TMP_*: scratch of N each). */
-void kvs_sort_host(const struct kvs_state *st, uint64_t seed, uint64_t b, uint32_t *sets,
-                   uint32_t *idx, uint32_t *tmp_sets, uint32_t *tmp_idx);
+void kvs_sort_host(const struct kvs_state *st, uint64_t b, uint32_t *sets, uint32_t *idx,
+                   uint32_t *tmp_sets, uint32_t *tmp_idx);
 /* The digest of batch B's GETs read from TABLE as it is. */
-uint64_t kvs_gets_digest(const struct kvs_state *st, uint64_t seed, uint64_t b,
-                         const kvs_set *table);
+uint64_t kvs_gets_digest(const struct kvs_state *st, uint64_t b, const kvs_set *table);
 /* Applies batch B to TABLE as the reference does (no logging, no persist),
  * returning its GET digest. */
 uint64_t kvs_ref_batch(const struct kvs_state *st, uint64_t seed, uint64_t b, kvs_set *table);
@@ -84,9 +101,9 @@ int kvs_check_unique(const kvs_set *table, uint64_t nsets);
 /* Kernels (kvs_kernels.cu). */
 int kvs_gpu_alloc_sort(struct kvs_state *st);
 /* The GET digest of batch B, read from the device table as it is. */
-int kvs_gpu_gets(struct kvs_state *st, uint64_t seed, uint64_t b, uint64_t *digest);
+int kvs_gpu_gets(struct kvs_state *st, uint64_t b, uint64_t *digest);
 /* Sorts batch B's SETs by set (stable). */
-int kvs_gpu_sort(struct kvs_state *st, uint64_t seed, uint64_t b);
+int kvs_gpu_sort(struct kvs_state *st, uint64_t b);
 /* Applies batch B's sorted SETs to the device table as a transaction's
  * batch (wl_tx_undo before each changed way, wl_tx_changed after, and the
  * store to D->pm where the mode has one). */

@@ -30,9 +30,8 @@ __device__ __forceinline__ uint32_t group_ballot(unsigned mask, int pred)
     return (__ballot_sync(mask, pred) & mask) >> (threadIdx.x & 24u);
 }
 
-__global__ void gets_kernel(const uint64_t *keys, const kvs_set *table, uint64_t nsets,
-                            uint64_t seed, uint64_t b, uint64_t n, uint32_t set_pct,
-                            unsigned long long *digest)
+__global__ void gets_kernel(const uint64_t *keys, const uint8_t *op, const kvs_set *table,
+                            uint64_t nsets, uint64_t n, unsigned long long *digest)
 {
     unsigned mask = group_mask(), lane = threadIdx.x & (GROUP - 1);
     uint64_t g = gpm_grid_rank() / GROUP, ng = gpm_grid_threads() / GROUP;
@@ -40,7 +39,7 @@ __global__ void gets_kernel(const uint64_t *keys, const kvs_set *table, uint64_t
         const kvs_set *s;
         uint32_t hit;
         uint64_t val = 0;
-        if (kvs_is_set(seed, b, n, i, set_pct))
+        if (!(op[i] & KVS_GET))
             continue; /* uniform across the group */
         s = &table[kvs_set_of(keys[i], nsets)];
         hit = group_ballot(mask, s->way[lane].key == keys[i]);
@@ -51,14 +50,13 @@ __global__ void gets_kernel(const uint64_t *keys, const kvs_set *table, uint64_t
     }
 }
 
-__global__ void sort_keys_kernel(const uint64_t *keys, uint64_t nsets, uint64_t seed,
-                                 uint64_t b, uint64_t n, uint32_t set_pct, uint32_t *sets,
-                                 uint32_t *idx)
+__global__ void sort_keys_kernel(const uint64_t *keys, const uint8_t *op, uint64_t nsets,
+                                 uint64_t n, uint32_t *sets, uint32_t *idx)
 {
     for (uint64_t i = gpm_grid_rank(); i < n; i += gpm_grid_threads()) {
-        /* GETs sort after every set, and after the batch's SET count. */
-        sets[i] = kvs_is_set(seed, b, n, i, set_pct) ? (uint32_t)kvs_set_of(keys[i], nsets)
-                                                     : 0xffffffffu;
+        /* Other operations sort after every set, and after the batch's SET
+         * count. */
+        sets[i] = op[i] & KVS_SET ? (uint32_t)kvs_set_of(keys[i], nsets) : 0xffffffffu;
         idx[i] = (uint32_t)i;
     }
 }
@@ -164,17 +162,17 @@ extern "C" int kvs_gpu_alloc_sort(struct kvs_state *st)
     return wl_dev_alloc(&st->d_sort_tmp, st->sort_tmp_bytes);
 }
 
-extern "C" int kvs_gpu_gets(struct kvs_state *st, uint64_t seed, uint64_t b, uint64_t *digest)
+extern "C" int kvs_gpu_gets(struct kvs_state *st, uint64_t b, uint64_t *digest)
 {
     unsigned long long d = 0;
-    if (st->set_pct >= 100) {
+    if (!st->h_ngets[b]) {
         *digest = 0;
         return 0;
     }
     if (wl_dev_zero(st->d_digest, sizeof d) != 0)
         return -1;
     gets_kernel<<<wl_blocks(st->n * GROUP, 256, MAX_BLOCKS), 256>>>(
-        st->d_keys + b * st->n, st->d_table, st->nsets, seed, b, st->n, st->set_pct,
+        st->d_keys + b * st->n, st->d_op + b * st->n, st->d_table, st->nsets, st->n,
         st->d_digest);
     if (wl_dev_sync("kvs: the GET kernel") != 0 || wl_dev_copy(&d, st->d_digest, sizeof d, 0) != 0)
         return -1;
@@ -182,10 +180,10 @@ extern "C" int kvs_gpu_gets(struct kvs_state *st, uint64_t seed, uint64_t b, uin
     return 0;
 }
 
-extern "C" int kvs_gpu_sort(struct kvs_state *st, uint64_t seed, uint64_t b)
+extern "C" int kvs_gpu_sort(struct kvs_state *st, uint64_t b)
 {
     sort_keys_kernel<<<wl_blocks(st->n, 256, MAX_BLOCKS), 256>>>(
-        st->d_keys + b * st->n, st->nsets, seed, b, st->n, st->set_pct, st->d_sets, st->d_idx);
+        st->d_keys + b * st->n, st->d_op + b * st->n, st->nsets, st->n, st->d_sets, st->d_idx);
     if (cub::DeviceRadixSort::SortPairs(st->d_sort_tmp, st->sort_tmp_bytes, st->d_sets,
                                         st->d_sets_sorted, st->d_idx, st->d_idx_sorted,
                                         (int)st->n) != cudaSuccess)

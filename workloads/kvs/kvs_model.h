@@ -61,9 +61,15 @@ GPM_HD uint32_t kvs_way_in(const kvs_set *s, uint64_t key)
     return kvs_way_for(keys, key);
 }
 
+/* What an operation does: KVS_GET reads, KVS_SET writes, a YCSB
+ * read-modify-write both (its GET reads the table before its batch, as
+ * every GET does), KVS_NOP (the padding of a short last batch) nothing. */
+enum { KVS_NOP = 0, KVS_GET = 1, KVS_SET = 2 };
+
 /* Operation I of batch B (N operations a batch) of the run SEED: its value,
- * and whether it is a SET (all are, unless SET_PCT < 100: get-set). The key
- * comes from the host's generator (kvs_ref.c), uniform or Zipfian. */
+ * and, for --op set and get-set, whether it is a SET (all are, unless
+ * SET_PCT < 100: get-set). The key and the operation come from the host's
+ * generators (kvs_ref.c). */
 GPM_HD uint64_t kvs_value(uint64_t seed, uint64_t b, uint64_t n, uint64_t i)
 {
     return gpm_mix64(seed * 0x2545f4914f6cdd1dull + b * n + i + 1);

@@ -89,8 +89,8 @@ static int pm_batch(struct wl_ctx *c, struct kvs_state *st, uint64_t b, uint64_t
     PMEMobjpool *pop = P(st)->pop;
     uint64_t seed = c->opt.seed, m = st->h_nsetops[b], sets = 0;
     int failed = 0;
-    *digest = kvs_gets_digest(st, seed, b, st->store_table);
-    kvs_sort_host(st, seed, b, st->h_sets, st->h_idx, st->h_tmp_sets, st->h_tmp_idx);
+    *digest = kvs_gets_digest(st, b, st->store_table);
+    kvs_sort_host(st, b, st->h_sets, st->h_idx, st->h_tmp_sets, st->h_tmp_idx);
 #pragma omp parallel num_threads(c->threads) reduction(+ : sets) reduction(| : failed)
     {
         uint64_t t = (uint64_t)omp_get_thread_num(), nt = (uint64_t)omp_get_num_threads();

@@ -17,15 +17,44 @@ static uint64_t key_of_rank(uint64_t seed, uint64_t r)
     return k ? k : 0x8000000000000000ull;
 }
 
+/* The stream's arrays, and each batch's counts once H_OP is filled. */
+static int alloc_stream(struct kvs_state *st)
+{
+    uint64_t total = st->batches * st->n;
+    st->h_keys = calloc(total, sizeof *st->h_keys);
+    st->h_op = calloc(total, 1);
+    st->h_nsetops = calloc(st->batches, sizeof *st->h_nsetops);
+    st->h_ngets = calloc(st->batches, sizeof *st->h_ngets);
+    if (!st->h_keys || !st->h_op || !st->h_nsetops || !st->h_ngets)
+        return gpm_set_error("kvs: out of memory for %llu operations: use a smaller --scale, "
+                             "--batches or --ops", (unsigned long long)total);
+    return 0;
+}
+
+void kvs_free_stream(struct kvs_state *st)
+{
+    free(st->h_keys);
+    free(st->h_op);
+    free(st->h_nsetops);
+    free(st->h_ngets);
+    st->h_keys = NULL, st->h_op = NULL, st->h_nsetops = st->h_ngets = NULL;
+}
+
+static void count_ops(struct kvs_state *st)
+{
+    for (uint64_t b = 0; b < st->batches; b++)
+        for (uint64_t i = 0; i < st->n; i++) {
+            st->h_nsetops[b] += (st->h_op[b * st->n + i] & KVS_SET) != 0;
+            st->h_ngets[b] += (st->h_op[b * st->n + i] & KVS_GET) != 0;
+        }
+}
+
 int kvs_gen_keys(struct kvs_state *st, uint64_t seed, double theta)
 {
     uint64_t total = st->batches * st->n;
     struct wl_zipf z;
-    st->h_keys = malloc(total * sizeof *st->h_keys);
-    st->h_nsetops = calloc(st->batches, sizeof *st->h_nsetops);
-    if (!st->h_keys || !st->h_nsetops)
-        return gpm_set_error("kvs: out of memory for %llu keys: use a smaller --scale or "
-                             "--batches", (unsigned long long)total);
+    if (alloc_stream(st) != 0)
+        return -1;
     if (theta > 0)
         wl_zipf_init(&z, st->keyspace, theta, 0);
 #pragma omp parallel for schedule(static)
@@ -33,23 +62,53 @@ int kvs_gen_keys(struct kvs_state *st, uint64_t seed, double theta)
         uint64_t r = theta > 0 ? wl_zipf_rank(&z, wl_unit(seed, i))
                                : gpm_mix64(seed * 0xa0761d6478bd642full + i) % st->keyspace;
         st->h_keys[i] = key_of_rank(seed, r);
+        st->h_op[i] = kvs_is_set(seed, i / st->n, st->n, i % st->n, st->set_pct) ? KVS_SET
+                                                                                : KVS_GET;
     }
-    for (uint64_t b = 0; b < st->batches; b++)
-        for (uint64_t i = 0; i < st->n; i++)
-            st->h_nsetops[b] += (uint64_t)kvs_is_set(seed, b, st->n, i, st->set_pct);
+    count_ops(st);
+    return 0;
+}
+
+uint64_t kvs_ycsb_key(uint64_t key)
+{
+    return key << 1 | 1; /* YCSB's keys are below 2^63 */
+}
+
+static void put(void *arg, uint64_t i, enum wl_ycsb_op op, uint64_t key)
+{
+    static const uint8_t ops[WL_YCSB_NOPS] = {
+        [WL_YCSB_READ] = KVS_GET, [WL_YCSB_UPDATE] = KVS_SET, [WL_YCSB_INSERT] = KVS_SET,
+        [WL_YCSB_RMW] = KVS_GET | KVS_SET};
+    struct kvs_state *st = arg;
+    uint64_t at = i < st->load_ops ? i : st->load_batches * st->n + (i - st->load_ops);
+    st->h_keys[at] = kvs_ycsb_key(key);
+    st->h_op[at] = ops[op]; /* deletes are refused before (kvs.c) */
+}
+
+int kvs_gen_ycsb(struct kvs_state *st, struct wl_ycsb_stream *y)
+{
+    st->load_ops = y->load;
+    st->run_ops = y->run;
+    st->load_batches = (y->load + st->n - 1) / st->n;
+    st->batches = st->load_batches + (y->run + st->n - 1) / st->n;
+    if (alloc_stream(st) != 0)
+        return -1;
+    wl_ycsb_stream_fill(y, put, st);
+    count_ops(st);
     return 0;
 }
 
 /* LSD radix sort of (set, index) pairs by set, 16 bits a pass: stable, so
  * each set's SETs stay in batch order. */
-void kvs_sort_host(const struct kvs_state *st, uint64_t seed, uint64_t b, uint32_t *sets,
+void kvs_sort_host(const struct kvs_state *st, uint64_t b, uint32_t *sets,
                    uint32_t *idx, uint32_t *tmp_sets, uint32_t *tmp_idx)
 {
     const uint64_t *keys = st->h_keys + b * st->n;
+    const uint8_t *op = st->h_op + b * st->n;
     uint64_t m = 0;
     static uint64_t count[65537];
     for (uint64_t i = 0; i < st->n; i++)
-        if (kvs_is_set(seed, b, st->n, i, st->set_pct)) {
+        if (op[i] & KVS_SET) {
             sets[m] = (uint32_t)kvs_set_of(keys[i], st->nsets);
             idx[m++] = (uint32_t)i;
         }
@@ -69,18 +128,18 @@ void kvs_sort_host(const struct kvs_state *st, uint64_t seed, uint64_t b, uint32
     }
 }
 
-uint64_t kvs_gets_digest(const struct kvs_state *st, uint64_t seed, uint64_t b,
-                         const kvs_set *table)
+uint64_t kvs_gets_digest(const struct kvs_state *st, uint64_t b, const kvs_set *table)
 {
     const uint64_t *keys = st->h_keys + b * st->n;
+    const uint8_t *op = st->h_op + b * st->n;
     uint64_t digest = 0;
-    if (st->set_pct >= 100)
+    if (!st->h_ngets[b])
         return 0;
 #pragma omp parallel for reduction(+ : digest) schedule(static)
     for (uint64_t i = 0; i < st->n; i++) {
         const kvs_set *s;
         uint64_t val = 0;
-        if (kvs_is_set(seed, b, st->n, i, st->set_pct))
+        if (!(op[i] & KVS_GET))
             continue;
         s = &table[kvs_set_of(keys[i], st->nsets)];
         for (int w = 0; w < KVS_WAYS; w++)
@@ -94,7 +153,8 @@ uint64_t kvs_gets_digest(const struct kvs_state *st, uint64_t seed, uint64_t b,
 uint64_t kvs_ref_batch(const struct kvs_state *st, uint64_t seed, uint64_t b, kvs_set *table)
 {
     const uint64_t *keys = st->h_keys + b * st->n;
-    uint64_t digest = kvs_gets_digest(st, seed, b, table); /* the table before the batch */
+    const uint8_t *op = st->h_op + b * st->n;
+    uint64_t digest = kvs_gets_digest(st, b, table); /* the table before the batch */
     /* Each thread applies, in batch order, the SETs of its own share of the
      * sets: sets are independent, so this is the sequential table, in a
      * fraction of its time (a paper-scale reference takes seconds). */
@@ -105,7 +165,7 @@ uint64_t kvs_ref_batch(const struct kvs_state *st, uint64_t seed, uint64_t b, kv
         for (uint64_t i = 0; i < st->n; i++) {
             uint64_t si;
             uint32_t w;
-            if (!kvs_is_set(seed, b, st->n, i, st->set_pct))
+            if (!(op[i] & KVS_SET))
                 continue;
             si = kvs_set_of(keys[i], st->nsets);
             if (si < lo || si >= hi)
@@ -151,8 +211,8 @@ int kvs_cpu_apply(struct wl_ctx *c, struct kvs_state *st, uint64_t b, uint64_t *
     int threads = c->threads > 0 ? c->threads : omp_get_max_threads(), failed = 0;
     if (threads > st->cpu_slots)
         threads = st->cpu_slots; /* a log slot each */
-    *digest = kvs_gets_digest(st, seed, b, wl_region(c, KVS_TABLE)->host);
-    kvs_sort_host(st, seed, b, st->h_sets, st->h_idx, st->h_tmp_sets, st->h_tmp_idx);
+    *digest = kvs_gets_digest(st, b, wl_region(c, KVS_TABLE)->host);
+    kvs_sort_host(st, b, st->h_sets, st->h_idx, st->h_tmp_sets, st->h_tmp_idx);
     /* Thread t takes the runs that start in its share of the sorted SETs:
      * each set is one thread's, so the log slots never share a location. */
 #pragma omp parallel num_threads(threads) reduction(| : failed)

@@ -116,16 +116,17 @@ static int rdb_batch(struct wl_ctx *c, struct kvs_state *st, uint64_t b, uint64_
 {
     struct rdb *r = R(st);
     const uint64_t *keys = st->h_keys + b * st->n;
+    const uint8_t *op = st->h_op + b * st->n;
     uint64_t seed = c->opt.seed, d = 0, m = 0;
     rocksdb_writebatch_t *wb;
     char *err = NULL;
     int failed = 0;
-    if (st->set_pct < 100) {
+    if (st->h_ngets[b]) {
 #pragma omp parallel for num_threads(c->threads) reduction(+ : d) reduction(| : failed)
         for (uint64_t i = 0; i < st->n; i++) {
             uint64_t val;
             char *e = NULL;
-            if (kvs_is_set(seed, b, st->n, i, st->set_pct))
+            if (!(op[i] & KVS_GET))
                 continue;
             if (get_value(r, keys[i], &val, &e) != 0) {
                 free(e);
@@ -143,7 +144,7 @@ static int rdb_batch(struct wl_ctx *c, struct kvs_state *st, uint64_t b, uint64_
         return gpm_set_error("kvs: out of memory for a batch of %llu SETs",
                              (unsigned long long)st->n);
     for (uint64_t i = 0; i < st->n; i++)
-        if (kvs_is_set(seed, b, st->n, i, st->set_pct))
+        if (op[i] & KVS_SET)
             r->puts[m++] = (struct put){keys[i], i};
     qsort(r->puts, m, sizeof *r->puts, put_order);
     wb = rocksdb_writebatch_create();
@@ -302,11 +303,12 @@ static int rdb_verify(struct wl_ctx *c, struct kvs_state *st)
     }
     for (uint64_t b = 0; b < st->batches && rc == 0; b++) {
         const uint64_t *keys = st->h_keys + b * st->n;
+        const uint8_t *op = st->h_op + b * st->n;
         uint64_t d = 0;
-        if (st->set_pct < 100) {
+        if (st->h_ngets[b]) {
 #pragma omp parallel for reduction(+ : d)
             for (uint64_t i = 0; i < st->n; i++)
-                if (!kvs_is_set(seed, b, st->n, i, st->set_pct))
+                if (op[i] & KVS_GET)
                     d += kvs_get_digest(i, map_get(&m, keys[i]));
         }
         if (d != st->digest[b])
@@ -315,7 +317,7 @@ static int rdb_verify(struct wl_ctx *c, struct kvs_state *st)
                                   (unsigned long long)b, (unsigned long long)st->digest[b],
                                   (unsigned long long)d);
         for (uint64_t i = 0; i < st->n; i++)
-            if (kvs_is_set(seed, b, st->n, i, st->set_pct))
+            if (op[i] & KVS_SET)
                 map_put(&m, keys[i], kvs_value(seed, b, st->n, i));
     }
     if (rc == 0 && compare_all(r, &m, cap, &bad) != 0)

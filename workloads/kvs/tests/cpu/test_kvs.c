@@ -34,8 +34,10 @@ static void reference_fills_evicts_and_updates(void)
 {
     struct kvs_state st;
     kvs_set table[1];
-    uint64_t keys[10];
+    uint64_t keys[10], sets = 10, gets = 0;
+    uint8_t ops[10];
     memset(&st, 0, sizeof st);
+    memset(ops, KVS_SET, sizeof ops);
     memset(table, 0, sizeof table);
     for (int i = 0; i < 8; i++)
         keys[i] = 100 + (uint64_t)i;
@@ -44,8 +46,10 @@ static void reference_fills_evicts_and_updates(void)
     st.nsets = 1;
     st.n = 10;
     st.batches = 1;
-    st.set_pct = 100;
     st.h_keys = keys;
+    st.h_op = ops;
+    st.h_nsetops = &sets;
+    st.h_ngets = &gets;
     CHECK(kvs_ref_batch(&st, 1, 0, table) == 0);
     for (int w = 0; w < KVS_WAYS; w++) {
         uint64_t want_key = w == 2 ? keys[8] : 100 + (uint64_t)w;
@@ -97,8 +101,7 @@ static void gets_read_the_table_before_the_batch(void)
     CHECK(gets > 400 && gets < 512); /* about 95% */
     CHECK(kvs_ref_batch(&st, 3, 1, table) == want);
     CHECK(st.h_nsetops[1] == st.n - gets);
-    free(st.h_keys);
-    free(st.h_nsetops);
+    kvs_free_stream(&st);
     free(table);
     free(before);
 }
@@ -111,7 +114,7 @@ static void sort_by_set_is_stable(void)
     CHECK(gen(&st, 100000, 50000, 1, 50, 1000, 0.9) == 0);
     s = malloc(st.n * 4), x = malloc(st.n * 4), ts = malloc(st.n * 4), tx = malloc(st.n * 4);
     CHECK(s && x && ts && tx);
-    kvs_sort_host(&st, 3, 0, s, x, ts, tx);
+    kvs_sort_host(&st, 0, s, x, ts, tx);
     m = st.h_nsetops[0];
     CHECK(m > 20000 && m < 30000);
     for (uint64_t k = 0; k < m; k++) {
@@ -122,8 +125,7 @@ static void sort_by_set_is_stable(void)
                    "position %llu out of order", (unsigned long long)k);
     }
     free(s), free(x), free(ts), free(tx);
-    free(st.h_keys);
-    free(st.h_nsetops);
+    kvs_free_stream(&st);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -145,8 +147,7 @@ static void keys_are_skewed_as_asked_and_repeatable(void)
     CHECK(memcmp(a.h_keys, b.h_keys, a.n * 8) == 0);
     for (uint64_t i = 0; i < a.n; i++)
         CHECK(a.h_keys[i] != 0);
-    free(b.h_keys);
-    free(b.h_nsetops);
+    kvs_free_stream(&b);
     CHECK(gen(&b, 1024, 100000, 1, 100, 1000000, 0) == 0);
     for (uint64_t i = 0; i < b.n; i++)
         same += b.h_keys[i] == b.h_keys[0] ? 1 : 0;
@@ -168,7 +169,7 @@ static void keys_are_skewed_as_asked_and_repeatable(void)
                (unsigned long long)best);
     }
     CHECKF(same < 10, "a uniform key appears %llu times in 100000", (unsigned long long)same);
-    free(a.h_keys), free(a.h_nsetops), free(b.h_keys), free(b.h_nsetops);
+    kvs_free_stream(&a), kvs_free_stream(&b);
 }
 
 static int run(char **argv, int argc)
@@ -263,6 +264,121 @@ static void a_killed_run_resumes_after_the_last_committed_batch(void)
     CHECKF(resumed == 4, "%d of 4 recoveries resumed after committed batches", resumed);
 }
 
+/* --op ycsb: the operations and keys of the shared YCSB stream, the load
+ * in the first batches, the run after them, a short batch padded with
+ * nothing-doing operations. */
+static struct {
+    uint8_t op[8192];
+    uint64_t key[8192];
+} seen;
+
+static void record(void *arg, uint64_t i, enum wl_ycsb_op op, uint64_t key)
+{
+    (void)arg;
+    seen.op[i] = (uint8_t)op;
+    seen.key[i] = key;
+}
+
+static void ycsb_batches_hold_the_shared_stream(void)
+{
+    const char *mixes[] = {"a", "f", "d"};
+    for (int m = 0; m < 3; m++) {
+        struct wl_ycsb_args a = {wl_ycsb_mix(mixes[m]), -1, 1000, 3000, 0.99, NULL};
+        struct wl_ycsb_stream y;
+        struct kvs_state st;
+        uint64_t sets = 0, gets = 0, both = 0;
+        memset(&st, 0, sizeof st);
+        st.n = 1024;
+        CHECK(wl_ycsb_stream_open(&y, &a, 7) == 0 && y.load == 1000 && y.run == 3000);
+        wl_ycsb_stream_fill(&y, record, NULL);
+        CHECK_EQ_INT(kvs_gen_ycsb(&st, &y), 0);
+        wl_ycsb_stream_close(&y);
+        CHECK(st.load_batches == 1 && st.batches == 4);
+        for (uint64_t i = 0; i < 4000; i++) {
+            uint64_t at = i < 1000 ? i : 1024 + i - 1000;
+            uint8_t want = seen.op[i] == WL_YCSB_READ  ? KVS_GET
+                           : seen.op[i] == WL_YCSB_RMW ? KVS_GET | KVS_SET
+                                                       : KVS_SET;
+            CHECKF(st.h_op[at] == want && st.h_keys[at] == kvs_ycsb_key(seen.key[i]) &&
+                       st.h_keys[at] != 0,
+                   "%s: operation %llu", mixes[m], (unsigned long long)i);
+            both += st.h_op[at] == (KVS_GET | KVS_SET);
+        }
+        for (uint64_t at = 1000; at < 1024; at++)
+            CHECK(st.h_op[at] == KVS_NOP);
+        for (uint64_t at = 1024 + 3000; at < 4 * 1024; at++)
+            CHECK(st.h_op[at] == KVS_NOP);
+        for (uint64_t b = 0; b < 4; b++)
+            sets += st.h_nsetops[b], gets += st.h_ngets[b];
+        CHECK(st.h_nsetops[0] == 1000 && st.h_ngets[0] == 0); /* the load: inserts */
+        CHECKF(gets > 1000 && sets > 1000 + (m == 2 ? 100 : 1000), "%s: %llu GETs, %llu SETs",
+               mixes[m], (unsigned long long)gets, (unsigned long long)sets);
+        CHECK(m == 1 ? both > 1000 : both == 0); /* f's read-modify-writes */
+        kvs_free_stream(&st);
+    }
+    CHECK(kvs_ycsb_key(0) != 0 && kvs_ycsb_key(1) != kvs_ycsb_key(2));
+}
+
+/* Every YCSB workload gpKVS can run, checked against its reference; the
+ * CPU stores take the same stream; a delete and a key count are refused. */
+static void ycsb_runs_every_workload_but_delete(void)
+{
+    const char *w[] = {"load", "a", "b", "c", "d", "f", "search", "search-miss", "insert",
+                       "update"};
+    const char *stores[] = {"pmemobj", "rocksdb"};
+    char *del[] = {"kvs", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--op", "ycsb",
+                   "--workload", "delete"};
+    char *keys[] = {"kvs", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--op", "ycsb",
+                    "--keys", "100"};
+    unlink(rows);
+    for (int k = 0; k < 10; k++) {
+        char *av[] = {"kvs", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--reps", "1",
+                      "--out", rows, "--op", "ycsb", "--workload", (char *)w[k]};
+        CHECKF(run(av, ARGC(av)) == 0, "--workload %s", w[k]);
+    }
+    for (int k = 0; k < 2; k++) {
+        char *av[] = {"kvs", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--reps", "1",
+                      "--out", rows, "--op", "ycsb", "--workload", "f", "--store",
+                      (char *)stores[k]};
+        CHECKF(run(av, ARGC(av)) == 0, "--store %s", stores[k]);
+    }
+    CHECK_EQ_INT(wl_test_count_lines(rows, "	kvs	ycsb	cpu	tiny	"), 12);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "	ok	"), 12);
+    /* YCSB's defaults where not given: batches of 2^12, skew 0.99, and the
+     * load of 16K keys before the run. */
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",batch=4096,batches=8,"), 11);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",zipf=0.99,"), 12);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",load_ops=16384,run_ops=32768,"), 11);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",load_ops=0,run_ops=16384,"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",batch_p99_us="), 12);
+    CHECK_EQ_INT(run(del, ARGC(del)), 2);
+    CHECK_EQ_INT(wl_test_count_lines(errf, "--workload delete: gpKVS has no delete"), 1);
+    CHECK_EQ_INT(run(keys, ARGC(keys)), 2);
+    CHECK_EQ_INT(wl_test_count_lines(errf, "--keys: --op ycsb takes its keys and batches from "
+                                           "--records, --ops and --batch: drop --keys"),
+                 1);
+}
+
+/* Killed before the run's third commit (the load's commits, in prepare(),
+ * do not count): the recovery finds the load and two batches of the run
+ * durable and redoes the other six. */
+static void a_killed_ycsb_run_resumes_after_its_load(void)
+{
+    char line[8192], *p;
+    char *crash[] = {"kvs", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--op", "ycsb",
+                     "--reps", "1", "--crash-before-commit", "3"};
+    char *rec[] = {"kvs", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--op", "ycsb",
+                   "--recover", "--out", rows};
+    unlink(rows);
+    CHECK_EQ_INT(run(crash, ARGC(crash)), 128 + SIGKILL);
+    CHECK_EQ_INT(run(rec, ARGC(rec)), 0);
+    wl_test_line(rows, 1, line, sizeof line);
+    p = strstr(line, "trial=");
+    CHECKF(p && !strncmp(p, "trial=mid-work,durable=2/8,redone=6", 35) &&
+               strstr(line, "\tok\t"),
+           "%s", line);
+}
+
 static unsigned long long file_sum(const char *path)
 {
     unsigned long long h = 1469598103934665603ull;
@@ -337,7 +453,7 @@ static void bad_flags_name_the_fix(void)
     CHECK_EQ_INT(wl_test_count_lines(errf, "--cap-chunk: '3000' is not 'best' or a power of two"),
                  1);
     CHECK_EQ_INT(run(op, ARGC(op)), 2);
-    CHECK_EQ_INT(wl_test_count_lines(errf, "--op: kvs has no operation 'get': use set|get-set"),
+    CHECK_EQ_INT(wl_test_count_lines(errf, "--op: kvs has no operation 'get': use set|get-set|ycsb"),
                  1);
 }
 
@@ -349,6 +465,8 @@ int main(void)
     RUN(cpu_counterpart_runs_every_operation_and_log);
     RUN(a_killed_run_resumes_after_the_last_committed_batch);
     RUN(cpu_stores_run_the_same_batches);
+    RUN(ycsb_runs_every_workload_but_delete);
+    RUN(a_killed_ycsb_run_resumes_after_its_load);
     RUN(rocksdb_keeps_the_last_set_of_a_key);
     RUN(bad_flags_name_the_fix);
     RUN(bad_files_are_refused_and_left_alone);
@@ -358,6 +476,7 @@ int main(void)
     RUN(gets_read_the_table_before_the_batch);
     RUN(sort_by_set_is_stable);
     RUN(keys_are_skewed_as_asked_and_repeatable);
+    RUN(ycsb_batches_hold_the_shared_stream);
     wl_test_scratch_remove(dir);
     CHECK_EXIT();
 }
