@@ -1,5 +1,7 @@
-# YCSB on GPHash: left, Mops of each core workload in gpm (BktCache on and
-# off), none and the CPU counterpart (log scale); right, gpm's throughput
+# YCSB on GPHash and gpKVS: left, Mops of each core workload on GPHash in
+# gpm (BktCache on and off, 8-byte keys and values), none and the CPU
+# counterpart, and on gpKVS in gpm, cap-delta and on the CPU, beside
+# libpmemobj and RocksDB (log scale); right, GPHash gpm's throughput
 # against its batches' p99 latency over batch sizes (GPHash's Figures 5-6).
 #   gnuplot -e "in='reports/local/figure_ycsb.tsv'; out='reports/local/figure_ycsb.png'" figure_ycsb.gp
 # Columns of in (scripts/report/figure_ycsb.py): 1 kind, 2 ycsb, 3 x,
@@ -11,24 +13,30 @@ set output out
 set datafile separator "\t"
 set datafile missing "nan"
 set datafile columnheaders
-set multiplot layout 1,2 title ("YCSB on GPHash") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
+set multiplot layout 1,2 title ("YCSB on GPHash and gpKVS") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
 mix(v, off) = (strcol(1) eq "mix" && strcol(5) eq v && $14 == 1) ? $3 + off : NaN
 set title "throughput by workload (batches of the default size)"
 set ylabel "Mops (log scale)"
 set logscale y
 set grid ytics
 set style fill solid 0.8 border -1
-set boxwidth 0.2
+set boxwidth 0.08
 stats in using ($14 == 1 ? $3 : NaN) nooutput prefix "X"
 set xrange [-0.6:X_max + 0.6]
 set xtics ("load" 0, "a" 1, "b" 2, "c" 3, "d" 4, "f" 5, "search" 6, "search-miss" 7, "insert" 8, "update" 9, "delete" 10)
 set key top left
-plot in using (mix("gpm", -0.3)):7 with boxes lc rgb '#ee6677' title 'gpm (BktCache)', \
-     in using (mix("gpm-nocache", -0.1)):7 with boxes lc rgb '#aa3377' title 'gpm, no cache', \
-     in using (mix("none", 0.1)):7 with boxes lc rgb '#bbbbbb' title 'none (nothing persisted)', \
-     in using (mix("cpu", 0.3)):7 with boxes lc rgb '#4477aa' title 'CPU counterpart'
+plot in using (mix("gpm", -0.36)):7 with boxes lc rgb '#ee6677' title 'GPHash gpm (BktCache)', \
+     in using (mix("gpm-nocache", -0.28)):7 with boxes lc rgb '#aa3377' title 'GPHash gpm, no cache', \
+     in using (mix("gpm-k8", -0.20)):7 with boxes lc rgb '#cc99bb' title 'GPHash gpm, 8-byte keys, values', \
+     in using (mix("none", -0.12)):7 with boxes lc rgb '#bbbbbb' title 'GPHash none', \
+     in using (mix("cpu", -0.04)):7 with boxes lc rgb '#4477aa' title 'GPHash CPU counterpart', \
+     in using (mix("kvs-gpm", 0.04)):7 with boxes lc rgb '#228833' title 'gpKVS gpm', \
+     in using (mix("kvs-cap-delta", 0.12)):7 with boxes lc rgb '#66ccee' title 'gpKVS cap-delta', \
+     in using (mix("kvs-cpu", 0.20)):7 with boxes lc rgb '#ccbb44' title 'gpKVS-CPU', \
+     in using (mix("pmemobj", 0.28)):7 with boxes lc rgb '#994455' title 'libpmemobj', \
+     in using (mix("rocksdb", 0.36)):7 with boxes lc rgb '#222255' title 'RocksDB'
 unset logscale y
-set title "gpm over batch sizes (sweep)"
+set title "GPHash gpm over batch sizes (sweep)"
 set xlabel "batch p99 latency (us, log scale)"
 set ylabel "Mops"
 set logscale x

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""YCSB on GPHash: throughput of each core workload in gpm (with BktCache
-and without), none (nothing persisted) and the CPU counterpart, and gpm's
-throughput-latency curve over batch sizes.
+"""YCSB on GPHash and gpKVS, the same stream: throughput of each core
+workload on GPHash in gpm (with BktCache and without, and with gpKVS's
+8-byte keys and values), none (nothing persisted) and the CPU counterpart;
+on gpKVS in its modes (kvs-gpm, kvs-cap-delta, kvs-cpu) and Figure 1a's
+CPU stores (pmemobj, rocksdb); and GPHash gpm's throughput-latency curve
+over batch sizes.
     figure_ycsb.py RESULTS_DIR OUT_TSV
 Reads RESULTS_DIR/figure_ycsb.tsv: the newest verified row of each
 workload, variant, batch and scale. Throughput is the run's operations
@@ -14,12 +17,20 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rows as R  # noqa: E402
 
 ORDER = ["load", "a", "b", "c", "d", "f", "search", "search-miss", "insert", "update", "delete"]
-VARIANTS = ["gpm", "gpm-nocache", "none", "cpu"]
+VARIANTS = ["gpm", "gpm-nocache", "gpm-k8", "none", "cpu", "kvs-gpm", "kvs-cap-delta",
+            "kvs-none", "kvs-cpu", "pmemobj", "rocksdb"]
+# Variants run only at the default batch: their batch is the mix's.
+AT_DEFAULT = set(VARIANTS) - {"gpm"}
 
 
 def variant(row, p):
+    if row.get("workload") == "kvs":
+        store = p.get("store", "kvs")
+        return store if store != "kvs" else "kvs-" + row.get("mode", "")
     if row.get("mode") == "gpm" and p.get("cache") == "0":
         return "gpm-nocache"
+    if row.get("mode") == "gpm" and p.get("key-bytes") == "8" and p.get("value-bytes") == "8":
+        return "gpm-k8"
     return row.get("mode")
 
 
@@ -35,7 +46,9 @@ def main():
         R.fail("usage: figure_ycsb.py RESULTS_DIR OUT_TSV")
     results_dir, out = sys.argv[1], sys.argv[2]
     rows = [r for r in R.target_rows(results_dir, "figure_ycsb")
-            if r.get("workload") == "gphash" and r.get("verified") == "ok"]
+            if r.get("verified") == "ok" and (r.get("workload") == "gphash" or
+                                              (r.get("workload") == "kvs" and
+                                               r.get("op") == "ycsb"))]
     if not rows:
         R.fail("figure_ycsb: no verified gphash rows in %s (run make figure_ycsb)"
                % os.path.join(results_dir, "figure_ycsb.tsv"))
@@ -46,7 +59,7 @@ def main():
         newest[key] = (r, p)
     default_batch = {}
     for (scale, y, v, b), (r, p) in newest.items():
-        if v == "gpm-nocache" or v == "cpu":
+        if v in AT_DEFAULT:
             default_batch[(scale, y)] = b  # the mix's rows are run at the default batch
     out_rows, used = [], []
     for (scale, y, v, b), (r, p) in sorted(
@@ -81,16 +94,26 @@ def main():
             continue
         parts = []
         for other, what in (("gpm-nocache", "BktCache %+.1f%%"), ("none", "%.0f%% of none"),
-                            ("cpu", "%.2fx the CPU counterpart")):
+                            ("cpu", "%.2fx the CPU counterpart"),
+                            ("kvs-gpm", "%.2fx gpKVS gpm"),
+                            ("kvs-cap-delta", "%.2fx gpKVS cap-delta"),
+                            ("kvs-cpu", "%.2fx gpKVS-CPU"), ("pmemobj", "%.2fx libpmemobj"),
+                            ("rocksdb", "%.2fx RocksDB")):
             o = mops.get((scale, y, other))
             if o:
                 val = (m / o - 1) * 100 if other == "gpm-nocache" else \
                     m / o * 100 if other == "none" else m / o
                 parts.append(what % val)
+        k8 = mops.get((scale, y, "gpm-k8"))
+        k8_parts = ["%.2fx gpKVS %s" % (k8 / mops[(scale, y, o)], o[4:])
+                    for o in ("kvs-gpm", "kvs-cap-delta") if k8 and mops.get((scale, y, o))]
+        if k8_parts:
+            parts.append("with gpKVS's 8-byte keys and values %s" % ", ".join(k8_parts))
         if parts:
             notes.append("%s (%s): gpm %.2f Mops: %s" % (y, scale, m, ", ".join(parts)))
     claims = ["paper: %s = %s (%s)" % (k, p["value"], p["source"]) for k, p in paper.items()]
-    comments = (["YCSB on GPHash: Mops = the run's operations over its median time, end to "
+    comments = (["YCSB on GPHash and on gpKVS (--op ycsb: a read is a GET, an update or insert "
+                 "a SET, a read-modify-write both; 8-byte keys and values): Mops = the run's operations over its median time, end to "
                  "end (the batches' operations and keys to the GPU and the answers back are "
                  "in it); kernel_mops over the kernels' time alone; batch p50 and p99 are "
                  "batches' wall times; hit_rate: the candidate-bucket reads BktCache served",
