@@ -1,14 +1,14 @@
 # YCSB on GPHash and gpKVS: left, Mops of each core workload on GPHash in
 # gpm (BktCache on and off, 8-byte keys and values), none and the CPU
 # counterpart, and on gpKVS in gpm, cap-delta and on the CPU, beside
-# libpmemobj and RocksDB (log scale); right, GPHash gpm's throughput
+# libpmemobj and RocksDB (log scale); right, GPHash's and gpKVS's gpm throughput
 # against its batches' p99 latency over batch sizes (GPHash's Figures 5-6).
 #   gnuplot -e "in='reports/local/figure_ycsb.tsv'; out='reports/local/figure_ycsb.png'" figure_ycsb.gp
 # Columns of in (scripts/report/figure_ycsb.py): 1 kind, 2 ycsb, 3 x,
 # 4 scale, 5 variant, 6 batch, 7 mops, 10 batch_p99_us, 14 plotted (the
 # rows of one scale). Column 3 places each workload (figure_ycsb.py's
 # order, which the tics below name).
-set terminal pngcairo size 1200,520 font ",11"
+set terminal pngcairo size 1300,620 font ",11"
 set output out
 set datafile separator "\t"
 set datafile missing "nan"
@@ -24,7 +24,7 @@ set boxwidth 0.08
 stats in using ($14 == 1 ? $3 : NaN) nooutput prefix "X"
 set xrange [-0.6:X_max + 0.6]
 set xtics ("load" 0, "a" 1, "b" 2, "c" 3, "d" 4, "f" 5, "search" 6, "search-miss" 7, "insert" 8, "update" 9, "delete" 10)
-set key top left
+set key outside below horizontal maxrows 4 font ",9"
 plot in using (mix("gpm", -0.36)):7 with boxes lc rgb '#ee6677' title 'GPHash gpm (BktCache)', \
      in using (mix("gpm-nocache", -0.28)):7 with boxes lc rgb '#aa3377' title 'GPHash gpm, no cache', \
      in using (mix("gpm-k8", -0.20)):7 with boxes lc rgb '#cc99bb' title 'GPHash gpm, 8-byte keys, values', \
@@ -36,13 +36,14 @@ plot in using (mix("gpm", -0.36)):7 with boxes lc rgb '#ee6677' title 'GPHash gp
      in using (mix("pmemobj", 0.28)):7 with boxes lc rgb '#994455' title 'libpmemobj', \
      in using (mix("rocksdb", 0.36)):7 with boxes lc rgb '#222255' title 'RocksDB'
 unset logscale y
-set title "GPHash gpm over batch sizes (sweep)"
+set title "gpm over batch sizes (sweep)"
 set xlabel "batch p99 latency (us, log scale)"
 set ylabel "Mops"
 set logscale x
 set autoscale x
 set xtics autofreq
-set key bottom right
-sweep(y) = (strcol(1) eq "sweep" && strcol(2) eq y && $14 == 1) ? $10 : NaN
-plot for [y in "load a b c d f"] in using (sweep(y)):7 with linespoints pt 7 title ("YCSB " . y)
+set key outside below horizontal maxrows 4 font ",9"
+sweep(y, v) = (strcol(1) eq "sweep" && strcol(2) eq y && strcol(5) eq v && $14 == 1) ? $10 : NaN
+plot for [y in "load a b c d f"] in using (sweep(y, "gpm")):7 with linespoints pt 7 title ("GPHash, YCSB " . y), \
+     for [y in "load a b c d f"] in using (sweep(y, "kvs-gpm")):7 with linespoints pt 6 dt 2 title ("gpKVS, YCSB " . y)
 unset multiplot

@@ -17,21 +17,38 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rows as R  # noqa: E402
 
 ORDER = ["load", "a", "b", "c", "d", "f", "search", "search-miss", "insert", "update", "delete"]
-VARIANTS = ["gpm", "gpm-nocache", "gpm-k8", "none", "cpu", "kvs-gpm", "kvs-cap-delta",
-            "kvs-none", "kvs-cpu", "pmemobj", "rocksdb"]
-# Variants run only at the default batch: their batch is the mix's.
-AT_DEFAULT = set(VARIANTS) - {"gpm"}
+VARIANTS = ["gpm", "gpm-nocache", "gpm-cache100", "gpm-k8", "none", "none-k8", "cpu",
+            "kvs-gpm", "kvs-cap-delta", "kvs-none", "kvs-cpu", "pmemobj", "rocksdb"]
+# The variants swept over batch sizes; the others run at the default batch.
+SWEPT = ("gpm", "kvs-gpm")
 
 
 def variant(row, p):
+    """GPHash's mode, -nocache or -cacheN where BktCache is not its default
+    20%, -k8 with gpKVS's 8-byte keys and values; gpKVS's kvs-MODE, or the
+    CPU store's name."""
     if row.get("workload") == "kvs":
         store = p.get("store", "kvs")
         return store if store != "kvs" else "kvs-" + row.get("mode", "")
-    if row.get("mode") == "gpm" and p.get("cache") == "0":
-        return "gpm-nocache"
-    if row.get("mode") == "gpm" and p.get("key-bytes") == "8" and p.get("value-bytes") == "8":
-        return "gpm-k8"
-    return row.get("mode")
+    v = row.get("mode", "")
+    if v == "gpm" and p.get("cache", "20") != "20":
+        v += "-nocache" if p.get("cache") == "0" else "-cache" + p.get("cache")
+    if p.get("key-bytes") == "8" and p.get("value-bytes") == "8":
+        v += "-k8"
+    return v
+
+
+def scale_of(rows):
+    """Each row's scale, a custom row (a size flag given: --key-bytes,
+    gpKVS's --batch) taking that of the named scale whose rows load and run
+    as many operations, so that it is set beside them."""
+    named = {}
+    for r in rows:
+        p = R.params(r)
+        if r.get("scale") != "custom":
+            named[(p.get("records"), p.get("ops"))] = r.get("scale")
+    return lambda r, p: (named.get((p.get("records"), p.get("ops")), "custom")
+                         if r.get("scale") == "custom" else r.get("scale"))
 
 
 def fnum(p, key):
@@ -53,14 +70,15 @@ def main():
         R.fail("figure_ycsb: no verified gphash rows in %s (run make figure_ycsb)"
                % os.path.join(results_dir, "figure_ycsb.tsv"))
     newest = {}
+    scale_for = scale_of(rows)
     for r in rows:  # file order: a later row of the same point replaces an earlier one
         p = R.params(r)
-        key = (r.get("scale"), p.get("workload"), variant(r, p), int(p.get("batch", "0")))
+        key = (scale_for(r, p), p.get("workload"), variant(r, p), int(p.get("batch", "0")))
         newest[key] = (r, p)
     default_batch = {}
-    for (scale, y, v, b), (r, p) in newest.items():
-        if v in AT_DEFAULT:
-            default_batch[(scale, y)] = b  # the mix's rows are run at the default batch
+    for (sc, y, v, b), (r, p) in newest.items():
+        if v not in SWEPT:
+            default_batch[(sc, y)] = b  # the mix's rows are run at the default batch
     out_rows, used = [], []
     for (scale, y, v, b), (r, p) in sorted(
             newest.items(), key=lambda kv: (kv[0][0], ORDER.index(kv[0][1])
@@ -71,13 +89,13 @@ def main():
         ops = fnum(p, "run_ops")
         kern = fnum(p, "kernel_s")
         kind = "mix" if default_batch.get((scale, y)) == b else "sweep"
-        if kind == "sweep" and v != "gpm":
+        if kind == "sweep" and v not in SWEPT:
             continue
         out_rows.append([kind, y, ORDER.index(y) if y in ORDER else 99, scale, v, b,
                          ops / med / 1e6, ops / kern / 1e6 if kern > 0 else float("nan"),
                          fnum(p, "batch_p50_us"), fnum(p, "batch_p99_us"),
                          fnum(p, "bktcache_hit_rate"), med, R.noisy([(v, r)])])
-        if kind == "mix" and v == "gpm" and b == default_batch.get((scale, y)):
+        if kind == "mix" and v in SWEPT and b == default_batch.get((scale, y)):
             out_rows.append(["sweep"] + out_rows[-1][1:])  # the default batch is a sweep point too
         used.append(r)
     # The plot shows one scale, the largest measured: bars of two scales
@@ -104,21 +122,29 @@ def main():
                 val = (m / o - 1) * 100 if other == "gpm-nocache" else \
                     m / o * 100 if other == "none" else m / o
                 parts.append(what % val)
+        every = mops.get((scale, y, "gpm-cache100"))
+        if every:
+            parts.append("every bucket cached %.2f Mops" % every)
         k8 = mops.get((scale, y, "gpm-k8"))
         k8_parts = ["%.2fx gpKVS %s" % (k8 / mops[(scale, y, o)], o[4:])
                     for o in ("kvs-gpm", "kvs-cap-delta") if k8 and mops.get((scale, y, o))]
+        if k8 and mops.get((scale, y, "none-k8")):
+            k8_parts.append("%.0f%% of its none" % (k8 / mops[(scale, y, "none-k8")] * 100))
         if k8_parts:
-            parts.append("with gpKVS's 8-byte keys and values %s" % ", ".join(k8_parts))
+            parts.append("with gpKVS's 8-byte keys and values %.2f Mops, %s"
+                         % (k8, ", ".join(k8_parts)))
         if parts:
             notes.append("%s (%s): gpm %.2f Mops: %s" % (y, scale, m, ", ".join(parts)))
     claims = ["paper: %s = %s (%s)" % (k, p["value"], p["source"]) for k, p in paper.items()]
     comments = (["YCSB on GPHash and on gpKVS (--op ycsb: a read is a GET, an update or insert "
-                 "a SET, a read-modify-write both; 8-byte keys and values): Mops = the run's operations over its median time, end to "
-                 "end (the batches' operations and keys to the GPU and the answers back are "
+                 "a SET, a read-modify-write both; 8-byte keys and values); a row of a size "
+                 "flag (--key-bytes, gpKVS's --batch) is set beside the scale that loads and "
+                 "runs as many operations. Mops = the run's operations over its median time, "
+                 "end to end (the batches' operations and keys to the GPU and the answers back are "
                  "in it); kernel_mops over the kernels' time alone; batch p50 and p99 are "
                  "batches' wall times; hit_rate: the candidate-bucket reads BktCache served",
-                 "kind mix: every variant at the default batch; kind sweep: gpm over batch "
-                 "sizes (the throughput-latency curve); plotted: the rows of the plot's one "
+                 "kind mix: every variant at the default batch; kind sweep: gpm and kvs-gpm "
+                 "over batch sizes (the throughput-latency curve); plotted: the rows of the plot's one "
                  "scale, the largest measured (%s)" % shown, R.NOISY_COMMENT]
                 + notes + R.platform_comments(used) + R.cpu_comment(used)
                 + R.rev_comments(used) + claims)
