@@ -310,13 +310,20 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* --op ycsb: the latency of the run's batches FROM on, as GPHash's rows
- * give it. */
-static void note_latency(struct wl_ctx *c, uint64_t from)
+/* Where the run's batches FROM on spent their time: on the GPU, each
+ * phase's kernels (the rest of batches_s is the host's: the copies, the
+ * launches, the transaction's begin and commit); under --op ycsb, the
+ * batches' p50 and p99, as GPHash's rows give them. */
+static void note_batches(struct wl_ctx *c, uint64_t from)
 {
     struct kvs_state *st = S(c);
     uint64_t n = st->batches - from;
-    double *l = st->lat + from;
+    double *l = st->lat + from, sum = 0;
+    for (uint64_t b = 0; b < n; b++)
+        sum += l[b];
+    if (c->m->needs_gpu)
+        wl_note(c, "batches_s=%.4g,gets_s=%.4g,sort_s=%.4g,apply_s=%.4g", sum, st->gets_s,
+                st->sort_s, st->apply_s);
     if (!is_ycsb(c) || !n)
         return;
     qsort(l, n, sizeof *l, cmp_double);
@@ -327,9 +334,10 @@ static void note_latency(struct wl_ctx *c, uint64_t from)
 static int kvs_run(struct wl_ctx *c)
 {
     struct kvs_state *st = S(c);
+    st->gets_s = st->sort_s = st->apply_s = 0;
     if (batches(c, st->load_batches, st->batches) != 0)
         return -1;
-    note_latency(c, st->load_batches);
+    note_batches(c, st->load_batches);
     return 0;
 }
 
@@ -355,10 +363,11 @@ static int kvs_recover(struct wl_ctx *c)
     c->progress.total = st->batches - st->load_batches;
     c->progress.durable = done - st->load_batches;
     st->first_batch = done;
+    st->gets_s = st->sort_s = st->apply_s = 0;
     if (batches(c, done, st->batches) != 0)
         return -1;
     c->progress.redone = st->batches - done;
-    note_latency(c, done);
+    note_batches(c, done);
     return 0;
 }
 
@@ -428,6 +437,8 @@ static void kvs_teardown(struct wl_ctx *c)
     wl_dev_free(st->d_idx_sorted);
     wl_dev_free(st->d_sort_tmp);
     wl_dev_free(st->d_digest);
+    if (c->m->needs_gpu)
+        kvs_gpu_free_events(st);
     kvs_free_stream(st);
     free(st->lat);
     free(st->digest);

@@ -45,6 +45,8 @@ struct kvs_state {
     void *d_sort_tmp;
     size_t sort_tmp_bytes;
     unsigned long long *d_digest; /* a batch's GET digest */
+    void *ev[4];             /* events: a batch's GETs, sort and SETs begin and end */
+    double gets_s, sort_s, apply_s; /* the timed batches' kernels, phase by phase */
     /* cpu mode: */
     uint32_t *h_sets, *h_idx, *h_tmp_sets, *h_tmp_idx;
     /* cpu mode with --store pmemobj|rocksdb (Figure 1a): */
@@ -100,6 +102,7 @@ int kvs_check_unique(const kvs_set *table, uint64_t nsets);
 
 /* Kernels (kvs_kernels.cu). */
 int kvs_gpu_alloc_sort(struct kvs_state *st);
+void kvs_gpu_free_events(struct kvs_state *st);
 /* The GET digest of batch B, read from the device table as it is. */
 int kvs_gpu_gets(struct kvs_state *st, uint64_t b, uint64_t *digest);
 /* Sorts batch B's SETs by set (stable). */

@@ -152,8 +152,30 @@ __global__ void apply_kernel(struct apply_args a)
         make_changes(&a, q, n);
 }
 
+static void record(struct kvs_state *st, int i)
+{
+    cudaEventRecord((cudaEvent_t)st->ev[i], 0);
+}
+
+static double between(struct kvs_state *st, int i, int j)
+{
+    float ms = 0;
+    cudaEventElapsedTime(&ms, (cudaEvent_t)st->ev[i], (cudaEvent_t)st->ev[j]);
+    return ms / 1e3;
+}
+
+extern "C" void kvs_gpu_free_events(struct kvs_state *st)
+{
+    for (int i = 0; i < 4; i++)
+        if (st->ev[i])
+            cudaEventDestroy((cudaEvent_t)st->ev[i]);
+}
+
 extern "C" int kvs_gpu_alloc_sort(struct kvs_state *st)
 {
+    for (int i = 0; i < 4; i++)
+        if (cudaEventCreate((cudaEvent_t *)&st->ev[i]) != cudaSuccess)
+            return gpm_set_error("kvs: cannot create the batches' timing events");
     st->sort_tmp_bytes = 0;
     if (cub::DeviceRadixSort::SortPairs(NULL, st->sort_tmp_bytes, st->d_sets, st->d_sets_sorted,
                                         st->d_idx, st->d_idx_sorted, (int)st->n) != cudaSuccess)
@@ -165,8 +187,10 @@ extern "C" int kvs_gpu_alloc_sort(struct kvs_state *st)
 extern "C" int kvs_gpu_gets(struct kvs_state *st, uint64_t b, uint64_t *digest)
 {
     unsigned long long d = 0;
+    record(st, 0);
     if (!st->h_ngets[b]) {
         *digest = 0;
+        record(st, 1);
         return 0;
     }
     if (wl_dev_zero(st->d_digest, sizeof d) != 0)
@@ -174,6 +198,7 @@ extern "C" int kvs_gpu_gets(struct kvs_state *st, uint64_t b, uint64_t *digest)
     gets_kernel<<<wl_blocks(st->n * GROUP, 256, MAX_BLOCKS), 256>>>(
         st->d_keys + b * st->n, st->d_op + b * st->n, st->d_table, st->nsets, st->n,
         st->d_digest);
+    record(st, 1);
     if (wl_dev_sync("kvs: the GET kernel") != 0 || wl_dev_copy(&d, st->d_digest, sizeof d, 0) != 0)
         return -1;
     *digest = d;
@@ -188,6 +213,7 @@ extern "C" int kvs_gpu_sort(struct kvs_state *st, uint64_t b)
                                         st->d_sets_sorted, st->d_idx, st->d_idx_sorted,
                                         (int)st->n) != cudaSuccess)
         return gpm_set_error("kvs: the sort of batch %llu failed", (unsigned long long)b);
+    record(st, 2);
     return 0;
 }
 
@@ -206,5 +232,11 @@ extern "C" int kvs_gpu_apply(struct kvs_state *st, uint64_t seed, uint64_t b, co
     a.d = *d;
     /* The log's HCL grid: each lane logs into its own slot. */
     apply_kernel<<<KVS_LOG_BLOCKS, KVS_LOG_THREADS>>>(a);
-    return wl_dev_sync("kvs: the SET kernel");
+    record(st, 3);
+    if (wl_dev_sync("kvs: the SET kernel") != 0)
+        return -1;
+    st->gets_s += between(st, 0, 1);
+    st->sort_s += between(st, 1, 2);
+    st->apply_s += between(st, 2, 3);
+    return 0;
 }

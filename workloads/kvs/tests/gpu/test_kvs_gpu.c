@@ -52,6 +52,9 @@ static void ycsb_runs_in_every_gpu_mode(void)
         }
     CHECK_EQ_INT(wl_test_count_lines(rows, "\tkvs\tycsb\t"), 14);
     CHECK_EQ_INT(wl_test_count_lines(rows, "\tok\t"), 14);
+    /* Each row says where its batches spent their time, phase by phase. */
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",gets_s="), 14);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",apply_s="), 14);
 }
 
 /* Killed before the run's third commit, never on a clock: the recovery
