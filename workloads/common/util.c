@@ -48,6 +48,21 @@ void wl_note(struct wl_ctx *c, const char *fmt, ...)
     va_end(ap);
 }
 
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void wl_note_batch_latency(struct wl_ctx *c, double *lat, uint64_t n)
+{
+    if (!n)
+        return;
+    qsort(lat, n, sizeof *lat, by_double);
+    wl_note(c, "batch_p50_us=%.1f,batch_p99_us=%.1f", lat[n / 2] * 1e6,
+            lat[(uint64_t)((double)(n - 1) * 0.99)] * 1e6);
+}
+
 /* mkdir -p of PATH with mode 0700 for what it creates. */
 static int make_dirs(char *path)
 {

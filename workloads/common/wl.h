@@ -634,6 +634,9 @@ void wl_note(struct wl_ctx *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* Notes batch_p50_us and batch_p99_us of the N batch wall times LAT
+ * (seconds; sorted in place): a batched workload's latency. */
+void wl_note_batch_latency(struct wl_ctx *c, double *lat, uint64_t n);
 /* The directory of downloaded datasets and of caches made from inputs
  * (parsed graphs, generated grids): $GPM_DATA_DIR, else
  * ${XDG_CACHE_HOME:-$HOME/.cache}/gpmbench, created 0700 if missing. NULL

@@ -190,12 +190,6 @@ static int gph_prepare(struct wl_ctx *c)
     return reset(c) || batches(c, 0, st->load_batches) ? -1 : 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The row's notes on the run's batches FROM on. */
 static void note_run(struct wl_ctx *c, uint64_t from)
 {
@@ -212,11 +206,7 @@ static void note_run(struct wl_ctx *c, uint64_t from)
                 "bktcache_hit_rate=%.4f", (unsigned long long)st->cache_entries,
                 (unsigned long long)st->cache_loads, st->cache_load_s,
                 st->lookups ? (double)st->hits / (double)st->lookups : 0.0);
-    if (n) {
-        qsort(l, n, sizeof *l, cmp_double);
-        wl_note(c, "batch_p50_us=%.1f,batch_p99_us=%.1f", l[n / 2] * 1e6,
-                l[(uint64_t)((double)(n - 1) * 0.99)] * 1e6);
-    }
+    wl_note_batch_latency(c, l, n);
 }
 
 /* Mode none: the table reaches the mapping for verification only. */

@@ -304,12 +304,6 @@ static int kvs_prepare(struct wl_ctx *c)
     return batches(c, 0, st->load_batches);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Where the run's batches FROM on spent their time: on the GPU, each
  * phase's kernels (the rest of batches_s is the host's: the copies, the
  * launches, the transaction's begin and commit); under --op ycsb, the
@@ -324,11 +318,8 @@ static void note_batches(struct wl_ctx *c, uint64_t from)
     if (c->m->needs_gpu)
         wl_note(c, "batches_s=%.4g,gets_s=%.4g,sort_s=%.4g,apply_s=%.4g", sum, st->gets_s,
                 st->sort_s, st->apply_s);
-    if (!is_ycsb(c) || !n)
-        return;
-    qsort(l, n, sizeof *l, cmp_double);
-    wl_note(c, "batch_p50_us=%.1f,batch_p99_us=%.1f", l[n / 2] * 1e6,
-            l[(uint64_t)((double)(n - 1) * 0.99)] * 1e6);
+    if (is_ycsb(c))
+        wl_note_batch_latency(c, l, n);
 }
 
 static int kvs_run(struct wl_ctx *c)

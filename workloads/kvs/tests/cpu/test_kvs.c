@@ -12,6 +12,7 @@
 #include "gpm/check.h"
 #include "../../kvs.h"
 #include "../log_overflow.h"
+#include "../ycsb_crash.h"
 #include "tests/wl_test.h"
 
 static char dir[4096], rows[4200], errf[4200];
@@ -359,24 +360,10 @@ static void ycsb_runs_every_workload_but_delete(void)
                  1);
 }
 
-/* Killed before the run's third commit (the load's commits, in prepare(),
- * do not count): the recovery finds the load and two batches of the run
- * durable and redoes the other six. */
+/* Killed before the run's third commit, recovered (ycsb_crash.h). */
 static void a_killed_ycsb_run_resumes_after_its_load(void)
 {
-    char line[8192], *p;
-    char *crash[] = {"kvs", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--op", "ycsb",
-                     "--reps", "1", "--crash-before-commit", "3"};
-    char *rec[] = {"kvs", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--op", "ycsb",
-                   "--recover", "--out", rows};
-    unlink(rows);
-    CHECK_EQ_INT(run(crash, ARGC(crash)), 128 + SIGKILL);
-    CHECK_EQ_INT(run(rec, ARGC(rec)), 0);
-    wl_test_line(rows, 1, line, sizeof line);
-    p = strstr(line, "trial=");
-    CHECKF(p && !strncmp(p, "trial=mid-work,durable=2/8,redone=6", 35) &&
-               strstr(line, "\tok\t"),
-           "%s", line);
+    kvs_ycsb_crash_case("cpu", dir, rows, errf);
 }
 
 static unsigned long long file_sum(const char *path)

@@ -3,12 +3,11 @@
  * exactly the table before it (gpm: records fenced in-kernel; gpm-ndp:
  * flushed by the CPU before anything on PM changes). And YCSB's stream
  * (--op ycsb) in every GPU mode, killed and recovered in gpm. */
-#include <signal.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "../../kvs.h"
 #include "../log_overflow.h"
+#include "../ycsb_crash.h"
 #include "gpm/check_gpu.h"
 
 static char dir[4096], rows[4200], errf[4200];
@@ -57,26 +56,12 @@ static void ycsb_runs_in_every_gpu_mode(void)
     CHECK_EQ_INT(wl_test_count_lines(rows, ",apply_s="), 14);
 }
 
-/* Killed before the run's third commit, never on a clock: the recovery
- * undoes that batch, finds the load and two of the run's eight batches
- * durable, and redoes the rest. */
+/* Killed before the run's third commit, recovered (ycsb_crash.h). */
 static void a_killed_ycsb_run_resumes_in_gpm(void)
 {
-    char line[8192], *p;
-    char *crash[] = {"kvs", "--mode", "gpm", "--scale", "tiny", "--pm-dir", dir, "--op", "ycsb",
-                     "--reps", "1", "--crash-before-commit", "3"};
-    char *rec[] = {"kvs", "--mode", "gpm", "--scale", "tiny", "--pm-dir", dir, "--op", "ycsb",
-                   "--recover", "--out", rows};
     if (!check_gpu_visible_in_child())
         SKIP("no CUDA GPU visible");
-    unlink(rows);
-    CHECK_EQ_INT(run(crash, ARGC(crash)), 128 + SIGKILL);
-    CHECK_EQ_INT(run(rec, ARGC(rec)), 0);
-    wl_test_line(rows, 1, line, sizeof line);
-    p = strstr(line, "trial=");
-    CHECKF(p && !strncmp(p, "trial=mid-work,durable=2/8,redone=6", 35) &&
-               strstr(line, "\tok\t"),
-           "%s", line);
+    kvs_ycsb_crash_case("gpm", dir, rows, errf);
 }
 
 int main(void)
