@@ -17,6 +17,10 @@ int wl_ycsb_args(const struct wl_ctx *c, double theta, struct wl_ycsb_args *a)
         snprintf(why, sizeof why, "%s", gpm_last_error());
         return gpm_set_error("--workload: %s", why);
     }
+    /* YCSB's generators draw through a Zipfian even for uniform keys. */
+    if (!(theta > 0 && theta < 1))
+        return gpm_set_error("--zipf %g: YCSB needs a skew between 0 and 1 (its own is 0.99); "
+                             "for uniform keys pass --dist uniform", theta);
     a->dist = -1;
     for (int i = 0; i < 3; i++)
         if (!strcmp(d, dists[i]))

@@ -331,6 +331,8 @@ static void ycsb_runs_every_workload_but_delete(void)
                    "--workload", "delete"};
     char *keys[] = {"kvs", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--op", "ycsb",
                     "--keys", "100"};
+    char *zipf[] = {"kvs", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--op", "ycsb",
+                    "--zipf", "0"};
     unlink(rows);
     for (int k = 0; k < 10; k++) {
         char *av[] = {"kvs", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--reps", "1",
@@ -354,6 +356,8 @@ static void ycsb_runs_every_workload_but_delete(void)
     CHECK_EQ_INT(wl_test_count_lines(rows, ",batch_p99_us="), 12);
     CHECK_EQ_INT(run(del, ARGC(del)), 2);
     CHECK_EQ_INT(wl_test_count_lines(errf, "--workload delete: gpKVS has no delete"), 1);
+    CHECK_EQ_INT(run(zipf, ARGC(zipf)), 2);
+    CHECK_EQ_INT(wl_test_count_lines(errf, "--zipf 0: YCSB needs a skew between 0 and 1"), 1);
     CHECK_EQ_INT(run(keys, ARGC(keys)), 2);
     CHECK_EQ_INT(wl_test_count_lines(errf, "--keys: --op ycsb takes its keys and batches from "
                                            "--records, --ops and --batch: drop --keys"),
