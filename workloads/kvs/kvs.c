@@ -66,26 +66,24 @@ static int size_run(struct wl_ctx *c)
 {
     struct kvs_state *st = S(c);
     struct wl_ycsb_stream y;
-    uint64_t run_batches;
     if (is_ycsb(c)) {
         wl_default_int(c, "batch", 4096);
         wl_default_float(c, "zipf", 0.99);
+    }
+    st->n = (uint64_t)wl_int(c, "batch");
+    if (is_ycsb(c)) {
         if (ycsb_open(c, &y) != 0)
             return -1;
-        st->n = (uint64_t)wl_int(c, "batch");
-        st->load_batches = (y.load + st->n - 1) / st->n;
-        run_batches = (y.run + st->n - 1) / st->n;
-        wl_default_int(c, "batches", (long long)run_batches);
+        kvs_size_ycsb(st, &y);
+        wl_default_int(c, "batches", (long long)(st->batches - st->load_batches));
         wl_default_int(c, "keys", (long long)y.keys);
         wl_default_int(c, "sets", y.keys / 2 ? (long long)(y.keys / 2) : 1);
         wl_ycsb_stream_close(&y);
     } else {
         st->load_batches = 0;
-        run_batches = (uint64_t)wl_int(c, "batches") * (c->opt.op == KVS_OP_GET_SET ? 4 : 1);
+        st->batches = (uint64_t)wl_int(c, "batches") * (c->opt.op == KVS_OP_GET_SET ? 4 : 1);
     }
-    st->n = (uint64_t)wl_int(c, "batch");
     st->nsets = (uint64_t)wl_int(c, "sets");
-    st->batches = st->load_batches + run_batches;
     st->keyspace = wl_int(c, "keys") ? (uint64_t)wl_int(c, "keys") : st->nsets * 4;
     return 0;
 }

@@ -80,6 +80,9 @@ int kvs_gen_keys(struct kvs_state *st, uint64_t seed, double theta);
  * insert a SET, a read-modify-write both; a short batch is padded with
  * KVS_NOP. */
 int kvs_gen_ycsb(struct kvs_state *st, struct wl_ycsb_stream *y);
+/* Its sizes alone, for N operations a batch: load_ops, run_ops,
+ * load_batches and batches (the load's and the run's). */
+void kvs_size_ycsb(struct kvs_state *st, const struct wl_ycsb_stream *y);
 /* Frees what either made. */
 void kvs_free_stream(struct kvs_state *st);
 /* YCSB's 8-byte key as gpKVS's: never 0 (the free mark), distinct for

@@ -85,12 +85,17 @@ static void put(void *arg, uint64_t i, enum wl_ycsb_op op, uint64_t key)
     st->h_op[at] = ops[op]; /* deletes are refused before (kvs.c) */
 }
 
-int kvs_gen_ycsb(struct kvs_state *st, struct wl_ycsb_stream *y)
+void kvs_size_ycsb(struct kvs_state *st, const struct wl_ycsb_stream *y)
 {
     st->load_ops = y->load;
     st->run_ops = y->run;
     st->load_batches = (y->load + st->n - 1) / st->n;
     st->batches = st->load_batches + (y->run + st->n - 1) / st->n;
+}
+
+int kvs_gen_ycsb(struct kvs_state *st, struct wl_ycsb_stream *y)
+{
+    kvs_size_ycsb(st, y);
     if (alloc_stream(st) != 0)
         return -1;
     wl_ycsb_stream_fill(y, put, st);
