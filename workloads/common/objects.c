@@ -32,6 +32,8 @@ int wl_resumable(const struct wl_workload *w, enum wl_mode m)
     switch (w->progress_by) {
     case WL_BY_COMMITS: return 1;
     case WL_BY_TRANSACTIONS: return wl_mode(m)->tx->atomic;
+    case WL_BY_MARKERS_OR_TX:
+        return wl_mode(m)->durable_progress || wl_mode(m)->tx->atomic;
     default: return wl_mode(m)->durable_progress;
     }
 }

@@ -80,6 +80,11 @@ int wl_tx_layout(struct wl_ctx *c, int tx, const struct wl_tx_sizes *s)
     return 0;
 }
 
+void wl_tx_unused(struct wl_ctx *c, int tx)
+{
+    c->obj[tx].kind = WL_OBJ_NONE;
+}
+
 void wl_tx_free(struct wl_obj *o)
 {
     struct wl_tx_state *t = o->tx;

@@ -125,7 +125,7 @@ struct wl_value {
     const char *s;
 };
 
-#define WL_MAX_PARAMS 16
+#define WL_MAX_PARAMS 24
 #define WL_MAX_OBJECTS 4
 
 /* The PM objects a workload needs, declared by name in its descriptor. */
@@ -263,8 +263,11 @@ enum wl_progress_by {
                            the CPU counterpart persists before it marks) */
     WL_BY_COMMITS,      /* each unit is committed (wl_commit, wl_pm_write, a checkpoint):
                            durable in every mode */
-    WL_BY_TRANSACTIONS  /* each unit is a batch of wl_tx_batch: durable where the mode's
+    WL_BY_TRANSACTIONS, /* each unit is a batch of wl_tx_batch: durable where the mode's
                            transaction engine is failure-atomic */
+    WL_BY_MARKERS_OR_TX /* WL_BY_MARKERS where the mode's kernels persist in-kernel (and
+                           the CPU counterpart); in the other modes WL_BY_TRANSACTIONS: a
+                           workload that needs no log where it can fence (GPHash) */
 };
 
 /* A workload. Optional callbacks may be NULL. */
@@ -520,6 +523,10 @@ struct wl_tx_sizes {
 /* Sizes log object TX (WL_OBJ_TX) for the mode's engine, and checks
  * --log, --partitions and --cap-chunk. In layout(). */
 int wl_tx_layout(struct wl_ctx *c, int tx, const struct wl_tx_sizes *s);
+/* In layout(), instead of wl_tx_layout: this mode's batches do not go
+ * through transactions (WL_BY_MARKERS_OR_TX's marker modes), so object TX
+ * keeps nothing and makes no file. */
+void wl_tx_unused(struct wl_ctx *c, int tx);
 
 /* What a batch's kernels get (by value: wl.cuh's wl_tx_undo, wl_tx_changed). */
 typedef struct wl_delta {

@@ -1,17 +1,28 @@
 /* GPHash in every mode it runs: the descriptor the harness drives. A run
  * is a YCSB stream in batches: the load (prepare(), untimed; the timed
- * work itself for --workload load), then the run. Each batch's operations
- * are durable one by one, log-free, as they complete; after each batch the
- * count of batches done is written to the table's header. A recovery
- * clears the slots an insert had claimed and not finished, then redoes the
- * batch the crash cut and goes on: redoing it ends as doing it once would
- * (gph_step), so what was durable of it is simply found again. */
+ * work itself for --workload load), then the run.
+ *
+ * Where the kernels persist in-kernel (gpm, gpm-eadr), and in the CPU
+ * counterpart, each batch's operations are durable one by one, log-free,
+ * as they complete; after each batch the count of batches done is written
+ * to the table's header. A recovery clears the slots an insert had claimed
+ * and not finished, then redoes the batch the crash cut and goes on:
+ * redoing it ends as doing it once would (gph_step), so what was durable
+ * of it is simply found again.
+ *
+ * Where they cannot fence (gpm-ndp, the CAP modes, cap-delta) nothing
+ * orders a slot's stores on PM, so each batch is a transaction of the
+ * harness (wl_tx_batch): the kernels change the table's device copy, and
+ * the mode's engine makes the batch durable, failure-atomic where it logs.
+ * Mode none keeps the table in device memory and makes nothing durable. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gphash.h"
+#include "gpm/log_layout.h"
+#include "gpm/tx_layout.h"
 
 static const struct wl_param gph_params[] = {
     WL_YCSB_PARAMS,
@@ -31,20 +42,71 @@ static const struct wl_param gph_params[] = {
      "gpm-eadr; 0: none)", .scale = {20, 20, 20}, .min = 0, .max = 100},
     {.flag = "cache-reload", .help = "batches between BktCache's loading phases (its cached "
      "buckets are frozen between them)", .scale = {64, 256, 1024}, .min = 1, .max = 1ll << 30},
+    {.flag = "cache-loading", .help = "BktCache's loading phases: concurrent (on a stream of "
+     "their own, beside the batches) or blocking (between them)", .type = WL_STR,
+     .sscale = {"concurrent", "concurrent", "concurrent"}},
+    WL_TX_PARAMS, /* the modes whose batches are transactions */
     {0},
 };
 
 static const struct wl_obj_decl gph_objects[] = {
     [GPH_TABLE] = {"table", WL_OBJ_REGION},
+    [GPH_LOG] = {"log", WL_OBJ_TX},
     {NULL, WL_OBJ_REGION},
 };
 
 static struct gph_state *S(struct wl_ctx *c) { return c->priv; }
 static int is_cpu(const struct wl_ctx *c) { return !c->m->needs_gpu; }
+/* Are the batches transactions (GPU modes whose kernels do not persist,
+ * but none)? */
+static int in_tx(const struct wl_ctx *c)
+{
+    return c->m->needs_gpu && !c->m->fences && c->m->engine != WL_ENGINE_VOLATILE;
+}
 static uint8_t *pm(struct wl_ctx *c) { return wl_region(c, GPH_TABLE)->host; }
 static int ycsb_args(const struct wl_ctx *c, struct wl_ycsb_args *a)
 {
     return wl_ycsb_args(c, wl_float(c, "zipf"), a);
+}
+
+/* The transaction's sizes: a batch changes a state or a reference at most
+ * once a run of one key (an insert's claim, an update's swing, a delete),
+ * each logged once, a thread of the logging grid a record at a time; its
+ * changes are 8-byte words, each a redo record of cap-delta: at most a
+ * state, a reference, a key and a value a run. gpm-ndp copies the 64-byte
+ * lines around the changes to PM and flushes them. */
+static int tx_layout(struct wl_ctx *c)
+{
+    struct gph_state *st = S(c);
+    uint64_t slots = (uint64_t)GPH_LOG_BLOCKS * GPH_LOG_THREADS,
+             per_slot = (st->batch + slots - 1) / slots;
+    size_t rec = gpmtx_record_bytes(8);
+    struct wl_tx_sizes tx = {
+        .region = GPH_TABLE,
+        .blocks = GPH_LOG_BLOCKS,
+        .threads = GPH_LOG_THREADS,
+        .change_bytes = 8,
+        .max_changes = st->batch * (2 + st->g.kw + st->g.vbytes / 8),
+        .unit = 64,
+    };
+    if (!in_tx(c)) {
+        static const char *const tx_flags[] = {"log", "partitions", "cap-chunk"};
+        for (size_t k = 0; k < sizeof tx_flags / sizeof *tx_flags; k++)
+            if (wl_given(c, tx_flags[k]))
+                return gpm_set_error("--%s: mode %s runs GPHash without transactions (it "
+                                     "keeps no log): drop --%s", tx_flags[k], c->m->name,
+                                     tx_flags[k]);
+        wl_tx_unused(c, GPH_LOG);
+        return 0;
+    }
+    if (strcmp(wl_str(c, "log"), "conv") == 0) {
+        uint32_t p = (uint32_t)wl_int(c, "partitions");
+        tx.undo_bytes = (size_t)p * gpmlog_conv_share(p, GPH_LOG_BLOCKS, GPH_LOG_THREADS) *
+                        per_slot * rec;
+    } else {
+        tx.undo_bytes = (size_t)(slots * per_slot * rec);
+    }
+    return wl_tx_layout(c, GPH_LOG, &tx);
 }
 
 static int gph_layout(struct wl_ctx *c)
@@ -78,19 +140,48 @@ static int gph_layout(struct wl_ctx *c)
     while (!top && (double)gph_slots(&st->g) * 0.7 < (double)keys)
         st->g.top *= 2;
     st->batch = (uint64_t)wl_int(c, "batch");
-    /* BktCache serves kernels that read PM: not mode none's device table,
+    /* BktCache serves kernels that read PM: not a device copy of the table,
      * not the CPU counterpart. */
-    if (c->m->kernels_write_pm)
+    if (c->m->fences)
         st->cache_entries = gph_buckets(&st->g) * (uint64_t)wl_int(c, "cache") / 100;
     else if (wl_given(c, "cache") && wl_int(c, "cache"))
         return gpm_set_error("--cache: mode %s has no BktCache (it caches PM's buckets for "
                              "kernels): drop --cache", c->m->name);
     st->cache_every = (uint64_t)wl_int(c, "cache-reload");
+    st->cache_concurrent = strcmp(wl_str(c, "cache-loading"), "concurrent") == 0;
+    if (!st->cache_concurrent && strcmp(wl_str(c, "cache-loading"), "blocking") != 0)
+        return gpm_set_error("--cache-loading %s: pass concurrent or blocking",
+                             wl_str(c, "cache-loading"));
     bytes = gph_file_bytes(&st->g);
     wl_obj_region(c, GPH_TABLE, bytes);
     c->data_bytes = bytes;
     c->calib_bytes = st->batch * st->g.vbytes;
     c->expected_s = (double)(wl_int(c, "records") + wl_int(c, "ops")) / 20e6 + 0.01;
+    return tx_layout(c);
+}
+
+/* What --cap-chunk best sizes the CAP chunk for: where the first timed
+ * batch's writes land, each taken at its key's first candidate slot (the
+ * slot itself is known only when the kernels run). */
+static int first_changes(struct wl_ctx *c, uint64_t **off, size_t *n)
+{
+    struct gph_state *st = S(c);
+    const struct gph_geom *g = &st->g;
+    uint64_t b = st->load_batches < st->batches ? st->load_batches : 0,
+             from = b * st->batch, to = from + gph_batch_ops(st, b);
+    *n = 0;
+    if (!(*off = malloc(4 * (to - from) * sizeof **off)))
+        return gpm_set_error("gphash: out of memory");
+    for (uint64_t i = from; i < to; i++) {
+        uint64_t slot;
+        if (st->h_op[i] == GPH_READ)
+            continue;
+        slot = gph_top(g, st->h_key + i * g->kw, 1) * g->slots;
+        (*off)[(*n)++] = gph_state_off() + slot * 8;
+        (*off)[(*n)++] = gph_key_off(g) + slot * g->kw * 8;
+        (*off)[(*n)++] = gph_ref_off(g) + slot * 8;
+        (*off)[(*n)++] = gph_cell_off(g) + 2 * slot * g->vbytes;
+    }
     return 0;
 }
 
@@ -107,11 +198,11 @@ static int gph_setup(struct wl_ctx *c)
         return gph_cpu_alloc(st);
     if (gph_gpu_alloc(st) != 0 || gph_gpu_pin(st) != 0 || gph_gpu_cache_alloc(st) != 0)
         return -1;
-    if (!c->m->kernels_write_pm &&
+    if (!c->m->fences &&
         (wl_dev_alloc((void **)&st->d_table, c->obj[GPH_TABLE].bytes) != 0 ||
          wl_dev_zero(st->d_table, c->obj[GPH_TABLE].bytes) != 0))
         return -1;
-    return 0;
+    return in_tx(c) ? wl_tx_setup(c, GPH_LOG, st->d_table, first_changes) : 0;
 }
 
 /* An empty table: every state EMPTY, the header saying no batch is done. */
@@ -121,15 +212,39 @@ static int reset(struct wl_ctx *c)
     struct gph_header h = {GPH_MAGIC, st->g.top, st->g.slots, st->g.kw, st->g.vbytes, 0,
                            gph_done_word(c->epoch, 0)};
     size_t n = gph_slots(&st->g) * 8;
-    if (st->d_table) {
-        if (wl_dev_zero(st->d_table + gph_state_off(), n) != 0)
-            return -1;
-    } else {
+    if (st->d_table && wl_dev_zero(st->d_table + gph_state_off(), n) != 0)
+        return -1;
+    if (c->m->engine != WL_ENGINE_VOLATILE) {
         memset(pm(c) + gph_state_off(), 0, n);
         if (wl_pm_persist(c, GPH_TABLE, pm(c) + gph_state_off(), n) != 0)
             return -1;
     }
-    return wl_pm_write(c, GPH_TABLE, 0, &h, sizeof h);
+    if (wl_pm_write(c, GPH_TABLE, 0, &h, sizeof h) != 0)
+        return -1;
+    /* A transaction's engine copies chunks of the device copy to PM, the
+     * header's among them: the copy holds it too. */
+    return in_tx(c) ? wl_dev_copy(st->d_table, &h, sizeof h, 1) || wl_tx_reset(c, GPH_LOG) : 0;
+}
+
+/* A transaction's batch, as its engine asks: the kernels change the device
+ * copy and give the engine each change. The engine counts the batch as
+ * progress, so the kernels count nothing. (d->pm is NULL in these modes:
+ * the kernels log after they change the copy, before anything reaches PM.) */
+static int apply(struct wl_ctx *c, uint64_t b, const wl_txdev *d)
+{
+    struct gph_state *st = S(c);
+    wl_out o = d->o;
+    o.progress = NULL;
+    return gph_gpu_batch(st, st->d_table, b, 0, o, d, &st->kernel_s);
+}
+
+static int check_full(struct gph_state *st)
+{
+    if (st->full)
+        return gpm_set_error("--buckets: the table is full (%llu inserts found no free slot "
+                             "among their %u candidates): pass a larger --buckets",
+                             (unsigned long long)st->full, GPH_CANDIDATES * st->g.slots);
+    return 0;
 }
 
 /* Batch B, then the count of batches done. TIMED: its units count as
@@ -139,6 +254,8 @@ static int batch(struct wl_ctx *c, uint64_t b, int timed)
     struct gph_state *st = S(c);
     uint64_t done = gph_done_word(c->epoch, b + 1);
     int rc;
+    if (in_tx(c))
+        return wl_tx_batch(c, GPH_LOG, b, apply) || check_full(st);
     if (is_cpu(c)) {
         rc = gph_cpu_batch(c, st, b, timed);
     } else {
@@ -146,28 +263,29 @@ static int batch(struct wl_ctx *c, uint64_t b, int timed)
         if (!timed)
             o.progress = NULL;
         rc = gph_gpu_batch(st, st->d_table ? st->d_table : wl_pm_dev(c, GPH_TABLE), b, timed,
-                           o, &st->kernel_s);
+                           o, NULL, &st->kernel_s);
     }
-    if (rc == 0 && st->full)
-        return gpm_set_error("--buckets: the table is full (%llu inserts found no free slot "
-                             "among their %u candidates): pass a larger --buckets",
-                             (unsigned long long)st->full, GPH_CANDIDATES * st->g.slots);
+    if (rc == 0)
+        rc = check_full(st);
     return rc ? rc : wl_pm_write(c, GPH_TABLE, offsetof(struct gph_header, done), &done, 8);
 }
 
-/* BktCache's loading phase before the run's batch B, every cache-reload
- * batches (the first batches find it empty). */
-static int cache_load(struct wl_ctx *c, uint64_t b)
+/* Before the run's batch B: a loading phase that is done gives lookups its
+ * entries; every cache-reload batches another begins, once the last is
+ * done (the first batches find the cache empty). The batches' wait for
+ * either is timed. */
+static int cache_step(struct wl_ctx *c, uint64_t b)
 {
     struct gph_state *st = S(c);
     double t0 = wl_now();
-    if (!st->cache_entries || b <= st->load_batches || (b - st->load_batches) % st->cache_every)
+    int rc;
+    if (!st->cache_entries || b <= st->load_batches)
         return 0;
-    if (gph_gpu_cache_load(st, wl_pm_dev(c, GPH_TABLE)) != 0)
-        return -1;
-    st->cache_loads++;
+    rc = gph_gpu_cache_poll(st, wl_pm_dev(c, GPH_TABLE)) ||
+         ((b - st->load_batches) % st->cache_every == 0 &&
+          gph_gpu_cache_load(st, wl_pm_dev(c, GPH_TABLE)));
     st->cache_load_s += wl_now() - t0;
-    return 0;
+    return rc;
 }
 
 /* Batches FROM..TO-1 (the run's timed, each batch's wall time kept). */
@@ -177,9 +295,12 @@ static int batches(struct wl_ctx *c, uint64_t from, uint64_t to)
     int rc = wl_persist_begin(c);
     for (uint64_t b = from; rc == 0 && b < to; b++) {
         double t0 = wl_now();
-        rc = cache_load(c, b) || batch(c, b, b >= st->load_batches);
+        rc = cache_step(c, b) || batch(c, b, b >= st->load_batches);
         st->lat[b] = wl_now() - t0;
     }
+    /* A loading phase still running is of no more use: waited for. */
+    if (st->cache_entries && gph_gpu_cache_settle(st) != 0)
+        rc = -1;
     return wl_persist_end(c) != 0 ? -1 : rc;
 }
 
@@ -202,9 +323,12 @@ static void note_run(struct wl_ctx *c, uint64_t from)
     if (!is_cpu(c))
         wl_note(c, "kernel_s=%.6g", st->kernel_s);
     if (st->cache_entries)
-        wl_note(c, "bktcache_entries=%llu,bktcache_loads=%llu,bktcache_load_s=%.4g,"
+        wl_note(c, "bktcache_entries=%llu,bktcache_loading=%s,bktcache_loads=%llu,"
+                "bktcache_swaps=%llu,bktcache_refetched=%llu,bktcache_load_s=%.4g,"
                 "bktcache_hit_rate=%.4f", (unsigned long long)st->cache_entries,
-                (unsigned long long)st->cache_loads, st->cache_load_s,
+                st->cache_concurrent ? "concurrent" : "blocking",
+                (unsigned long long)st->cache_loads, (unsigned long long)st->cache_swaps,
+                (unsigned long long)st->cache_refetched, st->cache_load_s,
                 st->lookups ? (double)st->hits / (double)st->lookups : 0.0);
     wl_note_batch_latency(c, l, n);
 }
@@ -214,7 +338,7 @@ static int volatile_copy(struct wl_ctx *c)
 {
     struct gph_state *st = S(c);
     gpm_range r = {0, c->obj[GPH_TABLE].bytes, st->d_table};
-    return st->d_table ? wl_commit(c, GPH_TABLE, &r, 1) : 0;
+    return c->m->engine == WL_ENGINE_VOLATILE ? wl_commit(c, GPH_TABLE, &r, 1) : 0;
 }
 
 /* The run's counts start at zero. */
@@ -222,7 +346,8 @@ static int zero_counts(struct wl_ctx *c)
 {
     struct gph_state *st = S(c);
     st->kernel_s = st->cache_load_s = 0;
-    st->retries = st->lookups = st->hits = st->cache_loads = 0;
+    st->retries = st->lookups = st->hits = st->cache_loads = st->cache_swaps = 0;
+    st->cache_refetched = 0;
     return is_cpu(c) ? 0 : gph_gpu_zero_counts(st) || gph_gpu_cache_reset(st);
 }
 
@@ -236,6 +361,38 @@ static int gph_run(struct wl_ctx *c)
     return 0;
 }
 
+/* A transaction's batches: the interrupted one undone (or, cap-delta, a
+ * committed one applied), the device copy reloaded from PM, the batches
+ * after the last committed one run. Each batch is whole or absent, so the
+ * next one's answers are checked too. */
+static int tx_recover(struct wl_ctx *c)
+{
+    struct gph_state *st = S(c);
+    const struct gph_header *h = (const struct gph_header *)pm(c);
+    uint64_t d;
+    double t0 = wl_now();
+    if (wl_tx_recover(c, GPH_LOG, &d) != 0)
+        return -1;
+    if (d < st->load_batches || d > st->batches || h->magic != GPH_MAGIC ||
+        h->top != st->g.top || h->slots != st->g.slots || h->kw != st->g.kw ||
+        h->vbytes != st->g.vbytes)
+        return gpm_set_error("%s: it and its log (%llu batches committed) do not describe this "
+                             "run's table after its load: run without --recover",
+                             c->obj[GPH_TABLE].path, (unsigned long long)d);
+    if (wl_dev_copy(st->d_table, pm(c), c->obj[GPH_TABLE].bytes, 1) != 0)
+        return -1;
+    c->restore_s = wl_now() - t0;
+    st->first_checked = d;
+    c->progress.total = st->batches - st->load_batches;
+    c->progress.durable = d - st->load_batches;
+    c->progress.redone = st->batches - d;
+    if (zero_counts(c) != 0 || batches(c, d, st->batches) != 0)
+        return -1;
+    note_run(c, d);
+    wl_note(c, "resumed_from_batch=%llu", (unsigned long long)d);
+    return 0;
+}
+
 static int gph_recover(struct wl_ctx *c)
 {
     struct gph_state *st = S(c);
@@ -243,6 +400,8 @@ static int gph_recover(struct wl_ctx *c)
     uint64_t d = gph_durable_batches(h->done, c->epoch), cleared = 0, items = 0, from;
     double t0 = wl_now();
     int rc;
+    if (in_tx(c))
+        return tx_recover(c);
     if (d < st->load_batches || d > st->batches || h->magic != GPH_MAGIC ||
         h->top != st->g.top || h->slots != st->g.slots || h->kw != st->g.kw ||
         h->vbytes != st->g.vbytes)
@@ -275,7 +434,13 @@ static int gph_recover(struct wl_ctx *c)
 static int gph_verify(struct wl_ctx *c)
 {
     struct gph_state *st = S(c);
-    return gph_check(st, pm(c), st->first_checked);
+    int rc = gph_check(st, pm(c), st->first_checked);
+    if (rc == 0 && in_tx(c) && wl_tx_atomic(c) && wl_tx_committed(c, GPH_LOG) != st->batches)
+        return gpm_set_error("gphash: the log counts %llu committed batches of %llu",
+                             (unsigned long long)wl_tx_committed(c, GPH_LOG),
+                             (unsigned long long)st->batches),
+               1;
+    return rc;
 }
 
 static void gph_teardown(struct wl_ctx *c)
@@ -299,12 +464,11 @@ const struct wl_workload WORKLOAD = {
     .name = "gphash",
     .about = "GPHash: a lock-free, log-free persistent hash index, warp-cooperative, driven "
              "by YCSB (FAST'25, after GPM)",
-    .modes = WL_MODE_BIT(WL_GPM) | WL_MODE_BIT(WL_GPM_EADR) | WL_MODE_BIT(WL_NONE) |
-             WL_MODE_BIT(WL_CPU),
+    .modes = WL_MODES_GPU | WL_MODE_BIT(WL_CAP_DELTA) | WL_MODE_BIT(WL_CPU),
     /* Each operation is durable as it completes where the kernels persist
-     * in-kernel (or the CPU counterpart persists): there a crashed run
-     * resumes. */
-    .progress_by = WL_BY_MARKERS,
+     * in-kernel (or the CPU counterpart persists), each batch where it is
+     * a failure-atomic transaction: there a crashed run resumes. */
+    .progress_by = WL_BY_MARKERS_OR_TX,
     .objects = gph_objects,
     .params = gph_params,
     .state_bytes = sizeof(struct gph_state),

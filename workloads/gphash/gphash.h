@@ -16,8 +16,18 @@
 extern "C" {
 #endif
 
-enum { GPH_TABLE }; /* the one PM object */
+enum { GPH_TABLE, GPH_LOG }; /* the table; the log of the modes that take transactions */
 #define GPH_COUNTS 8
+/* The undo logging kernel's grid (an HCL slot a thread). */
+#define GPH_LOG_BLOCKS 64
+#define GPH_LOG_THREADS 256
+
+/* A set of BktCache's entries (gphash_kernels.cu). */
+struct gph_cache_set {
+    uint32_t *entry;             /* each bucket's entry, or none */
+    uint32_t *bucket_of;         /* each entry's bucket, or none */
+    uint64_t *state, *key, *ref; /* the entries' slots */
+};
 
 struct gph_state {
     struct gph_geom g;
@@ -36,8 +46,11 @@ struct gph_state {
     uint64_t lookups, hits;       /* buckets looked up, and those the cache served */
     uint64_t cache_entries;       /* BktCache: buckets it holds (0: none) */
     uint64_t cache_every;         /* batches between its loading phases */
-    uint64_t cache_loads;
-    double cache_load_s;
+    uint64_t cache_loads;         /* loading phases begun, */
+    uint64_t cache_swaps;         /* and those whose entries the lookups then read */
+    uint64_t cache_refetched;     /* entries fetched again: written while they loaded */
+    double cache_load_s;          /* the batches' wait for loading phases */
+    int cache_concurrent;         /* --cache-loading concurrent */
     /* GPU modes (device memory): */
     uint8_t *d_op;
     uint64_t *d_key, *d_ans, *d_fp, *d_fp_sorted;
@@ -45,9 +58,17 @@ struct gph_state {
     void *d_sort_tmp;
     size_t sort_tmp_bytes;
     unsigned long long *d_count;  /* the kernels' counts (gphash_kernels.cu), GPH_COUNTS */
-    uint8_t *d_table;             /* mode none: the table in device memory */
-    uint32_t *d_entry, *d_freq, *d_freq_sorted, *d_ids, *d_ids_sorted, *d_bucket_of;
-    uint64_t *d_c_state, *d_c_key, *d_c_ref; /* BktCache (gphash_kernels.cu) */
+    uint8_t *d_table;             /* modes whose kernels do not persist: the table in device
+                                     memory */
+    unsigned long long *d_lists;  /* a transaction's batch: the changes listed, the deletes */
+    void *d_chg, *d_del;          /* (gphash_kernels.cu) */
+    /* BktCache (gphash_kernels.cu): two sets of entries, the one lookups
+     * read (ACTIVE) and the one a loading phase fills, in turn. */
+    struct gph_cache_set set[2];
+    int active, loading;          /* LOADING: a phase is filling the other set */
+    uint32_t *d_freq, *d_freq_snap, *d_freq_sorted, *d_ids, *d_ids_sorted;
+    uint8_t *d_dirty;             /* buckets written since the phase began */
+    void *side, *loaded;          /* the phase's stream, and its end's event */
     void *d_cache_tmp;
     size_t cache_tmp_bytes;
     void *ev[2];                  /* events around a batch's kernels */
@@ -71,15 +92,26 @@ void gph_gpu_free(struct gph_state *st);
 int gph_gpu_pin(struct gph_state *st);
 void gph_gpu_unpin(struct gph_state *st);
 /* Batch B on TABLE (PM or device memory), stores the mode's way (O),
- * through BktCache where CACHED; its kernels' seconds added to *KERNEL_S. */
+ * through BktCache where CACHED; its kernels' seconds added to *KERNEL_S.
+ * D: a transaction's batch, TABLE the device copy, each change given to
+ * D's engine (NULL: the kernels' own persists make it durable). */
 int gph_gpu_batch(struct gph_state *st, uint8_t *table, uint64_t b, int cached, wl_out o,
-                  double *kernel_s);
+                  const wl_txdev *d, double *kernel_s);
 /* BktCache: its memory, an empty cache, and a loading phase (the buckets
  * most looked up since the last one, copied from TABLE). */
 int gph_gpu_cache_alloc(struct gph_state *st);
 void gph_gpu_cache_free(struct gph_state *st);
 int gph_gpu_cache_reset(struct gph_state *st);
+/* A loading phase: begun on a stream of its own (concurrent), its entries
+ * read by lookups once gph_gpu_cache_poll finds it done (the phase before
+ * it waited for first, if still running); or (blocking) done and in use
+ * when it returns. */
 int gph_gpu_cache_load(struct gph_state *st, uint8_t *table);
+/* Before a batch: a phase that is done gives the lookups its entries,
+ * those written while it loaded fetched again from TABLE first. */
+int gph_gpu_cache_poll(struct gph_state *st, uint8_t *table);
+/* Waits for a phase still running, and drops it (the run's end). */
+int gph_gpu_cache_settle(struct gph_state *st);
 /* Recovery: every slot still INSERT back to EMPTY, persisted; *CLEARED
  * counts them and *ITEMS the valid items. */
 int gph_gpu_scan(struct gph_state *st, uint8_t *table, wl_out o, uint64_t *cleared,

@@ -10,7 +10,15 @@
  *           swings the slot's reference to it, persisted;
  *   delete  CAS the state fingerprint -> EMPTY, persisted.
  * Runs of different keys go at once and race for free slots by CAS: a warp
- * whose CAS lost reads the candidates again. */
+ * whose CAS lost reads the candidates again.
+ *
+ * In a transaction's batch (the modes whose kernels do not persist, see
+ * gphash.c) the kernels change the table's device copy instead, and give
+ * the mode's engine each change (wl_tx_changed) and, after the batch, the
+ * old value of each state and reference they changed (wl_tx_undo, a
+ * thread a record). A location must be logged once a batch, so there a
+ * delete waits for a kernel of its own, after every insert: no insert of
+ * the batch can claim the slot it frees. */
 #include <cuda_runtime.h>
 
 #include <cub/device/device_radix_sort.cuh>
@@ -33,10 +41,22 @@ struct tbl {
     uint32_t *entry;   /* each bucket's cache entry, or GPH_UNCACHED (NULL: no cache) */
     uint32_t *freq;    /* each bucket's lookups since the last loading (LFU) */
     uint64_t *c_state, *c_key, *c_ref; /* the entries' slots */
+    uint8_t *dirty;    /* a loading phase runs: the buckets written are marked */
+    /* A transaction's batch (tx 1): */
+    int tx;
+    uint8_t *base;     /* the table's first byte: a change's offset */
+    wl_txdev d;        /* what the engine takes of each change */
+    struct gph_change *chg;     /* the words changed, with their old values, */
+    unsigned long long *n;      /* counted in n[0]; the deletes left for later in n[1] */
+    struct gph_change *del;     /* (the slot, its fingerprint) */
+};
+struct gph_change {
+    uint64_t off, old;
 };
 #define GPH_UNCACHED 0xffffffffu
 
-static struct tbl tbl_of(const struct gph_state *st, uint8_t *base, int cached)
+static struct tbl tbl_of(const struct gph_state *st, uint8_t *base, int cached,
+                         const wl_txdev *d)
 {
     const struct gph_geom *g = &st->g;
     struct tbl t;
@@ -48,11 +68,21 @@ static struct tbl tbl_of(const struct gph_state *st, uint8_t *base, int cached)
     t.cell = (uint64_t *)(base + gph_cell_off(g));
     t.vw = g->vbytes / 8;
     if (cached && st->cache_entries) {
-        t.entry = st->d_entry;
+        const struct gph_cache_set *c = &st->set[st->active];
+        t.entry = c->entry;
         t.freq = st->d_freq;
-        t.c_state = st->d_c_state;
-        t.c_key = st->d_c_key;
-        t.c_ref = st->d_c_ref;
+        t.c_state = c->state;
+        t.c_key = c->key;
+        t.c_ref = c->ref;
+        t.dirty = st->loading ? st->d_dirty : NULL;
+    }
+    if (d) {
+        t.tx = 1;
+        t.base = base;
+        t.d = *d;
+        t.chg = (struct gph_change *)st->d_chg;
+        t.del = (struct gph_change *)st->d_del;
+        t.n = st->d_lists;
     }
     return t;
 }
@@ -60,6 +90,24 @@ static struct tbl tbl_of(const struct gph_state *st, uint8_t *base, int cached)
 __device__ __forceinline__ uint64_t vload(const uint64_t *p)
 {
     return *(const volatile uint64_t *)p;
+}
+
+/* A transaction's batch: P holds V now (the engine flags or gathers it). */
+__device__ __forceinline__ void changed(const struct tbl *t, uint64_t *p, uint64_t v)
+{
+    if (t->tx)
+        wl_tx_changed(&t->d, (uint64_t)((uint8_t *)p - t->base), &v);
+}
+
+/* A transaction's batch: P changed from OLD, its undo record to log. */
+__device__ __forceinline__ void changed_from(const struct tbl *t, uint64_t *p, uint64_t old)
+{
+    unsigned long long k;
+    if (!t->tx)
+        return;
+    k = atomicAdd(&t->n[0], 1ull);
+    t->chg[k].off = (uint64_t)((uint8_t *)p - t->base);
+    t->chg[k].old = old;
 }
 
 __device__ __forceinline__ uint64_t warp_sum(uint64_t v)
@@ -96,6 +144,14 @@ __device__ __forceinline__ int64_t lane_slot(const struct tbl *t, const struct s
         return -1;
     b = gph_candidate(&t->g, s->b1, s->b2, lane / t->g.slots);
     return b == GPH_NO_BUCKET ? -1 : (int64_t)(b * t->g.slots + lane % t->g.slots);
+}
+
+/* A loading phase runs: SLOT's bucket was written (its entry, if it gets
+ * one, is fetched again before lookups read it). */
+__device__ __forceinline__ void written(const struct tbl *t, int64_t slot)
+{
+    if (t->dirty)
+        t->dirty[(uint64_t)slot / t->g.slots] = 1;
 }
 
 /* Where SLOT's copy is in the cache, or -1. */
@@ -168,8 +224,11 @@ __device__ void lookup(const struct tbl *t, struct sess *s, unsigned lane,
 __device__ void put_value(const struct tbl *t, const struct sess *s, uint64_t cell,
                           uint64_t seq, unsigned lane, wl_out o)
 {
-    if (lane < t->vw)
-        wl_store_u64(o, &t->cell[cell * t->vw + lane], gph_value_word(s->vk, seq, lane));
+    if (lane < t->vw) {
+        uint64_t *p = &t->cell[cell * t->vw + lane], v = gph_value_word(s->vk, seq, lane);
+        wl_store_u64(o, p, v);
+        changed(t, p, v);
+    }
 }
 
 /* Insert: claim a free slot of the least-loaded candidate by CAS, then
@@ -202,6 +261,8 @@ __device__ void insert(const struct tbl *t, const struct sess *s, uint64_t seq, 
             ok = wl_cas_u64(o, &t->state[my], GPH_EMPTY, GPH_INSERT) == GPH_EMPTY;
             if (!ok)
                 atomicAdd(&count[4], 1ull); /* another key's warp took the slot */
+            else
+                changed_from(t, &t->state[my], GPH_EMPTY);
             if (ok && c >= 0)
                 *(volatile uint64_t *)&t->c_state[c] = GPH_INSERT;
         }
@@ -210,14 +271,18 @@ __device__ void insert(const struct tbl *t, const struct sess *s, uint64_t seq, 
     }
     slot = __shfl_sync(FULL, (long long)my, target);
     cs = __shfl_sync(FULL, (long long)c, target);
+    if (lane == 0)
+        written(t, slot);
     if (lane < t->g.kw) {
         wl_store_u64(o, &t->key[(uint64_t)slot * t->g.kw + lane], s->key[lane]);
+        changed(t, &t->key[(uint64_t)slot * t->g.kw + lane], s->key[lane]);
         if (cs >= 0)
             t->c_key[cs * t->g.kw + lane] = s->key[lane];
     }
     put_value(t, s, 2 * (uint64_t)slot, seq, lane, o);
     if (lane == 0) {
         wl_store_u64(o, &t->ref[slot], 2 * (uint64_t)slot);
+        changed(t, &t->ref[slot], 2 * (uint64_t)slot);
         if (cs >= 0)
             t->c_ref[cs] = 2 * (uint64_t)slot;
     }
@@ -227,6 +292,7 @@ __device__ void insert(const struct tbl *t, const struct sess *s, uint64_t seq, 
     if (lane == 0) {
         wl_store_u64(o, &t->state[slot], s->fp);
         wl_persist(o);
+        changed(t, &t->state[slot], s->fp);
         if (cs >= 0)
             *(volatile uint64_t *)&t->c_state[cs] = s->fp;
     }
@@ -239,6 +305,8 @@ __device__ void finish(const struct tbl *t, const struct sess *s, uint64_t cur, 
     int64_t c = cached(t, s->slot);
     if (cur == s->seq)
         return;
+    if (lane == 0 && s->slot >= 0)
+        written(t, s->slot);
     if (s->seq && cur) { /* update: the other cell, then the reference */
         uint64_t next = s->ref ^ 1;
         put_value(t, s, next, cur, lane, o);
@@ -249,11 +317,17 @@ __device__ void finish(const struct tbl *t, const struct sess *s, uint64_t cur, 
             if (wl_cas_u64(o, &t->ref[s->slot], s->ref, next) != s->ref)
                 atomicAdd(&count[2], 1ull);
             wl_persist(o);
+            changed_from(t, &t->ref[s->slot], s->ref);
+            changed(t, &t->ref[s->slot], next);
             if (c >= 0)
                 t->c_ref[c] = next;
         }
     } else if (cur) {
         insert(t, s, cur, lane, o, count);
+    } else if (lane == 0 && t->tx) { /* delete, after the batch's inserts */
+        unsigned long long k = atomicAdd(&t->n[1], 1ull);
+        t->del[k].off = (uint64_t)s->slot;
+        t->del[k].old = s->fp;
     } else if (lane == 0) { /* delete */
         if (wl_cas_u64(o, &t->state[s->slot], s->fp, GPH_EMPTY) != s->fp)
             atomicAdd(&count[2], 1ull);
@@ -358,8 +432,32 @@ __global__ void run_kernel(struct tbl t, const uint8_t *op, const uint64_t *key,
     }
 }
 
+/* A transaction's batch: its deletes, after its inserts. */
+__global__ void delete_kernel(struct tbl t, unsigned long long *count)
+{
+    for (uint64_t i = gpm_grid_rank(); i < t.n[1]; i += gpm_grid_threads()) {
+        uint64_t slot = t.del[i].off, fp = t.del[i].old;
+        if (atomicCAS((unsigned long long *)&t.state[slot], fp, GPH_EMPTY) != fp)
+            atomicAdd(&count[2], 1ull);
+        changed_from(&t, &t.state[slot], fp);
+        changed(&t, &t.state[slot], GPH_EMPTY);
+    }
+}
+
+/* A transaction's batch: each changed state and reference's undo record,
+ * a thread a record (the log's grid: GPH_LOG_BLOCKS x GPH_LOG_THREADS). */
+__global__ void log_kernel(struct tbl t)
+{
+    for (uint64_t i = gpm_grid_rank(); i < t.n[0]; i += gpm_grid_threads())
+        wl_tx_undo(&t.d, t.chg[i].off, &t.chg[i].old, 8);
+}
+
 /* ---- BktCache's loading phase: the most looked-up buckets since the last
- * one (LFU, the counts then halved) take the entries ---- */
+ * one (LFU, the counts then halved) take the entries of the set the
+ * lookups do not read. Concurrent loading (the paper's): the phase runs on
+ * a stream of its own while batches go on with the other set, and the
+ * buckets they write meanwhile are marked; once it is done, the entries of
+ * marked buckets are fetched again and the sets swap, between batches. ---- */
 
 __global__ void uncache_kernel(uint32_t *entry, uint32_t *bucket_of, uint64_t entries)
 {
@@ -376,19 +474,27 @@ __global__ void ids_kernel(uint32_t *ids, uint64_t n)
         ids[i] = (uint32_t)i;
 }
 
+/* Slot J of entry I's bucket B, copied from PM. */
+__device__ __forceinline__ void fetch_slot(const struct tbl *t, uint64_t i, uint64_t b,
+                                           uint64_t j)
+{
+    uint64_t slot = b * t->g.slots + j;
+    t->c_state[i] = vload(&t->state[slot]);
+    for (uint32_t w = 0; w < t->g.kw; w++)
+        t->c_key[i * t->g.kw + w] = vload(&t->key[slot * t->g.kw + w]);
+    t->c_ref[i] = vload(&t->ref[slot]);
+}
+
 /* A thread a slot of entry Y: the bucket's slots copied from PM. */
 __global__ void fetch_kernel(struct tbl t, const uint32_t *hot, const uint32_t *hot_freq,
                              uint32_t *bucket_of, uint64_t entries)
 {
     uint32_t slots = t.g.slots;
     for (uint64_t i = gpm_grid_rank(); i < entries * slots; i += gpm_grid_threads()) {
-        uint64_t y = i / slots, j = i % slots, b = hot[y], slot = b * slots + j;
+        uint64_t y = i / slots, j = i % slots, b = hot[y];
         if (hot_freq[y] == 0)
             continue; /* never looked up: not worth an entry */
-        t.c_state[i] = vload(&t.state[slot]);
-        for (uint32_t w = 0; w < t.g.kw; w++)
-            t.c_key[i * t.g.kw + w] = vload(&t.key[slot * t.g.kw + w]);
-        t.c_ref[i] = vload(&t.ref[slot]);
+        fetch_slot(&t, i, b, j);
         if (j == 0) {
             t.entry[b] = (uint32_t)y;
             bucket_of[y] = (uint32_t)b;
@@ -396,10 +502,27 @@ __global__ void fetch_kernel(struct tbl t, const uint32_t *hot, const uint32_t *
     }
 }
 
-__global__ void halve_kernel(uint32_t *freq, uint64_t n)
+/* The entries whose buckets batches wrote while the phase ran, again. */
+__global__ void refetch_kernel(struct tbl t, const uint32_t *bucket_of, const uint8_t *dirty,
+                               uint64_t entries, unsigned long long *count)
+{
+    uint32_t slots = t.g.slots;
+    for (uint64_t i = gpm_grid_rank(); i < entries * slots; i += gpm_grid_threads()) {
+        uint64_t y = i / slots, j = i % slots, b = bucket_of[y];
+        if (b == GPH_UNCACHED || !dirty[b])
+            continue;
+        fetch_slot(&t, i, b, j);
+        if (j == 0)
+            atomicAdd(&count[7], 1ull);
+    }
+}
+
+/* The counts halved: those the phase sorted by (SNAP), less half of each,
+ * so that lookups counted meanwhile stay counted. */
+__global__ void halve_kernel(uint32_t *freq, const uint32_t *snap, uint64_t n)
 {
     for (uint64_t i = gpm_grid_rank(); i < n; i += gpm_grid_threads())
-        freq[i] >>= 1;
+        atomicSub(&freq[i], snap[i] / 2);
 }
 
 __global__ void scan_kernel(struct tbl t, uint64_t nslots, unsigned long long *count, wl_out o)
@@ -432,7 +555,10 @@ int gph_gpu_alloc(struct gph_state *st)
         wl_dev_alloc((void **)&st->d_idx, n * 4) ||
         wl_dev_alloc((void **)&st->d_idx_sorted, n * 4) ||
         wl_dev_alloc((void **)&st->d_count, GPH_COUNTS * 8) ||
-        wl_dev_zero(st->d_count, GPH_COUNTS * 8))
+        wl_dev_zero(st->d_count, GPH_COUNTS * 8) ||
+        wl_dev_alloc((void **)&st->d_lists, 2 * 8) || wl_dev_zero(st->d_lists, 2 * 8) ||
+        wl_dev_alloc((void **)&st->d_chg, n * sizeof(struct gph_change)) ||
+        wl_dev_alloc((void **)&st->d_del, n * sizeof(struct gph_change)))
         return -1;
     e = cub::DeviceRadixSort::SortPairs(NULL, st->sort_tmp_bytes, st->d_fp, st->d_fp_sorted,
                                         st->d_idx, st->d_idx_sorted, (int)n);
@@ -456,6 +582,9 @@ void gph_gpu_free(struct gph_state *st)
     wl_dev_free(st->d_idx);
     wl_dev_free(st->d_idx_sorted);
     wl_dev_free(st->d_count);
+    wl_dev_free(st->d_lists);
+    wl_dev_free(st->d_chg);
+    wl_dev_free(st->d_del);
     wl_dev_free(st->d_sort_tmp);
     for (int i = 0; i < 2; i++)
         if (st->ev[i])
@@ -478,6 +607,7 @@ static int check_counts(struct gph_state *st)
     st->retries = k[4];
     st->lookups = k[5];
     st->hits = k[6];
+    st->cache_refetched = k[7];
     if (k[2])
         return gpm_set_error("%llu swaps of a key's own slot lost their CAS: two warps "
                              "worked on one key", k[2]);
@@ -485,8 +615,9 @@ static int check_counts(struct gph_state *st)
 }
 
 int gph_gpu_batch(struct gph_state *st, uint8_t *table, uint64_t b, int cached, wl_out o,
-                  double *kernel_s)
+                  const wl_txdev *d, double *kernel_s)
 {
+    struct tbl t = tbl_of(st, table, cached, d);
     uint64_t n = gph_batch_ops(st, b), first = b * st->batch, kw = st->g.kw;
     unsigned blocks = wl_blocks(n, THREADS, MAX_BLOCKS);
     unsigned warps_blocks = wl_blocks(n * 32, THREADS, MAX_BLOCKS);
@@ -498,6 +629,8 @@ int gph_gpu_batch(struct gph_state *st, uint8_t *table, uint64_t b, int cached, 
                         0) != cudaSuccess)
         return gpm_set_error("copying batch %llu to the GPU failed",
                              (unsigned long long)b);
+    if (d && cudaMemsetAsync(st->d_lists, 0, 2 * 8, 0) != cudaSuccess)
+        return gpm_set_error("clearing batch %llu's lists failed", (unsigned long long)b);
     cudaEventRecord((cudaEvent_t)st->ev[0], 0);
     fp_kernel<<<blocks, THREADS>>>(st->d_key, (uint32_t)kw, (uint32_t)n, st->d_fp, st->d_idx);
     e = cub::DeviceRadixSort::SortPairs(st->d_sort_tmp, st->sort_tmp_bytes, st->d_fp,
@@ -505,9 +638,14 @@ int gph_gpu_batch(struct gph_state *st, uint8_t *table, uint64_t b, int cached, 
     if (e != cudaSuccess)
         return gpm_set_error("sorting batch %llu failed (%s)", (unsigned long long)b,
                              cudaGetErrorString(e));
-    run_kernel<<<warps_blocks, THREADS>>>(tbl_of(st, table, cached), st->d_op, st->d_key,
-                                          st->d_fp_sorted, st->d_idx_sorted, (uint32_t)n,
-                                          first, st->d_ans, st->d_count, o);
+    run_kernel<<<warps_blocks, THREADS>>>(t, st->d_op, st->d_key, st->d_fp_sorted,
+                                          st->d_idx_sorted, (uint32_t)n, first, st->d_ans,
+                                          st->d_count, o);
+    if (d) {
+        delete_kernel<<<blocks, THREADS>>>(t, st->d_count);
+        if (d->log.pm)
+            log_kernel<<<GPH_LOG_BLOCKS, GPH_LOG_THREADS>>>(t);
+    }
     cudaEventRecord((cudaEvent_t)st->ev[1], 0);
     if (cudaMemcpyAsync(st->h_ans + 2 * first, st->d_ans, n * 16, cudaMemcpyDeviceToHost, 0) !=
         cudaSuccess)
@@ -527,7 +665,7 @@ int gph_gpu_scan(struct gph_state *st, uint8_t *table, wl_out o, uint64_t *clear
     unsigned long long k[GPH_COUNTS];
     if (wl_dev_zero(st->d_count, sizeof k) != 0)
         return -1;
-    scan_kernel<<<wl_blocks(nslots, THREADS, MAX_BLOCKS), THREADS>>>(tbl_of(st, table, 0),
+    scan_kernel<<<wl_blocks(nslots, THREADS, MAX_BLOCKS), THREADS>>>(tbl_of(st, table, 0, NULL),
                                                                      nslots, st->d_count, o);
     if (wl_dev_sync("gphash recovery scan") != 0 || wl_dev_copy(k, st->d_count, sizeof k, 0) ||
         wl_dev_zero(st->d_count, sizeof k) != 0)
@@ -562,23 +700,47 @@ void gph_gpu_unpin(struct gph_state *st)
     cudaGetLastError();
 }
 
+/* The table as a kernel sees it, with set K's entries. */
+static struct tbl tbl_set(const struct gph_state *st, uint8_t *table, int k)
+{
+    struct tbl t = tbl_of(st, table, 0, NULL);
+    t.entry = st->set[k].entry;
+    t.c_state = st->set[k].state;
+    t.c_key = st->set[k].key;
+    t.c_ref = st->set[k].ref;
+    return t;
+}
+
+static cudaStream_t side(const struct gph_state *st) { return (cudaStream_t)st->side; }
+
 int gph_gpu_cache_alloc(struct gph_state *st)
 {
     uint64_t nb = gph_buckets(&st->g), e = st->cache_entries, slots = st->g.slots;
     cudaError_t err;
     if (!e)
         return 0;
-    if (wl_dev_alloc((void **)&st->d_entry, nb * 4) || wl_dev_alloc((void **)&st->d_freq, nb * 4) ||
+    for (int k = 0; k < 2; k++) {
+        struct gph_cache_set *c = &st->set[k];
+        if (wl_dev_alloc((void **)&c->entry, nb * 4) ||
+            wl_dev_alloc((void **)&c->bucket_of, e * 4) ||
+            wl_dev_alloc((void **)&c->state, e * slots * 8) ||
+            wl_dev_alloc((void **)&c->key, e * slots * st->g.kw * 8) ||
+            wl_dev_alloc((void **)&c->ref, e * slots * 8))
+            return -1;
+    }
+    if (wl_dev_alloc((void **)&st->d_freq, nb * 4) ||
+        wl_dev_alloc((void **)&st->d_freq_snap, nb * 4) ||
         wl_dev_alloc((void **)&st->d_freq_sorted, nb * 4) ||
         wl_dev_alloc((void **)&st->d_ids, nb * 4) ||
-        wl_dev_alloc((void **)&st->d_ids_sorted, nb * 4) ||
-        wl_dev_alloc((void **)&st->d_bucket_of, e * 4) ||
-        wl_dev_alloc((void **)&st->d_c_state, e * slots * 8) ||
-        wl_dev_alloc((void **)&st->d_c_key, e * slots * st->g.kw * 8) ||
-        wl_dev_alloc((void **)&st->d_c_ref, e * slots * 8))
+        wl_dev_alloc((void **)&st->d_ids_sorted, nb * 4) || wl_dev_alloc((void **)&st->d_dirty, nb))
         return -1;
+    if (cudaStreamCreateWithFlags((cudaStream_t *)&st->side, cudaStreamNonBlocking) !=
+            cudaSuccess ||
+        cudaEventCreateWithFlags((cudaEvent_t *)&st->loaded, cudaEventDisableTiming) !=
+            cudaSuccess)
+        return gpm_set_error("creating BktCache's loading stream failed");
     ids_kernel<<<wl_blocks(nb, THREADS, MAX_BLOCKS), THREADS>>>(st->d_ids, nb);
-    err = cub::DeviceRadixSort::SortPairsDescending(NULL, st->cache_tmp_bytes, st->d_freq,
+    err = cub::DeviceRadixSort::SortPairsDescending(NULL, st->cache_tmp_bytes, st->d_freq_snap,
                                                     st->d_freq_sorted, st->d_ids,
                                                     st->d_ids_sorted, (int)nb);
     if (err != cudaSuccess)
@@ -588,16 +750,36 @@ int gph_gpu_cache_alloc(struct gph_state *st)
 
 void gph_gpu_cache_free(struct gph_state *st)
 {
-    wl_dev_free(st->d_entry);
+    gph_gpu_cache_settle(st);
+    for (int k = 0; k < 2; k++) {
+        wl_dev_free(st->set[k].entry);
+        wl_dev_free(st->set[k].bucket_of);
+        wl_dev_free(st->set[k].state);
+        wl_dev_free(st->set[k].key);
+        wl_dev_free(st->set[k].ref);
+    }
     wl_dev_free(st->d_freq);
+    wl_dev_free(st->d_freq_snap);
     wl_dev_free(st->d_freq_sorted);
     wl_dev_free(st->d_ids);
     wl_dev_free(st->d_ids_sorted);
-    wl_dev_free(st->d_bucket_of);
-    wl_dev_free(st->d_c_state);
-    wl_dev_free(st->d_c_key);
-    wl_dev_free(st->d_c_ref);
+    wl_dev_free(st->d_dirty);
     wl_dev_free(st->d_cache_tmp);
+    if (st->loaded)
+        cudaEventDestroy((cudaEvent_t)st->loaded);
+    if (st->side)
+        cudaStreamDestroy(side(st));
+}
+
+int gph_gpu_cache_settle(struct gph_state *st)
+{
+    cudaError_t e;
+    if (!st->loading)
+        return 0;
+    st->loading = 0;
+    e = cudaStreamSynchronize(side(st));
+    return e == cudaSuccess ? 0 : gpm_set_error("BktCache's loading phase failed (%s)",
+                                                cudaGetErrorString(e));
 }
 
 int gph_gpu_cache_reset(struct gph_state *st)
@@ -605,24 +787,92 @@ int gph_gpu_cache_reset(struct gph_state *st)
     uint64_t nb = gph_buckets(&st->g);
     if (!st->cache_entries)
         return 0;
-    return wl_dev_fill(st->d_entry, 0xff, nb * 4) ||
-           wl_dev_fill(st->d_bucket_of, 0xff, st->cache_entries * 4) ||
-           wl_dev_zero(st->d_freq, nb * 4);
+    if (gph_gpu_cache_settle(st) != 0)
+        return -1;
+    st->active = 0;
+    for (int k = 0; k < 2; k++)
+        if (wl_dev_fill(st->set[k].entry, 0xff, nb * 4) ||
+            wl_dev_fill(st->set[k].bucket_of, 0xff, st->cache_entries * 4))
+            return -1;
+    return wl_dev_zero(st->d_freq, nb * 4);
+}
+
+/* The phase's work, on its stream: the counts as they are now, the set
+ * emptied, the buckets sorted by them, the hot ones fetched, the counts
+ * halved; then its end's event. */
+static int load_set(struct gph_state *st, uint8_t *table, int k)
+{
+    uint64_t nb = gph_buckets(&st->g), e = st->cache_entries;
+    cudaStream_t s = side(st);
+    cudaError_t err;
+    if (cudaMemcpyAsync(st->d_freq_snap, st->d_freq, nb * 4, cudaMemcpyDeviceToDevice, s) !=
+        cudaSuccess)
+        return gpm_set_error("copying BktCache's counts failed");
+    uncache_kernel<<<wl_blocks(e, THREADS, MAX_BLOCKS), THREADS, 0, s>>>(
+        st->set[k].entry, st->set[k].bucket_of, e);
+    err = cub::DeviceRadixSort::SortPairsDescending(st->d_cache_tmp, st->cache_tmp_bytes,
+                                                    st->d_freq_snap, st->d_freq_sorted,
+                                                    st->d_ids, st->d_ids_sorted, (int)nb, 0,
+                                                    32, s);
+    if (err != cudaSuccess)
+        return gpm_set_error("sorting the buckets by lookups failed (%s)",
+                             cudaGetErrorString(err));
+    fetch_kernel<<<wl_blocks(e * st->g.slots, THREADS, MAX_BLOCKS), THREADS, 0, s>>>(
+        tbl_set(st, table, k), st->d_ids_sorted, st->d_freq_sorted, st->set[k].bucket_of, e);
+    halve_kernel<<<wl_blocks(nb, THREADS, MAX_BLOCKS), THREADS, 0, s>>>(st->d_freq,
+                                                                          st->d_freq_snap, nb);
+    if (cudaEventRecord((cudaEvent_t)st->loaded, s) != cudaSuccess)
+        return gpm_set_error("BktCache's loading phase failed to start (%s)",
+                             cudaGetErrorString(cudaGetLastError()));
+    return 0;
 }
 
 int gph_gpu_cache_load(struct gph_state *st, uint8_t *table)
 {
-    uint64_t nb = gph_buckets(&st->g), e = st->cache_entries;
-    cudaError_t err;
-    uncache_kernel<<<wl_blocks(e, THREADS, MAX_BLOCKS), THREADS>>>(st->d_entry, st->d_bucket_of, e);
-    err = cub::DeviceRadixSort::SortPairsDescending(st->d_cache_tmp, st->cache_tmp_bytes,
-                                                    st->d_freq, st->d_freq_sorted, st->d_ids,
-                                                    st->d_ids_sorted, (int)nb);
-    if (err != cudaSuccess)
-        return gpm_set_error("sorting the buckets by lookups failed (%s)",
-                             cudaGetErrorString(err));
-    fetch_kernel<<<wl_blocks(e * st->g.slots, THREADS, MAX_BLOCKS), THREADS>>>(
-        tbl_of(st, table, 1), st->d_ids_sorted, st->d_freq_sorted, st->d_bucket_of, e);
-    halve_kernel<<<wl_blocks(nb, THREADS, MAX_BLOCKS), THREADS>>>(st->d_freq, nb);
-    return wl_dev_sync("gphash cache loading");
+    int k;
+    /* The last phase still runs: the batches wait for it, and it swaps in. */
+    if (st->loading && cudaEventSynchronize((cudaEvent_t)st->loaded) != cudaSuccess)
+        return gpm_set_error("BktCache's loading phase failed (%s)",
+                             cudaGetErrorString(cudaGetLastError()));
+    if (gph_gpu_cache_poll(st, table) != 0)
+        return -1;
+    k = 1 - st->active;
+    /* The batches' writes from here on are marked (the last batch's
+     * stores are done: its end was waited for). */
+    if (st->cache_concurrent &&
+        cudaMemsetAsync(st->d_dirty, 0, gph_buckets(&st->g), 0) != cudaSuccess)
+        return gpm_set_error("clearing BktCache's marks failed");
+    if (load_set(st, table, k) != 0)
+        return -1;
+    st->loading = 1;
+    st->cache_loads++;
+    if (st->cache_concurrent)
+        return 0;
+    /* Blocking: no batch ran meanwhile, nothing to fetch again. */
+    if (gph_gpu_cache_settle(st) != 0)
+        return -1;
+    st->active = k;
+    st->cache_swaps++;
+    return 0;
+}
+
+int gph_gpu_cache_poll(struct gph_state *st, uint8_t *table)
+{
+    int k = 1 - st->active;
+    cudaError_t q;
+    if (!st->loading)
+        return 0;
+    q = cudaEventQuery((cudaEvent_t)st->loaded);
+    if (q == cudaErrorNotReady)
+        return 0;
+    if (q != cudaSuccess)
+        return gpm_set_error("BktCache's loading phase failed (%s)", cudaGetErrorString(q));
+    /* On the batches' stream: done before the next batch reads the set. */
+    refetch_kernel<<<wl_blocks(st->cache_entries * st->g.slots, THREADS, MAX_BLOCKS),
+                     THREADS>>>(tbl_set(st, table, k), st->set[k].bucket_of, st->d_dirty,
+                                st->cache_entries, st->d_count);
+    st->loading = 0;
+    st->active = k;
+    st->cache_swaps++;
+    return 0;
 }

@@ -133,6 +133,7 @@ static void bad_flags_are_one_line(void)
     char *wk[] = {"gphash", "--mode", "cpu", "--workload", "e", "--pm-dir", dir};
     char *sl[] = {"gphash", "--mode", "cpu", "--slots", "3", "--pm-dir", dir};
     char *bk[] = {"gphash", "--mode", "cpu", "--buckets", "1000", "--pm-dir", dir};
+    char *lg[] = {"gphash", "--mode", "cpu", "--log", "conv", "--pm-dir", dir};
     char line[512];
     CHECK_EQ_INT(run_main(kb, ARGC(kb)), 2);
     wl_test_line(errf, 0, line, sizeof line);
@@ -142,6 +143,11 @@ static void bad_flags_are_one_line(void)
     CHECK_MSG(line, "--workload: no YCSB workload 'e'");
     CHECK_EQ_INT(run_main(sl, ARGC(sl)), 2);
     CHECK_EQ_INT(run_main(bk, ARGC(bk)), 2);
+    /* Log-free where it can persist as it goes: no log to choose. */
+    CHECK_EQ_INT(run_main(lg, ARGC(lg)), 2);
+    wl_test_line(errf, 0, line, sizeof line);
+    CHECK_MSG(line, "--log: mode cpu runs GPHash without transactions (it keeps no log): "
+                    "drop --log");
 }
 
 /* A run fed YCSB's own trace (its basic binding's verbose lines): reads

@@ -1,10 +1,13 @@
 /* GPHash's kernels: every YCSB workload verified in gpm and none (each
  * answer and the whole table against the reference), BktCache written
  * through and reloaded, inserts racing by CAS for the free slots of a
- * table filled to 0.7, and a SIGKILL inside a kernel in gpm-eadr
- * recovered. (test_workloads.sh runs
+ * table filled to 0.7, a SIGKILL inside a kernel in gpm-eadr recovered,
+ * and the modes whose batches are transactions verified on deletes and
+ * inserts, killed before a commit and recovered. (test_workloads.sh runs
  * every mode at tiny scale and gpm's crash trials.) */
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "../../gphash.h"
 #include "gpm/check_gpu.h"
@@ -41,24 +44,34 @@ static void every_workload_verifies_in_gpm_and_none(void)
 
 /* BktCache reloaded every 4 batches while updates, inserts and deletes
  * write through cached buckets: every answer and the table still right,
- * and the cache serving lookups. */
+ * and the cache serving lookups. Loading between batches, every phase
+ * swaps in at once; loading beside them, a phase swaps in when it is done
+ * (its buckets that batches wrote meanwhile fetched again), and at the
+ * latest when the next begins, so only the last may be left out. */
 static void bktcache_serves_lookups_and_stays_right(void)
 {
     static const char *const mixes[] = {"a", "c", "d", "f", "delete", "insert"};
+    static const char *const loading[] = {"blocking", "concurrent"};
     char line[512];
     if (!check_gpu_visible_in_child())
         SKIP("no CUDA GPU visible");
     unlink(rows);
-    for (size_t i = 0; i < sizeof mixes / sizeof *mixes; i++) {
-        char *argv[] = {"gphash", "--mode", "gpm", "--workload", (char *)mixes[i], "--records",
-                        "100000", "--ops", "200000", "--batch", "2048", "--cache", "30",
-                        "--cache-reload", "4", "--pm-dir", dir, "--reps", "2", "--out", rows};
-        int rc = run_main(argv, ARGC(argv));
-        wl_test_line(errf, 1, line, sizeof line);
-        CHECKF(rc == 0, "%s: %s", mixes[i], line);
-    }
-    CHECK_EQ_INT(wl_test_count_lines(rows, "\tok\tworkload="), 6);
-    CHECK_EQ_INT(wl_test_count_lines(rows, ",bktcache_loads=24,"), 6); /* 100 batches */
+    for (int l = 0; l < 2; l++)
+        for (size_t i = 0; i < sizeof mixes / sizeof *mixes; i++) {
+            char *argv[] = {"gphash", "--mode", "gpm", "--workload", (char *)mixes[i],
+                            "--records", "100000", "--ops", "200000", "--batch", "2048",
+                            "--cache", "30", "--cache-reload", "4", "--cache-loading",
+                            (char *)loading[l], "--pm-dir", dir, "--reps", "2", "--out", rows};
+            int rc = run_main(argv, ARGC(argv));
+            wl_test_line(errf, 1, line, sizeof line);
+            CHECKF(rc == 0, "%s %s: %s", loading[l], mixes[i], line);
+        }
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tok\tworkload="), 12);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",bktcache_loads=24,"), 12); /* 100 batches */
+    CHECK_EQ_INT(wl_test_count_lines(rows, "bktcache_loading=blocking,bktcache_loads=24,"
+                                           "bktcache_swaps=24,bktcache_refetched=0,"), 6);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "bktcache_loading=concurrent,bktcache_loads=24,"
+                                           "bktcache_swaps=2"), 6); /* 23 or 24 */
     CHECK_EQ_INT(wl_test_count_lines(rows, ",bktcache_hit_rate=0.0000"), 0);
 }
 
@@ -99,6 +112,78 @@ static void killed_in_a_kernel_and_recovered_in_gpm_eadr(void)
     CHECK_EQ_INT(wl_test_count_lines(rows, ",trial=mid-work,"), 1);
 }
 
+/* A trace that deletes each of the first RECORDS loaded keys and inserts
+ * a new key after it: every batch frees slots and claims others. */
+static void write_churn_trace(const char *path, uint64_t records)
+{
+    FILE *f = fopen(path, "w");
+    CHECK(f);
+    if (!f)
+        return;
+    for (uint64_t k = 0; k < records; k++) {
+        fprintf(f, "DELETE usertable user%llu\n", (unsigned long long)wl_ycsb_key(k));
+        fprintf(f, "INSERT usertable user%llu [ field0=x ]\n",
+                (unsigned long long)wl_ycsb_key(records + k));
+        if (k % 4 == 0)
+            fprintf(f, "READ usertable user%llu [ <all fields>]\n",
+                    (unsigned long long)wl_ycsb_key(records + k));
+    }
+    fclose(f);
+}
+
+/* Where the kernels cannot fence, a batch is a transaction of the mode's
+ * engine: each verifies the churn of a table filled to 0.7 (17,000 keys
+ * deleted and as many inserted in 24,576 slots; a delete waits for its
+ * batch's inserts, so that no word changes twice in a batch and one undo
+ * record a word suffices). Where the engine is failure-atomic (gpm-ndp's
+ * undo log, cap-delta's redo log), a kill before the run's third commit
+ * leaves the load and two of the run's 19 batches durable, and the
+ * recovery redoes the other 17. */
+static void transactions_verify_and_recover_a_churned_table(void)
+{
+    static const char *const modes[] = {"gpm-ndp", "cap-mm", "cap-fs", "cap-eadr",
+                                        "cap-delta"};
+    char trace[4200], line[8192], *p;
+    if (!check_gpu_visible_in_child())
+        SKIP("no CUDA GPU visible");
+    snprintf(trace, sizeof trace, "%s/churn.txt", dir);
+    write_churn_trace(trace, 17000);
+    unlink(rows);
+    for (size_t m = 0; m < sizeof modes / sizeof *modes; m++) {
+        char *argv[] = {"gphash", "--mode", (char *)modes[m], "--records", "17000",
+                        "--ycsb-trace", trace, "--key-bytes", "8", "--value-bytes", "8",
+                        "--slots", "4", "--buckets", "4096", "--batch", "2048", "--pm-dir",
+                        dir, "--reps", "2", "--out", rows};
+        int rc = run_main(argv, ARGC(argv));
+        wl_test_line(errf, 1, line, sizeof line);
+        CHECKF(rc == 0, "%s: %s", modes[m], line);
+    }
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tok\tworkload="), 5);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",run_ops=38250,"), 5);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "tx=undo-flushed,atomic=yes"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "tx=redo-cpu,atomic=yes"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "tx=cap-chunks,atomic=no"), 3);
+    for (int m = 0; m < 2; m++) {
+        const char *mode = m ? "cap-delta" : "gpm-ndp";
+        char *crash[] = {"gphash", "--mode", (char *)mode, "--records", "17000",
+                         "--ycsb-trace", trace, "--key-bytes", "8", "--value-bytes", "8",
+                         "--slots", "4", "--buckets", "4096", "--batch", "2048", "--pm-dir",
+                         dir, "--reps", "1", "--crash-before-commit", "3"};
+        char *rec[] = {"gphash", "--mode", (char *)mode, "--records", "17000",
+                       "--ycsb-trace", trace, "--key-bytes", "8", "--value-bytes", "8",
+                       "--slots", "4", "--buckets", "4096", "--batch", "2048", "--pm-dir",
+                       dir, "--recover", "--out", rows};
+        unlink(rows);
+        CHECK_EQ_INT(run_main(crash, ARGC(crash)), 128 + SIGKILL);
+        CHECK_EQ_INT(run_main(rec, ARGC(rec)), 0);
+        wl_test_line(rows, 1, line, sizeof line);
+        p = strstr(line, "trial=");
+        CHECKF(p && !strncmp(p, "trial=mid-work,durable=2/19,redone=17", 37) &&
+                   strstr(line, "\tok\t") && strstr(line, "resumed_from_batch=11"),
+               "%s: %s", mode, line);
+    }
+}
+
 int main(void)
 {
     wl_test_scratch("gphash-gpu", dir, rows, errf);
@@ -106,6 +191,7 @@ int main(void)
     RUN(bktcache_serves_lookups_and_stays_right);
     RUN(inserts_race_for_slots_by_cas);
     RUN(killed_in_a_kernel_and_recovered_in_gpm_eadr);
+    RUN(transactions_verify_and_recover_a_churned_table);
     wl_test_scratch_remove(dir);
     CHECK_EXIT();
 }
