@@ -132,10 +132,10 @@ static void write_churn_trace(const char *path, uint64_t records)
 }
 
 /* Where the kernels cannot fence, a batch is a transaction of the mode's
- * engine: each verifies the churn of a table filled to 0.7 (17,000 keys
- * deleted and as many inserted in 24,576 slots; a delete waits for its
- * batch's inserts, so that no word changes twice in a batch and one undo
- * record a word suffices). Where the engine is failure-atomic (gpm-ndp's
+ * engine: each verifies the churn of a table (17,000 keys deleted and as
+ * many inserted in 49,152 slots; a delete waits for its batch's inserts,
+ * so that no word changes twice in a batch and one undo record a word
+ * suffices, and the batch's inserts need room beside the slots it frees). Where the engine is failure-atomic (gpm-ndp's
  * undo log, cap-delta's redo log), a kill before the run's third commit
  * leaves the load and two of the run's 19 batches durable, and the
  * recovery redoes the other 17. */
@@ -152,7 +152,7 @@ static void transactions_verify_and_recover_a_churned_table(void)
     for (size_t m = 0; m < sizeof modes / sizeof *modes; m++) {
         char *argv[] = {"gphash", "--mode", (char *)modes[m], "--records", "17000",
                         "--ycsb-trace", trace, "--key-bytes", "8", "--value-bytes", "8",
-                        "--slots", "4", "--buckets", "4096", "--batch", "2048", "--pm-dir",
+                        "--slots", "8", "--buckets", "4096", "--batch", "2048", "--pm-dir",
                         dir, "--reps", "2", "--out", rows};
         int rc = run_main(argv, ARGC(argv));
         wl_test_line(errf, 1, line, sizeof line);
@@ -167,11 +167,11 @@ static void transactions_verify_and_recover_a_churned_table(void)
         const char *mode = m ? "cap-delta" : "gpm-ndp";
         char *crash[] = {"gphash", "--mode", (char *)mode, "--records", "17000",
                          "--ycsb-trace", trace, "--key-bytes", "8", "--value-bytes", "8",
-                         "--slots", "4", "--buckets", "4096", "--batch", "2048", "--pm-dir",
+                         "--slots", "8", "--buckets", "4096", "--batch", "2048", "--pm-dir",
                          dir, "--reps", "1", "--crash-before-commit", "3"};
         char *rec[] = {"gphash", "--mode", (char *)mode, "--records", "17000",
                        "--ycsb-trace", trace, "--key-bytes", "8", "--value-bytes", "8",
-                       "--slots", "4", "--buckets", "4096", "--batch", "2048", "--pm-dir",
+                       "--slots", "8", "--buckets", "4096", "--batch", "2048", "--pm-dir",
                        dir, "--recover", "--out", rows};
         unlink(rows);
         CHECK_EQ_INT(run_main(crash, ARGC(crash)), 128 + SIGKILL);
