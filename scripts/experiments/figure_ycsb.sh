@@ -3,7 +3,9 @@
 # stream: YCSB's core workloads (YCSB, default load a b c d f) on GPHash in
 # gpm with BktCache and without it (--cache 0), with 8-byte keys and values
 # as gpKVS holds them (gpm-k8), in none (the table in GPU memory, nothing
-# persisted: what the index costs without PM) and on its CPU counterpart;
+# persisted: what the index costs without PM), in cap-delta (each batch's
+# changed words made durable by the CPU through a redo log) and on its CPU
+# counterpart;
 # on gpKVS (--op ycsb) in each of KVS_MODES (default gpm cap-delta cpu) and
 # in Figure 1a's CPU stores (STORES, default pmemobj rocksdb); then the
 # throughput-latency curve of GPHash's gpm over batch sizes (BATCHES,
@@ -37,6 +39,7 @@ for w in $(workloads); do
         run_mode gphash gpm "$reps" "$out" --workload "$y" --cache 0
         run_mode gphash gpm "$reps" "$out" --workload "$y" --key-bytes 8 --value-bytes 8
         run_mode gphash none "$reps" "$out" --workload "$y"
+        run_mode gphash cap-delta "$reps" "$out" --workload "$y"
         run_mode gphash cpu "$reps" "$out" --workload "$y"
     done
     [ "$w" = gphash ] || continue

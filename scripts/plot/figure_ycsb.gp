@@ -1,6 +1,6 @@
 # YCSB on GPHash and gpKVS: left, Mops of each core workload on GPHash in
-# gpm (BktCache on and off, 8-byte keys and values), none and the CPU
-# counterpart, and on gpKVS in gpm, cap-delta and on the CPU, beside
+# gpm (BktCache on and off, 8-byte keys and values), none, cap-delta and
+# the CPU counterpart, and on gpKVS in gpm, cap-delta and on the CPU, beside
 # libpmemobj and RocksDB (log scale); right, GPHash's and gpKVS's gpm throughput
 # against its batches' p99 latency over batch sizes (GPHash's Figures 5-6).
 #   gnuplot -e "in='reports/local/figure_ycsb.tsv'; out='reports/local/figure_ycsb.png'" figure_ycsb.gp
@@ -20,20 +20,21 @@ set ylabel "Mops (log scale)"
 set logscale y
 set grid ytics
 set style fill solid 0.8 border -1
-set boxwidth 0.08
+set boxwidth 0.072
 stats in using ($14 == 1 ? $3 : NaN) nooutput prefix "X"
 set xrange [-0.6:X_max + 0.6]
 set xtics ("load" 0, "a" 1, "b" 2, "c" 3, "d" 4, "f" 5, "search" 6, "search-miss" 7, "insert" 8, "update" 9, "delete" 10)
 set key outside below horizontal maxrows 4 font ",9"
 plot in using (mix("gpm", -0.36)):7 with boxes lc rgb '#ee6677' title 'GPHash gpm (BktCache)', \
-     in using (mix("gpm-nocache", -0.28)):7 with boxes lc rgb '#aa3377' title 'GPHash gpm, no cache', \
-     in using (mix("gpm-k8", -0.20)):7 with boxes lc rgb '#cc99bb' title 'GPHash gpm, 8-byte keys, values', \
-     in using (mix("none", -0.12)):7 with boxes lc rgb '#bbbbbb' title 'GPHash none', \
-     in using (mix("cpu", -0.04)):7 with boxes lc rgb '#4477aa' title 'GPHash CPU counterpart', \
-     in using (mix("kvs-gpm", 0.04)):7 with boxes lc rgb '#228833' title 'gpKVS gpm', \
-     in using (mix("kvs-cap-delta", 0.12)):7 with boxes lc rgb '#66ccee' title 'gpKVS cap-delta', \
-     in using (mix("kvs-cpu", 0.20)):7 with boxes lc rgb '#ccbb44' title 'gpKVS-CPU', \
-     in using (mix("pmemobj", 0.28)):7 with boxes lc rgb '#994455' title 'libpmemobj', \
+     in using (mix("gpm-nocache", -0.288)):7 with boxes lc rgb '#aa3377' title 'GPHash gpm, no cache', \
+     in using (mix("gpm-k8", -0.216)):7 with boxes lc rgb '#cc99bb' title 'GPHash gpm, 8-byte keys, values', \
+     in using (mix("none", -0.144)):7 with boxes lc rgb '#bbbbbb' title 'GPHash none', \
+     in using (mix("cap-delta", -0.072)):7 with boxes lc rgb '#ee7733' title 'GPHash cap-delta', \
+     in using (mix("cpu", 0)):7 with boxes lc rgb '#4477aa' title 'GPHash CPU counterpart', \
+     in using (mix("kvs-gpm", 0.072)):7 with boxes lc rgb '#228833' title 'gpKVS gpm', \
+     in using (mix("kvs-cap-delta", 0.144)):7 with boxes lc rgb '#66ccee' title 'gpKVS cap-delta', \
+     in using (mix("kvs-cpu", 0.216)):7 with boxes lc rgb '#ccbb44' title 'gpKVS-CPU', \
+     in using (mix("pmemobj", 0.288)):7 with boxes lc rgb '#994455' title 'libpmemobj', \
      in using (mix("rocksdb", 0.36)):7 with boxes lc rgb '#222255' title 'RocksDB'
 unset logscale y
 set title "gpm over batch sizes (sweep)"

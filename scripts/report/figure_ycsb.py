@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """YCSB on GPHash and gpKVS, the same stream: throughput of each core
-workload on GPHash in gpm (with BktCache and without, and with gpKVS's
-8-byte keys and values), none (nothing persisted) and the CPU counterpart;
+workload on GPHash in gpm (with BktCache and without, its loading
+concurrent or blocking, and with gpKVS's 8-byte keys and values), none
+(nothing persisted), cap-delta (its CPU-assisted counterpart) and the CPU
+counterpart;
 on gpKVS in its modes (kvs-gpm, kvs-cap-delta, kvs-cpu) and Figure 1a's
 CPU stores (pmemobj, rocksdb); and GPHash gpm's throughput-latency curve
 over batch sizes.
@@ -17,7 +19,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rows as R  # noqa: E402
 
 ORDER = ["load", "a", "b", "c", "d", "f", "search", "search-miss", "insert", "update", "delete"]
-VARIANTS = ["gpm", "gpm-nocache", "gpm-cache100", "gpm-k8", "none", "none-k8", "cpu",
+VARIANTS = ["gpm", "gpm-nocache", "gpm-cache100", "gpm-blocking", "gpm-k8", "none", "none-k8",
+            "cap-delta", "cpu",
             "kvs-gpm", "kvs-cap-delta", "kvs-none", "kvs-cpu", "pmemobj", "rocksdb"]
 # The variants swept over batch sizes; the others run at the default batch.
 SWEPT = ("gpm", "kvs-gpm")
@@ -25,14 +28,17 @@ SWEPT = ("gpm", "kvs-gpm")
 
 def variant(row, p):
     """GPHash's mode, -nocache or -cacheN where BktCache is not its default
-    20%, -k8 with gpKVS's 8-byte keys and values; gpKVS's kvs-MODE, or the
-    CPU store's name."""
+    20%, -blocking where its loading phases ran between batches, -k8 with
+    gpKVS's 8-byte keys and values; gpKVS's kvs-MODE, or the CPU store's
+    name."""
     if row.get("workload") == "kvs":
         store = p.get("store", "kvs")
         return store if store != "kvs" else "kvs-" + row.get("mode", "")
     v = row.get("mode", "")
     if v == "gpm" and p.get("cache", "20") != "20":
         v += "-nocache" if p.get("cache") == "0" else "-cache" + p.get("cache")
+    elif v == "gpm" and p.get("cache-loading") == "blocking":
+        v += "-blocking"
     if p.get("key-bytes") == "8" and p.get("value-bytes") == "8":
         v += "-k8"
     return v
@@ -111,7 +117,10 @@ def main():
         if v != "gpm":
             continue
         parts = []
-        for other, what in (("gpm-nocache", "BktCache %+.1f%%"), ("none", "%.0f%% of none"),
+        for other, what in (("gpm-nocache", "BktCache %+.1f%%"),
+                            ("gpm-blocking", "concurrent loading %+.1f%% over blocking"),
+                            ("none", "%.0f%% of none"),
+                            ("cap-delta", "%.2fx its cap-delta"),
                             ("cpu", "%.2fx the CPU counterpart"),
                             ("kvs-gpm", "%.2fx gpKVS gpm"),
                             ("kvs-cap-delta", "%.2fx gpKVS cap-delta"),
@@ -119,7 +128,7 @@ def main():
                             ("rocksdb", "%.2fx RocksDB")):
             o = mops.get((scale, y, other))
             if o:
-                val = (m / o - 1) * 100 if other == "gpm-nocache" else \
+                val = (m / o - 1) * 100 if other in ("gpm-nocache", "gpm-blocking") else \
                     m / o * 100 if other == "none" else m / o
                 parts.append(what % val)
         every = mops.get((scale, y, "gpm-cache100"))

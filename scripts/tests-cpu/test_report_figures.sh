@@ -258,7 +258,9 @@ ycsb_check "figure_ycsb LOAD counts its inserts, not --ops" "$(ycsb_val none mix
 ycsb_check "figure_ycsb a sweep point of its own batch" "$(ycsb_val gpm sweep a 16384 batch_p99_us)" 1500
 ycsb_check "figure_ycsb the default batch is a sweep point too" "$(ycsb_val gpm sweep a 4096 mops)" 10.49
 ycsb_check "figure_ycsb the cache's hit rate" "$(ycsb_val gpm mix c 4096 hit_rate)" 0.5
-has "figure_ycsb sets gpm beside its variants" "$f" "a (small): gpm 10.49 Mops: BktCache +25.0%, 50% of none, 5.00x the CPU counterpart"
+has "figure_ycsb sets gpm beside its variants" "$f" "a (small): gpm 10.49 Mops: BktCache +25.0%, concurrent loading +5.0% over blocking, 50% of none, 2.50x its cap-delta, 5.00x the CPU counterpart"
+ycsb_check "figure_ycsb BktCache's blocking loading, a variant of its own" "$(ycsb_val gpm-blocking mix a 4096 median_s)" 0.42
+ycsb_check "figure_ycsb GPHash's cap-delta" "$(ycsb_val cap-delta mix a 4096 mops)" 4.194
 ycsb_check "figure_ycsb gpKVS on the same stream, by its mode" "$(ycsb_val kvs-gpm mix a 4096 mops)" 5.243
 ycsb_check "figure_ycsb a CPU store by its name" "$(ycsb_val rocksdb mix a 4096 median_s)" 2
 ycsb_check "figure_ycsb no row of gpKVS's other operations" "$(ycsb_val kvs-gpm mix a 262144 mops)" ""
