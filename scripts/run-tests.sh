@@ -49,9 +49,13 @@ done
 run_one() {
     _n=$(basename "$1")
     _t0=$(date +%s)
-    timeout "${GPM_TEST_TIMEOUT:-900}" "$1" >"$out/$_n.log" 2>&1
-    echo "$?" >"$out/$_n.rc"
+    # A PM directory of its own: tests that run at once never see each
+    # other's files.
+    mkdir -p "$GPM_PM_DIR/$_n"
+    GPM_PM_DIR="$GPM_PM_DIR/$_n" timeout "${GPM_TEST_TIMEOUT:-900}" "$1" >"$out/$_n.log" 2>&1
+    _rc=$?
     echo "$(($(date +%s) - _t0))" >"$out/$_n.s"
+    echo "$_rc" >"$out/$_n.rc" # last: it says the test is done
 }
 
 # The counts of one test program that has run, its output passed on.
@@ -75,8 +79,19 @@ tally() {
     passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 }
 
-# JOBS (default 1) test programs at once: each output is shown whole, in
-# the usual order, once all have run. GPU tests may share the GPU: none
+# The tests that have run, in the usual order, up to the first still
+# running: each output is shown whole as soon as those before it are, so a
+# run cut short still shows what it did.
+shown=1
+show_done() {
+    while _t=$(sed -n "${shown}p" "$list") && [ -n "$_t" ] &&
+        [ -f "$out/$(basename "$_t").rc" ]; do
+        tally "$_t"
+        shown=$((shown + 1))
+    done
+}
+
+# JOBS (default 1) test programs at once. GPU tests may share the GPU: none
 # depends on when something lands.
 jobs=${JOBS:-1}
 case $jobs in '' | *[!0-9]* | 0) echo "run-tests: JOBS=$jobs: pass a count of 1 or more" >&2; exit 2 ;; esac
@@ -85,13 +100,18 @@ if [ "$jobs" -gt 1 ]; then
     while read -r t; do
         # at most JOBS running: those started less those finished
         while [ $((started - $(find "$out" -name '*.rc' | wc -l))) -ge "$jobs" ]; do
+            show_done
             sleep 1
         done
         started=$((started + 1))
         run_one "$t" </dev/null &
     done <"$list"
+    while [ "$(find "$out" -name '*.rc' | wc -l)" -lt "$started" ]; do
+        show_done
+        sleep 1
+    done
     wait
-    while read -r t; do tally "$t"; done <"$list"
+    show_done
 else
     while read -r t; do
         run_one "$t" </dev/null
