@@ -510,6 +510,25 @@ void gpm_trace_gpu_fence(uint64_t thread, uint32_t site, int removed)
                 removed ? GPM_TR_FENCE : 0, NULL, 0);
 }
 
+void gpm_trace_gpu_sbrp(unsigned drec_kind, uint64_t addr, uint32_t scope, uint64_t thread,
+                        uint32_t site)
+{
+    static const uint32_t kind_of[] = {[GPM_DREC_OFENCE] = GPM_TR_OFENCE,
+                                       [GPM_DREC_DFENCE] = GPM_TR_DFENCE,
+                                       [GPM_DREC_PREL] = GPM_TR_PREL,
+                                       [GPM_DREC_PACQ] = GPM_TR_PACQ};
+    /* A flag in a traced mapping is named by its object and offset; one in
+     * GPU memory by its address (the fences have none). */
+    uint32_t obj = addr ? GPM_TR_DEVICE_OBJ : 0;
+    uint64_t off = addr;
+    int i;
+    if (!T.recording || drec_kind < GPM_DREC_OFENCE || drec_kind > GPM_DREC_PACQ)
+        return;
+    if (addr && (i = obj_of_dev(addr, 4, &off)) >= 0)
+        obj = (uint32_t)i;
+    emit_by(thread, kind_of[drec_kind], obj, off, 0, site, scope, NULL, 0);
+}
+
 void gpm_trace_write(int fd, off_t off, const void *buf, size_t len, const char *site)
 {
     int i;

@@ -106,11 +106,16 @@ void gpm_trace_device_drain(void)
         const gpm_drec *r = &D.ring[D.pos & D.ctl.mask];
         if (__atomic_load_n(&r->ready, __ATOMIC_ACQUIRE) != D.pos + 1)
             break;
-        if (r->kind == GPM_DREC_STORE)
+        if (r->kind == GPM_DREC_STORE) {
             gpm_trace_gpu_store(r->addr, r->val, r->len, r->thread, site_of(r->file, r->line));
-        else
+        } else if (r->kind >= GPM_DREC_OFENCE) {
+            uint32_t what[2] = {0, 0}; /* the flag's value, the scope */
+            memcpy(what, r->val, r->len < sizeof what ? r->len : sizeof what);
+            gpm_trace_gpu_sbrp(r->kind, r->addr, what[1], r->thread, site_of(r->file, r->line));
+        } else {
             gpm_trace_gpu_fence(r->thread, site_of(r->file, r->line),
                                 r->kind == GPM_DREC_REMOVED);
+        }
         D.pos++;
     }
     if (D.pos != start)

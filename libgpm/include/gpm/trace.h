@@ -82,7 +82,17 @@ typedef struct gpm_trace_rec {
  * thread in block, so a fence of one launch never covers another's
  * stores. FILE is the device address of the site's file name, resolved
  * when the trace ends. */
-enum gpm_drec_kind { GPM_DREC_STORE = 1, GPM_DREC_FENCE, GPM_DREC_REMOVED /* GPM_MUTATE's */ };
+enum gpm_drec_kind {
+    GPM_DREC_STORE = 1,
+    GPM_DREC_FENCE,
+    GPM_DREC_REMOVED, /* GPM_MUTATE's */
+    /* SBRP's operations (gpm/sbrp.cuh): ADDR the flag (0 for the fences),
+     * VAL its 32-bit value and then the scope (gpm_trace_scope) */
+    GPM_DREC_OFENCE,
+    GPM_DREC_DFENCE,
+    GPM_DREC_PREL,
+    GPM_DREC_PACQ
+};
 typedef struct gpm_drec {
     unsigned long long ready; /* its sequence number + 1, once the rest is written */
     unsigned long long addr, thread, file;

@@ -18,6 +18,7 @@
 #include "gpm/gpm.h"
 #include "gpm/persistency.h"
 #include "gpm/trace.h"
+#include "../../src/trace_internal.h"
 
 static size_t page; /* the system's: the recorder works in pages */
 
@@ -475,6 +476,43 @@ static void a_renamed_site_keeps_the_others(void)
     gpm_ptrace_free(&t);
 }
 
+/* The host half of gpm/sbrp.cuh's records: a GPU thread's oFence,
+ * dFence, release and acquire become the trace's SBRP events, in order,
+ * with the thread, the scope, and the flag (in GPU memory here: named by
+ * its address), as the sbrp model reads them. */
+static void sbrp_records_become_trace_events(void)
+{
+    char dir[4200], path[4200];
+    gpm_region r;
+    gpm_ptrace t;
+    uint64_t th_a = 1ull << 63 | 5ull << 42 | 0ull << 10 | 3,
+             th_b = 1ull << 63 | 5ull << 42 | 1ull << 10 | 7, flag = 0x7f0000001000ull, e;
+    CHECK(fresh("trace-sbrp", dir, sizeof dir, path, sizeof path) == 0);
+    CHECKF(gpm_trace_open(dir) == 0, "%s", gpm_last_error());
+    CHECKF(gpm_map(&r, path, page, GPM_CREATE | GPM_HOST_ONLY) == 0, "%s", gpm_last_error());
+    CHECKF(gpm_trace_begin() == 0, "%s", gpm_last_error());
+    pthread_mutex_lock(&gpm_trace_mu);
+    gpm_trace_gpu_sbrp(GPM_DREC_OFENCE, 0, 0, th_a, 0);
+    gpm_trace_gpu_sbrp(GPM_DREC_PREL, flag, GPM_SCOPE_DEVICE, th_a, 0);
+    gpm_trace_gpu_sbrp(GPM_DREC_PACQ, flag, GPM_SCOPE_BLOCK, th_b, 0);
+    gpm_trace_gpu_sbrp(GPM_DREC_DFENCE, 0, 0, th_b, 0);
+    gpm_trace_gpu_sbrp(GPM_DREC_STORE, flag, 0, th_b, 0); /* not SBRP's: nothing */
+    pthread_mutex_unlock(&gpm_trace_mu);
+    CHECKF(gpm_trace_end() == 0, "%s", gpm_last_error());
+    CHECKF(gpm_ptrace_load(&t, dir) == 0, "%s", gpm_last_error());
+    CHECK((e = find(&t, GPM_TR_OFENCE, 0, 0)) != GPM_NEVER && t.ev[e].thread == th_a);
+    CHECK((e = find(&t, GPM_TR_PREL, e, 0)) != GPM_NEVER && t.ev[e].thread == th_a &&
+          t.ev[e].obj == GPM_TR_DEVICE_OBJ && t.ev[e].off == flag &&
+          t.ev[e].aux == GPM_SCOPE_DEVICE);
+    CHECK((e = find(&t, GPM_TR_PACQ, e, 0)) != GPM_NEVER && t.ev[e].thread == th_b &&
+          t.ev[e].obj == GPM_TR_DEVICE_OBJ && t.ev[e].off == flag &&
+          t.ev[e].aux == GPM_SCOPE_BLOCK);
+    CHECK((e = find(&t, GPM_TR_DFENCE, e, 0)) != GPM_NEVER && t.ev[e].thread == th_b);
+    CHECK_EQ_INT(t.nev, 5); /* the four, then the end */
+    gpm_ptrace_free(&t);
+    gpm_unmap(&r);
+}
+
 int main(int argc, char **argv)
 {
     page = (size_t)sysconf(_SC_PAGESIZE);
@@ -493,5 +531,6 @@ int main(int argc, char **argv)
     RUN(mutant_removes_its_persist_point);
     RUN(mutate_names_a_site_or_its_path_suffix);
     RUN(a_renamed_site_keeps_the_others);
+    RUN(sbrp_records_become_trace_events);
     CHECK_EXIT();
 }

@@ -1,0 +1,107 @@
+/* SBRP's persist operations (scoped buffered release persistency, Pandey
+ * et al., ASPLOS'23) for kernels, mapped conservatively onto today's GPUs,
+ * which have no persist buffers: a program written for SBRP runs
+ * correctly on them now, and gpm-check's sbrp model checks it against
+ * SBRP's own rules.
+ *
+ *   gpm_ofence()              orders this thread's persists before it before
+ *                             its later ones. Here: a system-scope fence
+ *                             (__threadfence_system), which also makes them
+ *                             durable (stronger than SBRP asks).
+ *   gpm_dfence()              makes this thread's persists before it
+ *                             durable. Here: a system-scope fence.
+ *   gpm_prel_block(p, v)      a persist release: the thread's persists
+ *   gpm_prel_dev(p, v)        before it are ordered before those of any
+ *                             thread in scope (its block; the device) that
+ *                             acquires P and reads V. Here: a system-scope
+ *                             fence, then a release store of V to P at the
+ *                             scope (st.release.cta / st.release.gpu).
+ *   gpm_pacq_block(p)         a persist acquire of P at the scope, its
+ *   gpm_pacq_dev(p)           value returned. Here: an acquire load
+ *                             (ld.acquire.cta / ld.acquire.gpu); the fence
+ *                             before the release has made the releasing
+ *                             thread's persists durable already.
+ *
+ * So every SBRP ordering holds here as durability, at the cost of a
+ * system fence where SBRP would buffer: what SBRP's hardware would save
+ * cannot be measured on these GPUs. P is a 32-bit flag, in GPU memory or
+ * in PM. Traced (gpm/trace.h), each operation is recorded as what it is in
+ * SBRP (GPM_TR_OFENCE, GPM_TR_DFENCE, GPM_TR_PREL, GPM_TR_PACQ with its
+ * scope); the strict, eadr and ndp models count each as the system fence
+ * it runs as, and the sbrp model by SBRP's rules. */
+#ifndef GPM_SBRP_CUH
+#define GPM_SBRP_CUH
+
+#include "gpm/gpm.cuh"
+
+/* The record of an SBRP operation: its kind, the flag (NULL for the
+ * fences), and as its 8 bytes the flag's value (stored or read) and the
+ * scope. */
+static __device__ __noinline__ void gpm_sbrp_record(unsigned kind, const void *p, unsigned v,
+                                                   unsigned scope, const char *file,
+                                                   unsigned line)
+{
+    unsigned what[2] = {v, scope};
+    if (gpm_dctl_.ring)
+        gpm_drecord(kind, p, sizeof what, what, file, line);
+}
+
+__device__ __forceinline__ void gpm_ofence_at(const char *file, unsigned line)
+{
+    __threadfence_system();
+    gpm_sbrp_record(GPM_DREC_OFENCE, NULL, 0, 0, file, line);
+}
+
+__device__ __forceinline__ void gpm_dfence_at(const char *file, unsigned line)
+{
+    __threadfence_system();
+    gpm_sbrp_record(GPM_DREC_DFENCE, NULL, 0, 0, file, line);
+}
+
+__device__ __forceinline__ void gpm_prel_block_at(unsigned *p, unsigned v, const char *file,
+                                                  unsigned line)
+{
+    __threadfence_system();
+    gpm_sbrp_record(GPM_DREC_PREL, p, v, GPM_SCOPE_BLOCK, file, line);
+    asm volatile("st.release.cta.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+__device__ __forceinline__ void gpm_prel_dev_at(unsigned *p, unsigned v, const char *file,
+                                                unsigned line)
+{
+    __threadfence_system();
+    gpm_sbrp_record(GPM_DREC_PREL, p, v, GPM_SCOPE_DEVICE, file, line);
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+/* A release is recorded before its store and an acquire after its load,
+ * so the trace never shows an acquire before the release whose value it
+ * read. (An acquire that read an older value is then taken as one of the
+ * last release: in a spin loop the same order, since the thread persists
+ * nothing until it reads the new value.) */
+__device__ __forceinline__ unsigned gpm_pacq_block_at(const unsigned *p, const char *file,
+                                                      unsigned line)
+{
+    unsigned v;
+    asm volatile("ld.acquire.cta.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    gpm_sbrp_record(GPM_DREC_PACQ, p, v, GPM_SCOPE_BLOCK, file, line);
+    return v;
+}
+
+__device__ __forceinline__ unsigned gpm_pacq_dev_at(const unsigned *p, const char *file,
+                                                    unsigned line)
+{
+    unsigned v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    gpm_sbrp_record(GPM_DREC_PACQ, p, v, GPM_SCOPE_DEVICE, file, line);
+    return v;
+}
+
+#define gpm_ofence() gpm_ofence_at(__FILE__, __LINE__)
+#define gpm_dfence() gpm_dfence_at(__FILE__, __LINE__)
+#define gpm_prel_block(p, v) gpm_prel_block_at((p), (v), __FILE__, __LINE__)
+#define gpm_prel_dev(p, v) gpm_prel_dev_at((p), (v), __FILE__, __LINE__)
+#define gpm_pacq_block(p) gpm_pacq_block_at((p), __FILE__, __LINE__)
+#define gpm_pacq_dev(p) gpm_pacq_dev_at((p), __FILE__, __LINE__)
+
+#endif
