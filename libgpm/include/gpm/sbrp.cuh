@@ -37,9 +37,9 @@
 /* The record of an SBRP operation: its kind, the flag (NULL for the
  * fences), and as its 8 bytes the flag's value (stored or read) and the
  * scope. */
-static __device__ __noinline__ void gpm_sbrp_record(unsigned kind, const void *p, unsigned v,
-                                                   unsigned scope, const char *file,
-                                                   unsigned line)
+static __device__ __forceinline__ void gpm_sbrp_record(unsigned kind, const void *p, unsigned v,
+                                                      unsigned scope, const char *file,
+                                                      unsigned line)
 {
     unsigned what[2] = {v, scope};
     if (gpm_dctl_.ring)
@@ -58,44 +58,33 @@ __device__ __forceinline__ void gpm_dfence_at(const char *file, unsigned line)
     gpm_sbrp_record(GPM_DREC_DFENCE, NULL, 0, 0, file, line);
 }
 
-__device__ __forceinline__ void gpm_prel_block_at(unsigned *p, unsigned v, const char *file,
-                                                  unsigned line)
-{
-    __threadfence_system();
-    gpm_sbrp_record(GPM_DREC_PREL, p, v, GPM_SCOPE_BLOCK, file, line);
-    asm volatile("st.release.cta.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-
-__device__ __forceinline__ void gpm_prel_dev_at(unsigned *p, unsigned v, const char *file,
-                                                unsigned line)
-{
-    __threadfence_system();
-    gpm_sbrp_record(GPM_DREC_PREL, p, v, GPM_SCOPE_DEVICE, file, line);
-    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-
-/* A release is recorded before its store and an acquire after its load,
- * so the trace never shows an acquire before the release whose value it
- * read. (An acquire that read an older value is then taken as one of the
- * last release: in a spin loop the same order, since the thread persists
- * nothing until it reads the new value.) */
-__device__ __forceinline__ unsigned gpm_pacq_block_at(const unsigned *p, const char *file,
-                                                      unsigned line)
-{
-    unsigned v;
-    asm volatile("ld.acquire.cta.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    gpm_sbrp_record(GPM_DREC_PACQ, p, v, GPM_SCOPE_BLOCK, file, line);
-    return v;
-}
-
-__device__ __forceinline__ unsigned gpm_pacq_dev_at(const unsigned *p, const char *file,
-                                                    unsigned line)
-{
-    unsigned v;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    gpm_sbrp_record(GPM_DREC_PACQ, p, v, GPM_SCOPE_DEVICE, file, line);
-    return v;
-}
+/* gpm_prel_SCOPE_at and gpm_pacq_SCOPE_at, for SCOPE block (PTX's cta)
+ * and dev (PTX's gpu). A release is recorded before its store and an
+ * acquire after its load, so the trace never shows an acquire before the
+ * release whose value it read. (An acquire that read an older value is
+ * then taken as one of the last release: in a spin loop the same order,
+ * since the thread persists nothing until it reads the new value.) */
+#define GPM_SBRP_SCOPED(name, ptx, scope)                                              \
+    __device__ __forceinline__ void gpm_prel_##name##_at(unsigned *p, unsigned v,       \
+                                                         const char *file, unsigned line) \
+    {                                                                                  \
+        __threadfence_system();                                                        \
+        gpm_sbrp_record(GPM_DREC_PREL, p, v, (scope), file, line);                      \
+        asm volatile("st.release." ptx ".global.u32 [%0], %1;" ::"l"(p), "r"(v)         \
+                     : "memory");                                                      \
+    }                                                                                  \
+    __device__ __forceinline__ unsigned gpm_pacq_##name##_at(const unsigned *p,         \
+                                                             const char *file,         \
+                                                             unsigned line)            \
+    {                                                                                  \
+        unsigned v;                                                                    \
+        asm volatile("ld.acquire." ptx ".global.u32 %0, [%1];" : "=r"(v) : "l"(p)       \
+                     : "memory");                                                      \
+        gpm_sbrp_record(GPM_DREC_PACQ, p, v, (scope), file, line);                      \
+        return v;                                                                      \
+    }
+GPM_SBRP_SCOPED(block, "cta", GPM_SCOPE_BLOCK)
+GPM_SBRP_SCOPED(dev, "gpu", GPM_SCOPE_DEVICE)
 
 #define gpm_ofence() gpm_ofence_at(__FILE__, __LINE__)
 #define gpm_dfence() gpm_dfence_at(__FILE__, __LINE__)
