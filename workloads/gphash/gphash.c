@@ -361,6 +361,26 @@ static int gph_run(struct wl_ctx *c)
     return 0;
 }
 
+/* Does the table's header describe this run's table, with D of its batches
+ * done, the load's among them? */
+static int describes_run(const struct gph_state *st, const struct gph_header *h, uint64_t d)
+{
+    return d >= st->load_batches && d <= st->batches && h->magic == GPH_MAGIC &&
+           h->top == st->g.top && h->slots == st->g.slots && h->kw == st->g.kw &&
+           h->vbytes == st->g.vbytes;
+}
+
+/* The batches from D on, after a recovery, and the row's notes on them. */
+static int resume(struct wl_ctx *c, uint64_t d)
+{
+    struct gph_state *st = S(c);
+    if (zero_counts(c) != 0 || batches(c, d, st->batches) != 0)
+        return -1;
+    note_run(c, d);
+    wl_note(c, "resumed_from_batch=%llu", (unsigned long long)d);
+    return 0;
+}
+
 /* A transaction's batches: the interrupted one undone (or, cap-delta, a
  * committed one applied), the device copy reloaded from PM, the batches
  * after the last committed one run. Each batch is whole or absent, so the
@@ -373,9 +393,7 @@ static int tx_recover(struct wl_ctx *c)
     double t0 = wl_now();
     if (wl_tx_recover(c, GPH_LOG, &d) != 0)
         return -1;
-    if (d < st->load_batches || d > st->batches || h->magic != GPH_MAGIC ||
-        h->top != st->g.top || h->slots != st->g.slots || h->kw != st->g.kw ||
-        h->vbytes != st->g.vbytes)
+    if (!describes_run(st, h, d))
         return gpm_set_error("%s: it and its log (%llu batches committed) do not describe this "
                              "run's table after its load: run without --recover",
                              c->obj[GPH_TABLE].path, (unsigned long long)d);
@@ -386,11 +404,7 @@ static int tx_recover(struct wl_ctx *c)
     c->progress.total = st->batches - st->load_batches;
     c->progress.durable = d - st->load_batches;
     c->progress.redone = st->batches - d;
-    if (zero_counts(c) != 0 || batches(c, d, st->batches) != 0)
-        return -1;
-    note_run(c, d);
-    wl_note(c, "resumed_from_batch=%llu", (unsigned long long)d);
-    return 0;
+    return resume(c, d);
 }
 
 static int gph_recover(struct wl_ctx *c)
@@ -402,9 +416,7 @@ static int gph_recover(struct wl_ctx *c)
     int rc;
     if (in_tx(c))
         return tx_recover(c);
-    if (d < st->load_batches || d > st->batches || h->magic != GPH_MAGIC ||
-        h->top != st->g.top || h->slots != st->g.slots || h->kw != st->g.kw ||
-        h->vbytes != st->g.vbytes)
+    if (!describes_run(st, h, d))
         return gpm_set_error("%s: its header does not describe this run's table after its "
                              "load: run without --recover", c->obj[GPH_TABLE].path);
     if (is_cpu(c))
@@ -423,11 +435,10 @@ static int gph_recover(struct wl_ctx *c)
     c->progress.total = st->run_ops;
     c->progress.durable = from < st->run_ops ? from : st->run_ops;
     c->progress.redone = c->progress.total - c->progress.durable;
-    if (zero_counts(c) != 0 || batches(c, d, st->batches) != 0)
+    if (resume(c, d) != 0)
         return -1;
-    note_run(c, d);
-    wl_note(c, "resumed_from_batch=%llu,insert_slots_cleared=%llu,items_found=%llu",
-            (unsigned long long)d, (unsigned long long)cleared, (unsigned long long)items);
+    wl_note(c, "insert_slots_cleared=%llu,items_found=%llu", (unsigned long long)cleared,
+            (unsigned long long)items);
     return 0;
 }
 
