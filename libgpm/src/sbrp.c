@@ -107,6 +107,9 @@ static int next_segment(struct sthread *t, int new_group)
  * one launch (the GPU id without its thread bits). */
 static int in_scope(uint64_t a, uint32_t sa, uint64_t b, uint32_t sb)
 {
+    sa = GPM_SCOPE_OF(sa), sb = GPM_SCOPE_OF(sb);
+    if (sa == GPM_SCOPE_NONE || sb == GPM_SCOPE_NONE)
+        return 0;
     if (a >> 10 == b >> 10)
         return 1;
     return sa == GPM_SCOPE_DEVICE && sb == GPM_SCOPE_DEVICE;

@@ -511,7 +511,7 @@ void gpm_trace_gpu_fence(uint64_t thread, uint32_t site, int removed)
 }
 
 void gpm_trace_gpu_sbrp(unsigned drec_kind, uint64_t addr, uint32_t scope, uint64_t thread,
-                        uint32_t site)
+                        uint32_t site, int removed)
 {
     static const uint32_t kind_of[] = {[GPM_DREC_OFENCE] = GPM_TR_OFENCE,
                                        [GPM_DREC_DFENCE] = GPM_TR_DFENCE,
@@ -526,7 +526,10 @@ void gpm_trace_gpu_sbrp(unsigned drec_kind, uint64_t addr, uint32_t scope, uint6
         return;
     if (addr && (i = obj_of_dev(addr, 4, &off)) >= 0)
         obj = (uint32_t)i;
-    emit_by(thread, kind_of[drec_kind], obj, off, 0, site, scope, NULL, 0);
+    if (removed) /* an oFence or dFence GPM_MUTATE removed */
+        emit_by(thread, GPM_TR_REMOVED, 0, 0, 0, site, kind_of[drec_kind], NULL, 0);
+    else
+        emit_by(thread, kind_of[drec_kind], obj, off, 0, site, scope, NULL, 0);
 }
 
 void gpm_trace_write(int fd, off_t off, const void *buf, size_t len, const char *site)

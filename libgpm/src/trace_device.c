@@ -108,10 +108,14 @@ void gpm_trace_device_drain(void)
             break;
         if (r->kind == GPM_DREC_STORE) {
             gpm_trace_gpu_store(r->addr, r->val, r->len, r->thread, site_of(r->file, r->line));
-        } else if (r->kind >= GPM_DREC_OFENCE) {
-            uint32_t what[2] = {0, 0}; /* the flag's value, the scope */
+        } else if (r->kind >= GPM_DREC_OFENCE || (r->kind == GPM_DREC_REMOVED && r->len)) {
+            /* The flag's value, the scope; a removed oFence or dFence: its
+             * kind, 0. */
+            uint32_t what[2] = {0, 0};
+            int removed = r->kind == GPM_DREC_REMOVED;
             memcpy(what, r->val, r->len < sizeof what ? r->len : sizeof what);
-            gpm_trace_gpu_sbrp(r->kind, r->addr, what[1], r->thread, site_of(r->file, r->line));
+            gpm_trace_gpu_sbrp(removed ? what[0] : r->kind, r->addr, removed ? 0 : what[1],
+                               r->thread, site_of(r->file, r->line), removed);
         } else {
             gpm_trace_gpu_fence(r->thread, site_of(r->file, r->line),
                                 r->kind == GPM_DREC_REMOVED);

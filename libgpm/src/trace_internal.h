@@ -16,9 +16,10 @@ void gpm_trace_gpu_fence(uint64_t thread, uint32_t site, int removed);
 /* An SBRP operation of a GPU thread (GPM_DREC_OFENCE ... GPM_DREC_PACQ) on
  * the flag at device address ADDR of scope SCOPE: GPM_TR_OFENCE ...
  * GPM_TR_PACQ, the flag named by its object and offset where it lies in a
- * traced mapping, else by GPM_TR_DEVICE_OBJ and its address. */
+ * traced mapping, else by GPM_TR_DEVICE_OBJ and its address. REMOVED: an
+ * oFence or dFence that GPM_MUTATE removed (GPM_TR_REMOVED, AUX its kind). */
 void gpm_trace_gpu_sbrp(unsigned drec_kind, uint64_t addr, uint32_t scope, uint64_t thread,
-                        uint32_t site);
+                        uint32_t site, int removed);
 #define GPM_TR_DEVICE_OBJ 0xffffu
 /* A new site named NAME (kept), or NAME given to site ID. */
 uint32_t gpm_trace_new_site(const char *name);

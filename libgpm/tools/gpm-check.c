@@ -815,6 +815,10 @@ static int parse(int argc, char **argv, struct opts *o)
 
 static const char *site_kind(uint64_t kinds)
 {
+    static const char *sbrp[] = {"ofence", "dfence", "prel", "pacq"};
+    for (int k = GPM_TR_OFENCE; k <= GPM_TR_PACQ; k++)
+        if (kinds >> k & 1)
+            return sbrp[k - GPM_TR_OFENCE];
     if (kinds >> GPM_TR_FENCE & 1)
         return "fence";
     if (kinds >> GPM_TR_FSYNC & 1)
@@ -827,7 +831,7 @@ static const char *site_kind(uint64_t kinds)
 }
 
 /* How many persist points (flushes included) the trace has at site S, and
- * of which kinds: not those GPM_MUTATE removed. */
+ * of which kinds: not those GPM_MUTATE removed or narrowed. */
 static uint64_t site_points(const gpm_ptrace *t, uint32_t s, uint64_t *kinds)
 {
     uint64_t n = 0;
@@ -835,7 +839,9 @@ static uint64_t site_points(const gpm_ptrace *t, uint32_t s, uint64_t *kinds)
     for (uint64_t k = 0; k < t->nev; k++)
         /* Not the END record either: it names no site (0, the first one's). */
         if (t->ev[k].kind != GPM_TR_STORE && t->ev[k].kind != GPM_TR_END &&
-            t->ev[k].kind != GPM_TR_REMOVED && t->ev[k].site == s) {
+            t->ev[k].kind != GPM_TR_REMOVED && t->ev[k].site == s &&
+            !((t->ev[k].kind == GPM_TR_PREL || t->ev[k].kind == GPM_TR_PACQ) &&
+              (t->ev[k].aux & GPM_SCOPE_NARROWED))) {
             n++;
             *kinds |= 1ull << t->ev[k].kind;
         }

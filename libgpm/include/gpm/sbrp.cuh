@@ -28,7 +28,14 @@
  * in PM. Traced (gpm/trace.h), each operation is recorded as what it is in
  * SBRP (GPM_TR_OFENCE, GPM_TR_DFENCE, GPM_TR_PREL, GPM_TR_PACQ with its
  * scope); the strict, eadr and ndp models count each as the system fence
- * it runs as, and the sbrp model by SBRP's rules. */
+ * it runs as, and the sbrp model by SBRP's rules.
+ *
+ * GPM_MUTATE=FILE:LINE weakens the operation at that line as SBRP's rules
+ * see it: an oFence or dFence is removed (recorded as GPM_TR_REMOVED); a
+ * device-scope pRel or pAcq becomes block-scope, a block-scope one a plain
+ * store or load (scope none). These are the scope bugs of SBRP's section
+ * 5.3; the hardware still runs the release's system fence, which is why
+ * only the checker can find them. */
 #ifndef GPM_SBRP_CUH
 #define GPM_SBRP_CUH
 
@@ -46,16 +53,35 @@ static __device__ __forceinline__ void gpm_sbrp_record(unsigned kind, const void
         gpm_drecord(kind, p, sizeof what, what, file, line);
 }
 
+/* An oFence or dFence, unless GPM_MUTATE removes it. */
+__device__ __forceinline__ void gpm_sbrp_fence(unsigned kind, const char *file, unsigned line)
+{
+    if (gpm_dctl_.on && gpm_dmutated(file, line)) {
+        gpm_sbrp_record(GPM_DREC_REMOVED, NULL, kind, 0, file, line);
+        return;
+    }
+    __threadfence_system();
+    gpm_sbrp_record(kind, NULL, 0, 0, file, line);
+}
+
 __device__ __forceinline__ void gpm_ofence_at(const char *file, unsigned line)
 {
-    __threadfence_system();
-    gpm_sbrp_record(GPM_DREC_OFENCE, NULL, 0, 0, file, line);
+    gpm_sbrp_fence(GPM_DREC_OFENCE, file, line);
 }
 
 __device__ __forceinline__ void gpm_dfence_at(const char *file, unsigned line)
 {
-    __threadfence_system();
-    gpm_sbrp_record(GPM_DREC_DFENCE, NULL, 0, 0, file, line);
+    gpm_sbrp_fence(GPM_DREC_DFENCE, file, line);
+}
+
+/* The scope a pRel or pAcq of SCOPE runs at: one narrower where GPM_MUTATE
+ * names its line, marked so. */
+__device__ __forceinline__ unsigned gpm_sbrp_scope(unsigned scope, const char *file,
+                                                   unsigned line)
+{
+    if (gpm_dctl_.on && gpm_dmutated(file, line))
+        return (scope - 1) | GPM_SCOPE_NARROWED;
+    return scope;
 }
 
 /* gpm_prel_SCOPE_at and gpm_pacq_SCOPE_at, for SCOPE block (PTX's cta)
@@ -63,34 +89,54 @@ __device__ __forceinline__ void gpm_dfence_at(const char *file, unsigned line)
  * acquire after its load, so the trace never shows an acquire before the
  * release whose value it read. (An acquire that read an older value is
  * then taken as one of the last release: in a spin loop the same order,
- * since the thread persists nothing until it reads the new value.) */
-#define GPM_SBRP_SCOPED(name, ptx, scope)                                              \
-    __device__ __forceinline__ void gpm_prel_##name##_at(unsigned *p, unsigned v,       \
-                                                         const char *file, unsigned line) \
-    {                                                                                  \
-        __threadfence_system();                                                        \
-        gpm_sbrp_record(GPM_DREC_PREL, p, v, (scope), file, line);                      \
-        asm volatile("st.release." ptx ".global.u32 [%0], %1;" ::"l"(p), "r"(v)         \
-                     : "memory");                                                      \
-    }                                                                                  \
-    __device__ __forceinline__ unsigned gpm_pacq_##name##_at(const unsigned *p,         \
-                                                             const char *file,         \
-                                                             unsigned line)            \
-    {                                                                                  \
-        unsigned v;                                                                    \
-        asm volatile("ld.acquire." ptx ".global.u32 %0, [%1];" : "=r"(v) : "l"(p)       \
-                     : "memory");                                                      \
-        gpm_sbrp_record(GPM_DREC_PACQ, p, v, (scope), file, line);                      \
-        return v;                                                                      \
+ * since the thread persists nothing until it reads the new value.) A
+ * narrowed one runs at its narrower scope (a plain store or load for
+ * none). */
+#define GPM_SBRP_STORE(ptx, p, v)                                                      \
+    asm volatile("st." ptx ".global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory")
+#define GPM_SBRP_LOAD(ptx, v, p)                                                       \
+    asm volatile("ld." ptx ".global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory")
+__device__ __forceinline__ void gpm_prel_at(unsigned *p, unsigned v, unsigned scope,
+                                            const char *file, unsigned line)
+{
+    unsigned s = gpm_sbrp_scope(scope, file, line);
+    __threadfence_system();
+    gpm_sbrp_record(GPM_DREC_PREL, p, v, s, file, line);
+    switch (GPM_SCOPE_OF(s)) {
+    case GPM_SCOPE_DEVICE:
+        GPM_SBRP_STORE("release.gpu", p, v);
+        break;
+    case GPM_SCOPE_BLOCK:
+        GPM_SBRP_STORE("release.cta", p, v);
+        break;
+    default:
+        GPM_SBRP_STORE("volatile", p, v);
     }
-GPM_SBRP_SCOPED(block, "cta", GPM_SCOPE_BLOCK)
-GPM_SBRP_SCOPED(dev, "gpu", GPM_SCOPE_DEVICE)
+}
+
+__device__ __forceinline__ unsigned gpm_pacq_at(const unsigned *p, unsigned scope,
+                                                const char *file, unsigned line)
+{
+    unsigned s = gpm_sbrp_scope(scope, file, line), v;
+    switch (GPM_SCOPE_OF(s)) {
+    case GPM_SCOPE_DEVICE:
+        GPM_SBRP_LOAD("acquire.gpu", v, p);
+        break;
+    case GPM_SCOPE_BLOCK:
+        GPM_SBRP_LOAD("acquire.cta", v, p);
+        break;
+    default:
+        GPM_SBRP_LOAD("volatile", v, p);
+    }
+    gpm_sbrp_record(GPM_DREC_PACQ, p, v, s, file, line);
+    return v;
+}
 
 #define gpm_ofence() gpm_ofence_at(__FILE__, __LINE__)
 #define gpm_dfence() gpm_dfence_at(__FILE__, __LINE__)
-#define gpm_prel_block(p, v) gpm_prel_block_at((p), (v), __FILE__, __LINE__)
-#define gpm_prel_dev(p, v) gpm_prel_dev_at((p), (v), __FILE__, __LINE__)
-#define gpm_pacq_block(p) gpm_pacq_block_at((p), __FILE__, __LINE__)
-#define gpm_pacq_dev(p) gpm_pacq_dev_at((p), __FILE__, __LINE__)
+#define gpm_prel_block(p, v) gpm_prel_at((p), (v), GPM_SCOPE_BLOCK, __FILE__, __LINE__)
+#define gpm_prel_dev(p, v) gpm_prel_at((p), (v), GPM_SCOPE_DEVICE, __FILE__, __LINE__)
+#define gpm_pacq_block(p) gpm_pacq_at((p), GPM_SCOPE_BLOCK, __FILE__, __LINE__)
+#define gpm_pacq_dev(p) gpm_pacq_at((p), GPM_SCOPE_DEVICE, __FILE__, __LINE__)
 
 #endif

@@ -68,7 +68,13 @@ enum gpm_trace_kind {
      * the stores the removal leaves pending longer (gpm_durability). */
     GPM_TR_REMOVED
 };
-enum gpm_trace_scope { GPM_SCOPE_BLOCK = 1, GPM_SCOPE_DEVICE };
+/* A pRel's or pAcq's scope (AUX). GPM_MUTATE narrows one: device to block,
+ * block to none (a plain store or load, which orders nothing); the scope
+ * it ran at is then marked NARROWED, so that the mutant is seen to have
+ * taken (GPM_SCOPE_OF gives the scope). */
+enum gpm_trace_scope { GPM_SCOPE_NONE = 0, GPM_SCOPE_BLOCK = 1, GPM_SCOPE_DEVICE,
+                       GPM_SCOPE_NARROWED = 0x100 };
+#define GPM_SCOPE_OF(aux) ((aux) & 0xffu)
 enum gpm_trace_how { GPM_TR_CPU = 0, GPM_TR_WRITE, GPM_TR_DMA, GPM_TR_GPU };
 typedef struct gpm_trace_rec {
     uint32_t kind, obj;

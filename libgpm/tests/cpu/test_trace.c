@@ -492,11 +492,12 @@ static void sbrp_records_become_trace_events(void)
     CHECKF(gpm_map(&r, path, page, GPM_CREATE | GPM_HOST_ONLY) == 0, "%s", gpm_last_error());
     CHECKF(gpm_trace_begin() == 0, "%s", gpm_last_error());
     pthread_mutex_lock(&gpm_trace_mu);
-    gpm_trace_gpu_sbrp(GPM_DREC_OFENCE, 0, 0, th_a, 0);
-    gpm_trace_gpu_sbrp(GPM_DREC_PREL, flag, GPM_SCOPE_DEVICE, th_a, 0);
-    gpm_trace_gpu_sbrp(GPM_DREC_PACQ, flag, GPM_SCOPE_BLOCK, th_b, 0);
-    gpm_trace_gpu_sbrp(GPM_DREC_DFENCE, 0, 0, th_b, 0);
-    gpm_trace_gpu_sbrp(GPM_DREC_STORE, flag, 0, th_b, 0); /* not SBRP's: nothing */
+    gpm_trace_gpu_sbrp(GPM_DREC_OFENCE, 0, 0, th_a, 0, 0);
+    gpm_trace_gpu_sbrp(GPM_DREC_PREL, flag, GPM_SCOPE_DEVICE, th_a, 0, 0);
+    gpm_trace_gpu_sbrp(GPM_DREC_PACQ, flag, GPM_SCOPE_BLOCK, th_b, 0, 0);
+    gpm_trace_gpu_sbrp(GPM_DREC_DFENCE, 0, 0, th_b, 0, 0);
+    gpm_trace_gpu_sbrp(GPM_DREC_STORE, flag, 0, th_b, 0, 0); /* not SBRP's: nothing */
+    gpm_trace_gpu_sbrp(GPM_DREC_DFENCE, 0, 0, th_b, 0, 1);   /* a mutant's */
     pthread_mutex_unlock(&gpm_trace_mu);
     CHECKF(gpm_trace_end() == 0, "%s", gpm_last_error());
     CHECKF(gpm_ptrace_load(&t, dir) == 0, "%s", gpm_last_error());
@@ -508,7 +509,9 @@ static void sbrp_records_become_trace_events(void)
           t.ev[e].obj == GPM_TR_DEVICE_OBJ && t.ev[e].off == flag &&
           t.ev[e].aux == GPM_SCOPE_BLOCK);
     CHECK((e = find(&t, GPM_TR_DFENCE, e, 0)) != GPM_NEVER && t.ev[e].thread == th_b);
-    CHECK_EQ_INT(t.nev, 5); /* the four, then the end */
+    CHECK((e = find(&t, GPM_TR_REMOVED, e, 0)) != GPM_NEVER && t.ev[e].thread == th_b &&
+          t.ev[e].aux == GPM_TR_DFENCE);
+    CHECK_EQ_INT(t.nev, 6); /* the five, then the end */
     gpm_ptrace_free(&t);
     gpm_unmap(&r);
 }
