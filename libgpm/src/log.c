@@ -176,8 +176,15 @@ gpmlog_dev gpmlog_device(const gpmlog *log)
     d.pm = (uint8_t *)log->region.dev;
     d.tails = log->tails_dev;
     d.locks = log->locks_dev;
-    d.fenced = 1;
+    d.fenced = GPMLOG_PERSISTS;
     d.g = log->g;
+    return d;
+}
+
+gpmlog_dev gpmlog_device_sbrp(const gpmlog *log)
+{
+    gpmlog_dev d = gpmlog_device(log);
+    d.fenced = GPMLOG_OFENCES;
     return d;
 }
 

@@ -65,6 +65,9 @@ done
 if [ "$n" -ge 6 ]; then ok "programs_found ($n)"; else notok programs_found "only $n programs gpm-* in $bin"; fi
 
 # Bad and missing values name the flag (each stops before any GPU work).
+# --persistency sbrp: only the workloads whose kernels have an SBRP variant.
+usage_error bfs_has_no_sbrp_variant bfs "--persistency: bfs's kernels have no SBRP variant" \
+    --mode gpm --persistency sbrp
 usage_error log_scaling_bad_reps gpm-log-scaling --reps --reps x
 usage_error log_scaling_missing_value gpm-log-scaling "--partitions: needs a value" --partitions
 usage_error log_scaling_bad_partitions gpm-log-scaling --partitions --partitions 4,0

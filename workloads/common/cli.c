@@ -101,6 +101,8 @@ static void usage(const struct wl_workload *w, FILE *out)
                  "       [--out FILE] [--keep] [--trace DIR] [--modes] [--cp-blocks N]\n");
     if (has_transactions(w))
         fprintf(out, "       [--crash-before-commit N]\n");
+    if (w->sbrp)
+        fprintf(out, "       [--persistency epoch|sbrp]\n");
     for (int i = 0; i < nparams(w); i++) {
         const struct wl_param *p = &w->params[i];
         fprintf(out, "  --%-18s %s ", p->flag, p->help);
@@ -116,6 +118,11 @@ static void usage(const struct wl_workload *w, FILE *out)
     }
     if (w->ops)
         fprintf(out, "  --op NAME            the operation: %s (default %s)\n", ops, w->ops[0]);
+    if (w->sbrp)
+        fprintf(out, "  --persistency M      the kernels' persist operations in gpm and gpm-eadr: "
+                     "epoch (gpm_persist,\n"
+                     "                       the default) or sbrp (gpm/sbrp.cuh's oFence, dFence, "
+                     "pRel, pAcq)\n");
     fprintf(out, "  --reps N             timed repetitions, median reported (default 3)\n"
                  "  --pm-dir DIR         directory of the PM files (default $GPM_PM_DIR or "
                  "/dev/shm/gpm-UID)\n"
@@ -160,7 +167,7 @@ static void usage(const struct wl_workload *w, FILE *out)
 enum { OPT_MODE = 1000, OPT_OP, OPT_SCALE, OPT_REPS, OPT_PM_DIR, OPT_CPU_THREADS, OPT_RECOVER,
        OPT_CRASH_AFTER, OPT_SEED, OPT_OUT, OPT_KEEP, OPT_HELP, OPT_CRASH_COMMIT,
        OPT_CRASH_PROGRESS, OPT_CRASH_AFTER_PROGRESS, OPT_PROGRESS_TIMES, OPT_TRACE, OPT_MODES,
-       OPT_CP_BLOCKS, OPT_PARAM = 2000 };
+       OPT_CP_BLOCKS, OPT_PERSISTENCY, OPT_PARAM = 2000 };
 
 static int parse_param(const struct wl_workload *w, int i, const char *val, struct wl_opts *o)
 {
@@ -232,6 +239,14 @@ static int parse_one(const struct wl_workload *w, int c, const char *val, struct
         return 0;
     case OPT_CP_BLOCKS:
         return gpm_arg_int("--cp-blocks", val, 1, 1 << 16, &o->cp_blocks);
+    case OPT_PERSISTENCY:
+        if (!w->sbrp)
+            return gpm_set_error("--persistency: %s's kernels have no SBRP variant: drop the "
+                                 "flag", w->name);
+        if (strcmp(val, "epoch") != 0 && strcmp(val, "sbrp") != 0)
+            return gpm_set_error("--persistency: unknown model '%s': use epoch or sbrp", val);
+        o->sbrp = strcmp(val, "sbrp") == 0;
+        return 0;
     case OPT_CRASH_AFTER:
         if (strcmp(val, "random") == 0) {
             o->crash_random = 1;
@@ -284,7 +299,8 @@ int wl_parse_args(const struct wl_workload *w, int argc, char **argv, struct wl_
         {"crash-before-commit", 1, OPT_CRASH_COMMIT}, {"crash-at-progress", 1, OPT_CRASH_PROGRESS},
         {"crash-after-progress", 1, OPT_CRASH_AFTER_PROGRESS},
         {"progress-times", 0, OPT_PROGRESS_TIMES}, {"trace", 1, OPT_TRACE},
-        {"modes", 0, OPT_MODES}, {"help", 0, OPT_HELP}, {"cp-blocks", 1, OPT_CP_BLOCKS}};
+        {"modes", 0, OPT_MODES}, {"help", 0, OPT_HELP}, {"cp-blocks", 1, OPT_CP_BLOCKS},
+        {"persistency", 1, OPT_PERSISTENCY}};
     const int nc = (int)(sizeof common / sizeof common[0]);
     struct option opts[sizeof common / sizeof common[0] + WL_MAX_PARAMS + 1];
     int n = 0, c, have_mode = 0;

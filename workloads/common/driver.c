@@ -56,6 +56,15 @@ static int check_cp_blocks(const struct wl_ctx *c)
     return 0;
 }
 
+/* SBRP's operations are the kernels' own persists: only where they fence. */
+static int check_persistency(const struct wl_ctx *c)
+{
+    if (c->opt.sbrp && !c->m->fences)
+        return gpm_set_error("--persistency sbrp: mode %s does not persist in-kernel: use gpm "
+                             "or gpm-eadr", c->m->name);
+    return 0;
+}
+
 /* Mode none keeps nothing durable: nothing to crash, recover or trace. */
 static int check_volatile(const struct wl_ctx *c)
 {
@@ -244,6 +253,8 @@ static int timed(struct wl_ctx *c, struct wl_run *run, int (*fn)(struct wl_ctx *
         wl_note(c, "verify_copies_s=%.3g", c->excluded_s);
     if (c->m->engine == WL_ENGINE_CAP_GDS)
         wl_note(c, "cufile=%s", c->gds_way[0] ? c->gds_way : "unused");
+    if (c->opt.sbrp)
+        wl_note(c, "persistency=sbrp");
     if (c->opt.cp_blocks)
         wl_note(c, "cp_blocks=%d", c->opt.cp_blocks);
     else
@@ -378,7 +389,8 @@ int wl_run(const struct wl_workload *w, int argc, char **argv)
     if (rc != 0)
         return fail(w, 2);
     c->m = wl_mode(c->opt.mode);
-    if (check_cpu_threads(c) != 0 || check_cp_blocks(c) != 0 || check_volatile(c) != 0 ||
+    if (check_cpu_threads(c) != 0 || check_cp_blocks(c) != 0 || check_persistency(c) != 0 ||
+        check_volatile(c) != 0 ||
         check_pm_dir(c) != 0 || declare_objects(c) != 0)
         return fail(w, 2);
     if (c->opt.out && gpm_result_check_out(c->opt.out) != 0) {

@@ -80,7 +80,9 @@ gpmlog *wl_log(struct wl_ctx *c, int i)
 
 gpmlog_dev wl_log_dev(struct wl_ctx *c, int i)
 {
-    return c->m->fences ? gpmlog_device(&c->obj[i].log) : gpmlog_device_unfenced(&c->obj[i].log);
+    if (!c->m->fences)
+        return gpmlog_device_unfenced(&c->obj[i].log);
+    return c->opt.sbrp ? gpmlog_device_sbrp(&c->obj[i].log) : gpmlog_device(&c->obj[i].log);
 }
 
 int wl_log_flush(struct wl_ctx *c, int i)

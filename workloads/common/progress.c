@@ -87,6 +87,7 @@ wl_out wl_out_of(const struct wl_ctx *c)
     wl_out o;
     memset(&o, 0, sizeof o);
     o.fence = c->m->fences;
+    o.sbrp = o.fence && c->opt.sbrp;
     if (c->live) {
         o.acct = c->live->acct_dev;
         o.progress = c->live->units_dev;

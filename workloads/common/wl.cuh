@@ -11,6 +11,7 @@
 #define WL_CUH
 
 #include "gpm/gpm.cuh"
+#include "gpm/sbrp.cuh"
 #include "gpm/tx.cuh"
 #include "wl.h"
 
@@ -83,14 +84,31 @@ static inline unsigned wl_blocks(uint64_t items, unsigned threads, unsigned max_
     return b < 1 ? 1u : b > max_blocks ? max_blocks : (unsigned)b;
 }
 
+/* Persists the thread's stores before it; in the SBRP variant (o.sbrp)
+ * only orders them before its later ones (an oFence). */
 __device__ __forceinline__ void wl_persist_at(wl_out o, const char *file, unsigned line)
 {
     if (o.fence) {
-        gpm_persist_at(file, line);
+        if (o.sbrp)
+            gpm_ofence_at(file, line);
+        else
+            gpm_persist_at(file, line);
         wl_count(o, 1, 1);
     }
 }
 #define wl_persist(o) wl_persist_at((o), __FILE__, __LINE__)
+
+/* In the SBRP variant, makes the thread's persists durable (a dFence), as
+ * the host's commit after the kernel needs; in the epoch model every
+ * wl_persist already has, and this is nothing. */
+__device__ __forceinline__ void wl_dfence_at(wl_out o, const char *file, unsigned line)
+{
+    if (o.sbrp) {
+        gpm_dfence_at(file, line);
+        wl_count(o, 1, 1);
+    }
+}
+#define wl_dfence(o) wl_dfence_at((o), __FILE__, __LINE__)
 
 /* N more units of progress are durable (the caller persisted them first).
  * The count is in device memory (atomics on host memory are not supported

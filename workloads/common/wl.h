@@ -197,6 +197,7 @@ struct wl_opts {
     int cpu_threads;        /* 0: best (calibrated) or, in cpu mode, every core */
     int cpu_threads_given;
     int cp_blocks;          /* --cp-blocks: the overlapping checkpoint copy's blocks (0: paced) */
+    int sbrp;               /* --persistency sbrp: the kernels' SBRP variant */
     int recover;
     double crash_after;     /* seconds; < 0: no crash */
     int crash_random;       /* a random moment within the expected run */
@@ -283,6 +284,10 @@ struct wl_workload {
     /* How its progress becomes durable as it runs, which decides the modes
      * in which a crashed run resumes (wl_resumable). */
     enum wl_progress_by progress_by;
+    /* 1: its kernels have an SBRP variant (--persistency sbrp, in the modes
+     * that fence): they read wl_out's sbrp, and wl_persist and the log's
+     * fences become oFences, wl_dfence a dFence. */
+    int sbrp;
     const struct wl_obj_decl *objects; /* terminated by a NULL name */
     const struct wl_param *params;     /* terminated by a NULL flag */
     size_t state_bytes;      /* its own state, c->priv: zeroed before layout(), freed
@@ -540,6 +545,7 @@ typedef struct wl_delta {
 #define WL_ACCT_SLOTS 64
 typedef struct wl_out {
     int fence;                      /* store with gpm_store_* and persist (gpm, gpm-eadr) */
+    int sbrp;                       /* and with SBRP's operations (--persistency sbrp) */
     unsigned long long *acct;       /* the harness's counts of bytes and persists (NULL: none) */
     unsigned long long *progress;   /* the kernels' units of progress (NULL: none) */
     unsigned long long *signal;     /* mapped host words: [0] the first unit came, [1] unit

@@ -19,6 +19,7 @@
  * stored and persisted, then the tail is bumped and persisted. Recovery
  * counts only what the tail covers, so a torn entry is never seen.
  *
+ * A handle from gpmlog_device_sbrp() orders each by oFences instead.
  * A handle from gpmlog_device_unfenced() stores in the same order but
  * persists nothing: the CPU makes the log durable afterwards with
  * gpmlog_flush() (see gpm/log.h for the protocol). */
@@ -27,6 +28,7 @@
 
 #include "gpm/gpm.cuh"
 #include "gpm/log.h"
+#include "gpm/sbrp.cuh"
 
 __device__ __forceinline__ uint32_t gpmlog_linear_thread(void)
 {
@@ -70,11 +72,14 @@ __device__ __forceinline__ uint32_t *gpmlog_pm_word(const gpmlog_dev *log, uint3
     return (uint32_t *)(log->pm + off);
 }
 
-/* Persists the calling thread's prior stores, if the handle is fenced: a
- * macro, so that each use is its own persist point (gpm/trace.h). */
+/* Persists the calling thread's prior stores, if the handle is fenced (an
+ * SBRP handle's orders them before its later ones): a macro, so that each
+ * use is its own persist point (gpm/trace.h). */
 #define gpmlog_fence(log)                                                              \
     do {                                                                               \
-        if ((log)->fenced)                                                             \
+        if ((log)->fenced == GPMLOG_OFENCES)                                           \
+            gpm_ofence();                                                              \
+        else if ((log)->fenced)                                                        \
             gpm_persist();                                                             \
     } while (0)
 

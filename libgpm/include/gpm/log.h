@@ -30,12 +30,15 @@ extern "C" {
 #endif
 
 /* What a kernel receives, by value (see gpm/log.cuh). */
+enum { GPMLOG_PERSISTS = 1, GPMLOG_OFENCES };
 typedef struct gpmlog_dev {
     uint8_t *pm;       /* device pointer to the start of the log file */
     uint32_t *tails;   /* device-memory copy of the tails (PM holds the truth) */
     int *locks;        /* one spin lock per conventional partition, device memory */
-    int fenced;        /* 1: each operation persists (gpm_persist); 0: plain stores that
-                          the CPU makes durable afterwards (gpmlog_flush) */
+    int fenced;        /* GPMLOG_PERSISTS: each operation persists (gpm_persist);
+                          GPMLOG_OFENCES: orders by SBRP's oFence (gpm/sbrp.cuh);
+                          0: plain stores that the CPU makes durable afterwards
+                          (gpmlog_flush) */
     gpmlog_geom g;
 } gpmlog_dev;
 
@@ -59,6 +62,12 @@ void gpmlog_close(gpmlog *log);
 /* The handle kernels take: every insert, remove and clear persists its
  * entry and its tail before returning (modes gpm and gpm-eadr). */
 gpmlog_dev gpmlog_device(const gpmlog *log);
+
+/* The same log for a kernel written for SBRP: each operation orders its
+ * entry before its tail, and both before the thread's later persists, by
+ * an oFence, which makes nothing durable by itself: the kernel's dFence
+ * (or a later persist that needs them) does. */
+gpmlog_dev gpmlog_device_sbrp(const gpmlog *log);
 
 /* The same log without fences (mode gpm-ndp: DDIO stays on and the CPU
  * makes kernel stores durable): operations store entries and tails on PM

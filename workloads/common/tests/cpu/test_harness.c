@@ -159,6 +159,7 @@ const struct wl_workload WORKLOAD = {
     .name = "fake",
     .about = "the harness's test workload",
     .modes = WL_MODES_GPU | WL_MODE_BIT(WL_CPU),
+    .sbrp = 1, /* takes --persistency (its kernels: none) */
     .objects = fake_objects,
     .params = fake_params,
     .state_bytes = sizeof(struct fake),
@@ -332,6 +333,8 @@ static void bad_flags(void)
     EXPECT_ERROR("unexpected argument 'tiny'", "--mode", "gpm", "tiny");
     EXPECT_ERROR("--out: empty", "--mode", "gpm", "--out", "");
     EXPECT_ERROR("--cp-blocks: 0 is out of range", "--mode", "gpm", "--cp-blocks", "0");
+    EXPECT_ERROR("--persistency: unknown model 'release'", "--mode", "gpm", "--persistency",
+                 "release");
     EXPECT_ERROR("--seed: 9000000000G is out of range", "--mode", "gpm", "--seed", "9000000000G");
 }
 
@@ -542,6 +545,11 @@ static void cpu_threads_honoured_or_refused(void)
     CHECK_EQ_INT(RUN_ARGS("--mode", "cap-mm", "--cp-blocks", "16"), 2);
     msg = read_text(errlog);
     CHECK(msg && strstr(msg, "--cp-blocks: mode cap-mm does not overlap its checkpoints"));
+    free(msg);
+    /* SBRP's operations are the kernels' persists: gpm and gpm-eadr only. */
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cap-mm", "--persistency", "sbrp"), 2);
+    msg = read_text(errlog);
+    CHECK(msg && strstr(msg, "--persistency sbrp: mode cap-mm does not persist in-kernel"));
     free(msg);
 }
 
