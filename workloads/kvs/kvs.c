@@ -445,6 +445,7 @@ const struct wl_workload WORKLOAD = {
     .ops = kvs_ops,
     /* Failure-atomic modes resume after the last committed batch; CAP reruns. */
     .progress_by = WL_BY_TRANSACTIONS,
+    .sbrp = 1, /* its undo log and pairs ordered by oFences, a dFence per thread */
     .objects = kvs_objects,
     .params = kvs_params,
     .state_bytes = sizeof(struct kvs_state),

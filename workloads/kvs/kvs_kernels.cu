@@ -150,6 +150,11 @@ __global__ void apply_kernel(struct apply_args a)
     }
     if (n)
         make_changes(&a, q, n);
+    /* The SBRP variant (SBRP's Figure 4): the log's oFences order each
+     * record before its pair, and the pair's oFence before this thread's
+     * later ones; this dFence makes them durable before the host commits. */
+    if (a.d.pm)
+        wl_dfence(a.d.o);
 }
 
 static void record(struct kvs_state *st, int i)

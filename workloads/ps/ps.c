@@ -60,6 +60,9 @@ static int ps_setup(struct wl_ctx *c)
         ps_gpu_generate(st->d_in, st->n, c->opt.seed) != 0 ||
         wl_dev_alloc((void **)&st->d_computed, sizeof *st->d_computed) != 0)
         return -1;
+    if (c->opt.sbrp && !(st->sbrp = ps_gpu_sbrp_flags(st->n, st->block)))
+        return gpm_set_error("ps: no device memory for the SBRP variant's %llu flags: use a "
+                             "smaller --scale", (unsigned long long)(st->n / PS_ITEMS));
     if (!c->m->kernels_write_pm) {
         if (wl_dev_alloc((void **)&st->d_out, st->n * 4) != 0 ||
             wl_dev_alloc((void **)&st->d_done, st->nblocks * 4) != 0 ||
@@ -110,7 +113,13 @@ static int compute(struct wl_ctx *c, int resume, uint64_t *computed)
     }
     if (wl_persist_begin(c) != 0)
         return -1;
-    if (ps_gpu_scan_blocks(st->d_in, (uint32_t *)(dev + out_off), (uint32_t *)(dev + done_off),
+    if (st->sbrp) {
+        if (ps_gpu_sbrp_scan(st->d_in, dev, n, st->block, c->epoch, wl_out_of(c), resume,
+                             st->d_computed, st->sbrp) != 0) {
+            wl_persist_end(c);
+            return -1;
+        }
+    } else if (ps_gpu_scan_blocks(st->d_in, (uint32_t *)(dev + out_off), (uint32_t *)(dev + done_off),
                            n, st->block, c->epoch, wl_out_of(c), resume,
                            st->d_computed) != 0 ||
         ps_gpu_block_prefix((uint32_t *)(dev + out_off), (uint32_t *)(dev + pre_off), n,
@@ -142,8 +151,16 @@ static int ps_recover(struct wl_ctx *c)
 {
     struct ps_state *st = S(c);
     uint64_t pending = ps_count_pending(pm_done(c), st->nblocks, c->epoch), computed = 0;
+    uint32_t final;
     c->progress.total = st->nblocks + 1;
     c->progress.durable = st->nblocks - pending;
+    memcpy(&final, pm_host(c) + ps_final_off(st->n, st->block), sizeof final);
+    if (st->sbrp && final == c->epoch) { /* the SBRP variant's: all of it is durable */
+        c->progress.durable = c->progress.total;
+        wl_note(c, "resumed_blocks=0,pending_blocks=%llu,final=durable",
+                (unsigned long long)pending);
+        return 0;
+    }
     if (compute(c, 1, &computed) != 0)
         return -1;
     c->progress.redone = computed + 1;
@@ -174,6 +191,7 @@ static void ps_teardown(struct wl_ctx *c)
     wl_dev_free(st->d_done);
     wl_dev_free(st->d_pre);
     wl_dev_free(st->d_computed);
+    ps_gpu_sbrp_flags_free(st->sbrp);
     free(st->h_in);
 }
 
@@ -181,6 +199,7 @@ const struct wl_workload WORKLOAD = {
     .name = "ps",
     .about = "prefix sum with per-block persistence and resume (paper 4.3, Figure 8)",
     .modes = WL_MODES_GPU | WL_MODE_BIT(WL_CPU),
+    .sbrp = 1, /* one kernel: pRel/pAcq at block scope per block, at device scope for pre */
     .objects = ps_objects,
     .params = ps_params,
     .state_bytes = sizeof(struct ps_state),

@@ -21,6 +21,7 @@ struct ps_state {
     uint32_t *d_out, *d_done, *d_pre; /* device: CAP modes' results before the copy */
     uint32_t *h_in;          /* host: the CPU mode's input */
     unsigned long long *d_computed; /* blocks a launch computed (resume count) */
+    struct ps_sbrp_flags *sbrp;     /* the SBRP variant's flags (NULL: the epoch model) */
 };
 
 /* Kernels (ps_kernels.cu). OUT says how the mode stores (wl.cuh). */
@@ -30,6 +31,14 @@ int ps_gpu_scan_blocks(const uint32_t *in, uint32_t *out, uint32_t *done, uint64
                        unsigned long long *computed);
 int ps_gpu_block_prefix(const uint32_t *out, uint32_t *pre, uint64_t n, uint32_t block,
                         wl_out o);
+/* The SBRP variant: both in one kernel, on flags in device memory made by
+ * ps_gpu_sbrp_flags (NULL and -1 where out of memory; freed by
+ * ps_gpu_sbrp_flags_free). */
+struct ps_sbrp_flags *ps_gpu_sbrp_flags(uint64_t n, uint32_t block);
+void ps_gpu_sbrp_flags_free(struct ps_sbrp_flags *f);
+int ps_gpu_sbrp_scan(const uint32_t *in, uint8_t *pm, uint64_t n, uint32_t block,
+                     uint32_t epoch, wl_out o, int resume, unsigned long long *computed,
+                     struct ps_sbrp_flags *f);
 
 /* CPU side (ps_ref.c). */
 void ps_cpu_generate(uint32_t *in, uint64_t n, uint64_t seed);

@@ -1,5 +1,7 @@
 /* PS kernels: per-block scans persisted in-kernel with a per-block done
  * marker stored last (paper Figure 8), and the scan of block totals. */
+#include <stdlib.h>
+
 #include <cuda_runtime.h>
 
 #include "ps.h"
@@ -38,28 +40,12 @@ __device__ uint32_t block_scan(uint32_t v, uint32_t *warp_sums)
     return w > 0 ? v + warp_sums[w - 1] : v;
 }
 
-/* Each thread scans PS_ITEMS consecutive integers and writes them with one
- * 16-byte store and one persist: a fenced store costs about the same at any
- * width (paper Figure 3), so wide stores are what let the scan run at the
- * link's rate instead of the fence rate. */
-__global__ void ps_scan_kernel(const uint32_t *in, uint32_t *out, uint32_t *done, uint64_t n,
-                               uint32_t epoch, wl_out o, int resume,
-                               unsigned long long *computed)
+/* Thread I's PS_ITEMS consecutive integers scanned within the block and
+ * stored to OUT with one 16-byte store (no persist: the caller's). */
+__device__ void scan_items(const uint32_t *in, uint32_t *out, uint64_t n, uint64_t i, wl_out o,
+                           uint32_t *warp_sums)
 {
-    __shared__ uint32_t warp_sums[32];
-    __shared__ int skip;
-    uint64_t b = blockIdx.x;
-    uint64_t i = (b * blockDim.x + threadIdx.x) * PS_ITEMS;
     uint32_t x[PS_ITEMS], run = 0;
-
-    /* Resume: a block whose marker carries this run's epoch is durable. A
-     * fresh epoch has no such block, so only a resume pays for reading the
-     * marker (a round trip over PCIe when it is on PM). */
-    if (threadIdx.x == 0)
-        skip = resume && !ps_block_pending(gpm_load_u32(&done[b]), epoch);
-    __syncthreads();
-    if (skip)
-        return;
     if (i + PS_ITEMS <= n) {
         uint4 v = *(const uint4 *)&in[i];
         x[0] = v.x, x[1] = v.y, x[2] = v.z, x[3] = v.w;
@@ -80,6 +66,34 @@ __global__ void ps_scan_kernel(const uint32_t *in, uint32_t *out, uint32_t *done
         for (int k = 0; k < PS_ITEMS && i + k < n; k++)
             wl_store_u32(o, &out[i + k], x[k]);
     }
+}
+
+/* Resume: a block whose marker carries this run's epoch is durable. A
+ * fresh epoch has no such block, so only a resume pays for reading the
+ * marker (a round trip over PCIe when it is on PM). Block-uniform. */
+__device__ int skip_block(const uint32_t *done, uint64_t b, uint32_t epoch, int resume)
+{
+    __shared__ int skip;
+    if (threadIdx.x == 0)
+        skip = resume && !ps_block_pending(gpm_load_u32(&done[b]), epoch);
+    __syncthreads();
+    return skip;
+}
+
+/* Each thread scans PS_ITEMS consecutive integers and writes them with one
+ * 16-byte store and one persist: a fenced store costs about the same at any
+ * width (paper Figure 3), so wide stores are what let the scan run at the
+ * link's rate instead of the fence rate. */
+__global__ void ps_scan_kernel(const uint32_t *in, uint32_t *out, uint32_t *done, uint64_t n,
+                               uint32_t epoch, wl_out o, int resume,
+                               unsigned long long *computed)
+{
+    __shared__ uint32_t warp_sums[32];
+    uint64_t b = blockIdx.x;
+    uint64_t i = (b * blockDim.x + threadIdx.x) * PS_ITEMS;
+    if (skip_block(done, b, epoch, resume))
+        return;
+    scan_items(in, out, n, i, o, warp_sums);
     if (i < n)
         wl_persist(o);
     /* Every partial sum of the block is durable before its marker. */
@@ -98,15 +112,20 @@ __device__ uint32_t block_total(const uint32_t *out, uint64_t n, uint32_t block,
     return out[b * block + ps_block_len(n, block, b) - 1];
 }
 
-/* One block of 1024 threads: each sums a contiguous run of block totals,
- * the runs are scanned in shared memory, then each writes its prefixes. */
-__global__ void ps_prefix_kernel(const uint32_t *out, uint32_t *pre, uint64_t n, uint32_t block,
-                                 wl_out o)
+/* The block's threads store PRE: each sums a contiguous run of block
+ * totals, the runs are scanned in shared memory, then each writes its
+ * prefixes (no persist: the caller's). In the SBRP variant (PUBLISHED set)
+ * each first acquires, at device scope, every block of its run. */
+__device__ void block_prefixes(const uint32_t *out, uint32_t *pre, uint64_t n, uint32_t block,
+                               wl_out o, uint32_t *warp_sums, const unsigned *published,
+                               uint32_t epoch)
 {
-    __shared__ uint32_t warp_sums[32];
     uint64_t nb = ps_nblocks(n, block), chunk = (nb + blockDim.x - 1) / blockDim.x;
     uint64_t lo = threadIdx.x * chunk, hi = lo + chunk < nb ? lo + chunk : nb;
     uint32_t s = 0, run;
+    for (uint64_t b = lo; published && b < hi; b++)
+        while (gpm_pacq_dev(&published[b]) != epoch)
+            ;
     for (uint64_t b = lo; b < hi; b++)
         s += block_total(out, n, block, b);
     run = block_scan(s, warp_sums) - s; /* exclusive */
@@ -116,7 +135,76 @@ __global__ void ps_prefix_kernel(const uint32_t *out, uint32_t *pre, uint64_t n,
     }
     if (threadIdx.x == blockDim.x - 1)
         wl_store_u32(o, &pre[nb], run);
+}
+
+/* One block of 1024 threads. */
+__global__ void ps_prefix_kernel(const uint32_t *out, uint32_t *pre, uint64_t n, uint32_t block,
+                                 wl_out o)
+{
+    __shared__ uint32_t warp_sums[32];
+    block_prefixes(out, pre, n, block, o, warp_sums, NULL, 0);
     wl_persist(o);
+}
+
+/* The SBRP variant's flags, in device memory: SBRP's variables need not
+ * be on PM. */
+struct ps_sbrp_flags {
+    unsigned *arrive;    /* per thread of each block: its partial sums released */
+    unsigned *published; /* per block: its partial sums and marker released */
+    unsigned *ticket;    /* blocks of this launch that published */
+};
+
+/* The SBRP variant (SBRP's section 4 reduction, on a scan), one kernel.
+ * Each thread stores its partial sums and releases them at block scope;
+ * the block's last thread acquires them all and stores the block's done
+ * marker: block scope suffices, as in SBRP's reduction before its last
+ * iteration. It then releases the block at device scope. The last block
+ * to publish computes pre, each of its threads acquiring its run of blocks
+ * at device scope (SBRP's last iteration: block scope there would let pre
+ * and the final marker persist before a block's sums); every thread
+ * dFences, and then the final marker, dFenced. Nothing is durable before
+ * that dFence, so the units of progress come at the end. */
+__global__ void ps_sbrp_kernel(const uint32_t *in, uint8_t *pm, uint64_t n, uint32_t epoch,
+                               wl_out o, int resume, unsigned long long *computed,
+                               struct ps_sbrp_flags f)
+{
+    __shared__ uint32_t warp_sums[32];
+    __shared__ int last;
+    uint32_t block = blockDim.x * PS_ITEMS;
+    uint32_t *out = (uint32_t *)(pm + ps_out_off()), *done = (uint32_t *)(pm + ps_done_off(n)),
+             *pre = (uint32_t *)(pm + ps_pre_off(n, block)),
+             *final = (uint32_t *)(pm + ps_final_off(n, block));
+    uint64_t b = blockIdx.x;
+    uint64_t i = (b * blockDim.x + threadIdx.x) * PS_ITEMS;
+    unsigned *arrive = f.arrive + b * blockDim.x;
+    if (!skip_block(done, b, epoch, resume)) {
+        scan_items(in, out, n, i, o, warp_sums);
+        gpm_prel_block(&arrive[threadIdx.x], epoch);
+        __syncthreads();
+        if (threadIdx.x == blockDim.x - 1) {
+            for (unsigned t = 0; t < blockDim.x; t++)
+                while (gpm_pacq_block(&arrive[t]) != epoch)
+                    ;
+            wl_store_u32(o, &done[b], epoch);
+            atomicAdd(computed, 1ull);
+        }
+    }
+    if (threadIdx.x == blockDim.x - 1) {
+        gpm_prel_dev(&f.published[b], epoch);
+        last = atomicAdd(f.ticket, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last)
+        return;
+    block_prefixes(out, pre, n, block, o, warp_sums, f.published, epoch);
+    wl_dfence(o);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        wl_store_u32(o, final, epoch);
+        wl_dfence(o);
+        if (*(volatile unsigned long long *)computed)
+            wl_progressed(o, *(volatile unsigned long long *)computed);
+    }
 }
 
 extern "C" int ps_gpu_generate(uint32_t *d_in, uint64_t n, uint64_t seed)
@@ -142,4 +230,46 @@ extern "C" int ps_gpu_block_prefix(const uint32_t *out, uint32_t *pre, uint64_t 
 {
     ps_prefix_kernel<<<1, 1024>>>(out, pre, n, block, o);
     return wl_dev_sync("block prefix kernel");
+}
+
+extern "C" struct ps_sbrp_flags *ps_gpu_sbrp_flags(uint64_t n, uint32_t block)
+{
+    struct ps_sbrp_flags *f = (struct ps_sbrp_flags *)calloc(1, sizeof *f);
+    uint64_t nb = ps_nblocks(n, block), threads = nb * (block / PS_ITEMS);
+    if (!f)
+        return NULL;
+    /* Zero: no run's epoch (the harness's epochs start at 1). */
+    if (wl_dev_alloc((void **)&f->arrive, threads * sizeof(unsigned)) != 0 ||
+        wl_dev_alloc((void **)&f->published, nb * sizeof(unsigned)) != 0 ||
+        wl_dev_alloc((void **)&f->ticket, sizeof(unsigned)) != 0 ||
+        wl_dev_zero(f->arrive, threads * sizeof(unsigned)) != 0 ||
+        wl_dev_zero(f->published, nb * sizeof(unsigned)) != 0) {
+        ps_gpu_sbrp_flags_free(f);
+        return NULL;
+    }
+    return f;
+}
+
+extern "C" void ps_gpu_sbrp_flags_free(struct ps_sbrp_flags *f)
+{
+    if (!f)
+        return;
+    wl_dev_free(f->arrive);
+    wl_dev_free(f->published);
+    wl_dev_free(f->ticket);
+    free(f);
+}
+
+extern "C" int ps_gpu_sbrp_scan(const uint32_t *in, uint8_t *pm, uint64_t n, uint32_t block,
+                                uint32_t epoch, wl_out o, int resume,
+                                unsigned long long *computed, struct ps_sbrp_flags *f)
+{
+    uint64_t nb = ps_nblocks(n, block);
+    if (nb > 0x7fffffffull)
+        return gpm_set_error("ps: %llu blocks exceed the grid: pass a larger --block",
+                             (unsigned long long)nb);
+    if (wl_dev_zero(f->ticket, sizeof(unsigned)) != 0)
+        return -1;
+    ps_sbrp_kernel<<<(unsigned)nb, block / PS_ITEMS>>>(in, pm, n, epoch, o, resume, computed, *f);
+    return wl_dev_sync("SBRP scan kernel");
 }

@@ -1,7 +1,8 @@
 /* PS's PM layout and the bookkeeping that lets a crashed run resume, shared
  * by the kernels, the CPU counterpart, recovery and the CPU tests.
  *
- *   [out: n x u32][done: nblocks x u32][pre: (nblocks+1) x u32]   (each 128-aligned)
+ *   [out: n x u32][done: nblocks x u32][pre: (nblocks+1) x u32][final: u32]
+ *   (each 128-aligned)
  *
  * out[j]  inclusive prefix sum of j within its block (the partial sums)
  * done[b] the run's epoch once block b's partial sums are all durable: the
@@ -9,6 +10,9 @@
  *         thread's persist, so a crash leaves each block wholly done or not
  * pre[b]  sum of the totals of blocks < b; pre[nblocks] is the grand total
  *         (the final sums: the prefix sum of j is out[j] + pre[j / block])
+ * final   the run's epoch once every block and pre are durable, in the SBRP
+ *         variant (--persistency sbrp), whose one kernel ends by computing
+ *         pre: a recovery that finds it has nothing to do
  *
  * Each run has a new epoch from the harness (recorded in the run's identity
  * before the run starts), so the done markers of earlier runs never count
@@ -34,9 +38,13 @@ GPM_HD uint64_t ps_pre_off(uint64_t n, uint32_t block)
 {
     return ps_done_off(n) + ps_align(ps_nblocks(n, block) * 4);
 }
-GPM_HD uint64_t ps_file_bytes(uint64_t n, uint32_t block)
+GPM_HD uint64_t ps_final_off(uint64_t n, uint32_t block)
 {
     return ps_pre_off(n, block) + ps_align((ps_nblocks(n, block) + 1) * 4);
+}
+GPM_HD uint64_t ps_file_bytes(uint64_t n, uint32_t block)
+{
+    return ps_final_off(n, block) + 128;
 }
 
 /* The input: small values so that sums are easy to read; wrap is fine. */

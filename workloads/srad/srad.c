@@ -271,6 +271,7 @@ const struct wl_workload WORKLOAD = {
     /* Every mode persists each iteration before its record (CAP and NDP
      * with one commit per iteration), so every mode resumes. */
     .progress_by = WL_BY_COMMITS,
+    .sbrp = 1, /* dFences at the kernels' ends instead of a persist per 16 bytes */
     .objects = srad_objects,
     .params = srad_params,
     .state_bytes = sizeof(struct srad_state),

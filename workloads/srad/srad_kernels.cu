@@ -28,7 +28,10 @@ __global__ void srad_q0sqr_kernel(const double *sums, srad_geom g, float *q0)
 }
 
 /* M (1..4) values V to PM at P[K0..K0+M), K0 a multiple of 4 (16-byte
- * aligned: every PM array starts on a page), then one persist. */
+ * aligned: every PM array starts on a page), then one persist. In the SBRP
+ * variant nothing orders a thread's pixels among themselves (the host's
+ * record after the kernel covers them all): no oFence, and the thread's
+ * one dFence at its end makes them durable. */
 __device__ __forceinline__ void store_pixels(wl_out o, float *p, uint64_t k0, int m,
                                              const float *v)
 {
@@ -40,7 +43,8 @@ __device__ __forceinline__ void store_pixels(wl_out o, float *p, uint64_t k0, in
         for (int u = 0; u < m; u++)
             wl_store_u32(o, (uint32_t *)(p + k0 + u), __float_as_uint(v[u]));
     }
-    wl_persist(o);
+    if (!o.sbrp)
+        wl_persist(o);
 }
 
 /* Rodinia's first kernel: every pixel's derivatives and coefficient. */
@@ -69,6 +73,8 @@ __global__ void srad_coef_kernel(const float *img, srad_geom g, const float *q0p
         if (pm_c)
             store_pixels(o, pm_c, k0, m, v);
     }
+    if (pm_c)
+        wl_dfence(o);
 }
 
 /* Rodinia's second kernel: the update, in place (a pixel's update reads no
@@ -94,6 +100,8 @@ __global__ void srad_update_kernel(float *img, srad_geom g, float step, const fl
         if (pm_j)
             store_pixels(o, pm_j, k0, m, v);
     }
+    if (pm_j)
+        wl_dfence(o);
 }
 
 extern "C" int srad_gpu_q0sqr(const float *d_j, srad_geom g, double *roi_sums, float *q0)
