@@ -84,7 +84,7 @@ export WORKLOADS
 
 all: $(LIBGPM) $(TOOLS) $(WL_BINS) tests
 .PHONY: all tests deps test test-gpu bundle install clean reports compare reproduce figure_1 figure_1a figure_1b figure_3 figure_9 figure_10 figure_11a figure_12 figure_ycsb \
-        figure_11b table_4 table_5 crash check-persistency mutants nvc roofline
+        figure_11b table_4 table_5 crash check-persistency mutants nvc roofline sbrp
 
 deps:
 	@scripts/install-deps.sh
@@ -189,7 +189,7 @@ install: $(LIBGPM)
 # target that needs the build makes it in a sub-make after deps, never
 # beside it: under make -j, a prerequisite list "deps all" would compile
 # before the -dev packages are in.
-figure_1a figure_1b figure_3 figure_9 figure_10 figure_11a figure_11b figure_12 table_4 table_5 crash roofline figure_ycsb: deps
+figure_1a figure_1b figure_3 figure_9 figure_10 figure_11a figure_11b figure_12 table_4 table_5 crash roofline figure_ycsb sbrp: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/experiment.sh $@ $(B)/bin
 

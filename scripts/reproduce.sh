@@ -7,7 +7,10 @@
 # and 11b, the persistence roofline and YCSB on GPHash (both beyond the
 # paper), the crash campaign,
 # the persistency checks (gpm-check, at tiny scale: what a missing flush or
-# fence would break, which no kill on DRAM shows) and NVC's restarts with no persist honoured (tiny scale too)
+# fence would break, which no kill on DRAM shows), NVC's restarts with no
+# persist honoured (tiny scale too) and SBRP's litmus tests, ported
+# programs and their scope mutants (small scale: its timings set two
+# variants of one program side by side)
 # through scripts/experiment.sh, in that order (later ones reuse
 # Figure 9's rows of the same revision). Before it starts it
 # prints an estimate of the total time from the rows earlier runs left in
@@ -29,7 +32,7 @@ root=$(cd "$here/.." && pwd)
 export SCALE=${SCALE:-paper}
 crash_scale=${CRASH_SCALE:-small}
 results=${RESULTS_DIR:-$root/results/${PLATFORM:-local}}
-all_steps="figure_3 figure_9 figure_10 figure_12 figure_1a figure_1b table_4 table_5 figure_11a figure_11b roofline figure_ycsb crash check-persistency nvc"
+all_steps="figure_3 figure_9 figure_10 figure_12 figure_1a figure_1b table_4 table_5 figure_11a figure_11b roofline figure_ycsb crash check-persistency nvc sbrp"
 steps=$(echo "${STEPS:-$all_steps}" | tr ',' ' ')
 for s in $steps; do
     case " $all_steps " in
@@ -52,6 +55,7 @@ estimate() {
         [ "$s" != crash ] || sc=$crash_scale
         [ "$s" != check-persistency ] || { f=$results/persistency.tsv sc=tiny; }
         [ "$s" != nvc ] || sc=tiny
+        [ "$s" != sbrp ] || sc=small
         [ -f "$f" ] || { echo "$s ?"; continue; }
         # A check's median_s is the whole check.
         awk -F'\t' -v s="$sc" -v step="$s" '
@@ -81,6 +85,8 @@ for s in $steps; do
             "$here/experiment.sh" crash "$bin" || failed="$failed $s"
     elif [ "$s" = check-persistency ] || [ "$s" = nvc ]; then
         SCALE=tiny RESULTS_DIR=$results "$here/experiment.sh" "$s" "$bin" || failed="$failed $s"
+    elif [ "$s" = sbrp ]; then
+        SCALE=small RESULTS_DIR=$results "$here/experiment.sh" "$s" "$bin" || failed="$failed $s"
     else
         RESULTS_DIR=$results "$here/experiment.sh" "$s" "$bin" || failed="$failed $s"
     fi

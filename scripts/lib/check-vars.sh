@@ -62,6 +62,7 @@ count NESTED 0 2 100 # gpm-check --nested
 count RERUN 0 1 1     # make mutants: benign mutants again over old files
 scale SCALE
 scale CRASH_SCALE
+scale CHECK_SCALE # make sbrp: its checks' scale
 
 stop=${STOP_RATIO:-}
 if [ -n "$stop" ] && ! awk -v r="$stop" 'BEGIN { exit !(r ~ /^[0-9]+(\.[0-9]+)?$/) }'; then

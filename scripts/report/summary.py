@@ -72,6 +72,11 @@ SECTIONS = [
      "correctly from memory never flushed in at least 96% of crashes for CG (class A; class "
      "B: 100%, 46% and 7% by phase), 15-20% for MG, under 6% for FT, and always for Kmeans "
      "(with more iterations after a late crash)"),
+    ("sbrp", "SBRP: scoped persistency's litmus tests, ported programs and scope mutants",
+     ["kind", "workload", "op", "item", "scale", "epoch_s", "sbrp_s", "speedup",
+      "not_recovered", "verdict"],
+     "SBRP (ASPLOS'23, simulated persist buffers) 1.21x GPM on average with PM across PCIe, up "
+     "to 3.45x; no litmus tests"),
 ]
 
 
@@ -296,6 +301,21 @@ def verdict(name, rows):
                    ", %d other" % other if other else "", killed,
                    "%d of %d originals FAILED" % (len(bad), len(orig)) if bad
                    else "every original passed both"))
+    if name == "sbrp":
+        kinds = {}
+        for r in rows:
+            kinds.setdefault(r["kind"], []).append(r)
+        lit = kinds.get("litmus", [])
+        mut = kinds.get("mutant", [])
+        sp = ["%s %sx" % (r["workload"], r["speedup"]) for r in kinds.get("speed", [])]
+        return ("ours: %d of %d litmus tests as SBRP's rules say, none seen breaking them on the "
+                "GPU; %d of %d unmutated programs clean under the sbrp model; %d of %d mutants "
+                "flagged; sbrp over epoch under the conservative mapping: %s"
+                % (sum(1 for r in lit if r["verdict"] == "ok"), len(lit),
+                   sum(1 for r in kinds.get("check", []) if r["verdict"] == "every image recovered"),
+                   len(kinds.get("check", [])),
+                   sum(1 for r in mut if r["verdict"] == "flagged"), len(mut),
+                   ", ".join(sp) if sp else "not measured"))
     if name == "nvc":
         wrong = [r["workload"] + ("(%s)" % r["op"] if r.get("op") != "run" else "") + " " +
                  r["mode"] for r in rows if r.get("verdict") == "silently wrong"]

@@ -253,11 +253,11 @@ env RESULTS_DIR="$tmp/rp" REPORTS_DIR="$tmp/rprep" SCALE=small WORKLOADS=failwl 
 rc=$?
 if [ "$rc" -eq 1 ] &&
     grep -q "^reproduce: estimated time from earlier rows: about 3 min 59 s; no earlier rows for: figure_3 figure_10" "$tmp/out" &&
-    grep -q "^reproduce: \[11/15\] roofline" "$tmp/out" &&
-    grep -q "^reproduce: \[12/15\] figure_ycsb" "$tmp/out" &&
-    grep -q "^reproduce: \[13/15\] crash" "$tmp/out" && grep -q "^reproduce: \[14/15\] check-persistency" "$tmp/out" &&
-    grep -q "^reproduce: \[15/15\] nvc" "$tmp/out" &&
-    grep -q "^reproduce: FAILED steps: figure_3 figure_9 .* roofline figure_ycsb crash check-persistency nvc$" "$tmp/out" &&
+    grep -q "^reproduce: \[11/16\] roofline" "$tmp/out" &&
+    grep -q "^reproduce: \[12/16\] figure_ycsb" "$tmp/out" &&
+    grep -q "^reproduce: \[13/16\] crash" "$tmp/out" && grep -q "^reproduce: \[14/16\] check-persistency" "$tmp/out" &&
+    grep -q "^reproduce: \[15/16\] nvc" "$tmp/out" && grep -q "^reproduce: \[16/16\] sbrp" "$tmp/out" &&
+    grep -q "^reproduce: FAILED steps: figure_3 figure_9 .* roofline figure_ycsb crash check-persistency nvc sbrp$" "$tmp/out" &&
     [ -s "$tmp/rprep/summary.md" ]; then
     echo "ok - reproduce: estimate, every step, the summary, the failures named"
 else
@@ -288,7 +288,7 @@ else
     echo "not ok - reproduce: STEPS=crash CRASH_SCALE=tiny: $(head -c 600 "$tmp/out")"
 fi
 expect "reproduce: an unknown step in STEPS is refused, naming the steps" 2 \
-    "reproduce: STEPS: no step 'figure_99'; the steps are: figure_3 .* crash check-persistency nvc" \
+    "reproduce: STEPS: no step 'figure_99'; the steps are: figure_3 .* crash check-persistency nvc sbrp" \
     env RESULTS_DIR="$tmp/rp" STEPS=figure_99 "$scripts/reproduce.sh" "$tmp/rpbin"
 
 # A real crash campaign through the dispatcher, on the CPU baseline of PS
