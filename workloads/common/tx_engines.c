@@ -119,7 +119,7 @@ static int fenced_batch(struct wl_ctx *c, int tx, uint64_t b, wl_tx_apply apply)
     wl_txdev d = wl_tx_dev_base(c, tx);
     int rc;
     d.pm = wl_region(c, region_of(c, tx))->dev;
-    d.log = gpmlog_device(wl_log(c, tx));
+    d.log = wl_log_dev(c, tx); /* fenced, by oFences in the SBRP variant */
     if (gpmtx_begin(wl_log(c, tx)) != 0 || wl_persist_begin(c) != 0)
         return -1;
     rc = apply(c, b, &d);

@@ -210,9 +210,13 @@ __global__ void litmus_kernel(int id, uint8_t *pm, unsigned *flags, unsigned gap
     }
 }
 
+/* The CPU's watch of PM. GEN is odd while the host clears PM between
+ * rounds (a sequence lock): a state read across a clear, y from before it
+ * and x after, is not the kernels', and is dropped. */
 struct observer {
     const volatile uint64_t *pm;
-    volatile int stop;
+    int stop;
+    unsigned gen;
     long long seen[NOUT];
 };
 
@@ -220,15 +224,18 @@ struct observer {
 static void *observe(void *arg)
 {
     struct observer *o = (struct observer *)arg;
-    do {
+    while (!__atomic_load_n(&o->stop, __ATOMIC_SEQ_CST)) {
         for (unsigned i = 0; i < INSTANCES; i++) {
             const volatile uint64_t *w = o->pm + (uint64_t)i * (SLOT / 8);
+            unsigned g = __atomic_load_n(&o->gen, __ATOMIC_SEQ_CST);
             int k = (w[16] != 0) << 2;
             k |= (w[8] != 0) << 1;
             k |= w[0] != 0;
-            o->seen[k]++;
+            __atomic_thread_fence(__ATOMIC_SEQ_CST);
+            if (g % 2 == 0 && __atomic_load_n(&o->gen, __ATOMIC_SEQ_CST) == g)
+                o->seen[k]++;
         }
-    } while (!o->stop);
+    }
     return NULL;
 }
 
@@ -306,10 +313,15 @@ static void litmus_on_the_gpu(void)
         memset(&o, 0, sizeof o);
         o.pm = (const volatile uint64_t *)r.host;
         CHECK(pthread_create(&th, NULL, observe, &o) == 0);
-        for (int k = 0; k < ROUNDS; k++)
-            if (clear(&r, flags, INSTANCES) != 0 || launch(id, &r, flags, INSTANCES, 20000) != 0)
+        for (int k = 0; k < ROUNDS; k++) {
+            int rc;
+            __atomic_add_fetch(&o.gen, 1, __ATOMIC_SEQ_CST); /* odd: clearing */
+            rc = clear(&r, flags, INSTANCES);
+            __atomic_add_fetch(&o.gen, 1, __ATOMIC_SEQ_CST);
+            if (rc != 0 || launch(id, &r, flags, INSTANCES, 20000) != 0)
                 break;
-        o.stop = 1;
+        }
+        __atomic_store_n(&o.stop, 1, __ATOMIC_SEQ_CST);
         pthread_join(th, NULL);
         CHECKF(cudaGetLastError() == cudaSuccess, "%s: %s", litmus[id].name, gpm_last_error());
         /* The state every instance ends in: x, y (and z where written). */
