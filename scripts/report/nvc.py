@@ -38,6 +38,37 @@ def verdict(p, images, wrong, failed):
     return "detects the rest" if failed > 0 else "recomputes"
 
 
+def persist_cost(results_dir):
+    """Per (workload, op): GPM's time and mode none's (no persistence at all)
+    at paper scale, the newest verified rows of RESULTS_DIR/roofline.tsv
+    (make roofline), or nothing."""
+    best = {}
+    for r in R.read_rows(results_dir, "roofline.tsv"):
+        if r.get("scale") == "paper" and r.get("verified") == "ok" and \
+                r.get("mode") in ("gpm", "none"):
+            best[(r["workload"], r.get("op", "run"), r["mode"])] = R.number(r, "median_s")
+    return best
+
+
+def sentence(workload, verdict, correct, wrong, failed, images, cost):
+    """Whether the workload's persists could be dropped, and what that would
+    save at most (GPM above mode none, paper scale)."""
+    gpm, none = cost
+    save = ("; dropping every persist would save at most %.3g s of GPM's %.3g s at paper "
+            "scale (mode none's %.3g s: no PM at all)" % (gpm - none, gpm, none)
+            if gpm == gpm and none == none else "")
+    if verdict == "recomputes":
+        return "its persists could be dropped: every restart was correct" + save
+    if verdict == "detects the rest":
+        return ("its persists could be dropped if a refused restart starts over: %d of %d "
+                "restarts correct, the rest refused what PM held%s"
+                % (correct, images, save))
+    if verdict == "silently wrong":
+        return ("its persists cannot be dropped: %d of %d restarts gave a wrong result%s"
+                % (wrong, images, save))
+    return "no verdict"
+
+
 def share(n, images):
     return float(n) / images if images > 0 else float("nan")
 
@@ -53,8 +84,9 @@ def main():
         newest[(r["workload"], p.get("op", "run"), r.get("mode", ""), r.get("scale", ""))] = r
     header = ["workload", "op", "mode", "scale", "images", "correct", "correct_share",
               "durable_median", "wrong", "wrong_share", "failed_restart", "failed_share",
-              "refused", "crashed", "verdict"]
+              "refused", "crashed", "verdict", "gpm_paper_s", "none_paper_s", "summary"]
     table = []
+    costs = persist_cost(results_dir)
     for key in sorted(newest):
         p = R.params(newest[key])
         images = R.param_count(p, "images")
@@ -62,10 +94,14 @@ def main():
         refused, crashed = R.param_count(p, "refused"), R.param_count(p, "crashed")
         failed = refused + crashed
         dm = p.get("durable_median", "")
+        v = verdict(p, images, wrong, failed)
+        cost = (costs.get((key[0], key[1], "gpm"), float("nan")),
+                costs.get((key[0], key[1], "none"), float("nan")))
         table.append(list(key) + [images, correct, share(correct, images),
                                   float(dm) if dm else float("nan"), wrong,
                                   share(wrong, images), failed, share(failed, images), refused,
-                                  crashed, verdict(p, images, wrong, failed)])
+                                  crashed, v, cost[0], cost[1],
+                                  sentence(key[0], v, correct, wrong, failed, images, cost)])
     used = list(newest.values())
     comments = (["NVC's question (Ma et al., MCHPC'18): restarted from whatever PM held, with "
                  "no persist honoured (gpm-check --model none: each word any value written to "
@@ -78,6 +114,12 @@ def main():
                  "what PM held or crashed",
                  "verdict: recomputes (all correct), detects the rest (none wrong), silently "
                  "wrong (some wrong: the workload's persists cannot be dropped)",
+                 "gpm_paper_s, none_paper_s: GPM's time and mode none's (no persistence: the "
+                 "output stays in GPU memory) at paper scale, from make roofline's rows: their "
+                 "difference bounds what dropping the persists would save (a fence-less GPM "
+                 "run, still writing PM across the link, was not timed); a wrong result's size "
+                 "in the workload's own measure is not measured (its check names the first "
+                 "difference)",
                  "NVC's own findings (CPU programs, a simulated cache, 100 crashes a case): "
                  "CG correct in at least 96% (class A; class B 100%, 46%, 7% by phase), MG "
                  "15-20%, FT under 6%, Kmeans always (more iterations after a late crash)"]
