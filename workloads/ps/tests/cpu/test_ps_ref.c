@@ -33,7 +33,8 @@ static void layout_offsets(void)
     CHECK_EQ_INT(ps_out_off(), 0);
     CHECK_EQ_INT(ps_done_off(1000), 4096);
     CHECK_EQ_INT(ps_pre_off(1000, 256), 4096 + 128);
-    CHECK_EQ_INT(ps_file_bytes(1000, 256), 4096 + 128 + 128);
+    CHECK_EQ_INT(ps_final_off(1000, 256), 4096 + 128 + 128);
+    CHECK_EQ_INT(ps_file_bytes(1000, 256), 4096 + 128 + 128 + 128);
     CHECK_EQ_INT(ps_done_off(1ull << 30) % 128, 0);
     /* Paper scale: 1K x 1M integers are 4 GiB of partial sums. */
     CHECK(ps_file_bytes(1ull << 30, 1024) - (4ull << 30) < (16u << 20));
