@@ -1,5 +1,6 @@
 /* PS kernels: per-block scans persisted in-kernel with a per-block done
- * marker stored last (paper Figure 8), and the scan of block totals. */
+ * marker stored last (paper Figure 8), and the scan of block totals; and
+ * the SBRP variant, both in one kernel ordered by scoped releases. */
 #include <stdlib.h>
 
 #include <cuda_runtime.h>
