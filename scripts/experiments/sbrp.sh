@@ -9,7 +9,7 @@
 #      end and at any crash point) and the states a CPU thread saw in PM
 #      while 1024 instances ran 40 times: a row each (workload=litmus,
 #      verified=fail where the model disagreed with SBRP's rules or the CPU
-#      saw a forbidden state);
+#      saw a forbidden state; median_s 0: a litmus row times nothing);
 #   2. speed: each ported workload (those whose --help offers
 #      --persistency: PS, SRAD, gpKVS's SET; OPS, default set) in gpm at
 #      SCALE (small from make), REPS (default 5) repetitions, with
