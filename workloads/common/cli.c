@@ -239,14 +239,13 @@ static int parse_one(const struct wl_workload *w, int c, const char *val, struct
         return 0;
     case OPT_CP_BLOCKS:
         return gpm_arg_int("--cp-blocks", val, 1, 1 << 16, &o->cp_blocks);
-    case OPT_PERSISTENCY:
+    case OPT_PERSISTENCY: {
+        static const char *const models[] = {"epoch", "sbrp", NULL};
         if (!w->sbrp)
             return gpm_set_error("--persistency: %s's kernels have no SBRP variant: drop the "
                                  "flag", w->name);
-        if (strcmp(val, "epoch") != 0 && strcmp(val, "sbrp") != 0)
-            return gpm_set_error("--persistency: unknown model '%s': use epoch or sbrp", val);
-        o->sbrp = strcmp(val, "sbrp") == 0;
-        return 0;
+        return gpm_arg_choice("--persistency", val, models, &o->sbrp);
+    }
     case OPT_CRASH_AFTER:
         if (strcmp(val, "random") == 0) {
             o->crash_random = 1;

@@ -80,9 +80,16 @@ int wl_tx_layout(struct wl_ctx *c, int tx, const struct wl_tx_sizes *s)
     return 0;
 }
 
-void wl_tx_unused(struct wl_ctx *c, int tx)
+int wl_tx_unused(struct wl_ctx *c, int tx)
 {
+    static const char *const flags[] = {"log", "partitions", "cap-chunk"};
+    for (size_t k = 0; k < sizeof flags / sizeof *flags; k++)
+        if (wl_given(c, flags[k]))
+            return gpm_set_error("--%s: mode %s runs %s without transactions (it keeps no "
+                                 "log): drop --%s", flags[k], c->m->name, c->wl->name,
+                                 flags[k]);
     c->obj[tx].kind = WL_OBJ_NONE;
+    return 0;
 }
 
 void wl_tx_free(struct wl_obj *o)

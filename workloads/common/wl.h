@@ -197,7 +197,7 @@ struct wl_opts {
     int cpu_threads;        /* 0: best (calibrated) or, in cpu mode, every core */
     int cpu_threads_given;
     int cp_blocks;          /* --cp-blocks: the overlapping checkpoint copy's blocks (0: paced) */
-    int sbrp;               /* --persistency sbrp: the kernels' SBRP variant */
+    int sbrp;               /* --persistency sbrp (1; epoch 0): the kernels' SBRP variant */
     int recover;
     double crash_after;     /* seconds; < 0: no crash */
     int crash_random;       /* a random moment within the expected run */
@@ -530,8 +530,9 @@ struct wl_tx_sizes {
 int wl_tx_layout(struct wl_ctx *c, int tx, const struct wl_tx_sizes *s);
 /* In layout(), instead of wl_tx_layout: this mode's batches do not go
  * through transactions (WL_BY_MARKERS_OR_TX's marker modes), so object TX
- * keeps nothing and makes no file. */
-void wl_tx_unused(struct wl_ctx *c, int tx);
+ * keeps nothing and makes no file, and --log, --partitions and --cap-chunk
+ * are refused, naming the mode. */
+int wl_tx_unused(struct wl_ctx *c, int tx);
 
 /* What a batch's kernels get (by value: wl.cuh's wl_tx_undo, wl_tx_changed). */
 typedef struct wl_delta {

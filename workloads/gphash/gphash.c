@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "gphash.h"
+#include "gpm/args.h"
 #include "gpm/log_layout.h"
 #include "gpm/tx_layout.h"
 
@@ -89,16 +90,8 @@ static int tx_layout(struct wl_ctx *c)
         .max_changes = st->batch * (2 + st->g.kw + st->g.vbytes / 8),
         .unit = 64,
     };
-    if (!in_tx(c)) {
-        static const char *const tx_flags[] = {"log", "partitions", "cap-chunk"};
-        for (size_t k = 0; k < sizeof tx_flags / sizeof *tx_flags; k++)
-            if (wl_given(c, tx_flags[k]))
-                return gpm_set_error("--%s: mode %s runs GPHash without transactions (it "
-                                     "keeps no log): drop --%s", tx_flags[k], c->m->name,
-                                     tx_flags[k]);
-        wl_tx_unused(c, GPH_LOG);
-        return 0;
-    }
+    if (!in_tx(c))
+        return wl_tx_unused(c, GPH_LOG);
     if (strcmp(wl_str(c, "log"), "conv") == 0) {
         uint32_t p = (uint32_t)wl_int(c, "partitions");
         tx.undo_bytes = (size_t)p * gpmlog_conv_share(p, GPH_LOG_BLOCKS, GPH_LOG_THREADS) *
@@ -111,7 +104,9 @@ static int tx_layout(struct wl_ctx *c)
 
 static int gph_layout(struct wl_ctx *c)
 {
+    static const char *const loadings[] = {"concurrent", "blocking", NULL};
     struct gph_state *st = S(c);
+    int loading;
     long long kb = wl_int(c, "key-bytes"), vb = wl_int(c, "value-bytes"),
               slots = wl_int(c, "slots"), top = wl_int(c, "buckets");
     struct wl_ycsb_args a;
@@ -148,10 +143,9 @@ static int gph_layout(struct wl_ctx *c)
         return gpm_set_error("--cache: mode %s has no BktCache (it caches PM's buckets for "
                              "kernels): drop --cache", c->m->name);
     st->cache_every = (uint64_t)wl_int(c, "cache-reload");
-    st->cache_concurrent = strcmp(wl_str(c, "cache-loading"), "concurrent") == 0;
-    if (!st->cache_concurrent && strcmp(wl_str(c, "cache-loading"), "blocking") != 0)
-        return gpm_set_error("--cache-loading %s: pass concurrent or blocking",
-                             wl_str(c, "cache-loading"));
+    if (gpm_arg_choice("--cache-loading", wl_str(c, "cache-loading"), loadings, &loading) != 0)
+        return -1;
+    st->cache_concurrent = loading == 0;
     bytes = gph_file_bytes(&st->g);
     wl_obj_region(c, GPH_TABLE, bytes);
     c->data_bytes = bytes;

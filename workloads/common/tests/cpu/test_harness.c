@@ -333,8 +333,8 @@ static void bad_flags(void)
     EXPECT_ERROR("unexpected argument 'tiny'", "--mode", "gpm", "tiny");
     EXPECT_ERROR("--out: empty", "--mode", "gpm", "--out", "");
     EXPECT_ERROR("--cp-blocks: 0 is out of range", "--mode", "gpm", "--cp-blocks", "0");
-    EXPECT_ERROR("--persistency: unknown model 'release'", "--mode", "gpm", "--persistency",
-                 "release");
+    EXPECT_ERROR("--persistency: unknown value 'release': use epoch|sbrp", "--mode", "gpm",
+                 "--persistency", "release");
     EXPECT_ERROR("--seed: 9000000000G is out of range", "--mode", "gpm", "--seed", "9000000000G");
 }
 

@@ -134,6 +134,7 @@ static void bad_flags_are_one_line(void)
     char *sl[] = {"gphash", "--mode", "cpu", "--slots", "3", "--pm-dir", dir};
     char *bk[] = {"gphash", "--mode", "cpu", "--buckets", "1000", "--pm-dir", dir};
     char *lg[] = {"gphash", "--mode", "cpu", "--log", "conv", "--pm-dir", dir};
+    char *cl[] = {"gphash", "--mode", "cpu", "--cache-loading", "lazy", "--pm-dir", dir};
     char line[512];
     CHECK_EQ_INT(run_main(kb, ARGC(kb)), 2);
     wl_test_line(errf, 0, line, sizeof line);
@@ -146,8 +147,11 @@ static void bad_flags_are_one_line(void)
     /* Log-free where it can persist as it goes: no log to choose. */
     CHECK_EQ_INT(run_main(lg, ARGC(lg)), 2);
     wl_test_line(errf, 0, line, sizeof line);
-    CHECK_MSG(line, "--log: mode cpu runs GPHash without transactions (it keeps no log): "
+    CHECK_MSG(line, "--log: mode cpu runs gphash without transactions (it keeps no log): "
                     "drop --log");
+    CHECK_EQ_INT(run_main(cl, ARGC(cl)), 2);
+    wl_test_line(errf, 0, line, sizeof line);
+    CHECK_MSG(line, "--cache-loading: unknown value 'lazy': use concurrent|blocking");
 }
 
 /* A run fed YCSB's own trace (its basic binding's verbose lines): reads
