@@ -1,0 +1,57 @@
+/* Reduction with native persistence: SBRP's motivating kernel (Pandey et
+ * al., ASPLOS'23, Figure 2), every iteration's partial sums on PM. */
+#ifndef REDUCE_H
+#define REDUCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "reduce_layout.h"
+#include "wl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { RED_TREE }; /* the one PM object: the layout of reduce_layout.h */
+
+struct red_state {
+    uint64_t n, nblocks;
+    uint32_t block;
+    uint32_t *d_in;                 /* device: the input */
+    uint64_t *d_slots, *d_total;    /* device: CAP modes' results before the copy */
+    uint32_t *h_in;                 /* host: the CPU mode's input */
+    struct red_dev *dev;            /* the kernels' device words (red_gpu_words) */
+};
+
+/* Kernels (reduce_kernels.cu). SLOTS and TOTAL are where the kernels
+ * store (PM, or device memory in the CAP modes); OUT says how (wl.cuh).
+ * With RESUME, blocks whose slot 0 holds EPOCH are read, not computed.
+ * *COMPUTED gets the blocks computed. SBRP picks the variant written with
+ * SBRP's operations. */
+int red_gpu_generate(uint32_t *d_in, uint64_t n, uint64_t seed);
+struct red_dev *red_gpu_words(uint64_t n, uint32_t block, int sbrp);
+void red_gpu_words_free(struct red_dev *d);
+int red_gpu_reduce(const uint32_t *in, uint64_t *slots, uint64_t *total, uint64_t n,
+                   uint32_t block, uint32_t epoch, wl_out o, int resume, int sbrp,
+                   struct red_dev *d, unsigned long long *computed);
+
+/* CPU side (reduce_ref.c). */
+void red_cpu_generate(uint32_t *in, uint64_t n, uint64_t seed);
+/* The reference: the sums of block B's tree for SEED, slot by slot (SUMS:
+ * block / RED_ITEMS of them), from the inputs regenerated. */
+void red_ref_block(uint64_t seed, uint64_t n, uint32_t block, uint64_t b, uint32_t *sums);
+/* The CPU counterpart: the blocks pending in EPOCH, OpenMP over blocks,
+ * each block's tree persisted before its slot 0 (a unit of progress),
+ * then the total. *COMPUTED gets the blocks computed. */
+int red_cpu_reduce(struct wl_ctx *c, const struct red_state *st, uint64_t *computed);
+/* Checks a tree and total (a layout in memory) of EPOCH against the
+ * reference for SEED: 0 right, 1 wrong (message set), -1 out of memory. */
+int red_check(const uint64_t *slots, uint64_t total, uint64_t n, uint32_t block, uint32_t epoch,
+              uint64_t seed);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

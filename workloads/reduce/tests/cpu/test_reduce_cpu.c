@@ -1,0 +1,84 @@
+/* The reduction end to end on the CPU (its cpu mode needs no GPU):
+ * verified rows, a real SIGKILL after chosen blocks resumed from the
+ * durable ones, and a durable total that leaves nothing to do. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpm/check.h"
+#include "tests/wl_test.h"
+#include "wl.h"
+
+static char dir[4096], rows[4200];
+
+static int run_main(char **argv, int argc)
+{
+    return wl_test_run(&WORKLOAD, argv, argc, NULL);
+}
+
+static void verified_rows_in_cpu_mode(void)
+{
+    char *ok[] = {"reduce", "--mode", "cpu", "--scale", "tiny", "--reps", "2", "--pm-dir", dir,
+                  "--out", rows};
+    unlink(rows);
+    CHECK_EQ_INT(run_main(ok, ARGC(ok)), 0);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\treduce\trun\tcpu\ttiny\t4194304\t"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tok\tn=1048576,block=1024,seed=1,cpu_threads=all:"),
+                 1);
+}
+
+/* SIGKILL just after unit K (never on a clock), then --recover computes
+ * only the blocks without the epoch: the row says what it found. */
+static void crash_then_recover(void)
+{
+    char at[16];
+    char *crash[] = {"reduce", "--mode", "cpu", "--n", "16M", "--block", "128", "--pm-dir",
+                     dir, "--reps", "1", "--crash-at-progress", at};
+    char *rec[] = {"reduce", "--mode", "cpu", "--n", "16M", "--block", "128", "--pm-dir", dir,
+                   "--recover", "--out", rows};
+    unlink(rows);
+    for (int trial = 0; trial < 3; trial++) {
+        char params[4096];
+        const char *d;
+        unsigned long long durable = 0, total = 0, k = 1 + 50000 * (unsigned long long)trial;
+        snprintf(at, sizeof at, "%llu", k); /* of 131,073 units */
+        CHECK_EQ_INT(run_main(crash, ARGC(crash)), 128 + SIGKILL);
+        CHECK_EQ_INT(run_main(rec, ARGC(rec)), 0);
+        /* At least the K units before the kill were durable (other threads
+         * may have made more before it landed), and fewer than all. */
+        wl_test_field(rows, "params", params, sizeof params);
+        d = strstr(params, ",durable=");
+        CHECKF(d && sscanf(d, ",durable=%llu/%llu", &durable, &total) == 2, "%s", params);
+        CHECKF(durable >= k && durable < total && total == 131073, "%s", params);
+    }
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\treduce\trecover\tcpu\tcustom\t"), 3);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tok\t"), 3);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",trial=mid-work,"), 3);
+}
+
+/* Killed at its last unit (the total), the run is durable whole: the
+ * recovery computes nothing and verifies. */
+static void durable_total_leaves_nothing_to_do(void)
+{
+    char *crash[] = {"reduce", "--mode", "cpu", "--n", "64K", "--block", "128", "--pm-dir",
+                     dir, "--reps", "1", "--crash-at-progress", "513"};
+    char *rec[] = {"reduce", "--mode", "cpu", "--n", "64K", "--block", "128", "--pm-dir", dir,
+                   "--recover", "--out", rows};
+    unlink(rows);
+    CHECK_EQ_INT(run_main(crash, ARGC(crash)), 128 + SIGKILL);
+    CHECK_EQ_INT(run_main(rec, ARGC(rec)), 0);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "total=durable"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",durable=513/513,redone=0"), 1);
+}
+
+int main(void)
+{
+    wl_test_scratch("reduce-cpu", dir, rows, NULL);
+    RUN(verified_rows_in_cpu_mode);
+    RUN(crash_then_recover);
+    RUN(durable_total_leaves_nothing_to_do);
+    wl_test_scratch_remove(dir);
+    CHECK_EXIT();
+}
