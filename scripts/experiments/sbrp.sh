@@ -11,7 +11,7 @@
 #      verified=fail where the model disagreed with SBRP's rules or the CPU
 #      saw a forbidden state; median_s 0: a litmus row times nothing);
 #   2. speed: each ported workload (those whose --help offers
-#      --persistency: PS, SRAD, gpKVS's SET; OPS, default set) in gpm at
+#      --persistency: Reduce, PS, SRAD, gpKVS's SET; OPS, default set) in gpm at
 #      SCALE (small from make), REPS (default 5) repetitions, with
 #      --persistency epoch (gpm_persist) and sbrp: rows of each;
 #   3. the SBRP variant under gpm-check --model sbrp at CHECK_SCALE (default

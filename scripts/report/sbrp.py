@@ -26,7 +26,8 @@ import rows as R  # noqa: E402
 # "far"; on the GPU: "near"), SBRP over the epoch model.
 PAPER = {
     "srad": "1.03 far, 1.06 near (section 7)",
-    "ps": "1.06-1.07 (scan, section 7); reduction 1.90 far, 1.68 near",
+    "ps": "1.06-1.07 (scan, section 7)",
+    "reduce": "1.90 far, 1.68 near (reduction, section 7)",
     "kvs": "in Figure 6 only; over all six programs SBRP-far is 1.21x GPM on average (up "
            "to 2.21x), SBRP-near up to 3.45x",
 }
