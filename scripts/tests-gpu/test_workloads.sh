@@ -6,7 +6,8 @@
 # (--crash-at-progress), K spread over the units a measured run has, so
 # every kill lands mid-work whatever the machine's speed; --recover must
 # finish it, verify, and say what the kill hit (scripts/lib/crash-trial.sh);
-# where a workload has cap-delta, its crash trials too.
+# where a workload has cap-delta, its crash trials too. A workload with a
+# variant for SBRP (--persistency sbrp) runs it in gpm and gpm-eadr too.
 #   GPM_BIN (programs), GPM_PM_DIR (scratch); WORKLOADS (default: every
 #   program in GPM_BIN but libgpm's gpm-* tools), CRASH_TRIALS per workload
 #   and mode (default 4), CRASH_SCALE (default small), WORKLOAD_JOBS
@@ -26,6 +27,22 @@ case $jobs in '' | *[!0-9]*) echo "not ok - WORKLOAD_JOBS=$jobs: pass a count"; 
 [ "$jobs" -ge 1 ] || jobs=1
 . "$(dirname "$0")/../lib/crash-trial.sh"
 . "$(dirname "$0")/../lib/workloads.sh"
+
+# verified_run W OP MODE LABEL [FLAGS]: one tiny run of W in MODE, which
+# must leave a verified row that, in GPU modes, says the PCIe throughput
+# (or that the driver gives none).
+verified_run() {
+    vw=$1 vop=$2 vm=$3 vlabel=$4
+    shift 4
+    "$bin/$vw" --mode "$vm" "$@" --scale tiny --reps 2 --pm-dir "$dir" --out "$rows" >"$log" 2>&1
+    vrc=$?
+    if [ $vrc -eq 0 ] && tail -n 1 "$rows" | grep -q "	$vw	$vop	$vm	tiny	.*	ok	" &&
+        { [ "$vm" = cpu ] || tail -n 1 "$rows" | grep -q "pcie_tx"; }; then
+        echo "ok - $vw $vlabel tiny verified"
+    else
+        echo "not ok - $vw $vlabel tiny: exit $vrc: $(tail -n 1 "$log")"
+    fi
+}
 
 # test_workload W: every mode of W, then its crash trials, in $top/W.
 test_workload() {
@@ -48,17 +65,15 @@ test_workload() {
                 continue ;;
             esac
             # shellcheck disable=SC2086 # flag is no word or two
-            "$bin/$w" --mode "$m" $flag --scale tiny --reps 2 --pm-dir "$dir" --out "$rows" >"$log" 2>&1
-            rc=$?
-            # A verified row, which in GPU modes says the PCIe throughput
-            # (or that the driver gives none).
-            if [ $rc -eq 0 ] && tail -n 1 "$rows" | grep -q "	$w	$op	$m	tiny	.*	ok	" &&
-                { [ "$m" = cpu ] || tail -n 1 "$rows" | grep -q "pcie_tx"; }; then
-                echo "ok - $w $what$m tiny verified"
-            else
-                echo "not ok - $w $what$m tiny: exit $rc: $(tail -n 1 "$log")"
-            fi
+            verified_run "$w" "$op" "$m" "$what$m" $flag
         done
+        # The variant written for SBRP, where the workload has one.
+        if "$bin/$w" --help 2>/dev/null | grep -q -- --persistency; then
+            for m in gpm gpm-eadr; do
+                # shellcheck disable=SC2086
+                verified_run "$w" "$op" "$m" "$what$m --persistency sbrp" $flag --persistency sbrp
+            done
+        fi
         extra=""
         has_mode "$bin" "$w" cap-delta && extra=cap-delta
         mode_available "$bin" "$w" cap-gds && extra="$extra cap-gds"
