@@ -55,6 +55,15 @@ struct gph_change {
 };
 #define GPH_UNCACHED 0xffffffffu
 
+/* Cache set C's entries in T, the table as a kernel sees it. */
+static void use_set(struct tbl *t, const struct gph_cache_set *c)
+{
+    t->entry = c->entry;
+    t->c_state = c->state;
+    t->c_key = c->key;
+    t->c_ref = c->ref;
+}
+
 static struct tbl tbl_of(const struct gph_state *st, uint8_t *base, int cached,
                          const wl_txdev *d)
 {
@@ -68,12 +77,8 @@ static struct tbl tbl_of(const struct gph_state *st, uint8_t *base, int cached,
     t.cell = (uint64_t *)(base + gph_cell_off(g));
     t.vw = g->vbytes / 8;
     if (cached && st->cache_entries) {
-        const struct gph_cache_set *c = &st->set[st->active];
-        t.entry = c->entry;
+        use_set(&t, &st->set[st->active]);
         t.freq = st->d_freq;
-        t.c_state = c->state;
-        t.c_key = c->key;
-        t.c_ref = c->ref;
         t.dirty = st->loading ? st->d_dirty : NULL;
     }
     if (d) {
@@ -704,10 +709,7 @@ void gph_gpu_unpin(struct gph_state *st)
 static struct tbl tbl_set(const struct gph_state *st, uint8_t *table, int k)
 {
     struct tbl t = tbl_of(st, table, 0, NULL);
-    t.entry = st->set[k].entry;
-    t.c_state = st->set[k].state;
-    t.c_key = st->set[k].key;
-    t.c_ref = st->set[k].ref;
+    use_set(&t, &st->set[k]);
     return t;
 }
 
