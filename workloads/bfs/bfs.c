@@ -164,7 +164,11 @@ static int bfs_recover(struct wl_ctx *c)
 static int bfs_verify(struct wl_ctx *c)
 {
     struct bfs_state *st = S(c);
-    return bfs_check(&st->g, st->src, pm(c), c->epoch);
+    struct wl_wrong w = {0};
+    int rc = bfs_check(&st->g, st->src, pm(c), c->epoch, &w);
+    if (rc == 1)
+        wl_note_wrong(c, &w);
+    return rc;
 }
 
 static void bfs_teardown(struct wl_ctx *c)

@@ -110,8 +110,13 @@ int bfs_ref(const struct bfs_graph *g, uint32_t src, uint32_t *cost, uint32_t *l
 /* Checks the search of EPOCH in the PM layout PM (bfs_layout.h) against
  * the reference: every cost, the count, and each level's part of the
  * search sequence (its size, and each node in it once, of that level).
- * 0 right, 1 wrong (message set), -1 error. */
-int bfs_check(const struct bfs_graph *g, uint32_t src, const uint8_t *pm, uint32_t epoch);
+ * 0 right, 1 wrong (message set: the count first, then the first wrong
+ * cost, then the sequence), -1 error. Adds to W (NULL: not wanted) the
+ * measure of verify: of the N nodes, those whose cost is wrong or that
+ * their level's part of the sequence does not hold, and the durable count
+ * as one marker. */
+int bfs_check(const struct bfs_graph *g, uint32_t src, const uint8_t *pm, uint32_t epoch,
+              struct wl_wrong *w);
 
 #ifdef __cplusplus
 }

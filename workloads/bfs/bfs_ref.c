@@ -78,7 +78,29 @@ static int check_sequence(uint64_t n, const uint32_t *seq, const uint32_t *start
     return rc;
 }
 
-int bfs_check(const struct bfs_graph *g, uint32_t src, const uint8_t *pm, uint32_t epoch)
+/* The nodes whose cost is right (the reference's, REF) but which their
+ * level's part of the search sequence does not hold once: a wrong search
+ * result as much as a wrong cost. */
+static uint64_t misplaced(uint64_t n, const uint32_t *cost, const uint32_t *seq,
+                          const uint32_t *start, uint32_t levels, const uint32_t *ref)
+{
+    uint8_t *placed = calloc(n ? n : 1, 1);
+    uint64_t bad = 0;
+    if (!placed)
+        return 0;
+    for (uint32_t l = 0; l < levels; l++)
+        for (uint64_t i = start[l]; i < start[l + 1] && i < n; i++)
+            if (seq[i] < n && ref[seq[i]] == l)
+                placed[seq[i]] = 1;
+#pragma omp parallel for reduction(+ : bad) schedule(static)
+    for (uint64_t v = 0; v < n; v++)
+        bad += cost[v] == ref[v] && ref[v] != BFS_UNVISITED && !placed[v];
+    free(placed);
+    return bad;
+}
+
+int bfs_check(const struct bfs_graph *g, uint32_t src, const uint8_t *pm, uint32_t epoch,
+              struct wl_wrong *w)
 {
     uint64_t n = g->n;
     const uint32_t *cost = (const uint32_t *)(pm + bfs_cost_off());
@@ -86,16 +108,23 @@ int bfs_check(const struct bfs_graph *g, uint32_t src, const uint8_t *pm, uint32
     const uint32_t *start = (const uint32_t *)(pm + bfs_start_off(n));
     uint32_t got = bfs_durable_levels(*(const uint64_t *)(pm + bfs_count_off()), epoch);
     uint32_t *ref = malloc(n * sizeof *ref), levels;
+    struct wl_wrong local = {0};
     int rc;
+    if (!w)
+        w = &local;
     if (!ref || bfs_ref(g, src, ref, &levels) != 0) {
         free(ref);
         return gpm_set_error("bfs: out of memory for verification");
     }
+    /* The measure first, whatever the count says: every node. */
+    w->units = "nodes";
+    rc = wl_check_u32("bfs: cost of node", cost, ref, n, w);
+    w->bad += misplaced(n, cost, seq, start, levels, ref);
+    w->marks++;
+    w->marks_bad += got != levels;
     if (got != levels)
         rc = wrong("bfs: the durable count says %u levels, the search from node %u has %u", got,
                    src, levels);
-    else
-        rc = wl_check_u32("bfs: cost of node", cost, ref, n);
     if (rc == 0)
         rc = check_sequence(n, seq, start, levels, ref);
     free(ref);

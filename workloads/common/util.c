@@ -97,14 +97,37 @@ const char *wl_data_dir(void)
     return dir;
 }
 
-int wl_check_u32(const char *what, const uint32_t *got, const uint32_t *want, size_t n)
+void wl_note_wrong(struct wl_ctx *c, const struct wl_wrong *w)
 {
+    if (w->units)
+        wl_note(c, "wrong_units=%llu/%llu,units=%s", (unsigned long long)w->bad,
+                (unsigned long long)w->total, w->units);
+    if (w->units && w->err)
+        wl_note(c, "wrong_max_err=%.3g,wrong_err=%s", w->max_err, w->err);
+    if (w->marks)
+        wl_note(c, "wrong_marks=%llu/%llu", (unsigned long long)w->marks_bad,
+                (unsigned long long)w->marks);
+}
+
+int wl_check_u32(const char *what, const uint32_t *got, const uint32_t *want, size_t n,
+                 struct wl_wrong *w)
+{
+    size_t first = n, bad = 0;
+#pragma omp parallel for reduction(min : first) reduction(+ : bad) schedule(static)
     for (size_t i = 0; i < n; i++)
         if (got[i] != want[i]) {
-            gpm_set_error("%s: element %zu is %u, expected %u", what, i, got[i], want[i]);
-            return 1;
+            bad++;
+            if (i < first)
+                first = i;
         }
-    return 0;
+    if (w) {
+        w->bad += bad;
+        w->total += n;
+    }
+    if (!bad)
+        return 0;
+    gpm_set_error("%s: element %zu is %u, expected %u", what, first, got[first], want[first]);
+    return 1;
 }
 
 size_t wl_first_difference(const void *a, const void *b, size_t n, size_t size)
@@ -119,15 +142,36 @@ size_t wl_first_difference(const void *a, const void *b, size_t n, size_t size)
 }
 
 int wl_check_close_f32(const char *what, const float *got, const double *want, size_t n,
-                       double abs_tol, double rel_tol)
+                       double abs_tol, double rel_tol, struct wl_wrong *w)
 {
+    size_t first = n, bad = 0;
+    double max_err = 0;
+#pragma omp parallel for reduction(min : first) reduction(+ : bad) reduction(max : max_err) \
+    schedule(static)
     for (size_t i = 0; i < n; i++) {
-        double g = got[i], w = want[i];
-        if (!wl_close(g, w, abs_tol, rel_tol)) {
-            gpm_set_error("%s: element %zu is %.9g, expected %.9g (tolerance %.3g)", what, i,
-                          g, w, abs_tol + rel_tol * fabs(w));
-            return 1;
+        double g = got[i], e = fabs(g - want[i]);
+        if (rel_tol != 0 && want[i] != 0)
+            e /= fabs(want[i]);
+        if (e != e) /* a NaN: no error is larger */
+            e = INFINITY;
+        if (e > max_err)
+            max_err = e;
+        if (!wl_close(g, want[i], abs_tol, rel_tol)) {
+            bad++;
+            if (i < first)
+                first = i;
         }
     }
-    return 0;
+    if (w) {
+        w->bad += bad;
+        w->total += n;
+        w->err = rel_tol != 0 ? "rel" : "abs";
+        if (max_err > w->max_err)
+            w->max_err = max_err;
+    }
+    if (!bad)
+        return 0;
+    gpm_set_error("%s: element %zu is %.9g, expected %.9g (tolerance %.3g)", what, first,
+                  (double)got[first], want[first], abs_tol + rel_tol * fabs(want[first]));
+    return 1;
 }

@@ -181,6 +181,31 @@ static void recovery_of_a_finished_a_stale_or_an_empty_search(void)
     remove_pm_files();
 }
 
+/* A finished search whose costs were damaged after it: the recovery has
+ * nothing to do but verify, which fails, and its row says how wrong: 64
+ * nodes of the 65536 with a wrong cost, the durable count right. */
+static void a_damaged_search_is_measured_in_wrong_nodes(void)
+{
+    char *run[] = {"bfs", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--reps", "1",
+                   "--keep"};
+    char *rec[] = {"bfs", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--recover",
+                   "--out", rows};
+    char path[4200];
+    unsigned garbage[64];
+    unlink(rows);
+    CHECK_EQ_INT(run_main(run, ARGC(run)), 0);
+    CHECK(wl_test_path(dir, "bfs-*.search", path, sizeof path) == 0);
+    for (int i = 0; i < 64; i++)
+        garbage[i] = 1u << 30; /* no cost: a search of 65536 nodes has fewer levels */
+    CHECK(poke(path, (long)bfs_cost_off() + 4000, garbage, sizeof garbage) == 0);
+    CHECK_EQ_INT(run_main(rec, ARGC(rec)), 1);
+    CHECK_EQ_INT(wl_test_count_lines(err, "cost of node: element 1000 is 1073741824, expected"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tfail\t"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",wrong_units=64/65536,units=nodes,wrong_marks=0/1"),
+                 1);
+    remove_pm_files();
+}
+
 static void recovery_refuses_another_graph(void)
 {
     char *run[] = {"bfs", "--mode", "cpu", "--graph", gr, "--pm-dir", dir, "--reps", "1",
@@ -209,6 +234,7 @@ int main(void)
     RUN(bad_flags_name_the_flag);
     RUN(crash_then_recover_from_a_durable_level);
     RUN(recovery_of_a_finished_a_stale_or_an_empty_search);
+    RUN(a_damaged_search_is_measured_in_wrong_nodes);
     RUN(recovery_refuses_another_graph);
     wl_test_scratch_remove(dir);
     wl_test_scratch_remove(data);

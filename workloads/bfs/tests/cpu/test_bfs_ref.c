@@ -184,31 +184,46 @@ static void check_accepts_a_search_and_names_what_is_wrong(void)
     struct bfs_graph g = {0};
     uint8_t *pm;
     uint32_t *cost, *seq, *start;
+    struct wl_wrong w = {0};
     CHECK(make_graph(&g, 5, arcs, 7) == 0);
     pm = image(&g, 0, 3);
     CHECK(pm);
     cost = (uint32_t *)(pm + bfs_cost_off());
     seq = (uint32_t *)(pm + bfs_seq_off(5));
     start = (uint32_t *)(pm + bfs_start_off(5));
-    CHECKF(bfs_check(&g, 0, pm, 3) == 0, "%s", gpm_last_error());
+    CHECKF(bfs_check(&g, 0, pm, 3, &w) == 0, "%s", gpm_last_error());
+    CHECK(w.bad == 0 && w.total == 5 && w.marks_bad == 0 && w.marks == 1);
     /* Levels {0}, {1, 3}, {2}; node 4 unreachable. */
     CHECK(start[1] == 1 && start[2] == 3 && start[3] == 4 && cost[4] == U);
-    CHECK_EQ_INT(bfs_check(&g, 0, pm, 4), 1); /* another epoch's count */
+    memset(&w, 0, sizeof w);
+    CHECK_EQ_INT(bfs_check(&g, 0, pm, 4, &w), 1); /* another epoch's count */
     CHECK_MSG(gpm_last_error(), "count says 0 levels");
+    CHECK(w.bad == 0 && w.total == 5 && w.marks_bad == 1 && w.marks == 1); /* the costs are right */
     cost[4] = 2;
-    CHECK_EQ_INT(bfs_check(&g, 0, pm, 3), 1);
+    memset(&w, 0, sizeof w);
+    CHECK_EQ_INT(bfs_check(&g, 0, pm, 3, &w), 1);
     CHECK_MSG(gpm_last_error(), "cost of node: element 4 is 2, expected 4294967295");
+    CHECK(w.bad == 1 && w.total == 5 && w.marks_bad == 0 && !strcmp(w.units, "nodes"));
+    /* Both: the count is named, and the wrong cost still counted. */
+    memset(&w, 0, sizeof w);
+    CHECK_EQ_INT(bfs_check(&g, 0, pm, 4, &w), 1);
+    CHECK_MSG(gpm_last_error(), "count says 0 levels");
+    CHECK(w.bad == 1 && w.marks_bad == 1);
     cost[4] = U;
-    seq[2] = seq[1]; /* node twice in level 1 */
-    CHECK_EQ_INT(bfs_check(&g, 0, pm, 3), 1);
+    seq[2] = seq[1]; /* node twice in level 1: the other one is missing */
+    memset(&w, 0, sizeof w);
+    CHECK_EQ_INT(bfs_check(&g, 0, pm, 3, &w), 1);
     CHECK_MSG(gpm_last_error(), "position 2");
+    CHECK(w.bad == 1 && w.total == 5);
     free(pm);
     pm = image(&g, 0, 3);
     CHECK(pm);
     start = (uint32_t *)(pm + bfs_start_off(5));
-    start[2] = 2; /* level 1 one node short */
-    CHECK_EQ_INT(bfs_check(&g, 0, pm, 3), 1);
+    start[2] = 2; /* level 1 one node short: that node is in level 2's part */
+    memset(&w, 0, sizeof w);
+    CHECK_EQ_INT(bfs_check(&g, 0, pm, 3, &w), 1);
     CHECK_MSG(gpm_last_error(), "level 1 of the search sequence holds 1 nodes, expected 2");
+    CHECK(w.bad == 1 && w.total == 5);
     free(pm);
     bfs_graph_free(&g);
 }

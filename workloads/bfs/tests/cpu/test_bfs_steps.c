@@ -235,7 +235,7 @@ static void every_mode_leaves_a_search_that_verifies(void)
             fresh(&e);
             CHECK(search(&e, 0, -1, &levels, &computed) == 0);
             CHECK(bfs_ref(&g, src, ref, &ref_levels) == 0);
-            CHECKF(bfs_check(&g, src, e.dur, e.epoch) == 0, "%s from %u: %s", flavor_name[f],
+            CHECKF(bfs_check(&g, src, e.dur, e.epoch, NULL) == 0, "%s from %u: %s", flavor_name[f],
                    src, gpm_last_error());
             CHECK(levels == ref_levels && computed == levels);
             /* The device arrays hold the same search as PM. */
@@ -277,7 +277,7 @@ static void crash_anywhere_recover_in_any_mode(void)
                 else
                     restore(&e, durable);
                 CHECK(search(&e, durable, -1, &levels, &computed) == 0);
-                CHECKF(bfs_check(&g, 0, e.dur, e.epoch) == 0, "%s crash at %ld, %s recovery "
+                CHECKF(bfs_check(&g, 0, e.dur, e.epoch, NULL) == 0, "%s crash at %ld, %s recovery "
                        "from %u levels: %s", flavor_name[crashed], at, flavor_name[recovered],
                        durable, gpm_last_error());
                 CHECK(levels == ref_levels);

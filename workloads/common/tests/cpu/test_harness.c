@@ -4,6 +4,7 @@
  * reset of checkpoints and logs, refusals that leave files untouched,
  * locks), and crash trials that are real SIGKILLs classified by what
  * recovery found. */
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,22 +138,36 @@ static int fake_recover(struct wl_ctx *c)
     return 0;
 }
 
+/* Every word and chunk mark checked; on a mismatch, the measure noted:
+ * words wrong, chunks not marked. --bug wrong: one word taken as wrong. */
 static int fake_verify(struct wl_ctx *c)
 {
     struct fake *f = c->priv;
-    if (strcmp(f->bug, "wrong") == 0)
-        return gpm_set_error("fake: wrong on purpose"), 1;
+    struct wl_wrong w = {.units = "words", .total = f->chunks * WORDS, .marks = f->chunks};
+    uint64_t first = UINT64_MAX;
     for (uint64_t k = 0; k < f->chunks; k++) {
-        if (marks(c)[k] != c->epoch)
-            return gpm_set_error("fake: chunk %llu not done", (unsigned long long)k), 1;
+        w.marks_bad += marks(c)[k] != c->epoch;
         for (uint64_t i = 0; i < WORDS; i++)
-            if (words(c)[k * WORDS + i] != word(c->opt.seed, k * WORDS + i))
-                return gpm_set_error("fake: word %llu", (unsigned long long)(k * WORDS + i)), 1;
+            if (words(c)[k * WORDS + i] != word(c->opt.seed, k * WORDS + i)) {
+                w.bad++;
+                first = first < k * WORDS + i ? first : k * WORDS + i;
+            }
     }
-    memset(f->state, 0, sizeof f->state);
-    if (wl_cp_restore(c, FAKE_STATE) != 0 || f->state[0] != c->epoch)
-        return gpm_set_error("fake: the checkpoint does not hold epoch %u", c->epoch), 1;
-    return 0;
+    if (strcmp(f->bug, "wrong") == 0) {
+        w.bad = 1;
+        gpm_set_error("fake: wrong on purpose");
+    } else if (w.marks_bad) {
+        gpm_set_error("fake: %llu chunks not done", (unsigned long long)w.marks_bad);
+    } else if (w.bad) {
+        gpm_set_error("fake: word %llu", (unsigned long long)first);
+    } else {
+        memset(f->state, 0, sizeof f->state);
+        if (wl_cp_restore(c, FAKE_STATE) != 0 || f->state[0] != c->epoch)
+            return gpm_set_error("fake: the checkpoint does not hold epoch %u", c->epoch), 1;
+        return 0;
+    }
+    wl_note_wrong(c, &w);
+    return 1;
 }
 
 const struct wl_workload WORKLOAD = {
@@ -678,11 +693,18 @@ static void failed_run_removes_only_what_it_created(void)
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--bug", "fail"),
                  1);
     CHECK(access(data, F_OK) == 0);
-    /* A wrong answer keeps the files for inspection, and says so. */
-    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--bug", "wrong"),
+    /* A wrong answer keeps the files for inspection, and says so; its row
+     * says how wrong (the fake takes one word of 64 chunks' as wrong). */
+    unlink(rows);
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--bug", "wrong",
+                          "--out", rows),
                  1);
     CHECK(access(data, F_OK) == 0);
     CHECK_EQ_INT(wl_test_count_lines(errlog, "stay in"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tfail\t"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",wrong_units=1/32768,units=words,wrong_marks=0/64"),
+                 1);
+    unlink(rows);
     clean_dir();
 }
 
@@ -925,12 +947,83 @@ static void float_closeness(void)
     CHECK(wl_close(1.0, 1.0, 0, 0) && wl_close(-1.0, -1.1, 0, 0.1) && !wl_close(-1.0, -1.2, 0, 0.1));
     CHECK(wl_close(100.5, 100.0, 0.5, 0) && !wl_close(100.6, 100.0, 0.5, 0));
     CHECK(!wl_close(nan, 1.0, 1e9, 1e9) && !wl_close(1.0, nan, 1e9, 1e9));
-    CHECK_EQ_INT(wl_check_close_f32("x", got, want, 3, 0, 0), 0);
+    CHECK_EQ_INT(wl_check_close_f32("x", got, want, 3, 0, 0, NULL), 0);
     {
         double off[3] = {1.0, 2.0, 0.0};
-        CHECK_EQ_INT(wl_check_close_f32("sums", got, off, 3, 0.1, 0), 1);
+        CHECK_EQ_INT(wl_check_close_f32("sums", got, off, 3, 0.1, 0, NULL), 1);
         CHECK_MSG(gpm_last_error(), "sums: element 1 is 2.5");
     }
+}
+
+/* The checks count every mismatch, not only the first they name: the
+ * error measure a verify notes (wrong_units, wrong_max_err). */
+static void checks_count_every_mismatch(void)
+{
+    enum { N = 10000 };
+    static uint32_t a[N], b[N];
+    static float f[N];
+    static double d[N];
+    struct wl_wrong w = {.units = "elements"};
+    double nan = 0.0 / 0.0;
+    for (int i = 0; i < N; i++) {
+        a[i] = b[i] = (uint32_t)i;
+        d[i] = 1.0 + i;
+        f[i] = (float)d[i];
+    }
+    CHECK_EQ_INT(wl_check_u32("x", a, b, N, &w), 0);
+    CHECK(w.bad == 0 && w.total == N && w.err == NULL);
+    b[7000] = 1, b[4321] = 2, b[9999] = 3;
+    CHECK_EQ_INT(wl_check_u32("costs", a, b, N, &w), 1);
+    CHECK_MSG(gpm_last_error(), "costs: element 4321 is 4321, expected 2");
+    CHECK(w.bad == 3 && w.total == 2 * N); /* added to what was there */
+
+    /* Absolute: the largest |got - want|, outside the tolerance or not. */
+    memset(&w, 0, sizeof w);
+    d[10] += 0.25; /* within 0.5 */
+    d[20] -= 3.0;
+    d[30] += 1.5;
+    CHECK_EQ_INT(wl_check_close_f32("t", f, d, N, 0.5, 0, &w), 1);
+    CHECK_MSG(gpm_last_error(), "t: element 20 is 21, expected 18");
+    CHECKF(w.bad == 2 && w.total == N && w.max_err == 3.0 && !strcmp(w.err, "abs"),
+           "bad %llu, max_err %g", (unsigned long long)w.bad, w.max_err);
+    /* Relative where the tolerance is: 3 off 18 is 1/6, 1.5 off 32.5 within 0.1. */
+    memset(&w, 0, sizeof w);
+    CHECK_EQ_INT(wl_check_close_f32("t", f, d, N, 0, 0.1, &w), 1);
+    CHECKF(w.bad == 1 && w.max_err == 3.0 / 18 && !strcmp(w.err, "rel"), "bad %llu, max_err %g",
+           (unsigned long long)w.bad, w.max_err);
+    /* A NaN is wrong, and no error is larger. */
+    f[40] = (float)nan;
+    memset(&w, 0, sizeof w);
+    CHECK_EQ_INT(wl_check_close_f32("t", f, d, N, 0.5, 0, &w), 1);
+    CHECK(w.bad == 3 && isinf(w.max_err));
+}
+
+/* wl_note_wrong's format: the units, the largest error where measured, the
+ * markers where read; nothing noted of what was not measured. */
+static void wrong_measure_is_noted_in_one_format(void)
+{
+    struct wl_ctx c;
+    struct wl_wrong w = {.units = "nodes", .bad = 12, .total = 1024};
+    memset(&c, 0, sizeof c);
+    wl_note_wrong(&c, &w);
+    CHECKF(c.note && !strcmp(c.note, "wrong_units=12/1024,units=nodes"), "%s", c.note);
+    free(c.note);
+    memset(&c, 0, sizeof c);
+    w.err = "abs";
+    w.max_err = 0.125;
+    w.marks_bad = 3;
+    w.marks = 16;
+    wl_note_wrong(&c, &w);
+    CHECKF(c.note && !strcmp(c.note, "wrong_units=12/1024,units=nodes,wrong_max_err=0.125,"
+                                     "wrong_err=abs,wrong_marks=3/16"), "%s", c.note);
+    free(c.note);
+    /* Only a marker read: the output was not compared. */
+    memset(&c, 0, sizeof c);
+    memset(&w, 0, sizeof w);
+    w.marks_bad = w.marks = 1;
+    wl_note_wrong(&c, &w);
+    CHECKF(c.note && !strcmp(c.note, "wrong_marks=1/1"), "%s", c.note);
+    free(c.note);
 }
 
 static void first_difference_of_records(void)
@@ -976,6 +1069,8 @@ int main(void)
     RUN(operations_are_chosen_named_and_part_of_the_run);
     RUN(pcie_throughput_is_noted_in_gpu_modes);
     RUN(float_closeness);
+    RUN(checks_count_every_mismatch);
+    RUN(wrong_measure_is_noted_in_one_format);
     RUN(first_difference_of_records);
     RUN(data_dir_from_the_environment);
     wl_test_scratch_remove(dir);
