@@ -169,18 +169,26 @@ static int ps_recover(struct wl_ctx *c)
     return 0;
 }
 
+/* Every sum is compared whatever the markers say; blocks without their
+ * done marker are a failure of their own, named first. */
 static int ps_verify(struct wl_ctx *c)
 {
     struct ps_state *st = S(c);
     uint64_t pending = ps_count_pending(pm_done(c), st->nblocks, c->epoch);
+    struct wl_wrong w = {.marks_bad = pending, .marks = st->nblocks};
+    int rc = ps_check((const uint32_t *)(pm_host(c) + ps_out_off()),
+                      (const uint32_t *)(pm_host(c) + ps_pre_off(st->n, st->block)), st->n,
+                      st->block, c->opt.seed, &w);
+    if (rc < 0)
+        return rc;
     if (pending != 0) {
         gpm_set_error("ps: %llu blocks lack the done marker of epoch %u",
                       (unsigned long long)pending, c->epoch);
-        return 1;
+        rc = 1;
     }
-    return ps_check((const uint32_t *)(pm_host(c) + ps_out_off()),
-                    (const uint32_t *)(pm_host(c) + ps_pre_off(st->n, st->block)), st->n,
-                    st->block, c->opt.seed);
+    if (rc == 1)
+        wl_note_wrong(c, &w);
+    return rc;
 }
 
 static void ps_teardown(struct wl_ctx *c)

@@ -50,8 +50,12 @@ int ps_cpu_scan_blocks(struct wl_ctx *c, const struct ps_state *st, const uint32
                        uint32_t epoch, uint64_t *computed);
 int ps_cpu_block_prefix(struct wl_ctx *c, const struct ps_state *st);
 /* Checks OUT/PRE (a PS layout in memory) against the reference for SEED:
- * 0 right, 1 wrong, -1 out of memory (message set). */
-int ps_check(const uint32_t *out, const uint32_t *pre, uint64_t n, uint32_t block, uint64_t seed);
+ * 0 right, 1 wrong (the first wrong partial sum named, else the first
+ * wrong block sum), -1 out of memory (message set). Adds to W (NULL: not
+ * wanted) every sum compared, the N partial sums and the NBLOCKS + 1 block
+ * sums, and those that are wrong. */
+int ps_check(const uint32_t *out, const uint32_t *pre, uint64_t n, uint32_t block, uint64_t seed,
+             struct wl_wrong *w);
 /* Reference inclusive prefix sums of block B, written to OUT[0..len). */
 void ps_ref_block(uint64_t seed, uint64_t n, uint32_t block, uint64_t b, uint32_t *out);
 

@@ -84,9 +84,11 @@ int ps_cpu_block_prefix(struct wl_ctx *c, const struct ps_state *st)
     return wl_pm_persist(c, PS_SUMS, pre, (size_t)(st->nblocks + 1) * 4);
 }
 
-int ps_check(const uint32_t *out, const uint32_t *pre, uint64_t n, uint32_t block, uint64_t seed)
+int ps_check(const uint32_t *out, const uint32_t *pre, uint64_t n, uint32_t block, uint64_t seed,
+             struct wl_wrong *w)
 {
-    uint64_t nb = ps_nblocks(n, block), bad = UINT64_MAX;
+    uint64_t nb = ps_nblocks(n, block), bad = UINT64_MAX, wrong_sums = 0, wrong_pre = 0;
+    uint64_t first_pre = UINT64_MAX;
     uint32_t *tot = malloc(nb * sizeof *tot);
     uint32_t run = 0;
     int oom = 0;
@@ -94,7 +96,7 @@ int ps_check(const uint32_t *out, const uint32_t *pre, uint64_t n, uint32_t bloc
         gpm_set_error("ps: out of memory for verification");
         return -1;
     }
-#pragma omp parallel
+#pragma omp parallel reduction(+ : wrong_sums)
     {
         uint32_t *ref = malloc((size_t)block * sizeof *ref);
         if (!ref) {
@@ -104,11 +106,14 @@ int ps_check(const uint32_t *out, const uint32_t *pre, uint64_t n, uint32_t bloc
 #pragma omp for schedule(static)
         for (uint64_t b = 0; b < nb; b++) {
             uint32_t len = ps_block_len(n, block, b);
+            const uint32_t *got = out + b * block;
             if (!ref)
                 continue;
             ps_ref_block(seed, n, block, b, ref);
             tot[b] = ref[len - 1];
-            if (memcmp(ref, out + b * block, (size_t)len * 4) != 0) {
+            if (memcmp(ref, got, (size_t)len * 4) != 0) {
+                for (uint32_t k = 0; k < len; k++) /* every wrong sum: the measure */
+                    wrong_sums += got[k] != ref[k];
 #pragma omp critical
                 if (b < bad)
                     bad = b;
@@ -120,6 +125,21 @@ int ps_check(const uint32_t *out, const uint32_t *pre, uint64_t n, uint32_t bloc
         free(tot);
         gpm_set_error("ps: out of memory for verification");
         return -1;
+    }
+    /* The block sums: pre[b] is the sum of every block before b. */
+    for (uint64_t b = 0; b <= nb; b++) {
+        if (pre[b] != run) {
+            wrong_pre++;
+            if (first_pre == UINT64_MAX)
+                first_pre = b;
+        }
+        if (b < nb)
+            run += tot[b];
+    }
+    if (w) {
+        w->units = "sums";
+        w->bad += wrong_sums + wrong_pre;
+        w->total += n + nb + 1;
     }
     if (bad != UINT64_MAX) {
         /* Name the first wrong element by its index in the whole array (what
@@ -140,15 +160,14 @@ int ps_check(const uint32_t *out, const uint32_t *pre, uint64_t n, uint32_t bloc
         free(ref);
         return 1;
     }
-    for (uint64_t b = 0; b <= nb; b++) {
-        if (pre[b] != run) {
-            gpm_set_error("ps: final sum of block %llu is %u, expected %u",
-                          (unsigned long long)b, pre[b], run);
-            free(tot);
-            return 1;
-        }
-        if (b < nb)
-            run += tot[b];
+    if (first_pre != UINT64_MAX) {
+        uint32_t want = 0;
+        for (uint64_t b = 0; b < first_pre; b++)
+            want += tot[b];
+        gpm_set_error("ps: final sum of block %llu is %u, expected %u",
+                      (unsigned long long)first_pre, pre[first_pre], want);
+        free(tot);
+        return 1;
     }
     free(tot);
     return 0;

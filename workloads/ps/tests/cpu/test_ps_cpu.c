@@ -89,12 +89,51 @@ static void stale_markers_without_identity_never_count(void)
     CHECK(system(cmd) == 0);
 }
 
+/* A finished scan damaged after it: 100 partial sums of block 1
+ * overwritten, the done markers of blocks 10 to 12 cleared. The recovery
+ * redoes blocks 10 to 12 and the block sums, and trusts block 1's marker;
+ * verify names the first wrong sum, and the row measures them: 100 of the
+ * 1048576 partial and 257 block sums wrong, every marker there. */
+static void a_damaged_scan_is_measured_in_wrong_sums(void)
+{
+    char *run[] = {"ps", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--reps", "1",
+                   "--keep"};
+    char *rec[] = {"ps", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--recover",
+                   "--out", rows};
+    char cmd[8400], path[8400], err[4300];
+    const uint64_t n = 16 << 16;
+    uint32_t junk[100], zero[3] = {0, 0, 0};
+    FILE *f;
+    snprintf(err, sizeof err, "%s/stderr", dir);
+    unlink(rows);
+    CHECK_EQ_INT(run_main(run, ARGC(run)), 0);
+    CHECK(wl_test_path(dir, "ps-tiny.sums", path, sizeof path) == 0);
+    for (int i = 0; i < 100; i++)
+        junk[i] = 0xffffffffu - (uint32_t)i;
+    f = fopen(path, "r+");
+    CHECK(f);
+    CHECK(fseek(f, (long)(ps_out_off() + 5000 * 4), SEEK_SET) == 0 &&
+          fwrite(junk, 4, 100, f) == 100);
+    CHECK(fseek(f, (long)(ps_done_off(n) + 10 * 4), SEEK_SET) == 0 &&
+          fwrite(zero, 4, 3, f) == 3);
+    fclose(f);
+    CHECK_EQ_INT(wl_test_run(&WORKLOAD, rec, ARGC(rec), err), 1);
+    CHECK_EQ_INT(wl_test_count_lines(err, "ps: partial sums: element 5000 is 4294967295"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tfail\t"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",resumed_blocks=3,pending_blocks=3,"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",wrong_units=100/1048833,units=sums,wrong_marks=0/256"),
+                 1);
+    snprintf(cmd, sizeof cmd, "rm -f '%s'/ps-*", dir);
+    CHECK(system(cmd) == 0);
+}
+
 int main(void)
 {
     wl_test_scratch("ps-cpu", dir, rows, NULL);
     RUN(verified_rows_in_cpu_mode);
     RUN(crash_then_recover);
     RUN(stale_markers_without_identity_never_count);
+    RUN(a_damaged_scan_is_measured_in_wrong_sums);
     wl_test_scratch_remove(dir);
     CHECK_EXIT();
 }

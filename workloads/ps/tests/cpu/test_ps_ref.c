@@ -92,13 +92,13 @@ static void resume_computes_only_pending_blocks(void)
     CHECK_EQ_INT(k, st.nblocks - 11);
     CHECK_EQ_INT(ps_cpu_block_prefix(&c, &st), 0);
     CHECK_EQ_INT(ps_check(out, (uint32_t *)((uint8_t *)r.host + ps_pre_off(n, block)), n,
-                          block, 5), 0);
+                          block, 5, NULL), 0);
     /* The markers are trusted: a done block is not recomputed. */
     out[3] ^= 1;
     CHECK_EQ_INT(ps_cpu_scan_blocks(&c, &st, in, 2, &k), 0);
     CHECK_EQ_INT(k, 0);
     CHECK_EQ_INT(ps_check(out, (uint32_t *)((uint8_t *)r.host + ps_pre_off(n, block)), n,
-                          block, 5), 1);
+                          block, 5, NULL), 1);
     CHECK_MSG(gpm_last_error(), "element 3");
     free(in);
     gpm_unmap(&r);
@@ -113,6 +113,7 @@ static void a_wrong_sum_is_named_by_its_global_index_and_block(void)
     const uint32_t block = 64;
     uint64_t nb = ps_nblocks(n, block);
     uint32_t *out = malloc(n * 4), *pre = malloc((nb + 1) * 4), run = 0;
+    struct wl_wrong w = {0};
     char want[160];
     CHECK(out && pre);
     for (uint64_t b = 0; b < nb; b++) {
@@ -122,13 +123,31 @@ static void a_wrong_sum_is_named_by_its_global_index_and_block(void)
         run += out[b * block + len - 1];
     }
     pre[nb] = run;
-    CHECK_EQ_INT(ps_check(out, pre, n, block, 9), 0);
+    CHECK_EQ_INT(ps_check(out, pre, n, block, 9, &w), 0);
+    CHECK(w.bad == 0 && w.total == n + nb + 1);
     out[2 * 64 + 5] += 1;
     out[3 * 64 + 1] += 1; /* a later one: the first is named */
-    CHECK_EQ_INT(ps_check(out, pre, n, block, 9), 1);
+    memset(&w, 0, sizeof w);
+    CHECK_EQ_INT(ps_check(out, pre, n, block, 9, &w), 1);
     snprintf(want, sizeof want, "ps: partial sums: element 133 is %u, expected %u (element 5 of "
              "block 2, blocks of 64)", out[133], out[133] - 1);
     CHECK_MSG(gpm_last_error(), want);
+    /* Every wrong sum is counted: both partial sums, and block sums. */
+    CHECK(w.bad == 2 && w.total == 1017 && !strcmp(w.units, "sums"));
+    pre[4] += 1;
+    pre[nb] -= 1;
+    memset(&w, 0, sizeof w);
+    CHECK_EQ_INT(ps_check(out, pre, n, block, 9, &w), 1);
+    CHECK(w.bad == 4 && w.total == 1017);
+    /* The partial sums right, a block sum is named. */
+    out[2 * 64 + 5] -= 1;
+    out[3 * 64 + 1] -= 1;
+    memset(&w, 0, sizeof w);
+    CHECK_EQ_INT(ps_check(out, pre, n, block, 9, &w), 1);
+    snprintf(want, sizeof want, "ps: final sum of block 4 is %u, expected %u", pre[4],
+             pre[4] - 1);
+    CHECK_MSG(gpm_last_error(), want);
+    CHECK(w.bad == 2 && w.total == 1017);
     free(out);
     free(pre);
 }
