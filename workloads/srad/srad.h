@@ -66,9 +66,13 @@ int srad_ref_run(const srad_geom *g, float step, const float *j0, uint64_t iters
                  float *c);
 /* Compares a result (J, C) with the reference (REF_J, REF_C) within the
  * tolerances for ITERS iterations: 0 right, 1 wrong (the first wrong pixel
- * in the message). *MAX_DJ, *MAX_DC get the largest differences. */
+ * in the message). *MAX_DJ, *MAX_DC get the largest differences (infinite
+ * for a NaN). Adds to W (NULL: not wanted) the pixels compared, those whose
+ * value or coefficient is outside its tolerance, and the largest
+ * difference of a value (absolute, as the tolerance). */
 int srad_check(const float *j, const float *c, const float *ref_j, const float *ref_c,
-               const srad_geom *g, uint64_t iters, double *max_dj, double *max_dc);
+               const srad_geom *g, uint64_t iters, double *max_dj, double *max_dc,
+               struct wl_wrong *w);
 /* Iteration ITER of the CPU counterpart: from IN (the input, or the image
  * of ITER - 1) into slot ITER % 2 of region SRAD_PM, coefficients then
  * image, each row made durable with libpmem by the thread that wrote it.

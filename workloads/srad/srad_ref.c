@@ -2,6 +2,7 @@
  * comparison, and the CPU counterpart (OpenMP, persisted through libpmem:
  * the paper's Figure 1b baseline) on the same layout and records. All of
  * them compute pixels with the srad_model.h code the kernels run. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,25 +83,36 @@ static int report(const char *what, const float *got, const float *want, uint64_
 }
 
 int srad_check(const float *j, const float *c, const float *ref_j, const float *ref_c,
-               const srad_geom *g, uint64_t iters, double *max_dj, double *max_dc)
+               const srad_geom *g, uint64_t iters, double *max_dj, double *max_dc,
+               struct wl_wrong *w)
 {
-    uint64_t n = g->rows * g->cols, bad_j = UINT64_MAX, bad_c = UINT64_MAX;
+    uint64_t n = g->rows * g->cols, bad_j = UINT64_MAX, bad_c = UINT64_MAX, bad = 0;
     double tj = srad_tol_image(iters), tc = srad_tol_coef(iters), mj = 0, mc = 0;
-#pragma omp parallel for schedule(static) reduction(max : mj, mc) reduction(min : bad_j, bad_c)
+#pragma omp parallel for schedule(static) reduction(max : mj, mc) \
+    reduction(min : bad_j, bad_c) reduction(+ : bad)
     for (uint64_t k = 0; k < n; k++) {
         double dj = (double)j[k] - ref_j[k], dc = (double)c[k] - ref_c[k];
-        dj = dj < 0 ? -dj : dj;
-        dc = dc < 0 ? -dc : dc;
+        /* wl_close: a NaN is never close; its difference is infinite. */
+        int far_j = !wl_close(j[k], ref_j[k], tj, 0), far_c = !wl_close(c[k], ref_c[k], tc, 0);
+        dj = dj != dj ? INFINITY : dj < 0 ? -dj : dj;
+        dc = dc != dc ? INFINITY : dc < 0 ? -dc : dc;
         mj = dj > mj ? dj : mj;
         mc = dc > mc ? dc : mc;
-        /* wl_close: a NaN is never close. */
-        if (!wl_close(j[k], ref_j[k], tj, 0) && k < bad_j)
+        if (far_j && k < bad_j)
             bad_j = k;
-        if (!wl_close(c[k], ref_c[k], tc, 0) && k < bad_c)
+        if (far_c && k < bad_c)
             bad_c = k;
+        bad += far_j || far_c;
     }
     *max_dj = mj;
     *max_dc = mc;
+    if (w) {
+        w->units = "pixels";
+        w->bad += bad;
+        w->total += n;
+        w->err = "abs";
+        w->max_err = mj > w->max_err ? mj : w->max_err;
+    }
     if (bad_j != UINT64_MAX)
         return report("image pixel", j, ref_j, bad_j, g, iters, tj);
     if (bad_c != UINT64_MAX)

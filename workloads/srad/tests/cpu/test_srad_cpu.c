@@ -106,6 +106,40 @@ static void recovery_after_a_finished_run_redoes_nothing(void)
     CHECK_EQ_INT(wl_test_count_lines(rows, ",resumed_from_iter=4,"), 1);
 }
 
+/* A finished run whose final image was damaged after it: 256 pixels set
+ * to 1e6. The recovery redoes nothing; verify fails, and the row says how
+ * wrong: 256 of the 65536 pixels, the largest difference about 1e6, the
+ * iteration record right. */
+static void a_damaged_image_is_measured_in_wrong_pixels(void)
+{
+    char *run[] = {"srad", "--mode", "cpu", "--scale", "tiny", "--cpu-threads", "1", "--pm-dir",
+                   dir, "--reps", "1", "--keep"};
+    char *rec[] = {"srad", "--mode", "cpu", "--scale", "tiny", "--cpu-threads", "1", "--pm-dir",
+                   dir, "--recover", "--out", rows};
+    char cmd[8400], path[8400];
+    float junk[256];
+    FILE *f;
+    unlink(rows);
+    CHECK_EQ_INT(run_main(run, ARGC(run)), 0);
+    snprintf(path, sizeof path, "%s/srad-tiny.image", dir);
+    for (int k = 0; k < 256; k++)
+        junk[k] = 1e6f;
+    f = fopen(path, "r+");
+    CHECK(f);
+    /* 4 iterations: the last is in slot 0; rows 10 and 11. */
+    CHECK(fseek(f, (long)(srad_image_off(256 * 256, srad_slot(4)) + 2560 * 4), SEEK_SET) == 0 &&
+          fwrite(junk, sizeof junk, 1, f) == 1);
+    fclose(f);
+    CHECK_EQ_INT(run_main(rec, ARGC(rec)), 1);
+    CHECK_EQ_INT(wl_test_count_lines(err, "image pixel at row 10 column 0 after 4 iterations is "
+                                          "1000000"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tfail\t"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",wrong_units=256/65536,units=pixels,wrong_max_err=1e+06,"
+                                           "wrong_err=abs,wrong_marks=0/1"), 1);
+    snprintf(cmd, sizeof cmd, "rm -f '%s'/srad-*", dir);
+    CHECK(system(cmd) == 0);
+}
+
 /* Records of an earlier run in a file whose identity is lost: the harness
  * zeroes the region, so a new run (whose epoch starts again) never resumes
  * from them. */
@@ -173,6 +207,7 @@ int main(void)
     RUN(verified_rows_in_cpu_mode);
     RUN(crash_then_recover_resumes_the_last_complete_iteration);
     RUN(recovery_after_a_finished_run_redoes_nothing);
+    RUN(a_damaged_image_is_measured_in_wrong_pixels);
     RUN(stale_records_without_identity_never_count);
     RUN(roi_outside_the_image_is_refused);
     wl_test_scratch_remove(dir);

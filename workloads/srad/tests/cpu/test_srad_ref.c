@@ -200,14 +200,15 @@ static void wrong_results_fall_far_outside_the_tolerance(void)
     const uint64_t n = R * C;
     float *j0 = malloc(n * 4), *jn = malloc(n * 4), *cn = malloc(n * 4), *jp = malloc(n * 4),
           *cp = malloc(n * 4), *x = malloc(n * 4);
-    double dj, dc, big = 0;
+    double dj, dc, big = 0, big2;
     uint64_t far = 0, kbig = 0;
+    struct wl_wrong w = {0};
     char want[128];
     CHECK(j0 && jn && cn && jp && cp && x);
     srad_cpu_generate(j0, n, 1);
     CHECK_EQ_INT(srad_ref_run(&g, srad_step(0.5f), j0, IT, jn, cn), 0);
     CHECK_EQ_INT(srad_ref_run(&g, srad_step(0.5f), j0, IT - 1, jp, cp), 0);
-    CHECK_EQ_INT(srad_check(jn, cn, jn, cn, &g, IT, &dj, &dc), 0);
+    CHECK_EQ_INT(srad_check(jn, cn, jn, cn, &g, IT, &dj, &dc, NULL), 0);
     CHECK(dj == 0 && dc == 0);
     for (uint64_t k = 0; k < n; k++) {
         double d = fabs((double)jn[k] - jp[k]);
@@ -219,28 +220,51 @@ static void wrong_results_fall_far_outside_the_tolerance(void)
     CHECKF(far > n / 2, "%llu of %llu pixels", (unsigned long long)far, (unsigned long long)n);
     CHECK(big > 100 * srad_tol_image(IT));
 
-    CHECK_EQ_INT(srad_check(jp, cp, jn, cn, &g, IT, &dj, &dc), 1);
+    CHECK_EQ_INT(srad_check(jp, cp, jn, cn, &g, IT, &dj, &dc, NULL), 1);
     first_far(jp, jn, 0, n, C, IT, want, sizeof want);
     CHECK_MSG(gpm_last_error(), want);
     memcpy(x, jn, n * 4);
     memcpy(x + n / 2, jp + n / 2, n / 2 * 4); /* torn: the second half is stale */
-    CHECK_EQ_INT(srad_check(x, cn, jn, cn, &g, IT, &dj, &dc), 1);
+    memset(&w, 0, sizeof w);
+    CHECK_EQ_INT(srad_check(x, cn, jn, cn, &g, IT, &dj, &dc, &w), 1);
     first_far(x, jn, n / 2, n, C, IT, want, sizeof want);
     CHECK_MSG(gpm_last_error(), want);
     CHECK(strstr(want, "row 64 ") != NULL);
+    /* The measure: every stale pixel outside the tolerance, the largest
+     * difference of the image. */
+    far = 0, big2 = 0;
+    for (uint64_t k = n / 2; k < n; k++) {
+        double d = fabs((double)jn[k] - jp[k]);
+        far += d > srad_tol_image(IT);
+        big2 = d > big2 ? d : big2;
+    }
+    CHECKF(w.bad == far && w.total == n && w.max_err == big2 && !strcmp(w.err, "abs") &&
+           !strcmp(w.units, "pixels"), "%llu of %llu pixels, max %g",
+           (unsigned long long)w.bad, (unsigned long long)w.total, w.max_err);
+    CHECK(w.bad > n / 4);
     memcpy(x, jn, n * 4);
     x[kbig] = jp[kbig]; /* one missed update */
-    CHECK_EQ_INT(srad_check(x, cn, jn, cn, &g, IT, &dj, &dc), 1);
+    memset(&w, 0, sizeof w);
+    CHECK_EQ_INT(srad_check(x, cn, jn, cn, &g, IT, &dj, &dc, &w), 1);
     CHECK(dj == big);
-    CHECK_EQ_INT(srad_check(jn, cp, jn, cn, &g, IT, &dj, &dc), 1);
+    CHECK(w.bad == 1 && w.max_err == big);
+    /* Stale coefficients: pixels whose value is right count too. */
+    far = 0;
+    for (uint64_t k = 0; k < n; k++)
+        far += fabs((double)cn[k] - cp[k]) > srad_tol_coef(IT);
+    memset(&w, 0, sizeof w);
+    CHECK_EQ_INT(srad_check(jn, cp, jn, cn, &g, IT, &dj, &dc, &w), 1);
     CHECK_MSG(gpm_last_error(), "coefficient");
+    CHECK(far > 0 && w.bad == far && w.max_err == 0);
     memcpy(x, jn, n * 4);
     x[77] = NAN;
-    CHECK_EQ_INT(srad_check(x, cn, jn, cn, &g, IT, &dj, &dc), 1);
+    memset(&w, 0, sizeof w);
+    CHECK_EQ_INT(srad_check(x, cn, jn, cn, &g, IT, &dj, &dc, &w), 1);
+    CHECK(w.bad == 1 && isinf(w.max_err) && isinf(dj));
     /* An ulp everywhere is within it. */
     for (uint64_t k = 0; k < n; k++)
         x[k] = nextafterf(jn[k], 10.0f);
-    CHECK_EQ_INT(srad_check(x, cn, jn, cn, &g, IT, &dj, &dc), 0);
+    CHECK_EQ_INT(srad_check(x, cn, jn, cn, &g, IT, &dj, &dc, NULL), 0);
     free(j0), free(jn), free(cn), free(jp), free(cp), free(x);
 }
 
