@@ -362,22 +362,26 @@ static int kvs_recover(struct wl_ctx *c)
 
 /* The table on PM must be the reference's after every batch, exactly, and
  * the GETs of the batches this process ran must have read what the
- * reference read: 0, 1 (a difference, message set) or -1. */
-static int matches_reference(struct wl_ctx *c, struct kvs_state *st, const kvs_set *pm)
+ * reference read: 0, 1 (a difference, message set: the first batch whose
+ * GETs differ, else the first set) or -1. Every key of both tables is
+ * counted into W whatever the GETs read. */
+static int matches_reference(struct wl_ctx *c, struct kvs_state *st, const kvs_set *pm,
+                             struct wl_wrong *w)
 {
     kvs_set *ref = calloc(st->nsets, sizeof *ref);
     size_t bad;
     int rc = 0;
     if (!ref)
         return gpm_set_error("kvs: out of memory for the reference table");
-    for (uint64_t b = 0; b < st->batches && rc == 0; b++) {
+    for (uint64_t b = 0; b < st->batches; b++) {
         uint64_t d = kvs_ref_batch(st, c->opt.seed, b, ref);
-        if (b >= st->first_batch && d != st->digest[b])
+        if (rc == 0 && b >= st->first_batch && d != st->digest[b])
             rc = 1, gpm_set_error("kvs: the GETs of batch %llu read other values than the "
                                   "reference's (digest %llx, reference %llx)",
                                   (unsigned long long)b, (unsigned long long)st->digest[b],
                                   (unsigned long long)d);
     }
+    kvs_count_wrong_keys(pm, ref, st->nsets, w);
     if (rc == 0 && (bad = wl_first_difference(pm, ref, st->nsets, sizeof *ref)) < st->nsets)
         rc = 1, gpm_set_error("kvs: set %llu on PM differs from the reference after %llu "
                               "batches", (unsigned long long)bad,
@@ -392,9 +396,14 @@ static int kvs_verify(struct wl_ctx *c)
 {
     struct kvs_state *st = S(c);
     const kvs_set *pm = st->store_table ? st->store_table : wl_region(c, KVS_TABLE)->host;
-    int rc;
+    struct wl_wrong w = {0};
+    int rc, logged = !st->store && wl_tx_atomic(c);
+    uint64_t committed = logged ? wl_tx_committed(c, KVS_LOG) : 0;
     if (st->store && st->store->verify)
         return st->store->verify(c, st);
+    /* The log's count of committed batches is the run's marker. */
+    w.marks = logged;
+    w.marks_bad = logged && committed != st->batches;
     /* The reference, unless these bytes (the table and the GETs' digests)
      * passed it before; the log's count every time (CAP modes keep none). */
     if (wl_check_digest(c, pm, st->nsets * sizeof *pm, 0) != 0 ||
@@ -402,14 +411,20 @@ static int kvs_verify(struct wl_ctx *c)
                         (st->batches - st->first_batch) * sizeof *st->digest, 0) != 0 ||
         (rc = wl_check_known(c)) < 0)
         return -1;
-    if (rc == 0 && ((rc = matches_reference(c, st, pm)) != 0 || (rc = wl_check_passed(c)) != 0))
-        return rc;
-    if (!st->store && wl_tx_atomic(c) && wl_tx_committed(c, KVS_LOG) != st->batches)
-        return gpm_set_error("kvs: the log counts %llu committed batches of %llu",
-                             (unsigned long long)wl_tx_committed(c, KVS_LOG),
-                             (unsigned long long)st->batches),
-               1;
-    return 0;
+    if (rc == 0) {
+        if ((rc = matches_reference(c, st, pm, &w)) == 0)
+            rc = wl_check_passed(c);
+    } else {
+        rc = 0;
+        kvs_count_wrong_keys(pm, pm, st->nsets, &w); /* passed before: every key right */
+    }
+    if (rc == 0 && w.marks_bad)
+        rc = (gpm_set_error("kvs: the log counts %llu committed batches of %llu",
+                            (unsigned long long)committed, (unsigned long long)st->batches),
+              1);
+    if (rc == 1)
+        wl_note_wrong(c, &w);
+    return rc;
 }
 
 static void kvs_teardown(struct wl_ctx *c)

@@ -102,6 +102,12 @@ uint64_t kvs_ref_batch(const struct kvs_state *st, uint64_t seed, uint64_t b, kv
 int kvs_cpu_apply(struct wl_ctx *c, struct kvs_state *st, uint64_t b, uint64_t *digest);
 /* Every set of TABLE holds each key at most once: 0, or 1 with a message. */
 int kvs_check_unique(const kvs_set *table, uint64_t nsets);
+/* The measure of verify: adds to W the keys either table holds (the
+ * reference REF's, and those TABLE holds besides or twice) and those that
+ * are wrong: missing from TABLE's set, holding another value there, or not
+ * the reference's (a stray or second copy). */
+void kvs_count_wrong_keys(const kvs_set *table, const kvs_set *ref, uint64_t nsets,
+                          struct wl_wrong *w);
 
 /* Kernels (kvs_kernels.cu). */
 int kvs_gpu_alloc_sort(struct kvs_state *st);

@@ -257,3 +257,41 @@ int kvs_check_unique(const kvs_set *table, uint64_t nsets)
                        1;
     return 1;
 }
+
+/* Is KEY in ways 0..UPTO-1 of S? */
+static int holds(const kvs_set *s, int upto, uint64_t key)
+{
+    for (int a = 0; a < upto; a++)
+        if (s->way[a].key == key)
+            return 1;
+    return 0;
+}
+
+void kvs_count_wrong_keys(const kvs_set *table, const kvs_set *ref, uint64_t nsets,
+                          struct wl_wrong *w)
+{
+    uint64_t bad = 0, total = 0;
+#pragma omp parallel for reduction(+ : bad, total) schedule(static)
+    for (uint64_t s = 0; s < nsets; s++) {
+        const kvs_set *t = &table[s], *r = &ref[s];
+        for (int a = 0; a < KVS_WAYS; a++) {
+            uint64_t k = r->way[a].key;
+            int right = 0;
+            if (!k)
+                continue;
+            for (int b = 0; b < KVS_WAYS && !right; b++)
+                right = t->way[b].key == k && t->way[b].val == r->way[a].val;
+            total++;
+            bad += !right; /* missing, or another value */
+        }
+        for (int b = 0; b < KVS_WAYS; b++) {
+            uint64_t k = t->way[b].key;
+            /* A key the reference's set lacks, or a second copy. */
+            if (k && (!holds(r, KVS_WAYS, k) || holds(t, b, k)))
+                total++, bad++;
+        }
+    }
+    w->units = "keys";
+    w->bad += bad;
+    w->total += total;
+}

@@ -66,6 +66,36 @@ static void reference_fills_evicts_and_updates(void)
     CHECK_MSG(gpm_last_error(), "holds key");
 }
 
+/* The measure of a wrong table: every key of either table, those missing,
+ * holding another value, stray or held twice wrong. */
+static void wrong_keys_are_counted_in_both_tables(void)
+{
+    kvs_set ref[2], t[2];
+    struct wl_wrong w = {0};
+    memset(ref, 0, sizeof ref);
+    for (int a = 0; a < 5; a++) {
+        ref[0].way[a] = (kvs_pair){100 + (uint64_t)a, 1000 + (uint64_t)a};
+        ref[1].way[a + 2] = (kvs_pair){200 + (uint64_t)a, 2000 + (uint64_t)a};
+    }
+    memcpy(t, ref, sizeof t);
+    kvs_count_wrong_keys(t, ref, 2, &w);
+    CHECK(w.bad == 0 && w.total == 10 && !strcmp(w.units, "keys"));
+    /* Another way of its set is no matter. */
+    t[0].way[7] = t[0].way[0];
+    t[0].way[0] = (kvs_pair){0, 0};
+    memset(&w, 0, sizeof w);
+    kvs_count_wrong_keys(t, ref, 2, &w);
+    CHECK(w.bad == 0 && w.total == 10);
+    t[0].way[1].val ^= 1;                    /* another value */
+    t[1].way[3] = (kvs_pair){0, 0};          /* missing */
+    t[1].way[0] = (kvs_pair){999, 1};        /* a stray */
+    t[1].way[1] = t[1].way[2];               /* held twice */
+    memset(&w, 0, sizeof w);
+    kvs_count_wrong_keys(t, ref, 2, &w);
+    CHECKF(w.bad == 4 && w.total == 12, "%llu of %llu", (unsigned long long)w.bad,
+           (unsigned long long)w.total);
+}
+
 static int gen(struct kvs_state *st, uint64_t nsets, uint64_t n, uint64_t batches,
                uint32_t set_pct, uint64_t keyspace, double theta)
 {
@@ -448,6 +478,55 @@ static void bad_flags_name_the_fix(void)
                  1);
 }
 
+/* A finished run whose table was damaged after it: 10 values changed, 2
+ * keys gone, one key that was never SET. The recovery has nothing to do;
+ * verify fails, and its row says how wrong: 13 of the keys of both tables,
+ * the log's count right. */
+static void a_damaged_table_is_measured_in_wrong_keys(void)
+{
+    char *go[] = {"kvs", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--reps", "1",
+                  "--keep"};
+    char *rec[] = {"kvs", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--recover",
+                   "--out", rows};
+    char path[4300], cmd[4400], want[128];
+    const uint64_t nsets = 4096;
+    kvs_set *t = malloc(nsets * sizeof *t);
+    uint64_t keys = 0, changed = 0, gone = 0, stray = 0;
+    FILE *f;
+    CHECK(t);
+    unlink(rows);
+    snprintf(cmd, sizeof cmd, "rm -f '%s'/kvs-*", dir); /* files another case kept */
+    CHECK(system(cmd) == 0);
+    CHECK_EQ_INT(run(go, ARGC(go)), 0);
+    snprintf(path, sizeof path, "%s/kvs-tiny.table", dir);
+    CHECK((f = fopen(path, "r+")) != NULL);
+    CHECK(fread(t, sizeof *t, nsets, f) == nsets);
+    for (uint64_t s = 0; s < nsets; s++)
+        for (int a = 0; a < KVS_WAYS; a++) {
+            if (!t[s].way[a].key) {
+                if (!stray && s > 100) /* a free way: a key never SET */
+                    t[s].way[a] = (kvs_pair){0x77, 1}, stray = 1;
+                continue;
+            }
+            keys++;
+            if (s % 97 == 0 && a == 0 && changed < 10)
+                t[s].way[a].val ^= 1, changed++;
+            else if (s % 89 == 1 && a == 0 && gone < 2)
+                t[s].way[a] = (kvs_pair){0, 0}, gone++;
+        }
+    CHECK(changed == 10 && gone == 2 && stray == 1 && keys > 10000);
+    CHECK(fseek(f, 0, SEEK_SET) == 0 && fwrite(t, sizeof *t, nsets, f) == nsets);
+    fclose(f);
+    CHECK_EQ_INT(run(rec, ARGC(rec)), 1);
+    CHECK_EQ_INT(wl_test_count_lines(errf, "differs from the reference after 4 batches"), 1);
+    snprintf(want, sizeof want, ",wrong_units=13/%llu,units=keys,wrong_marks=0/1",
+             (unsigned long long)keys + 1);
+    CHECKF(wl_test_count_lines(rows, want) == 1, "no '%s'", want);
+    snprintf(cmd, sizeof cmd, "rm -f '%s'/kvs-*", dir);
+    CHECK(system(cmd) == 0);
+    free(t);
+}
+
 int main(void)
 {
     wl_test_scratch("kvs-test", dir, rows, errf);
@@ -462,6 +541,8 @@ int main(void)
     RUN(bad_flags_name_the_fix);
     RUN(bad_files_are_refused_and_left_alone);
     RUN(a_full_log_changes_nothing_it_could_not_log);
+    RUN(a_damaged_table_is_measured_in_wrong_keys);
+    RUN(wrong_keys_are_counted_in_both_tables);
     RUN(way_is_own_then_free_then_victim);
     RUN(reference_fills_evicts_and_updates);
     RUN(gets_read_the_table_before_the_batch);
