@@ -158,6 +158,50 @@ static void bad_flags_name_the_fix(void)
                  1);
 }
 
+/* Finished runs whose table was damaged after them: 7 rows of an UPDATE's
+ * changed, then the last 3 rows of an INSERT's zeroed. The recovery has
+ * nothing to do; verify fails, and the row says how wrong: 7 of the 16384
+ * rows, then 3 of the 20480 (16384 and 4 batches of 1024). */
+static void a_damaged_table_is_measured_in_wrong_rows(void)
+{
+    char path[4300], cmd[4400];
+    uint64_t count;
+    FILE *f;
+    snprintf(path, sizeof path, "%s/db-tiny.table", dir);
+    snprintf(cmd, sizeof cmd, "rm -f '%s'/db-*", dir); /* files another case kept */
+    for (int k = 0; k < 2; k++) {
+        char *op = k ? "insert" : "update";
+        char *go[] = {"db", "--mode", "cpu", "--scale", "tiny", "--op", op, "--pm-dir", dir,
+                      "--reps", "1", "--keep"};
+        char *rec[] = {"db", "--mode", "cpu", "--scale", "tiny", "--op", op, "--pm-dir", dir,
+                       "--recover", "--out", rows};
+        CHECK(system(cmd) == 0);
+        unlink(rows);
+        CHECK_EQ_INT(run(go, ARGC(go)), 0);
+        CHECK((f = fopen(path, "r+")) != NULL);
+        if (k == 0)
+            for (int r = 0; r < 7; r++) {
+                int32_t junk = -12345 - r;
+                CHECK(fseek(f, (long)(db_row_off(1000 + 300 * (uint64_t)r) + 8), SEEK_SET) == 0 &&
+                      fwrite(&junk, 4, 1, f) == 1);
+            }
+        else { /* the last 3 rows inserted: gone */
+            static const db_row zero[3];
+            CHECK(fread(&count, 8, 1, f) == 1 && count == 20480);
+            CHECK(fseek(f, (long)db_row_off(count - 3), SEEK_SET) == 0 &&
+                  fwrite(zero, sizeof zero, 1, f) == 1);
+        }
+        fclose(f);
+        CHECK_EQ_INT(run(rec, ARGC(rec)), 1);
+        CHECK_EQ_INT(wl_test_count_lines(errf, k ? "db: row 20477 on PM differs"
+                                                 : "db: row 1000 on PM differs"), 1);
+        CHECK_EQ_INT(wl_test_count_lines(rows, k ? ",wrong_units=3/20480,units=rows,wrong_marks=0/1"
+                                                 : ",wrong_units=7/16384,units=rows,wrong_marks=0/1"),
+                     1);
+    }
+    CHECK(system(cmd) == 0);
+}
+
 int main(void)
 {
     wl_test_scratch("db-test", dir, rows, errf);
@@ -166,6 +210,7 @@ int main(void)
     RUN(cpu_counterpart_runs_both_operations);
     RUN(killed_runs_resume_after_the_last_committed_step);
     RUN(bad_flags_name_the_fix);
+    RUN(a_damaged_table_is_measured_in_wrong_rows);
     RUN(rows_and_the_statement);
     RUN(reference_steps);
     RUN(log_sizing_counts_the_fullest_slot);
