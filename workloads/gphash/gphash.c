@@ -439,12 +439,18 @@ static int gph_recover(struct wl_ctx *c)
 static int gph_verify(struct wl_ctx *c)
 {
     struct gph_state *st = S(c);
-    int rc = gph_check(st, pm(c), st->first_checked);
-    if (rc == 0 && in_tx(c) && wl_tx_atomic(c) && wl_tx_committed(c, GPH_LOG) != st->batches)
-        return gpm_set_error("gphash: the log counts %llu committed batches of %llu",
-                             (unsigned long long)wl_tx_committed(c, GPH_LOG),
-                             (unsigned long long)st->batches),
-               1;
+    int logged = in_tx(c) && wl_tx_atomic(c);
+    uint64_t committed = logged ? wl_tx_committed(c, GPH_LOG) : 0;
+    /* The log's count of committed batches is the run's marker, where it
+     * keeps one. */
+    struct wl_wrong w = {.marks = logged, .marks_bad = logged && committed != st->batches};
+    int rc = gph_check(st, pm(c), st->first_checked, &w);
+    if (rc == 0 && w.marks_bad)
+        rc = (gpm_set_error("gphash: the log counts %llu committed batches of %llu",
+                            (unsigned long long)committed, (unsigned long long)st->batches),
+              1);
+    if (rc == 1)
+        wl_note_wrong(c, &w);
     return rc;
 }
 

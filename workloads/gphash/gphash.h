@@ -135,8 +135,13 @@ int gph_key_number(const uint64_t *words, uint32_t kw, uint64_t *k);
  * from batch FIRST on and then TABLE (the region's bytes) against the map:
  * every valid slot a key present once, its fingerprint and its whole value
  * right, and every key present in a slot. 0, or 1 with a message naming the
- * first difference, or -1. */
-int gph_check(const struct gph_state *st, const uint8_t *table, uint64_t first);
+ * first difference (a wrong answer first), or -1. Adds to W (NULL: not
+ * wanted) the keys present in the reference and the slots that hold another
+ * (a key absent, not a record name, held twice, or a claim left), and those
+ * not held rightly once: missing, of another value or fingerprint, or
+ * such a slot. */
+int gph_check(const struct gph_state *st, const uint8_t *table, uint64_t first,
+              struct wl_wrong *w);
 
 #ifdef __cplusplus
 }

@@ -128,11 +128,13 @@ static const char *op_name(unsigned op)
     return op < 5 ? names[op] : "?";
 }
 
-/* Replays the stream; checks the answers of batches FIRST on. */
+/* Replays the stream; checks the answers of batches FIRST on (1: one was
+ * wrong, the first named; the replay goes on, so that the map is whole). */
 static int replay(const struct gph_state *st, struct refmap *m, uint64_t first)
 {
     uint64_t n = st->load_ops + st->run_ops;
     uint32_t kw = st->g.kw;
+    int rc = 0;
     for (uint64_t i = 0; i < n; i++) {
         const uint64_t *key = st->h_key + i * kw;
         unsigned op = st->h_op[i];
@@ -150,7 +152,8 @@ static int replay(const struct gph_state *st, struct refmap *m, uint64_t first)
         if (!gph_answers(op) || i / st->batch < first)
             continue;
         fold = gph_value_sum(gph_value_key(key, kw), before, st->g.vbytes);
-        if (st->h_ans[2 * i] != before || st->h_ans[2 * i + 1] != fold) {
+        if (rc == 0 && (st->h_ans[2 * i] != before || st->h_ans[2 * i + 1] != fold)) {
+            rc = 1;
             gpm_set_error("operation %llu (batch %llu, %s of key %llu) answered value "
                           "%llu (fold %016llx); the reference: value %llu (fold %016llx)",
                           (unsigned long long)i, (unsigned long long)(i / st->batch),
@@ -158,17 +161,17 @@ static int replay(const struct gph_state *st, struct refmap *m, uint64_t first)
                           (unsigned long long)st->h_ans[2 * i],
                           (unsigned long long)st->h_ans[2 * i + 1], (unsigned long long)before,
                           (unsigned long long)fold);
-            return 1;
         }
     }
     for (uint64_t h = 0; h <= m->mask; h++)
         m->present += m->used[h] && m->seq[h];
-    return 0;
+    return rc;
 }
 
-/* What is wrong with slot S, or NULL. */
+/* What is wrong with slot S, or NULL. *OWN: the slot is the first to hold
+ * a key of the reference (a wrong one is that key wrong, not a stray). */
 static const char *slot_problem(const struct gph_state *st, const uint8_t *table,
-                                struct refmap *m, uint64_t s, uint64_t *k)
+                                struct refmap *m, uint64_t s, uint64_t *k, int *own)
 {
     const struct gph_geom *g = &st->g;
     uint64_t state = ((const uint64_t *)(table + gph_state_off()))[s];
@@ -177,6 +180,7 @@ static const char *slot_problem(const struct gph_state *st, const uint8_t *table
     const uint64_t *cell = (const uint64_t *)(table + gph_cell_off(g));
     uint64_t seq, vk, h;
     *k = 0;
+    *own = 0;
     if (state == GPH_INSERT)
         return "is still claimed by an insert (INSERT) after the run";
     if (gph_key_number(key, g->kw, k) != 0)
@@ -189,6 +193,7 @@ static const char *slot_problem(const struct gph_state *st, const uint8_t *table
         return "holds a key the reference does not have";
     if (__atomic_exchange_n(&m->seen[h], 1, __ATOMIC_RELAXED))
         return "holds a key that another slot holds too";
+    *own = 1;
     if (ref != 2 * s && ref != 2 * s + 1)
         return "refers to a cell not its own";
     vk = gph_value_key(key, g->kw);
@@ -199,10 +204,12 @@ static const char *slot_problem(const struct gph_state *st, const uint8_t *table
     return NULL;
 }
 
-int gph_check(const struct gph_state *st, const uint8_t *table, uint64_t first)
+int gph_check(const struct gph_state *st, const uint8_t *table, uint64_t first,
+              struct wl_wrong *w)
 {
     struct refmap m;
     uint64_t keys = st->load_ops, nslots = gph_slots(&st->g), items = 0, bad = UINT64_MAX;
+    uint64_t good = 0, stray = 0;
     const uint64_t *state = (const uint64_t *)(table + gph_state_off());
     const char *why = NULL;
     uint64_t why_key = 0;
@@ -212,14 +219,18 @@ int gph_check(const struct gph_state *st, const uint8_t *table, uint64_t first)
     if (map_init(&m, keys) != 0)
         return -1;
     rc = replay(st, &m, first);
-#pragma omp parallel for schedule(static) reduction(+ : items)
+#pragma omp parallel for schedule(static) reduction(+ : items, good, stray)
     for (uint64_t s = 0; s < nslots; s++) {
         const char *p;
         uint64_t k;
-        if (rc != 0 || state[s] == GPH_EMPTY)
+        int own;
+        if (rc < 0 || state[s] == GPH_EMPTY)
             continue;
         items++;
-        if ((p = slot_problem(st, table, &m, s, &k)) != NULL) {
+        if ((p = slot_problem(st, table, &m, s, &k, &own)) == NULL) {
+            good++;
+        } else {
+            stray += !own;
 #pragma omp critical
             if (s < bad) {
                 bad = s;
@@ -227,6 +238,13 @@ int gph_check(const struct gph_state *st, const uint8_t *table, uint64_t first)
                 why_key = k;
             }
         }
+    }
+    /* Every key present in the reference and every slot holding another:
+     * those not held rightly once are wrong. */
+    if (rc >= 0 && w) {
+        w->units = "keys";
+        w->bad += m.present - good + stray;
+        w->total += m.present + stray;
     }
     if (rc == 0 && why) {
         gpm_set_error("slot %llu (key %llu) %s", (unsigned long long)bad,

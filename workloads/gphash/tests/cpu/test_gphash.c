@@ -2,7 +2,7 @@
  * machine (a batch redone after a crash ends as it first would), and the
  * CPU counterpart end to end on every YCSB workload and on a YCSB trace,
  * killed with SIGKILL mid-run and recovered, a claimed slot cleared, a
- * damaged value caught. */
+ * damaged value and missing keys caught and measured. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,11 +261,26 @@ static void recovery_clears_claims_and_damage_is_caught(void)
     CHECK(fseek(f, (long)(gph_cell_off(&g) + v * 128 + 120), SEEK_SET) == 0);
     v = 12345;
     CHECK(fwrite(&v, 8, 1, f) == 1);
+    /* And two slots emptied: their keys go missing. */
+    for (int k = 0; k < 2; k++) {
+        for (s = s + 1; s < gph_slots(&g); s++) {
+            CHECK(fseek(f, (long)(gph_state_off() + s * 8), SEEK_SET) == 0 &&
+                  fread(&v, 8, 1, f) == 1);
+            if (v > GPH_INSERT)
+                break;
+        }
+        v = GPH_EMPTY;
+        CHECK(fseek(f, (long)(gph_state_off() + s * 8), SEEK_SET) == 0 &&
+              fwrite(&v, 8, 1, f) == 1);
+    }
     fclose(f);
-    /* A recovery of a finished run only verifies. */
+    /* A recovery of a finished run only verifies; its row measures the
+     * keys: 3 of the 12000 (4000 loaded, 8000 inserted) wrong. */
     CHECK_EQ_INT(run_main(rec, ARGC(rec)), 1);
     snprintf(line, sizeof line, "%s", "");
     CHECK(wl_test_count_lines(errf, "not all that value's") == 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tfail\t"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",wrong_units=3/12000,units=keys"), 1);
 }
 
 int main(void)
