@@ -86,15 +86,21 @@ int wl_steps_recover(struct wl_ctx *c, const struct wl_steps *s, int (*reset)(st
 
 int wl_steps_final(struct wl_ctx *c, const struct wl_steps *s)
 {
+    /* The last checkpoint's record is the run's marker. */
+    struct wl_wrong w = {.marks_bad = 1, .marks = 1};
     int rc = wl_steps_restore(c, s);
-    if (rc == 1)
+    if (rc == 1) {
+        wl_note_wrong(c, &w);
         return gpm_set_error("%s: holds no checkpoint", c->obj[s->cp].path), 1;
+    }
     if (rc != 0 || (s->after_restore && (rc = s->after_restore(c)) != 0))
         return rc;
-    if (*s->done != s->total)
+    if (*s->done != s->total) {
+        wl_note_wrong(c, &w);
         return gpm_set_error("%s: the last checkpoint is of %s %llu of %llu", c->wl->name,
                              s->unit ? s->unit : "step", (unsigned long long)*s->done,
                              (unsigned long long)s->total),
                1;
+    }
     return 0;
 }

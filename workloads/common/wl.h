@@ -473,7 +473,8 @@ int wl_steps_restore(struct wl_ctx *c, const struct wl_steps *s);
  * counted in steps (noted as resumed_from=D); then the remaining steps. */
 int wl_steps_recover(struct wl_ctx *c, const struct wl_steps *s, int (*reset)(struct wl_ctx *));
 /* For verify(): the last checkpoint restored (and after_restore run) must
- * hold every step: 0, 1 (not so: message set), -1. */
+ * hold every step: 0, 1 (not so: message set, and wrong_marks=1/1 noted:
+ * the output is not compared), -1. */
 int wl_steps_final(struct wl_ctx *c, const struct wl_steps *s);
 
 /* ---- transactions (tx.c, tx_engines.c): batches of updates to a region,

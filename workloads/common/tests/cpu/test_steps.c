@@ -24,6 +24,8 @@ static const struct wl_param iter_params[] = {
      .max = 100000},
     {.flag = "slow-us", .help = "sleep in every step", .scale = {0, 0, 0}, .min = 0,
      .max = 1000000},
+    {.flag = "verify-more", .help = "steps verify wants beyond --steps", .scale = {0, 0, 0},
+     .min = 0, .max = 100},
     {0},
 };
 
@@ -124,8 +126,9 @@ static int iter_verify(struct wl_ctx *c)
 {
     struct wl_steps s = steps(c);
     uint64_t total = (uint64_t)wl_int(c, "steps");
-    int rc = wl_steps_final(c, &s);
-    if (rc != 0)
+    int rc;
+    s.total += (uint64_t)wl_int(c, "verify-more"); /* a record short of the end */
+    if ((rc = wl_steps_final(c, &s)) != 0)
         return rc;
     if (I(c)->rec.hooks != total)
         return gpm_set_error("before_checkpoint covered %llu steps of %llu",
@@ -241,6 +244,19 @@ static void a_kill_at_a_step_lands_after_its_checkpoint(void)
 }
 
 /* A workload without transactions has no commit to crash before. */
+/* A last checkpoint short of the end fails verify as a marker: the row
+ * says wrong_marks=1/1 and measures no output. */
+static void a_short_last_checkpoint_is_a_wrong_marker(void)
+{
+    char *go[] = {"iter", "--mode", "cpu", "--pm-dir", dir, "--reps", "1", "--verify-more",
+                  "1", "--out", rows};
+    unlink(rows);
+    CHECK_EQ_INT(run(go, ARGC(go)), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tfail\t"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",wrong_marks=1/1"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "wrong_units="), 0);
+}
+
 static void no_commit_to_crash_before(void)
 {
     char *av[] = {"iter", "--mode", "cpu", "--pm-dir", dir, "--crash-before-commit", "1"};
@@ -256,6 +272,7 @@ int main(void)
     RUN(a_crash_before_any_checkpoint_starts_over);
     RUN(a_kill_at_a_step_lands_after_its_checkpoint);
     RUN(no_commit_to_crash_before);
+    RUN(a_short_last_checkpoint_is_a_wrong_marker);
     unlink(rows);
     wl_test_scratch_remove(dir);
     CHECK_EXIT();
