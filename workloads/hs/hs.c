@@ -202,6 +202,7 @@ static int hs_verify(struct wl_ctx *c)
     struct hs_state *st = S(c);
     struct wl_steps s = steps(c);
     struct hs_check r;
+    struct wl_wrong w = {.marks = 1}; /* the last checkpoint's record: right here */
     const struct hs_input *in = &st->in;
     double tb, tol, pabs;
     int rc = wl_steps_final(c, &s);
@@ -217,6 +218,10 @@ static int hs_verify(struct wl_ctx *c)
         return rc < 0 ? -1 : 0; /* these temperatures passed the checks below before */
     rc = hs_gpu_check(st->d_temp, st->d_power, st->d_init, st->rows, st->cols, st->iters,
                       st->coef, tol, st->d_check, &r);
+    if (rc == 1) {
+        hs_check_wrong(&r, &w);
+        wl_note_wrong(c, &w);
+    }
     if (rc != 0)
         return rc;
     if (in->temp) {
@@ -228,6 +233,10 @@ static int hs_verify(struct wl_ctx *c)
                  : hs_cpu_check(&st->coef, in->power, in->temp, st->rows, st->cols, st->iters,
                                 got, tol, &r);
         free(got);
+        if (rc == 1) {
+            hs_check_wrong(&r, &w);
+            wl_note_wrong(c, &w);
+        }
         if (rc != 0)
             return rc;
     }

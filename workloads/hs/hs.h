@@ -85,6 +85,10 @@ int hs_cpu_check(const hs_coef *k, const float *power, const float *init, uint64
 void hs_compare(const float *got, const float *ref_f, const double *ref_d, uint64_t n,
                 double tol, struct hs_check *r);
 double hs_check_maxerr(const struct hs_check *r);
+/* The measure of verify from R: adds the cells compared, those that differ
+ * from the float reference (or, where more, those off the double one), and
+ * the largest difference from the double one (absolute, as the tolerance). */
+void hs_check_wrong(const struct hs_check *r, struct wl_wrong *w);
 /* 0 if R passed, else 1 with a message naming the first wrong cell: G1
  * against the float reference WF at first_exact, G2 against the double
  * reference WD at first_tol (the caller looked them up). */

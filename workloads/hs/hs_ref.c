@@ -140,6 +140,16 @@ double hs_check_maxerr(const struct hs_check *r)
     return e;
 }
 
+void hs_check_wrong(const struct hs_check *r, struct wl_wrong *w)
+{
+    w->units = "cells";
+    w->bad += r->bad_exact > r->bad_tol ? r->bad_exact : r->bad_tol;
+    w->total += r->checked;
+    w->err = "abs";
+    if (hs_check_maxerr(r) > w->max_err)
+        w->max_err = hs_check_maxerr(r);
+}
+
 int hs_check_verdict(const struct hs_check *r, uint64_t n, uint64_t cols, double tol, float g1,
                      float wf, float g2, double wd)
 {

@@ -310,6 +310,7 @@ static void check_names_the_first_wrong_cell(void)
     hs_coef k = hs_coef_make(512, 512);
     float t[R * C], p[R * C], got[R * C];
     struct hs_check r;
+    struct wl_wrong w = {0};
     hs_generate(1, R, C, t, p);
     CHECK(hs_cpu_reference(&k, p, t, R, C, N, got, NULL) == 0);
     CHECK_EQ_INT(hs_cpu_check(&k, p, t, R, C, N, got, 1e-3, &r), 0);
@@ -323,9 +324,17 @@ static void check_names_the_first_wrong_cell(void)
     CHECK_MSG(gpm_last_error(), "1 cells off the double reference");
     CHECK_MSG(gpm_last_error(), "row 3 col 2");
     CHECK(r.bad_exact == 2);
+    /* The measure: both cells wrong of the 600, the largest error 0.5 off. */
+    hs_check_wrong(&r, &w);
+    CHECKF(w.bad == 2 && w.total == R * C && !strcmp(w.units, "cells") &&
+           !strcmp(w.err, "abs") && fabs(w.max_err - 0.5) < 1e-3, "%llu of %llu, max %g",
+           (unsigned long long)w.bad, (unsigned long long)w.total, w.max_err);
     got[3 * C + 2] = nanf("");
     CHECK_EQ_INT(hs_cpu_check(&k, p, t, R, C, N, got, 1e-3, &r), 1);
     CHECK(isinf(hs_check_maxerr(&r)));
+    memset(&w, 0, sizeof w);
+    hs_check_wrong(&r, &w);
+    CHECK(w.bad == 2 && isinf(w.max_err));
     CHECK_EQ_INT(hs_cpu_check(&k, p, t, R, C, N + 1, got, 1e-3, &r), 1); /* a step short */
 }
 
