@@ -1,6 +1,7 @@
 /* BLK in every mode: pricing iterations with the accumulators checkpointed
  * every K iterations through the harness's checkpoint object (gpmcp, the
  * mode's way), and recovery from the last consistent checkpoint. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,6 +123,31 @@ static int blk_recover(struct wl_ctx *c)
     return wl_steps_recover(c, &s, zero_state);
 }
 
+/* Options x iterations up to which a wrong result is measured: the GPU
+ * check finds the first wrong option, and the CPU prices every option
+ * again to count them (small scale: about 2^28 prices, seconds). */
+#define BLK_CPU_COUNT_MAX (1ull << 28)
+
+/* After the GPU check failed: the measure, counted on the CPU where that
+ * is quick (beyond, the row has no wrong_units); the GPU's message kept. */
+static void note_wrong(struct wl_ctx *c)
+{
+    struct blk_state *st = S(c);
+    struct wl_wrong w = {.marks = 1}; /* the last checkpoint's record: right here */
+    char why[1024];
+    float *call = NULL, *put = NULL;
+    snprintf(why, sizeof why, "%s", gpm_last_error());
+    if (st->n * st->iters <= BLK_CPU_COUNT_MAX && (call = malloc(st->n * sizeof *call)) &&
+        (put = malloc(st->n * sizeof *put)) &&
+        wl_dev_copy(call, st->d_call, st->n * sizeof *call, 0) == 0 &&
+        wl_dev_copy(put, st->d_put, st->n * sizeof *put, 0) == 0)
+        blk_check(call, put, st->n, c->opt.seed, st->iters, &w);
+    free(call);
+    free(put);
+    wl_note_wrong(c, &w);
+    gpm_set_error("%s", why);
+}
+
 /* Verifies what is on PM: the last checkpoint must hold the finished run. */
 static int blk_verify(struct wl_ctx *c)
 {
@@ -136,6 +162,8 @@ static int blk_verify(struct wl_ctx *c)
     if ((rc = wl_check_known(c)) != 0)
         return rc < 0 ? -1 : 0; /* these prices passed the check before */
     rc = blk_gpu_check(st->d_call, st->d_put, st->n, c->opt.seed, st->iters, st->d_bad);
+    if (rc == 1)
+        note_wrong(c);
     return rc == 0 ? wl_check_passed(c) : rc;
 }
 

@@ -34,8 +34,14 @@ int blk_gpu_price(const float *s, const float *x, const float *t, float *call, f
 int blk_gpu_check(const float *call, const float *put, uint64_t n, uint64_t seed,
                   uint64_t iters, unsigned long long *bad);
 
-/* The reference check on the CPU (blk_ref.c): 0 ok, 1 wrong (message set). */
-int blk_check(const float *call, const float *put, uint64_t n, uint64_t seed, uint64_t iters);
+/* The reference check on the CPU (blk_ref.c): 0 ok, 1 wrong (message set:
+ * the first wrong option). Adds to W (NULL: not wanted) the options
+ * compared, those whose call or put is outside the tolerance, and the
+ * largest error of a price (absolute: the tolerance is mostly; infinite
+ * for a NaN). It prices every option ITERS times: N x ITERS reference
+ * prices. */
+int blk_check(const float *call, const float *put, uint64_t n, uint64_t seed, uint64_t iters,
+              struct wl_wrong *w);
 /* Sets the message for option BAD, whose results are *CALL and *PUT; returns 1. */
 int blk_report_bad(const float *call, const float *put, uint64_t seed, uint64_t iters,
                    long long bad);

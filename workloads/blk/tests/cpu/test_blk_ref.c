@@ -1,6 +1,7 @@
 /* BLK's CPU reference and model: textbook prices, tolerance, metadata. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../blk.h"
 #include "gpm/check.h"
@@ -44,6 +45,8 @@ static void check_accepts_float_and_rejects_errors(void)
 {
     enum { N = 4096, IT = 4 };
     float *call = malloc(N * sizeof *call), *put = malloc(N * sizeof *put);
+    struct wl_wrong w = {0};
+    float keep;
     CHECK(call && put);
     for (int i = 0; i < N; i++) {
         double c, p;
@@ -51,12 +54,23 @@ static void check_accepts_float_and_rejects_errors(void)
         call[i] = (float)c;
         put[i] = (float)p;
     }
-    CHECK_EQ_INT(blk_check(call, put, N, 11, IT), 0);
+    CHECK_EQ_INT(blk_check(call, put, N, 11, IT, &w), 0);
+    CHECK(w.bad == 0 && w.total == N && w.max_err < blk_abs_tol(IT));
     call[1234] += 0.01f; /* a hundredth of a unit is far outside */
-    CHECK_EQ_INT(blk_check(call, put, N, 11, IT), 1);
+    put[3000] -= 0.25f;
+    keep = put[3001];
+    put[3001] = NAN;
+    memset(&w, 0, sizeof w);
+    CHECK_EQ_INT(blk_check(call, put, N, 11, IT, &w), 1);
     CHECK_MSG(gpm_last_error(), "option 1234");
+    /* Every wrong option counted; the NaN's error is the largest. */
+    CHECK(w.bad == 3 && w.total == N && !strcmp(w.units, "options") && isinf(w.max_err));
+    put[3001] = keep;
+    memset(&w, 0, sizeof w);
+    CHECK_EQ_INT(blk_check(call, put, N, 11, IT, &w), 1);
+    CHECK(w.bad == 2 && fabs(w.max_err - 0.25) < 1e-3 && !strcmp(w.err, "abs"));
     call[1234] -= 0.01f;
-    CHECK_EQ_INT(blk_check(call, put, N, 11, IT + 1), 1); /* one iteration too few */
+    CHECK_EQ_INT(blk_check(call, put, N, 11, IT + 1, NULL), 1); /* one iteration too few */
     free(call);
     free(put);
 }
