@@ -211,20 +211,25 @@ static int cfd_verify(struct wl_ctx *c)
     struct wl_steps s = steps(c);
     const uint64_t n = st->mesh.n;
     float *got;
+    struct wl_wrong w = {.marks = 1}; /* the last checkpoint's record: right here */
     int rc = wl_steps_final(c, &s);
     if (rc != 0)
         return rc;
     if ((double)n * (double)st->iters > CFD_CPU_CHECK_WORK) {
         wl_note(c, "check=gpu-double");
-        return cfd_gpu_check(&st->d, st->iters);
+        rc = cfd_gpu_check(&st->d, st->iters, &w);
+    } else {
+        wl_note(c, "check=cpu-double");
+        if (!(got = malloc(state_bytes(n))))
+            return gpm_set_error("cfd: out of memory for the state of %llu elements",
+                                 (unsigned long long)n);
+        rc = wl_dev_copy(got, st->d.var, state_bytes(n), 0) != 0
+                 ? -1
+                 : cfd_check(&st->mesh, got, st->iters, &w);
+        free(got);
     }
-    wl_note(c, "check=cpu-double");
-    if (!(got = malloc(state_bytes(n))))
-        return gpm_set_error("cfd: out of memory for the state of %llu elements",
-                             (unsigned long long)n);
-    rc = wl_dev_copy(got, st->d.var, state_bytes(n), 0) != 0 ? -1
-                                                             : cfd_check(&st->mesh, got, st->iters);
-    free(got);
+    if (rc == 1)
+        wl_note_wrong(c, &w);
     return rc;
 }
 

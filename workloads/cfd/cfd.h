@@ -45,16 +45,24 @@ int cfd_gpu_init(float *var, uint64_t n);
 int cfd_gpu_iterate(const struct cfd_dev *d);
 /* Runs the double scheme on the GPU from the free stream for ITERS
  * iterations and compares D->var with it: 0 ok, 1 wrong (message set),
- * -1 error. */
-int cfd_gpu_check(const struct cfd_dev *d, uint64_t iters);
+ * -1 error. Wrong, the state and the reference are copied to the host and
+ * counted into W (cfd_count_wrong; left as it is if they do not fit). */
+int cfd_gpu_check(const struct cfd_dev *d, uint64_t iters, struct wl_wrong *w);
 
 /* CPU solvers (cfd_ref.c): ITERS iterations from the free stream into VAR
  * (CFD_NVAR x n, at cfd_var_at). */
 int cfd_cpu_solve_d(const struct cfd_mesh *m, uint64_t iters, double *var);
 int cfd_cpu_solve_f(const struct cfd_mesh *m, uint64_t iters, float *var);
 /* The CPU check of a result GOT after ITERS iterations on M: 0 ok, 1 wrong
- * (message set), -1 error. */
-int cfd_check(const struct cfd_mesh *m, const float *got, uint64_t iters);
+ * (message set), -1 error; the measure added to W (cfd_count_wrong; NULL:
+ * not wanted). */
+int cfd_check(const struct cfd_mesh *m, const float *got, uint64_t iters, struct wl_wrong *w);
+/* The measure of verify: adds to W the N elements of GOT compared with
+ * WANT, those with a variable outside the tolerance (cfd_elem_ok), and the
+ * largest error of a variable relative to 1 + |WANT|, the scale of the
+ * tolerance (infinite for a NaN). Returns the first wrong element, or N. */
+uint64_t cfd_count_wrong(const float *got, const double *want, uint64_t n, uint64_t iters,
+                         struct wl_wrong *w);
 /* Sets the message for element I, whose variables are GOT and should be
  * WANT; returns 1. */
 int cfd_report_bad(const float got[CFD_NVAR], const double want[CFD_NVAR], uint64_t i,

@@ -172,7 +172,22 @@ static int reference(const struct cfd_dev *d, uint64_t iters, double *var, doubl
     return 0;
 }
 
-extern "C" int cfd_gpu_check(const struct cfd_dev *d, uint64_t iters)
+/* The measure of a wrong state: it and the reference VAR copied to the
+ * host and counted there (nothing where they do not fit). */
+static void count_wrong(const struct cfd_dev *d, const double *var, uint64_t iters,
+                        struct wl_wrong *w)
+{
+    const uint64_t n = d->n;
+    float *got = (float *)malloc(n * CFD_NVAR * sizeof *got);
+    double *want = (double *)malloc(n * CFD_NVAR * sizeof *want);
+    if (got && want && wl_dev_copy(got, d->var, n * CFD_NVAR * sizeof *got, 0) == 0 &&
+        wl_dev_copy(want, var, n * CFD_NVAR * sizeof *want, 0) == 0)
+        cfd_count_wrong(got, want, n, iters, w);
+    free(got);
+    free(want);
+}
+
+extern "C" int cfd_gpu_check(const struct cfd_dev *d, uint64_t iters, struct wl_wrong *w)
 {
     const uint64_t n = d->n;
     double *var = NULL, *old = NULL, *flux = NULL, *sf = NULL, want[CFD_NVAR];
@@ -201,6 +216,12 @@ extern "C" int cfd_gpu_check(const struct cfd_dev *d, uint64_t iters)
             wl_dev_copy(&want[v], var + cfd_var_at(n, first, v), sizeof want[v], 0) != 0)
             goto out;
     rc = cfd_report_bad(got, want, first, iters);
+    if (w) {
+        char why[1024];
+        snprintf(why, sizeof why, "%s", gpm_last_error());
+        count_wrong(d, var, iters, w);
+        gpm_set_error("%s", why);
+    }
 out:
     wl_dev_free(var);
     wl_dev_free(old);

@@ -44,12 +44,40 @@ int cfd_report_bad(const float got[CFD_NVAR], const double want[CFD_NVAR], uint6
     return 1;
 }
 
-int cfd_check(const struct cfd_mesh *m, const float *got, uint64_t iters)
+uint64_t cfd_count_wrong(const float *got, const double *want, uint64_t n, uint64_t iters,
+                         struct wl_wrong *w)
+{
+    uint64_t first = n, bad = 0;
+    double max_err = 0;
+#pragma omp parallel for schedule(static) reduction(min : first) reduction(+ : bad) \
+    reduction(max : max_err) if (n >= CFD_OMP_MIN)
+    for (uint64_t i = 0; i < n; i++) {
+        for (int v = 0; v < CFD_NVAR; v++) {
+            double x = want[cfd_var_at(n, i, v)];
+            double e = fabs((double)got[cfd_var_at(n, i, v)] - x) / (1 + fabs(x));
+            max_err = e > max_err ? e : e == e ? max_err : INFINITY; /* a NaN: infinite */
+        }
+        if (!cfd_elem_ok(got, want, n, i, iters)) {
+            bad++;
+            first = i < first ? i : first;
+        }
+    }
+    if (w) {
+        w->units = "elements";
+        w->bad += bad;
+        w->total += n;
+        w->err = "rel";
+        w->max_err = max_err > w->max_err ? max_err : w->max_err;
+    }
+    return first;
+}
+
+int cfd_check(const struct cfd_mesh *m, const float *got, uint64_t iters, struct wl_wrong *w)
 {
     const uint64_t n = m->n;
-    double *want = malloc(n * CFD_NVAR * sizeof *want), w[CFD_NVAR];
+    double *want = malloc(n * CFD_NVAR * sizeof *want), x[CFD_NVAR];
     float g[CFD_NVAR];
-    long long bad = -1;
+    uint64_t bad;
     if (!want)
         return gpm_set_error("cfd: out of memory for the reference of %llu elements",
                              (unsigned long long)n);
@@ -57,18 +85,12 @@ int cfd_check(const struct cfd_mesh *m, const float *got, uint64_t iters)
         free(want);
         return -1;
     }
-#pragma omp parallel for schedule(static) if (n >= CFD_OMP_MIN)
-    for (uint64_t i = 0; i < n; i++)
-        if (!cfd_elem_ok(got, want, n, i, iters)) {
-#pragma omp critical
-            if (bad < 0 || (long long)i < bad)
-                bad = (long long)i;
-        }
-    if (bad >= 0)
+    bad = cfd_count_wrong(got, want, n, iters, w);
+    if (bad < n)
         for (int v = 0; v < CFD_NVAR; v++) {
-            g[v] = got[cfd_var_at(n, (uint64_t)bad, v)];
-            w[v] = want[cfd_var_at(n, (uint64_t)bad, v)];
+            g[v] = got[cfd_var_at(n, bad, v)];
+            x[v] = want[cfd_var_at(n, bad, v)];
         }
     free(want);
-    return bad < 0 ? 0 : cfd_report_bad(g, w, (uint64_t)bad, iters);
+    return bad == n ? 0 : cfd_report_bad(g, x, bad, iters);
 }

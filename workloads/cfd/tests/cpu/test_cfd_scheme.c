@@ -277,7 +277,8 @@ static void float_solver_within_tolerance_of_reference(void)
     const uint64_t iters = 20;
     struct cfd_mesh m;
     float *vf, *behind;
-    double *vd, worst = 0;
+    double *vd, worst = 0, x, y;
+    struct wl_wrong w = {0};
     uint64_t n;
     CHECK(mesh_of(&m, 4096, 1) == 0);
     n = m.n;
@@ -291,17 +292,34 @@ static void float_solver_within_tolerance_of_reference(void)
         worst = e > worst ? e : worst;
     }
     CHECKF(worst > 0 && worst < 0.1, "float error is %g of the tolerance", worst);
-    CHECK_EQ_INT(cfd_check(&m, vf, iters), 0);
+    CHECK_EQ_INT(cfd_check(&m, vf, iters, &w), 0);
+    CHECK(w.bad == 0 && w.total == n && !strcmp(w.err, "rel") && w.max_err > 0 &&
+          w.max_err < 0.1 * cfd_tol(iters, 0));
     CHECK(cfd_cpu_solve_f(&m, iters - 1, behind) == 0);
-    CHECK_EQ_INT(cfd_check(&m, behind, iters), 1);
+    memset(&w, 0, sizeof w);
+    CHECK_EQ_INT(cfd_check(&m, behind, iters, &w), 1);
     CHECK_MSG(gpm_last_error(), "after 20 iterations");
+    CHECKF(w.bad > 0 && w.bad <= n && !strcmp(w.units, "elements"), "%llu of %llu",
+           (unsigned long long)w.bad, (unsigned long long)w.total);
     vf[cfd_var_at(n, 777, CFD_ENERGY)] += 1e-3f;
-    CHECK_EQ_INT(cfd_check(&m, vf, iters), 1);
+    vf[cfd_var_at(n, 900, CFD_MOMENTUM + 1)] += 1e-3f;
+    memset(&w, 0, sizeof w);
+    CHECK_EQ_INT(cfd_check(&m, vf, iters, &w), 1);
     CHECK_MSG(gpm_last_error(), "element 777 after 20 iterations: energy");
+    /* Both elements counted; the largest error about 1e-3 / (1 + |want|). */
+    x = vd[cfd_var_at(n, 777, CFD_ENERGY)];
+    y = vd[cfd_var_at(n, 900, CFD_MOMENTUM + 1)];
+    CHECKF(w.bad == 2 && w.total == n &&
+           fabs(w.max_err - fmax(1e-3 / (1 + fabs(x)), 1e-3 / (1 + fabs(y)))) < 1e-4,
+           "%llu of %llu, max %g", (unsigned long long)w.bad, (unsigned long long)w.total,
+           w.max_err);
     vf[cfd_var_at(n, 777, CFD_ENERGY)] -= 1e-3f;
+    vf[cfd_var_at(n, 900, CFD_MOMENTUM + 1)] -= 1e-3f;
     vf[cfd_var_at(n, 5, CFD_DENSITY)] = NAN;
-    CHECK_EQ_INT(cfd_check(&m, vf, iters), 1);
+    memset(&w, 0, sizeof w);
+    CHECK_EQ_INT(cfd_check(&m, vf, iters, &w), 1);
     CHECK_MSG(gpm_last_error(), "element 5 ");
+    CHECK(w.bad == 1 && isinf(w.max_err));
     free(vf);
     free(behind);
     free(vd);
