@@ -287,7 +287,7 @@ static int dnn_recover(struct wl_ctx *c)
 }
 
 /* The accuracy of the parameters in d_params on the test set. */
-static int test_accuracy(struct dnn_state *st, double *acc)
+static int test_accuracy(struct dnn_state *st, double *acc, uint64_t *right)
 {
     uint64_t correct = 0;
     const uint8_t *labels = st->data.part[DNN_TEST_LABELS].data;
@@ -303,6 +303,7 @@ static int test_accuracy(struct dnn_state *st, double *acc)
         correct += dnn_count_correct(st->h_probs, labels + first, nb, DNN_CLASSES);
     }
     *acc = (double)correct / st->data.ntest;
+    *right = correct;
     return dnn_net_set_batch(st->net, (uint32_t)st->batch);
 }
 
@@ -313,17 +314,24 @@ static int dnn_verify(struct wl_ctx *c)
 {
     struct dnn_state *st = S(c);
     struct wl_steps s = steps(c);
+    struct wl_wrong w = {0};
+    uint64_t right;
     double acc;
     int rc = wl_steps_final(c, &s);
     if (rc != 0)
         return rc;
-    if (test_accuracy(st, &acc) != 0)
+    if (test_accuracy(st, &acc, &right) != 0)
         return -1;
     wl_note(c, "loss=%.4f,loss_first%llu=%.4f,loss_last%llu=%.4f,test_accuracy=%.4f,%s",
             st->meta.loss_last, (unsigned long long)st->meta.window,
             dnn_meta_first_mean(&st->meta), (unsigned long long)st->meta.window,
             dnn_meta_last_mean(&st->meta), acc, dnn_net_about(st->net));
-    return dnn_check_training(&st->meta, st->files.kind, acc);
+    rc = dnn_check_training(&st->meta, st->files.kind, acc);
+    if (rc == 1) {
+        dnn_training_wrong(&st->meta, right, st->data.ntest, &w);
+        wl_note_wrong(c, &w);
+    }
+    return rc;
 }
 
 static void dnn_teardown(struct wl_ctx *c)

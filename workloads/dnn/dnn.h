@@ -107,6 +107,11 @@ double dnn_min_accuracy(enum dnn_kind kind, uint64_t iters);
  * below the first's, ACCURACY reaches dnn_min_accuracy. 0, or 1 with the
  * message set. */
 int dnn_check_training(const dnn_meta *m, enum dnn_kind kind, double accuracy);
+/* The measure of verify: adds to W the NTEST test images and those the
+ * network got wrong (CORRECT of them right: a run that passes gets some
+ * wrong too, its check asks for an accuracy), and the record as a marker,
+ * wrong where it is short of the run's iterations. */
+void dnn_training_wrong(const dnn_meta *m, uint64_t correct, uint64_t ntest, struct wl_wrong *w);
 
 /* ---- the checkpoint on PM (dnn_cpcheck.c) ---- */
 /* Element ELEM of group 0's consistent copy, read through CP's mapping:

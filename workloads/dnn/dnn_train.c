@@ -160,3 +160,12 @@ int dnn_check_training(const dnn_meta *m, enum dnn_kind kind, double accuracy)
                1;
     return 0;
 }
+
+void dnn_training_wrong(const dnn_meta *m, uint64_t correct, uint64_t ntest, struct wl_wrong *w)
+{
+    w->units = "images";
+    w->bad += ntest - (correct < ntest ? correct : ntest);
+    w->total += ntest;
+    w->marks++;
+    w->marks_bad += m->iters_done != m->iters;
+}

@@ -168,6 +168,7 @@ static void argmax_and_accuracy_count_right(void)
 
 static void training_check_passes_learning_and_names_failures(void)
 {
+    struct wl_wrong w = {0};
     dnn_meta m;
     dnn_meta_init(&m, 1000, 64, 10, 1, 0.05, 1, 60000, 10000);
     for (uint64_t it = 0; it < 1000; it++)
@@ -175,7 +176,14 @@ static void training_check_passes_learning_and_names_failures(void)
     m.iters_done = 999;
     CHECK_EQ_INT(dnn_check_training(&m, DNN_DATA_FASHION, 0.95), 1);
     CHECK_MSG(gpm_last_error(), "999 of 1000 iterations");
+    /* The measure: the test images got wrong, the short record a marker. */
+    dnn_training_wrong(&m, 9500, 10000, &w);
+    CHECK(w.bad == 500 && w.total == 10000 && !strcmp(w.units, "images") && w.marks_bad == 1 &&
+          w.marks == 1 && !w.err);
     m.iters_done = 1000;
+    memset(&w, 0, sizeof w);
+    dnn_training_wrong(&m, 4000, 10000, &w);
+    CHECK(w.bad == 6000 && w.total == 10000 && w.marks_bad == 0 && w.marks == 1);
     CHECK_EQ_INT(dnn_check_training(&m, DNN_DATA_FASHION, 0.95), 0);
     CHECK_EQ_INT(dnn_check_training(&m, DNN_DATA_FASHION, 0.40), 1);
     CHECK_MSG(gpm_last_error(), "test accuracy 0.4000 after 1000 iterations is below");
