@@ -93,6 +93,14 @@ struct image {
     enum verdict verdict;
     char why[512];
     double durable; /* the share of the work it found durable (durable=D/T), or -1 */
+    /* A wrong output's measure, from its recovery's row (wl_note_wrong):
+     * the share of its units wrong (wrong_units=B/T), or -1 where it says
+     * none; its largest error (wrong_max_err), or -1; how that is measured
+     * (wrong_err) and what a unit is (units); whether a marker was wrong
+     * (wrong_marks=M/N with M > 0). */
+    double wrong_share, wrong_err;
+    char err_kind[8], units[32];
+    int wrong_marks;
 };
 
 /* ---- running the program ---- */
@@ -311,7 +319,8 @@ static int plan(const gpm_ptrace *t, const uint64_t *dur, const struct opts *o,
         if (p_ == 0)                                                                   \
             decided[canon[(T)]] = 1;                                                   \
         if (n < o->images && !seen(hashes, n, h_)) {                                   \
-            im[n] = (struct image){(T), (ARG), h_, p_, (PICK), (WHAT), 0, 0, RECOVERED, "", -1}; \
+            im[n] = (struct image){(T), (ARG), h_, p_, (PICK), (WHAT), 0, 0,           \
+                                   RECOVERED, "", -1, -1, -1, "", "", 0};              \
             hashes[n++] = h_;                                                          \
             counts[K]++;                                                               \
         }                                                                              \
@@ -575,26 +584,37 @@ static int copy_files(const char *src, const char *dst)
     return rc;
 }
 
-/* The whole number KEY of a row's PARAMS (k=v,...), or -1. */
-static long long param_of(const char *params, const char *key)
+/* The value of KEY in a row's PARAMS (k=v,...), or NULL. */
+static const char *param_at(const char *params, const char *key)
 {
     size_t n = strlen(key);
     for (const char *p = params; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
         if (!strncmp(p, key, n) && p[n] == '=')
-            return strtoll(p + n + 1, NULL, 10);
-    return -1;
+            return p + n + 1;
+    return NULL;
+}
+
+/* The whole number KEY of a row's PARAMS (k=v,...), or -1. */
+static long long param_of(const char *params, const char *key)
+{
+    const char *v = param_at(params, key);
+    return v ? strtoll(v, NULL, 10) : -1;
 }
 
 /* What the recovery in DIR found, from its row's notes: IM->work, 2 a
- * transaction to undo, 1 work to resume from a crash mid-way, 0 none; and
- * IM->durable, the share of the work it found durable (-1: not said). */
+ * transaction to undo, 1 work to resume from a crash mid-way, 0 none;
+ * IM->durable, the share of the work it found durable (-1: not said); and
+ * where its output was wrong, how wrong (wrong_units and the rest of
+ * wl_note_wrong's notes). */
 static void recovery_found(const char *dir, struct image *im)
 {
-    char rows[4400], params[4096];
+    char rows[4400], params[8192];
     const char *d;
     unsigned long long done, total;
     im->work = 0;
-    im->durable = -1;
+    im->durable = im->wrong_share = im->wrong_err = -1;
+    im->err_kind[0] = im->units[0] = '\0';
+    im->wrong_marks = 0;
     snprintf(rows, sizeof rows, "%s/rows.tsv", dir);
     if (last_field(rows, "params", params, sizeof params) != 0)
         return;
@@ -602,6 +622,17 @@ static void recovery_found(const char *dir, struct image *im)
     if ((d = strstr(params, "durable=")) && sscanf(d, "durable=%llu/%llu", &done, &total) == 2 &&
         total > 0)
         im->durable = (double)done / (double)total;
+    if ((d = param_at(params, "wrong_units")) && sscanf(d, "%llu/%llu", &done, &total) == 2 &&
+        total > 0)
+        im->wrong_share = (double)done / (double)total;
+    if ((d = param_at(params, "units")))
+        sscanf(d, "%31[^,]", im->units);
+    if ((d = param_at(params, "wrong_max_err")))
+        im->wrong_err = strtod(d, NULL);
+    if ((d = param_at(params, "wrong_err")))
+        sscanf(d, "%7[^,]", im->err_kind);
+    if ((d = param_at(params, "wrong_marks")) && sscanf(d, "%llu/%llu", &done, &total) == 2)
+        im->wrong_marks = done > 0;
 }
 
 static int by_value(const void *a, const void *b)
@@ -622,6 +653,46 @@ static double median_durable(const struct image *im, int n)
     if (k) {
         qsort(v, (size_t)k, sizeof *v, by_value);
         m = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+    }
+    free(v);
+    return m;
+}
+
+/* How wrong the wrong outputs were, over the images whose recoveries
+ * measured it: how many (*MEASURED), the median and the largest share of
+ * their units wrong (-1 where none), the largest error (-1 where none
+ * said), how it is measured and what a unit is (those of the image with
+ * the largest error, or the first measured), and how many had a wrong
+ * marker (*MARKED, of every wrong output). */
+struct wrong_measure {
+    int measured, marked;
+    double median, max, err;
+    const char *err_kind, *units;
+};
+
+static struct wrong_measure wrong_measure(const struct image *im, int n)
+{
+    struct wrong_measure m = {0, 0, -1, -1, -1, "", ""};
+    double *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+    for (int i = 0; v && i < n; i++) {
+        if (im[i].verdict != WRONG_OUTPUT)
+            continue;
+        m.marked += im[i].wrong_marks;
+        if (im[i].wrong_share < 0)
+            continue;
+        if (!m.measured++)
+            m.units = im[i].units;
+        v[m.measured - 1] = im[i].wrong_share;
+        if (im[i].wrong_err > m.err) {
+            m.err = im[i].wrong_err;
+            m.err_kind = im[i].err_kind;
+        }
+    }
+    if (m.measured) {
+        int k = m.measured;
+        qsort(v, (size_t)k, sizeof *v, by_value);
+        m.median = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+        m.max = v[k - 1];
     }
     free(v);
     return m;
@@ -918,7 +989,7 @@ static void row(const struct opts *o, const char *params, int ok, double wall_s)
 int main(int argc, char **argv)
 {
     struct opts o;
-    char work[4096], rundir[4200], tracedir[4200], log[4300], report[4400], params[1024];
+    char work[4096], rundir[4200], tracedir[4200], log[4300], report[4400], params[2048];
     char *traced[] = {"--reps", "1", "--keep", "--pm-dir", rundir, "--trace", tracedir,
                       "--out", log, "--recover"};
     gpm_ptrace t;
@@ -933,7 +1004,7 @@ int main(int argc, char **argv)
     int by[4] = {0}; /* recovered, wrong output, recovery crashed, refused */
     double t0 = now_s(), t_run, run_s, wall_s, t_plan, t_write = 0, t_recover = 0;
     const char *op, *mutant;
-    char left[256] = "", more[160] = "";
+    char left[256] = "", more[512] = "";
     double found;
     if (rc == 1)
         return 0;
@@ -1112,6 +1183,7 @@ int main(int argc, char **argv)
             char dir[4300], out[4400];
             image_dir(work, k, dir, sizeof dir);
             by[im[k].verdict]++;
+            recovery_found(dir, &im[k]); /* before its folder may go */
             if (im[k].verdict != RECOVERED) {
                 snprintf(out, sizeof out, "%s/recover.log", dir);
                 last_line(out, im[k].why, sizeof im[k].why);
@@ -1121,10 +1193,8 @@ int main(int argc, char **argv)
                 } else if (!o.keep) {
                     remove_tree(dir); /* the ten described are kept: enough to look at */
                 }
-            } else {
-                recovery_found(dir, &im[k]);
-                if (!o.keep)
-                    remove_tree(dir);
+            } else if (!o.keep) {
+                remove_tree(dir);
             }
         }
     }
@@ -1134,6 +1204,28 @@ int main(int argc, char **argv)
         printf("gpm-check: the recoveries that passed found a median %.1f%% of the work durable\n",
                100 * found);
         snprintf(more, sizeof more, ",durable_median=%.4g", found);
+    }
+    if (by[WRONG_OUTPUT]) {
+        struct wrong_measure wm = wrong_measure(im, n);
+        char err[96] = "";
+        if (wm.err >= 0)
+            snprintf(err, sizeof err, ", the largest error %.3g (%s)", wm.err, wm.err_kind);
+        if (wm.measured)
+            printf("gpm-check: the wrong outputs: %d of %d measured, a median %.1f%% of their "
+                   "%s wrong, at most %.1f%%%s; %d with a wrong marker\n", wm.measured,
+                   by[WRONG_OUTPUT], 100 * wm.median, wm.units, 100 * wm.max, err, wm.marked);
+        else
+            printf("gpm-check: the wrong outputs: none measured (their rows say no wrong_units); "
+                   "%d with a wrong marker\n", wm.marked);
+        snprintf(more + strlen(more), sizeof more - strlen(more),
+                 ",wrong_measured=%d,wrong_marks_images=%d", wm.measured, wm.marked);
+        if (wm.measured)
+            snprintf(more + strlen(more), sizeof more - strlen(more),
+                     ",wrong_share_median=%.4g,wrong_share_max=%.4g,units=%s", wm.median, wm.max,
+                     wm.units[0] ? wm.units : "?");
+        if (wm.err >= 0)
+            snprintf(more + strlen(more), sizeof more - strlen(more),
+                     ",wrong_max_err=%.3g,wrong_err=%s", wm.err, wm.err_kind[0] ? wm.err_kind : "?");
     }
     if (o.honour)
         snprintf(more + strlen(more), sizeof more - strlen(more), ",honour=%s", o.honour);

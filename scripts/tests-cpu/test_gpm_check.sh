@@ -115,9 +115,10 @@ else
         grep -q '^  pending: ps-tiny\.sums bytes [0-9]*\.\.[0-9]* (CPU store)$' "$out" &&
         grep -q '^  recovery: wrong output' "$out" &&
         grep -q '^gpm-check: [0-9]* images tested: .* [1-9][0-9]* wrong output' "$out" &&
+        grep -q '^gpm-check: the wrong outputs: \([0-9]*\) of \1 measured, a median [0-9.]*% of their sums wrong, at most [0-9.]*%; [0-9]* with a wrong marker$' "$out" &&
         grep -q "^gpm-check: the run, its trace and the first ten failing images stay in $tmp/check-$n\$" "$out"
     then
-        ok "GPM_MUTATE=$site (ps): fails, naming the pending sums"
+        ok "GPM_MUTATE=$site (ps): fails, naming the pending sums, and measures every wrong output in sums"
     else
         bad "GPM_MUTATE=$site (ps) fails" "exit $rc: $(show)"
     fi
