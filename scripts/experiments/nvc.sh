@@ -15,8 +15,12 @@
 #     median share of the work those recoveries found durable (the rest
 #     they computed again: the extra work);
 #   wrong output: it restarted and gave a wrong result (the workload's
-#     check names the first difference in the log; its size is not
-#     measured);
+#     check names the first difference in the log, and its row how wrong,
+#     in the workload's own error measure: wrong_units=B/T of its units,
+#     the largest error where the output is floating point); the row's
+#     wrong_share_median and wrong_share_max are the median and the largest
+#     share of units wrong among the wrong outputs, wrong_max_err the
+#     largest error, wrong_measured how many of them said;
 #   failed restart: the recovery refused what PM held (damage it detected)
 #     or crashed.
 # Failing images are the finding here, not a failure: the experiment fails
@@ -46,6 +50,24 @@ to_restart() {
     fi
 }
 
+# how_wrong PARAMS: " (a median X% of their UNITS wrong, at most Y%, the
+# largest error E)" from a check's row, "" where no output was wrong.
+how_wrong() {
+    _w=$(param "$1" wrong) _k=$(param "$1" wrong_measured)
+    [ "${_w:-0}" -gt 0 ] || return 0
+    if [ "${_k:-0}" -eq 0 ]; then
+        echo " (not measured)"
+        return 0
+    fi
+    awk -v w="$_w" -v k="$_k" -v med="$(param "$1" wrong_share_median)" \
+        -v max="$(param "$1" wrong_share_max)" -v u="$(param "$1" units)" \
+        -v e="$(param "$1" wrong_max_err)" -v ek="$(param "$1" wrong_err)" 'BEGIN {
+        printf " (%sa median %.3g%% of their %s wrong, at most %.3g%%", (k < w) ? k " of " w " measured: " : "",
+            100 * med, u, 100 * max
+        if (e != "") printf ", the largest error %s, %s", e, ek == "rel" ? "relative" : "absolute"
+        printf ")" }'
+}
+
 # restart W OP MODE LABEL: one check under model none, and its line.
 restart() {
     w=$1 op=$2 m=$3 lbl=$4
@@ -64,7 +86,7 @@ restart() {
         bad=1
     fi
     dm=$(param "$p" durable_median)
-    echo "$name: $lbl ($m, $SCALE): $(param "$p" images) images, no persist honoured but the identity's: $(param "$p" recovered) correct$([ -z "$dm" ] || awk -v x="$dm" 'BEGIN { printf " (finding a median %.0f%% of the work durable)", 100 * x }'), $(param "$p" wrong) wrong output, $(($(param "$p" refused) + $(param "$p" crashed))) failed restarts ($(param "$p" refused) refused, $(param "$p" crashed) crashed)"
+    echo "$name: $lbl ($m, $SCALE): $(param "$p" images) images, no persist honoured but the identity's: $(param "$p" recovered) correct$([ -z "$dm" ] || awk -v x="$dm" 'BEGIN { printf " (finding a median %.0f%% of the work durable)", 100 * x }'), $(param "$p" wrong) wrong output$(how_wrong "$p"), $(($(param "$p" refused) + $(param "$p" crashed))) failed restarts ($(param "$p" refused) refused, $(param "$p" crashed) crashed)"
     rm -rf "$d" "$CHECK_LOG"
 }
 

@@ -6,14 +6,22 @@ workload restarted from crash images in which no persist was honoured.
 
 Reads RESULTS_DIR/nvc.tsv (op=check rows written by
 scripts/experiments/nvc.sh through gpm-check --model none --honour .id):
-params images, recovered, wrong, crashed, refused, complete and
+params images, recovered, wrong, crashed, refused, complete,
 durable_median (the median share of the work that the recoveries which
-passed found durable). Writes one row per workload, op, mode and scale, its
-newest run:
+passed found durable), and of the wrong outputs wrong_measured,
+wrong_share_median, wrong_share_max, units, wrong_max_err and wrong_err
+(how wrong, in the workload's own error measure). Writes one row per
+workload, op, mode and scale, its newest run:
   correct, wrong, failed_restart (refused + crashed), each with its share
     of the images;
   durable_median: of the correct ones, the share of the work found durable
     (the rest was computed again: the extra work of restarting);
+  wrong_measured, wrong_units_median, wrong_units_max, units: of the wrong
+    ones, how many said how wrong, and the median and largest share of
+    the workload's units (its sums, nodes, keys...) wrong;
+  wrong_max_err, wrong_err: the largest error of a wrong output where the
+    output is floating point, absolute (abs) or relative (rel) as the
+    workload's tolerance;
   verdict: "recomputes" (every image correct), "detects the rest"
     (none wrong: the others were refused or crashed), or "silently wrong"
     (some restarted to a wrong result: its persists cannot be dropped);
@@ -50,9 +58,28 @@ def persist_cost(results_dir):
     return best
 
 
-def sentence(workload, verdict, correct, wrong, failed, images, cost):
-    """Whether the workload's persists could be dropped, and what that would
-    save at most (GPM above mode none, paper scale)."""
+def how_wrong(p, wrong):
+    """How wrong the wrong restarts were, from a check's PARAMS: a clause
+    for the sentence, "" where none was wrong."""
+    if wrong <= 0:
+        return ""
+    measured = R.param_count(p, "wrong_measured")
+    if measured <= 0 or "wrong_share_median" not in p:
+        return " (how wrong was not measured)"
+    text = ", %sa median %.3g%% of their %s wrong (at most %.3g%%" % (
+        "the %d measured " % measured if measured < wrong else "",
+        100 * float(p["wrong_share_median"]), p.get("units", "units"),
+        100 * float(p.get("wrong_share_max", "nan")))
+    if "wrong_max_err" in p:
+        text += "; the largest error %s, %s" % (
+            p["wrong_max_err"], "relative" if p.get("wrong_err") == "rel" else "absolute")
+    return text + ")"
+
+
+def sentence(workload, verdict, correct, wrong, failed, images, cost, wrong_how=""):
+    """Whether the workload's persists could be dropped, how wrong the
+    wrong restarts were, and what dropping them would save at most (GPM
+    above mode none, paper scale)."""
     gpm, none = cost
     save = ("; dropping every persist would save at most %.3g s of GPM's %.3g s at paper "
             "scale (mode none's %.3g s: no PM at all)" % (gpm - none, gpm, none)
@@ -64,13 +91,21 @@ def sentence(workload, verdict, correct, wrong, failed, images, cost):
                 "restarts correct, the rest refused what PM held%s"
                 % (correct, images, save))
     if verdict == "silently wrong":
-        return ("its persists cannot be dropped: %d of %d restarts gave a wrong result%s"
-                % (wrong, images, save))
+        return ("its persists cannot be dropped: %d of %d restarts gave a wrong result%s%s"
+                % (wrong, images, wrong_how, save))
     return "no verdict"
 
 
 def share(n, images):
     return float(n) / images if images > 0 else float("nan")
+
+
+def number_of(p, key):
+    """PARAMS' KEY as a float, nan where it has none."""
+    try:
+        return float(p[key])
+    except (KeyError, ValueError):
+        return float("nan")
 
 
 def main():
@@ -83,8 +118,10 @@ def main():
         p = R.params(r)
         newest[(r["workload"], p.get("op", "run"), r.get("mode", ""), r.get("scale", ""))] = r
     header = ["workload", "op", "mode", "scale", "images", "correct", "correct_share",
-              "durable_median", "wrong", "wrong_share", "failed_restart", "failed_share",
-              "refused", "crashed", "verdict", "gpm_paper_s", "none_paper_s", "summary"]
+              "durable_median", "wrong", "wrong_share", "wrong_measured", "wrong_units_median",
+              "wrong_units_max", "units", "wrong_max_err", "wrong_err", "failed_restart",
+              "failed_share", "refused", "crashed", "verdict", "gpm_paper_s", "none_paper_s",
+              "summary"]
     table = []
     costs = persist_cost(results_dir)
     for key in sorted(newest):
@@ -93,15 +130,19 @@ def main():
         correct, wrong = R.param_count(p, "recovered"), R.param_count(p, "wrong")
         refused, crashed = R.param_count(p, "refused"), R.param_count(p, "crashed")
         failed = refused + crashed
-        dm = p.get("durable_median", "")
         v = verdict(p, images, wrong, failed)
         cost = (costs.get((key[0], key[1], "gpm"), float("nan")),
                 costs.get((key[0], key[1], "none"), float("nan")))
         table.append(list(key) + [images, correct, share(correct, images),
-                                  float(dm) if dm else float("nan"), wrong,
-                                  share(wrong, images), failed, share(failed, images), refused,
-                                  crashed, v, cost[0], cost[1],
-                                  sentence(key[0], v, correct, wrong, failed, images, cost)])
+                                  number_of(p, "durable_median"), wrong,
+                                  share(wrong, images), R.param_count(p, "wrong_measured"),
+                                  number_of(p, "wrong_share_median"),
+                                  number_of(p, "wrong_share_max"), p.get("units", ""),
+                                  number_of(p, "wrong_max_err"), p.get("wrong_err", ""),
+                                  failed, share(failed, images), refused, crashed, v, cost[0],
+                                  cost[1],
+                                  sentence(key[0], v, correct, wrong, failed, images, cost,
+                                           how_wrong(p, wrong))])
     used = list(newest.values())
     comments = (["NVC's question (Ma et al., MCHPC'18): restarted from whatever PM held, with "
                  "no persist honoured (gpm-check --model none: each word any value written to "
@@ -110,16 +151,19 @@ def main():
                  "ignored stand for fence-less kernels",
                  "correct: recovered and verified (durable_median: the share of the work those "
                  "recoveries found durable; the rest is the extra work); wrong: restarted to a "
-                 "wrong result (its size is not measured); failed_restart: the recovery refused "
-                 "what PM held or crashed",
+                 "wrong result; failed_restart: the recovery refused what PM held or crashed",
+                 "how wrong, in the workload's own error measure (its verify's wrong_units: "
+                 "workloads/README.md): wrong_units_median and wrong_units_max, the median and "
+                 "largest share of its units wrong (units: sums, nodes, keys, ...) among the "
+                 "wrong_measured wrong restarts that said; wrong_max_err, the largest error "
+                 "where the output is floating point, absolute or relative (wrong_err) as its "
+                 "tolerance",
                  "verdict: recomputes (all correct), detects the rest (none wrong), silently "
                  "wrong (some wrong: the workload's persists cannot be dropped)",
                  "gpm_paper_s, none_paper_s: GPM's time and mode none's (no persistence: the "
                  "output stays in GPU memory) at paper scale, from make roofline's rows: their "
                  "difference bounds what dropping the persists would save (a fence-less GPM "
-                 "run, still writing PM across the link, was not timed); a wrong result's size "
-                 "in the workload's own measure is not measured (its check names the first "
-                 "difference)",
+                 "run, still writing PM across the link, was not timed)",
                  "NVC's own findings (CPU programs, a simulated cache, 100 crashes a case): "
                  "CG correct in at least 96% (class A; class B 100%, 46%, 7% by phase), MG "
                  "15-20%, FT under 6%, Kmeans always (more iterations after a late crash)"]

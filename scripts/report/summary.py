@@ -67,7 +67,7 @@ SECTIONS = [
      "no counterpart"),
     ("nvc", "NVC: restarting from what PM holds, no persist honoured",
      ["workload", "op", "mode", "scale", "images", "correct", "durable_median", "wrong",
-      "failed_restart", "verdict"],
+      "wrong_units_median", "units", "failed_restart", "verdict"],
      "NVC (MCHPC'18; CPU programs, a simulated cache, 100 crashes a case) restarted "
      "correctly from memory never flushed in at least 96% of crashes for CG (class A; class "
      "B: 100%, 46% and 7% by phase), 15-20% for MG, under 6% for FT, and always for Kmeans "
@@ -318,12 +318,24 @@ def verdict(name, rows):
                    ", ".join(sp) if sp else "not measured"))
     if name == "nvc":
         wrong = [r["workload"] + ("(%s)" % r["op"] if r.get("op") != "run" else "") + " " +
-                 r["mode"] for r in rows if r.get("verdict") == "silently wrong"]
+                 r["mode"] + nvc_how_wrong(r) for r in rows if r.get("verdict") == "silently wrong"]
         return ("ours: %d of %d workload operations and modes always restarted correctly; "
                 "silently wrong in some images: %s"
                 % (sum(1 for r in rows if r.get("verdict") == "recomputes"), len(rows),
                    ", ".join(wrong) if wrong else "none"))
     return ""
+
+
+def nvc_how_wrong(r):
+    """" (a median X% of its UNITS wrong)" of an NVC report row, "" where
+    its wrong restarts were not measured."""
+    try:
+        med = float(r.get("wrong_units_median", "nan"))
+    except ValueError:
+        return ""
+    if med != med:
+        return ""
+    return " (a median %.3g%% of its %s wrong)" % (100 * med, r.get("units") or "units")
 
 
 def row_name(r):
