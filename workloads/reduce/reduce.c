@@ -150,10 +150,15 @@ static int red_recover(struct wl_ctx *c)
     return 0;
 }
 
+/* Every slot and the total; the epoch each holds is its own marker. */
 static int red_verify(struct wl_ctx *c)
 {
     struct red_state *st = S(c);
-    return red_check(pm_slots(c), pm_total(c), st->n, st->block, c->epoch, c->opt.seed);
+    struct wl_wrong w = {0};
+    int rc = red_check(pm_slots(c), pm_total(c), st->n, st->block, c->epoch, c->opt.seed, &w);
+    if (rc == 1)
+        wl_note_wrong(c, &w);
+    return rc;
 }
 
 static void red_teardown(struct wl_ctx *c)

@@ -46,9 +46,12 @@ void red_ref_block(uint64_t seed, uint64_t n, uint32_t block, uint64_t b, uint32
  * then the total. *COMPUTED gets the blocks computed. */
 int red_cpu_reduce(struct wl_ctx *c, const struct red_state *st, uint64_t *computed);
 /* Checks a tree and total (a layout in memory) of EPOCH against the
- * reference for SEED: 0 right, 1 wrong (message set), -1 out of memory. */
+ * reference for SEED: 0 right, 1 wrong (the first difference in the
+ * message), -1 out of memory. Every slot and the total are compared, each
+ * a unit ("sums") of W (may be NULL): wrong when empty or holding another
+ * sum. */
 int red_check(const uint64_t *slots, uint64_t total, uint64_t n, uint32_t block, uint32_t epoch,
-              uint64_t seed);
+              uint64_t seed, struct wl_wrong *w);
 
 #ifdef __cplusplus
 }

@@ -89,12 +89,12 @@ int red_cpu_reduce(struct wl_ctx *c, const struct red_state *st, uint64_t *compu
 }
 
 int red_check(const uint64_t *slots, uint64_t total, uint64_t n, uint32_t block, uint32_t epoch,
-              uint64_t seed)
+              uint64_t seed, struct wl_wrong *w)
 {
-    uint64_t nb = red_nblocks(n, block), bad = UINT64_MAX;
+    uint64_t nb = red_nblocks(n, block), bad = UINT64_MAX, wrong = 0;
     uint32_t threads = red_threads(block), sum = 0;
     int oom = 0;
-#pragma omp parallel reduction(+ : sum)
+#pragma omp parallel reduction(+ : sum, wrong)
     {
         uint32_t *ref = malloc((size_t)threads * sizeof *ref);
         if (!ref) {
@@ -109,10 +109,10 @@ int red_check(const uint64_t *slots, uint64_t total, uint64_t n, uint32_t block,
             sum += ref[0];
             for (uint32_t t = 0; t < threads; t++)
                 if (slots[b * threads + t] != red_slot(epoch, ref[t])) {
+                    wrong++;
 #pragma omp critical
                     if (b * threads + t < bad)
                         bad = b * threads + t;
-                    break;
                 }
         }
         free(ref);
@@ -120,6 +120,12 @@ int red_check(const uint64_t *slots, uint64_t total, uint64_t n, uint32_t block,
     if (oom) {
         gpm_set_error("reduce: out of memory for verification");
         return -1;
+    }
+    wrong += total != red_slot(epoch, sum);
+    if (w) {
+        w->units = "sums";
+        w->bad += wrong;
+        w->total += nb * threads + 1;
     }
     if (bad != UINT64_MAX) {
         uint32_t *ref = malloc((size_t)threads * sizeof *ref);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../reduce_layout.h"
 #include "gpm/check.h"
 #include "tests/wl_test.h"
 #include "wl.h"
@@ -73,12 +74,46 @@ static void durable_total_leaves_nothing_to_do(void)
     CHECK_EQ_INT(wl_test_count_lines(rows, ",durable=513/513,redone=0"), 1);
 }
 
+/* A finished run damaged after it: 10 slots of block 3 overwritten. The
+ * recovery finds the total durable and does nothing; verify names the
+ * first wrong slot, and the row measures them: 10 of the 262,144 slots and
+ * the total wrong. */
+static void a_damaged_tree_is_measured_in_wrong_sums(void)
+{
+    char *run[] = {"reduce", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--reps", "1",
+                   "--keep"};
+    char *rec[] = {"reduce", "--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--recover",
+                   "--out", rows};
+    char cmd[8400], path[8400], err[4300];
+    uint64_t junk[10];
+    FILE *f;
+    snprintf(err, sizeof err, "%s/stderr", dir);
+    unlink(rows);
+    CHECK_EQ_INT(run_main(run, ARGC(run)), 0);
+    CHECK(wl_test_path(dir, "reduce-tiny.tree", path, sizeof path) == 0);
+    for (int i = 0; i < 10; i++)
+        junk[i] = red_slot(1, 0xffffffffu - (uint32_t)i); /* the run's epoch, wrong sums */
+    f = fopen(path, "r+");
+    CHECK(f);
+    CHECK(fseek(f, (long)(red_slots_off() + (3 * 256 + 5) * 8), SEEK_SET) == 0 &&
+          fwrite(junk, 8, 10, f) == 10);
+    fclose(f);
+    CHECK_EQ_INT(wl_test_run(&WORKLOAD, rec, ARGC(rec), err), 1);
+    CHECK_EQ_INT(wl_test_count_lines(err, "reduce: slot 5 of block 3 holds 4294967295"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "\tfail\t"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "total=durable"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",wrong_units=10/262145,units=sums"), 1);
+    snprintf(cmd, sizeof cmd, "rm -f '%s'/reduce-*", dir);
+    CHECK(system(cmd) == 0);
+}
+
 int main(void)
 {
     wl_test_scratch("reduce-cpu", dir, rows, NULL);
     RUN(verified_rows_in_cpu_mode);
     RUN(crash_then_recover);
     RUN(durable_total_leaves_nothing_to_do);
+    RUN(a_damaged_tree_is_measured_in_wrong_sums);
     wl_test_scratch_remove(dir);
     CHECK_EXIT();
 }

@@ -68,18 +68,45 @@ static void check_finds_each_fault(void)
             slots[b * threads + t] = red_slot(epoch, sums[t]);
     }
     total = red_slot(epoch, all);
-    CHECKF(red_check(slots, total, n, block, epoch, seed) == 0, "%s", gpm_last_error());
+    CHECKF(red_check(slots, total, n, block, epoch, seed, NULL) == 0, "%s", gpm_last_error());
     slots[5 * threads + 17] = red_slot(epoch - 1, red_slot_sum(slots[5 * threads + 17]));
-    CHECK_EQ_INT(red_check(slots, total, n, block, epoch, seed), 1);
+    CHECK_EQ_INT(red_check(slots, total, n, block, epoch, seed, NULL), 1);
     CHECK_MSG(gpm_last_error(), "slot 17 of block 5 is empty (epoch 1, not 2)");
     slots[5 * threads + 17] = red_slot(epoch, red_slot_sum(slots[5 * threads + 17]) + 1);
-    CHECK_EQ_INT(red_check(slots, total, n, block, epoch, seed), 1);
+    CHECK_EQ_INT(red_check(slots, total, n, block, epoch, seed, NULL), 1);
     CHECK_MSG(gpm_last_error(), "slot 17 of block 5 holds");
     slots[5 * threads + 17] = red_slot(epoch, red_slot_sum(slots[5 * threads + 17]) - 1);
-    CHECK_EQ_INT(red_check(slots, red_slot(epoch - 1, all), n, block, epoch, seed), 1);
+    CHECK_EQ_INT(red_check(slots, red_slot(epoch - 1, all), n, block, epoch, seed, NULL), 1);
     CHECK_MSG(gpm_last_error(), "the total is empty");
-    CHECK_EQ_INT(red_check(slots, red_slot(epoch, all + 1), n, block, epoch, seed), 1);
+    CHECK_EQ_INT(red_check(slots, red_slot(epoch, all + 1), n, block, epoch, seed, NULL), 1);
     CHECK_MSG(gpm_last_error(), "the total is");
+    free(slots);
+}
+
+/* The measure counts every wrong slot and the total, of all of them: the
+ * first difference is named, the rest counted too. */
+static void check_measures_every_sum(void)
+{
+    const uint64_t n = 3000, seed = 3;
+    const uint32_t block = 128, epoch = 2, threads = red_threads(block);
+    uint64_t nb = red_nblocks(n, block), *slots = malloc(nb * threads * 8);
+    uint32_t sums[32], all = 0;
+    struct wl_wrong w = {0};
+    CHECK(slots && nb == 24);
+    for (uint64_t b = 0; b < nb; b++) {
+        red_ref_block(seed, n, block, b, sums);
+        all += sums[0];
+        for (uint32_t t = 0; t < threads; t++)
+            slots[b * threads + t] = red_slot(epoch, sums[t]);
+    }
+    slots[0] = 0;                 /* block 0's sum, empty */
+    slots[3 * threads + 9] += 1;  /* another epoch */
+    slots[23 * threads + 31] += 1ull << 32; /* another sum */
+    CHECK_EQ_INT(red_check(slots, red_slot(epoch, all + 1), n, block, epoch, seed, &w), 1);
+    CHECK_MSG(gpm_last_error(), "slot 0 of block 0 is empty");
+    CHECK(w.units && strcmp(w.units, "sums") == 0);
+    CHECK_EQ_INT(w.bad, 4);
+    CHECK_EQ_INT(w.total, 24 * 32 + 1);
     free(slots);
 }
 
@@ -90,5 +117,6 @@ int main(void)
     RUN(layout_offsets);
     RUN(slots_and_pending);
     RUN(check_finds_each_fault);
+    RUN(check_measures_every_sum);
     CHECK_EXIT();
 }
