@@ -182,7 +182,13 @@ static int parse_param(const struct wl_workload *w, int i, const char *val, stru
             return gpm_set_error("%s: empty: see %s --help", flag, w->name);
         o->val[i].s = val;
         return 0;
-    default: return gpm_arg_ll(flag, val, p->min, p->max, &o->val[i].i);
+    default:
+        if (gpm_arg_ll(flag, val, p->min, p->max, &o->val[i].i) != 0)
+            return -1;
+        if (p->pow2 && (o->val[i].i & (o->val[i].i - 1)))
+            return gpm_set_error("%s: %lld is not a power of two: pass %lld, %lld, ... or %lld",
+                                 flag, o->val[i].i, p->min, 2 * p->min, p->max);
+        return 0;
     }
 }
 

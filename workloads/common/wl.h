@@ -113,6 +113,7 @@ struct wl_param {
     const char *help;
     long long scale[3];     /* WL_INT: value at tiny, small, paper */
     long long min, max;     /* WL_INT: accepted range */
+    int pow2;               /* WL_INT: 1: only powers of two (MIN and MAX should be) */
     int sizes;              /* 1: it changes the data size (the row's scale becomes custom) */
     enum wl_ptype type;     /* WL_INT unless set */
     double fscale[3];       /* WL_FLOAT: value at tiny, small, paper */

@@ -10,7 +10,7 @@ static const struct wl_param ps_params[] = {
     {.flag = "n", .help = "32-bit integers to sum", .sizes = 1,
      .scale = {16ll << 16, 256ll << 20, 1024ll << 20}, .min = 1, .max = 1ll << 33},
     {.flag = "block", .help = "integers per thread block (a power of two, 128..4096)",
-     .sizes = 1, .scale = {4096, 4096, 4096}, .min = 128, .max = 4096},
+     .sizes = 1, .scale = {4096, 4096, 4096}, .min = 128, .max = 4096, .pow2 = 1},
     {0},
 };
 
@@ -30,8 +30,6 @@ static int ps_layout(struct wl_ctx *c)
 {
     uint64_t n = (uint64_t)wl_int(c, "n");
     uint32_t block = (uint32_t)wl_int(c, "block");
-    if (block & (block - 1))
-        return gpm_set_error("--block: %u is not a power of two: pass 128, 256, ... or 4096", block);
     wl_obj_region(c, PS_SUMS, ps_file_bytes(n, block));
     c->data_bytes = n * 4;
     c->calib_bytes = ps_file_bytes(n, block);

@@ -107,10 +107,24 @@ static void a_damaged_tree_is_measured_in_wrong_sums(void)
     CHECK(system(cmd) == 0);
 }
 
+/* A --block that is no power of two is refused by the harness, in one
+ * line that names the flag and the choices, before any file is made. */
+static void block_must_be_a_power_of_two(void)
+{
+    char *bad[] = {"reduce", "--mode", "cpu", "--block", "1000", "--pm-dir", dir};
+    char err[4300];
+    snprintf(err, sizeof err, "%s/stderr", dir);
+    CHECK_EQ_INT(wl_test_run(&WORKLOAD, bad, ARGC(bad), err), 2);
+    CHECK_EQ_INT(wl_test_count_lines(err, "--block: 1000 is not a power of two: pass 128, 256, "
+                                          "... or 4096"), 1);
+    CHECK(wl_test_path(dir, "reduce-*", err, sizeof err) != 0);
+}
+
 int main(void)
 {
     wl_test_scratch("reduce-cpu", dir, rows, NULL);
     RUN(verified_rows_in_cpu_mode);
+    RUN(block_must_be_a_power_of_two);
     RUN(crash_then_recover);
     RUN(durable_total_leaves_nothing_to_do);
     RUN(a_damaged_tree_is_measured_in_wrong_sums);
