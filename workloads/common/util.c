@@ -109,6 +109,19 @@ void wl_note_wrong(struct wl_ctx *c, const struct wl_wrong *w)
                 (unsigned long long)w->marks);
 }
 
+int wl_tx_verified(struct wl_ctx *c, int rc, const struct wl_wrong *w, uint64_t committed,
+                   uint64_t all, const char *units)
+{
+    if (rc == 0 && w->marks_bad) {
+        gpm_set_error("%s: the log counts %llu committed %s of %llu", c->wl->name,
+                      (unsigned long long)committed, units, (unsigned long long)all);
+        rc = 1;
+    }
+    if (rc == 1)
+        wl_note_wrong(c, w);
+    return rc;
+}
+
 int wl_check_u32(const char *what, const uint32_t *got, const uint32_t *want, size_t n,
                  struct wl_wrong *w)
 {

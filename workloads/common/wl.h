@@ -709,6 +709,13 @@ struct wl_wrong {
 /* Notes what W measured (above): wrong_units where W->units is set,
  * wrong_max_err where W->err is, wrong_marks where W->marks is not 0. */
 void wl_note_wrong(struct wl_ctx *c, const struct wl_wrong *w);
+/* The end of a transactional workload's verify. RC is its check of the
+ * output (0 right, 1 wrong, -1 not checked). Where the output is right but
+ * W counts the log's marker wrong (the log counts COMMITTED of ALL UNITS,
+ * "batches"), the verify fails, saying so; where it fails, W is noted.
+ * Returns the verify's result. */
+int wl_tx_verified(struct wl_ctx *c, int rc, const struct wl_wrong *w, uint64_t committed,
+                   uint64_t all, const char *units);
 /* Every one of the N elements of GOT against WANT: 0 if all are equal,
  * else 1 with the first difference in the message ("WHAT: element I is G,
  * expected E"). Adds the elements that differ to W->bad and N to W->total

@@ -296,13 +296,7 @@ static int db_verify(struct wl_ctx *c)
         w.units = "rows";
         w.total = got;
     }
-    if (rc == 0 && w.marks_bad)
-        rc = (gpm_set_error("db: the log counts %llu committed steps of %llu",
-                            (unsigned long long)committed, (unsigned long long)st->steps),
-              1);
-    if (rc == 1)
-        wl_note_wrong(c, &w);
-    return rc;
+    return wl_tx_verified(c, rc, &w, committed, st->steps, "steps");
 }
 
 static void db_teardown(struct wl_ctx *c)

@@ -445,13 +445,7 @@ static int gph_verify(struct wl_ctx *c)
      * keeps one. */
     struct wl_wrong w = {.marks = logged, .marks_bad = logged && committed != st->batches};
     int rc = gph_check(st, pm(c), st->first_checked, &w);
-    if (rc == 0 && w.marks_bad)
-        rc = (gpm_set_error("gphash: the log counts %llu committed batches of %llu",
-                            (unsigned long long)committed, (unsigned long long)st->batches),
-              1);
-    if (rc == 1)
-        wl_note_wrong(c, &w);
-    return rc;
+    return wl_tx_verified(c, rc, &w, committed, st->batches, "batches");
 }
 
 static void gph_teardown(struct wl_ctx *c)

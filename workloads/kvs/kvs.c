@@ -418,13 +418,7 @@ static int kvs_verify(struct wl_ctx *c)
         rc = 0;
         kvs_count_wrong_keys(pm, pm, st->nsets, &w); /* passed before: every key right */
     }
-    if (rc == 0 && w.marks_bad)
-        rc = (gpm_set_error("kvs: the log counts %llu committed batches of %llu",
-                            (unsigned long long)committed, (unsigned long long)st->batches),
-              1);
-    if (rc == 1)
-        wl_note_wrong(c, &w);
-    return rc;
+    return wl_tx_verified(c, rc, &w, committed, st->batches, "batches");
 }
 
 static void kvs_teardown(struct wl_ctx *c)
