@@ -51,6 +51,24 @@ static void slots_and_pending(void)
     CHECK_EQ_INT(red_count_pending(slots, 3, 2, 4), 2);
 }
 
+/* A right tree of EPOCH for N integers of SEED in blocks of 128 (32
+ * threads): its slots (malloc'd, NULL where out of memory) and, in *ALL,
+ * the sum of every block's sum. */
+static uint64_t *right_tree(uint64_t n, uint64_t seed, uint32_t epoch, uint32_t *all)
+{
+    const uint32_t block = 128, threads = red_threads(block);
+    uint64_t nb = red_nblocks(n, block), *slots = malloc(nb * threads * 8);
+    uint32_t sums[32];
+    *all = 0;
+    for (uint64_t b = 0; slots && b < nb; b++) {
+        red_ref_block(seed, n, block, b, sums);
+        *all += sums[0];
+        for (uint32_t t = 0; t < threads; t++)
+            slots[b * threads + t] = red_slot(epoch, sums[t]);
+    }
+    return slots;
+}
+
 /* A right tree passes; an empty slot under a durable slot 0 (what a
  * recovery would trust and never recompute), a wrong sum and an empty
  * total each fail, named. */
@@ -58,16 +76,9 @@ static void check_finds_each_fault(void)
 {
     const uint64_t n = 3000, seed = 3;
     const uint32_t block = 128, epoch = 2, threads = red_threads(block);
-    uint64_t nb = red_nblocks(n, block), *slots = malloc(nb * threads * 8), total;
-    uint32_t sums[32], all = 0;
+    uint32_t all;
+    uint64_t *slots = right_tree(n, seed, epoch, &all), total = red_slot(epoch, all);
     CHECK(slots && threads == 32);
-    for (uint64_t b = 0; b < nb; b++) {
-        red_ref_block(seed, n, block, b, sums);
-        all += sums[0];
-        for (uint32_t t = 0; t < threads; t++)
-            slots[b * threads + t] = red_slot(epoch, sums[t]);
-    }
-    total = red_slot(epoch, all);
     CHECKF(red_check(slots, total, n, block, epoch, seed, NULL) == 0, "%s", gpm_last_error());
     slots[5 * threads + 17] = red_slot(epoch - 1, red_slot_sum(slots[5 * threads + 17]));
     CHECK_EQ_INT(red_check(slots, total, n, block, epoch, seed, NULL), 1);
@@ -89,16 +100,10 @@ static void check_measures_every_sum(void)
 {
     const uint64_t n = 3000, seed = 3;
     const uint32_t block = 128, epoch = 2, threads = red_threads(block);
-    uint64_t nb = red_nblocks(n, block), *slots = malloc(nb * threads * 8);
-    uint32_t sums[32], all = 0;
+    uint32_t all;
+    uint64_t *slots = right_tree(n, seed, epoch, &all);
     struct wl_wrong w = {0};
-    CHECK(slots && nb == 24);
-    for (uint64_t b = 0; b < nb; b++) {
-        red_ref_block(seed, n, block, b, sums);
-        all += sums[0];
-        for (uint32_t t = 0; t < threads; t++)
-            slots[b * threads + t] = red_slot(epoch, sums[t]);
-    }
+    CHECK(slots && red_nblocks(n, block) == 24);
     slots[0] = 0;                 /* block 0's sum, empty */
     slots[3 * threads + 9] += 1;  /* another epoch */
     slots[23 * threads + 31] += 1ull << 32; /* another sum */
