@@ -81,6 +81,9 @@ static int compute(struct wl_ctx *c, int resume, uint64_t *computed)
     unsigned long long k = 0;
     int kernels_on_pm = c->m->kernels_write_pm;
     uint8_t *dev = r->dev;
+    /* Where the kernels store: PM, or the CAP modes' device copies. */
+    uint64_t *slots = kernels_on_pm ? (uint64_t *)(dev + slots_off) : st->d_slots;
+    uint64_t *total = kernels_on_pm ? (uint64_t *)(dev + total_off) : st->d_total;
 
     if (!c->m->needs_gpu) { /* each block's tree durable before its slot 0, as on the GPU */
         if (red_cpu_reduce(c, st, computed) != 0)
@@ -88,17 +91,15 @@ static int compute(struct wl_ctx *c, int resume, uint64_t *computed)
         wl_progress_add(c, 1); /* the total */
         return 0;
     }
-    if (kernels_on_pm && wl_persist_begin(c) != 0)
+    /* The DDIO bracket, where the mode has one (wl_persist_begin knows). */
+    if (wl_persist_begin(c) != 0)
         return -1;
-    if (red_gpu_reduce(st->d_in, kernels_on_pm ? (uint64_t *)(dev + slots_off) : st->d_slots,
-                       kernels_on_pm ? (uint64_t *)(dev + total_off) : st->d_total, st->n,
-                       st->block, c->epoch, wl_out_of(c), resume, c->opt.sbrp, st->dev,
-                       &k) != 0) {
-        if (kernels_on_pm)
-            wl_persist_end(c);
+    if (red_gpu_reduce(st->d_in, slots, total, st->n, st->block, c->epoch, wl_out_of(c), resume,
+                       c->opt.sbrp, st->dev, &k) != 0) {
+        wl_persist_end(c);
         return -1;
     }
-    if (kernels_on_pm && wl_persist_end(c) != 0)
+    if (wl_persist_end(c) != 0)
         return -1;
     *computed = k;
     if (kernels_on_pm) {
