@@ -423,7 +423,7 @@ int wl_run(const struct wl_workload *w, int argc, char **argv)
      * a mode that can continue it; anything else starts over. */
     c->fresh = !(c->opt.recover && run.found.state != WL_ID_CREATED &&
                  run.found.state != WL_ID_PREPARING &&
-                 wl_resumable(w, (enum wl_mode)run.found.mode) && wl_resumable(w, c->opt.mode));
+                 wl_resumes(w, (enum wl_mode)run.found.mode, c->opt.mode));
 
     reps = c->opt.recover ? 1 : c->opt.reps;
     t = calloc((size_t)reps, sizeof *t);

@@ -130,6 +130,9 @@ enum wl_files { WL_FILES_KEEP, WL_FILES_REMOVE, WL_FILES_REMOVE_CREATED };
 void wl_objects_close(struct wl_ctx *c, struct wl_run *run, enum wl_files what);
 /* 1 if W's progress in mode M survives a crash and can be resumed. */
 int wl_resumable(const struct wl_workload *w, enum wl_mode m);
+/* May a run of mode M resume what a run of mode WRITTEN left? Both keep
+ * durable progress, and in the same place. */
+int wl_resumes(const struct wl_workload *w, enum wl_mode written, enum wl_mode m);
 
 /* The PM directory (pm_dir.c). usable: 0 if PM files can be made in DIR,
  * else -1 with a message naming WHAT (the flag or variable) and the fix

@@ -38,6 +38,15 @@ int wl_resumable(const struct wl_workload *w, enum wl_mode m)
     }
 }
 
+int wl_resumes(const struct wl_workload *w, enum wl_mode written, enum wl_mode m)
+{
+    if (!wl_resumable(w, written) || !wl_resumable(w, m))
+        return 0;
+    /* Markers and transactions keep their progress in different places. */
+    return w->progress_by != WL_BY_MARKERS_OR_TX ||
+           wl_mode(written)->durable_progress == wl_mode(m)->durable_progress;
+}
+
 /* ---- sizes, set by layout() ---- */
 
 void wl_obj_region(struct wl_ctx *c, int i, size_t bytes)
@@ -327,7 +336,7 @@ static int check_identity(const struct wl_ctx *c, const struct wl_run *run)
     if (id->params_hash != wl_id_hash_params(run->params) || id->seed != c->opt.seed)
         return gpm_set_error("%s: written with %s and seed %" PRIu64 ": pass the same flags "
                              "and --seed to recover it", run->id.path, id->params, id->seed);
-    if (w != m && !(wl_resumable(c->wl, w) && wl_resumable(c->wl, m)))
+    if (w != m && !wl_resumes(c->wl, w, m))
         return gpm_set_error("%s: written by a %s run, whose progress %s: recover it with "
                              "--mode %s", run->id.path, wl_mode_name(w),
                              wl_resumable(c->wl, w) ? "this mode cannot resume"

@@ -477,6 +477,22 @@ static void mode_table_says_what_each_mode_does(void)
         CHECK(m == WL_CPU || wl_mode((enum wl_mode)m)->needs_gpu);
 }
 
+/* A workload whose marker modes and transaction modes keep their progress
+ * in different places (GPHash) resumes each only in its own kind: a
+ * cap-delta run is not recovered by gpm, which would find no progress in
+ * the header, and is told to recover with cap-delta. */
+static void markers_and_transactions_resume_only_their_own(void)
+{
+    struct wl_workload w = WORKLOAD;
+    w.progress_by = WL_BY_MARKERS_OR_TX;
+    CHECK(wl_resumes(&w, WL_GPM, WL_GPM_EADR) && wl_resumes(&w, WL_CPU, WL_GPM));
+    CHECK(wl_resumes(&w, WL_CAP_DELTA, WL_GPM_NDP) && wl_resumes(&w, WL_CAP_DELTA, WL_CAP_DELTA));
+    CHECK(!wl_resumes(&w, WL_CAP_DELTA, WL_GPM) && !wl_resumes(&w, WL_GPM, WL_CAP_DELTA));
+    CHECK(!wl_resumes(&w, WL_GPM_NDP, WL_CPU) && !wl_resumes(&w, WL_NONE, WL_GPM));
+    w.progress_by = WL_BY_TRANSACTIONS;
+    CHECK(wl_resumes(&w, WL_CAP_DELTA, WL_GPM) && !wl_resumes(&w, WL_CAP_MM, WL_GPM));
+}
+
 /* ---- checks before any work ---- */
 
 static void bad_out_is_found_before_any_work(void)
@@ -1051,6 +1067,7 @@ int main(void)
     RUN(modes_flag_lists_the_mode_table);
     RUN(cap_gds_without_libcufile_says_how_to_get_it);
     RUN(mode_table_says_what_each_mode_does);
+    RUN(markers_and_transactions_resume_only_their_own);
     RUN(bad_out_is_found_before_any_work);
     RUN(pm_directory_checked_first);
     RUN(no_gpu_said_once_before_any_file);
