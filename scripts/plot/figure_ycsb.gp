@@ -1,5 +1,6 @@
 # YCSB on GPHash and gpKVS: left, Mops of each core workload on GPHash in
-# gpm (BktCache on and off, 8-byte keys and values), none, cap-delta and
+# gpm (lookups from its mirror in GPU memory, or from PM through BktCache;
+# 8-byte keys and values), none, cap-delta and
 # the CPU counterpart, and on gpKVS in gpm, cap-delta and on the CPU, beside
 # libpmemobj and RocksDB (log scale); right, GPHash's and gpKVS's gpm throughput
 # against its batches' p99 latency over batch sizes (GPHash's Figures 5-6).
@@ -25,8 +26,8 @@ stats in using ($14 == 1 ? $3 : NaN) nooutput prefix "X"
 set xrange [-0.6:X_max + 0.6]
 set xtics ("load" 0, "a" 1, "b" 2, "c" 3, "d" 4, "f" 5, "search" 6, "search-miss" 7, "insert" 8, "update" 9, "delete" 10)
 set key outside below horizontal maxrows 4 font ",9"
-plot in using (mix("gpm", -0.36)):7 with boxes lc rgb '#ee6677' title 'GPHash gpm (BktCache)', \
-     in using (mix("gpm-nocache", -0.288)):7 with boxes lc rgb '#aa3377' title 'GPHash gpm, no cache', \
+plot in using (mix("gpm", -0.36)):7 with boxes lc rgb '#ee6677' title 'GPHash gpm (mirror)', \
+     in using (mix("gpm-pm", -0.288)):7 with boxes lc rgb '#aa3377' title 'GPHash gpm, lookups from PM (BktCache)', \
      in using (mix("gpm-k8", -0.216)):7 with boxes lc rgb '#cc99bb' title 'GPHash gpm, 8-byte keys, values', \
      in using (mix("none", -0.144)):7 with boxes lc rgb '#bbbbbb' title 'GPHash none', \
      in using (mix("cap-delta", -0.072)):7 with boxes lc rgb '#ee7733' title 'GPHash cap-delta', \

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """YCSB on GPHash and gpKVS, the same stream: throughput of each core
-workload on GPHash in gpm (with BktCache and without, its loading
-concurrent or blocking, and with gpKVS's 8-byte keys and values), none
+workload on GPHash in gpm (lookups served by its mirror in GPU memory; or
+from PM, with BktCache and without, its loading concurrent or blocking;
+and with gpKVS's 8-byte keys and values), none
 (nothing persisted), cap-delta (its CPU-assisted counterpart) and the CPU
 counterpart;
 on gpKVS in its modes (kvs-gpm, kvs-cap-delta, kvs-cpu) and Figure 1a's
@@ -19,7 +20,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rows as R  # noqa: E402
 
 ORDER = ["load", "a", "b", "c", "d", "f", "search", "search-miss", "insert", "update", "delete"]
-VARIANTS = ["gpm", "gpm-nocache", "gpm-cache100", "gpm-blocking", "gpm-k8", "none", "none-k8",
+VARIANTS = ["gpm", "gpm-pm", "gpm-pm-nocache", "gpm-pm-cache100", "gpm-pm-blocking", "gpm-k8",
+            "none", "none-k8",
             "cap-delta", "cpu",
             "kvs-gpm", "kvs-cap-delta", "kvs-none", "kvs-cpu", "pmemobj", "rocksdb"]
 # The variants swept over batch sizes; the others run at the default batch.
@@ -27,21 +29,36 @@ SWEPT = ("gpm", "kvs-gpm")
 
 
 def variant(row, p):
-    """GPHash's mode, -nocache or -cacheN where BktCache is not its default
-    20%, -blocking where its loading phases ran between batches, -k8 with
-    gpKVS's 8-byte keys and values; gpKVS's kvs-MODE, or the CPU store's
-    name."""
+    """GPHash's mode; gpm-pm where its lookups read PM (--mirror 0, and
+    every row from before the mirror), -nocache or -cacheN where BktCache
+    is not its default 20%, -blocking where its loading phases ran between
+    batches; -k8 with gpKVS's 8-byte keys and values; gpKVS's kvs-MODE, or
+    the CPU store's name."""
     if row.get("workload") == "kvs":
         store = p.get("store", "kvs")
         return store if store != "kvs" else "kvs-" + row.get("mode", "")
     v = row.get("mode", "")
-    if v == "gpm" and p.get("cache", "20") != "20":
-        v += "-nocache" if p.get("cache") == "0" else "-cache" + p.get("cache")
-    elif v == "gpm" and p.get("cache-loading") == "blocking":
-        v += "-blocking"
+    if v == "gpm" and p.get("mirror", "0") == "0":
+        v += "-pm"
+        if p.get("cache", "20") != "20":
+            v += "-nocache" if p.get("cache") == "0" else "-cache" + p.get("cache")
+        elif p.get("cache-loading") == "blocking":
+            v += "-blocking"
     if p.get("key-bytes") == "8" and p.get("value-bytes") == "8":
         v += "-k8"
     return v
+
+
+def bktcache_gains(mops, scale, y, pm_reads):
+    """Where lookups read PM (PM_READS Mops): what BktCache and its
+    concurrent loading gain, in parentheses, where their twins ran."""
+    gains = []
+    for other, what in (("gpm-pm-nocache", "BktCache %+.1f%%"),
+                        ("gpm-pm-blocking", "its concurrent loading %+.1f%% over blocking")):
+        o = mops.get((scale, y, other))
+        if o:
+            gains.append(what % ((pm_reads / o - 1) * 100))
+    return " (%s)" % ", ".join(gains) if gains else ""
 
 
 def scale_of(rows):
@@ -117,8 +134,7 @@ def main():
         if v != "gpm":
             continue
         parts = []
-        for other, what in (("gpm-nocache", "BktCache %+.1f%%"),
-                            ("gpm-blocking", "concurrent loading %+.1f%% over blocking"),
+        for other, what in (("gpm-pm", "%.2fx its lookups from PM through BktCache"),
                             ("none", "%.0f%% of none"),
                             ("cap-delta", "%.2fx its cap-delta"),
                             ("cpu", "%.2fx the CPU counterpart"),
@@ -128,10 +144,10 @@ def main():
                             ("rocksdb", "%.2fx RocksDB")):
             o = mops.get((scale, y, other))
             if o:
-                val = (m / o - 1) * 100 if other in ("gpm-nocache", "gpm-blocking") else \
-                    m / o * 100 if other == "none" else m / o
-                parts.append(what % val)
-        every = mops.get((scale, y, "gpm-cache100"))
+                parts.append(what % (m / o * 100 if other == "none" else m / o))
+            if o and other == "gpm-pm":
+                parts[-1] += bktcache_gains(mops, scale, y, o)
+        every = mops.get((scale, y, "gpm-pm-cache100"))
         if every:
             parts.append("every bucket cached %.2f Mops" % every)
         k8 = mops.get((scale, y, "gpm-k8"))

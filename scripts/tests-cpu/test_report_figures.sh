@@ -253,13 +253,13 @@ ycsb_check() {  # NAME GOT WANT
 ycsb_check "figure_ycsb Mops is the run's operations over its median (4194304 / 0.4 s)" \
     "$(ycsb_val gpm mix a 4096 mops)" 10.49
 ycsb_check "figure_ycsb skips the failed row of the same point" "$(ycsb_val gpm mix a 4096 median_s)" 0.4
-ycsb_check "figure_ycsb kernel Mops over the kernels' time" "$(ycsb_val gpm-nocache mix a 4096 kernel_mops)" 9.321
+ycsb_check "figure_ycsb kernel Mops over the kernels' time" "$(ycsb_val gpm-pm-nocache mix a 4096 kernel_mops)" 9.321
 ycsb_check "figure_ycsb LOAD counts its inserts, not --ops" "$(ycsb_val none mix load 4096 mops)" 20.97
 ycsb_check "figure_ycsb a sweep point of its own batch" "$(ycsb_val gpm sweep a 16384 batch_p99_us)" 1500
 ycsb_check "figure_ycsb the default batch is a sweep point too" "$(ycsb_val gpm sweep a 4096 mops)" 10.49
 ycsb_check "figure_ycsb the cache's hit rate" "$(ycsb_val gpm mix c 4096 hit_rate)" 0.5
-has "figure_ycsb sets gpm beside its variants" "$f" "a (small): gpm 10.49 Mops: BktCache +25.0%, concurrent loading +5.0% over blocking, 50% of none, 2.50x its cap-delta, 5.00x the CPU counterpart"
-ycsb_check "figure_ycsb BktCache's blocking loading, a variant of its own" "$(ycsb_val gpm-blocking mix a 4096 median_s)" 0.42
+has "figure_ycsb sets gpm beside its variants" "$f" "a (small): gpm 10.49 Mops: 1.00x its lookups from PM through BktCache (BktCache +25.0%, its concurrent loading +5.0% over blocking), 50% of none, 2.50x its cap-delta, 5.00x the CPU counterpart"
+ycsb_check "figure_ycsb BktCache's blocking loading, a variant of its own" "$(ycsb_val gpm-pm-blocking mix a 4096 median_s)" 0.42
 ycsb_check "figure_ycsb GPHash's cap-delta" "$(ycsb_val cap-delta mix a 4096 mops)" 4.194
 ycsb_check "figure_ycsb gpKVS on the same stream, by its mode" "$(ycsb_val kvs-gpm mix a 4096 mops)" 5.243
 ycsb_check "figure_ycsb a CPU store by its name" "$(ycsb_val rocksdb mix a 4096 median_s)" 2

@@ -39,8 +39,11 @@ static const struct wl_param gph_params[] = {
      "at a load factor of 0.7)", .sizes = 1, .scale = {0, 0, 0}, .min = 0, .max = 1ll << 34},
     {.flag = "zipf", .help = "Zipfian skew (YCSB's 0.99)", .type = WL_FLOAT,
      .fscale = {0.99, 0.99, 0.99}, .fmin = 0.01, .fmax = 0.999},
+    {.flag = "mirror", .help = "1: a write-through copy of the table in GPU memory serves "
+     "every lookup, so that only writes cross to PM; 0: lookups read PM, through BktCache "
+     "(gpm, gpm-eadr)", .scale = {1, 1, 1}, .min = 0, .max = 1},
     {.flag = "cache", .help = "BktCache: percent of the buckets cached in GPU memory (gpm, "
-     "gpm-eadr; 0: none)", .scale = {20, 20, 20}, .min = 0, .max = 100},
+     "gpm-eadr with --mirror 0; 0: none)", .scale = {20, 20, 20}, .min = 0, .max = 100},
     {.flag = "cache-reload", .help = "batches between BktCache's loading phases (its cached "
      "buckets are frozen between them)", .scale = {64, 256, 1024}, .min = 1, .max = 1ll << 30},
     {.flag = "cache-loading", .help = "BktCache's loading phases: concurrent (on a stream of "
@@ -135,13 +138,22 @@ static int gph_layout(struct wl_ctx *c)
     while (!top && (double)gph_slots(&st->g) * 0.7 < (double)keys)
         st->g.top *= 2;
     st->batch = (uint64_t)wl_int(c, "batch");
-    /* BktCache serves kernels that read PM: not a device copy of the table,
-     * not the CPU counterpart. */
-    if (c->m->fences)
+    /* The mirror and BktCache serve kernels that would read PM: not a
+     * device copy of the table, not the CPU counterpart; BktCache only
+     * where there is no mirror. */
+    st->mirror = c->m->fences && wl_int(c, "mirror");
+    if (!c->m->fences && wl_given(c, "mirror"))
+        return gpm_set_error("--mirror: mode %s %s: drop --mirror", c->m->name,
+                             c->m->needs_gpu ? "works on a copy of the table in GPU memory "
+                                               "already"
+                                             : "runs on the CPU, on the mapping itself");
+    if (c->m->fences && !st->mirror)
         st->cache_entries = gph_buckets(&st->g) * (uint64_t)wl_int(c, "cache") / 100;
     else if (wl_given(c, "cache") && wl_int(c, "cache"))
-        return gpm_set_error("--cache: mode %s has no BktCache (it caches PM's buckets for "
-                             "kernels): drop --cache", c->m->name);
+        return gpm_set_error("--cache: mode %s%s has no BktCache (it caches PM's buckets for "
+                             "kernels that read PM): drop --cache%s", c->m->name,
+                             st->mirror ? " with the mirror" : "",
+                             st->mirror ? ", or pass --mirror 0" : "");
     st->cache_every = (uint64_t)wl_int(c, "cache-reload");
     if (gpm_arg_choice("--cache-loading", wl_str(c, "cache-loading"), loadings, &loading) != 0)
         return -1;
@@ -171,10 +183,10 @@ static int first_changes(struct wl_ctx *c, uint64_t **off, size_t *n)
         if (st->h_op[i] == GPH_READ)
             continue;
         slot = gph_top(g, st->h_key + i * g->kw, 1) * g->slots;
-        (*off)[(*n)++] = gph_state_off() + slot * 8;
-        (*off)[(*n)++] = gph_key_off(g) + slot * g->kw * 8;
-        (*off)[(*n)++] = gph_ref_off(g) + slot * 8;
-        (*off)[(*n)++] = gph_cell_off(g) + 2 * slot * g->vbytes;
+        (*off)[(*n)++] = gph_state_at(slot);
+        (*off)[(*n)++] = gph_ref_at(g, slot);
+        (*off)[(*n)++] = gph_key_at(g, slot);
+        (*off)[(*n)++] = gph_cell_at(g, 2 * slot);
     }
     return 0;
 }
@@ -192,7 +204,7 @@ static int gph_setup(struct wl_ctx *c)
         return gph_cpu_alloc(st);
     if (gph_gpu_alloc(st) != 0 || gph_gpu_pin(st) != 0 || gph_gpu_cache_alloc(st) != 0)
         return -1;
-    if (!c->m->fences &&
+    if ((!c->m->fences || st->mirror) &&
         (wl_dev_alloc((void **)&st->d_table, c->obj[GPH_TABLE].bytes) != 0 ||
          wl_dev_zero(st->d_table, c->obj[GPH_TABLE].bytes) != 0))
         return -1;
@@ -229,7 +241,7 @@ static int apply(struct wl_ctx *c, uint64_t b, const wl_txdev *d)
     struct gph_state *st = S(c);
     wl_out o = d->o;
     o.progress = NULL;
-    return gph_gpu_batch(st, st->d_table, b, 0, o, d, &st->kernel_s);
+    return gph_gpu_batch(st, NULL, b, 0, o, d, 0);
 }
 
 static int check_full(struct gph_state *st)
@@ -241,27 +253,29 @@ static int check_full(struct gph_state *st)
     return 0;
 }
 
-/* Batch B, then the count of batches done. TIMED: its units count as
- * progress (the load's do not). */
+/* Does the GPU run the batches in flight, one after another, timing them
+ * itself (pipelined)? Not in the CPU counterpart, nor where a batch is a
+ * transaction whose engine waits for it. */
+static int pipelined(const struct wl_ctx *c) { return !is_cpu(c) && !in_tx(c); }
+
+/* Batch B, then the count of batches done (written by the GPU after the
+ * batch where its kernels persist; none in mode none). TIMED: its units
+ * count as progress (the load's do not). */
 static int batch(struct wl_ctx *c, uint64_t b, int timed)
 {
     struct gph_state *st = S(c);
     uint64_t done = gph_done_word(c->epoch, b + 1);
-    int rc;
+    wl_out o = wl_out_of(c);
     if (in_tx(c))
         return wl_tx_batch(c, GPH_LOG, b, apply) || check_full(st);
-    if (is_cpu(c)) {
-        rc = gph_cpu_batch(c, st, b, timed);
-    } else {
-        wl_out o = wl_out_of(c);
-        if (!timed)
-            o.progress = NULL;
-        rc = gph_gpu_batch(st, st->d_table ? st->d_table : wl_pm_dev(c, GPH_TABLE), b, timed,
-                           o, NULL, &st->kernel_s);
-    }
-    if (rc == 0)
-        rc = check_full(st);
-    return rc ? rc : wl_pm_write(c, GPH_TABLE, offsetof(struct gph_header, done), &done, 8);
+    if (is_cpu(c))
+        return gph_cpu_batch(c, st, b, timed) || check_full(st) ||
+               wl_pm_write(c, GPH_TABLE, offsetof(struct gph_header, done), &done, 8);
+    if (!timed)
+        o.progress = NULL;
+    if (!c->m->fences) /* none: nothing reaches PM */
+        return gph_gpu_batch(st, NULL, b, 0, o, NULL, 0) || check_full(st);
+    return gph_gpu_batch(st, wl_pm_dev(c, GPH_TABLE), b, timed, o, NULL, done) || check_full(st);
 }
 
 /* Before the run's batch B: a loading phase that is done gives lookups its
@@ -290,8 +304,11 @@ static int batches(struct wl_ctx *c, uint64_t from, uint64_t to)
     for (uint64_t b = from; rc == 0 && b < to; b++) {
         double t0 = wl_now();
         rc = cache_step(c, b) || batch(c, b, b >= st->load_batches);
-        st->lat[b] = wl_now() - t0;
+        if (!pipelined(c)) /* else the pipe's events time it */
+            st->lat[b] = wl_now() - t0;
     }
+    if (pipelined(c) && gph_gpu_drain(st) != 0)
+        rc = -1;
     /* A loading phase still running is of no more use: waited for. */
     if (st->cache_entries && gph_gpu_cache_settle(st) != 0)
         rc = -1;
@@ -305,6 +322,34 @@ static int gph_prepare(struct wl_ctx *c)
     return reset(c) || batches(c, 0, st->load_batches) ? -1 : 0;
 }
 
+/* What the kernels of the batches FROM on wrote to PM and read of it, for
+ * the roofline (make roofline): records written and then persisted (an
+ * insert's run of bytes and its fingerprint, after its claim where lookups
+ * read PM; an update's cell and its reference; a delete's state; each
+ * batch's count of batches done), their bytes, and the reads of PM (a
+ * lookup's states, key, reference and value; those BktCache served, of
+ * states, keys and references, not counted). */
+static void note_pm_traffic(struct wl_ctx *c, uint64_t from)
+{
+    struct gph_state *st = S(c);
+    uint64_t head = gph_head_bytes(&st->g), v = st->g.vbytes, claims = st->mirror ? 0 : 1,
+             batches = st->batches - from, records = 0, bytes = 0, reads = 0;
+    double served = st->lookups ? (double)st->hits / (double)st->lookups : 0;
+    if (c->m->fences) {
+        records = st->inserts * (2 + claims) + st->updates * 2 + st->deletes + batches;
+        bytes = st->inserts * (head + v + 8 + 8 * claims) + st->updates * (v + 8) +
+                (st->deletes + batches) * 8;
+        if (!st->mirror)
+            reads = st->sessions + (uint64_t)((double)st->sessions * 3 * (1 - served));
+    }
+    wl_note(c, "mirror=%d,run_batches=%llu,sessions=%llu,inserts=%llu,updates=%llu,"
+            "deletes=%llu,pm_records=%llu,pm_record_bytes=%llu,pm_reads=%llu", st->mirror,
+            (unsigned long long)batches, (unsigned long long)st->sessions,
+            (unsigned long long)st->inserts, (unsigned long long)st->updates,
+            (unsigned long long)st->deletes, (unsigned long long)records,
+            (unsigned long long)bytes, (unsigned long long)reads);
+}
+
 /* The row's notes on the run's batches FROM on. */
 static void note_run(struct wl_ctx *c, uint64_t from)
 {
@@ -314,8 +359,10 @@ static void note_run(struct wl_ctx *c, uint64_t from)
     wl_note(c, "run_ops=%llu,load_ops=%llu,top_buckets=%llu,cas_retries=%llu",
             (unsigned long long)st->run_ops, (unsigned long long)st->load_ops,
             (unsigned long long)st->g.top, (unsigned long long)st->retries);
-    if (!is_cpu(c))
+    if (!is_cpu(c)) {
         wl_note(c, "kernel_s=%.6g", st->kernel_s);
+        note_pm_traffic(c, from);
+    }
     if (st->cache_entries)
         wl_note(c, "bktcache_entries=%llu,bktcache_loading=%s,bktcache_loads=%llu,"
                 "bktcache_swaps=%llu,bktcache_refetched=%llu,bktcache_load_s=%.4g,"
@@ -419,6 +466,9 @@ static int gph_recover(struct wl_ctx *c)
         rc = wl_persist_begin(c) || gph_gpu_scan(st, wl_pm_dev(c, GPH_TABLE), wl_out_of(c),
                                                   &cleared, &items) ||
              wl_persist_end(c);
+    /* The mirror: what PM holds now, every lookup's from here on. */
+    if (rc == 0 && st->mirror)
+        rc = wl_dev_copy(st->d_table, pm(c), c->obj[GPH_TABLE].bytes, 1);
     if (rc != 0)
         return -1;
     c->restore_s = wl_now() - t0;

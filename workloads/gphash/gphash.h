@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "batch_path.h"
 #include "gphash_layout.h"
 #include "wl.h"
 #include "ycsb.h"
@@ -17,7 +18,7 @@ extern "C" {
 #endif
 
 enum { GPH_TABLE, GPH_LOG }; /* the table; the log of the modes that take transactions */
-#define GPH_COUNTS 8
+#define GPH_COUNTS 12
 /* The undo logging kernel's grid (an HCL slot a thread). */
 #define GPH_LOG_BLOCKS 64
 #define GPH_LOG_THREADS 256
@@ -44,6 +45,9 @@ struct gph_state {
     uint64_t full;                /* inserts that found no free slot */
     uint64_t retries;             /* claims by CAS that another key's insert won */
     uint64_t lookups, hits;       /* buckets looked up, and those the cache served */
+    int mirror;                   /* d_table mirrors PM for the lookups (gpm, gpm-eadr) */
+    uint64_t sessions;            /* lookups of a key, one a run of its operations; */
+    uint64_t inserts, updates, deletes; /* and the runs' net changes */
     uint64_t cache_entries;       /* BktCache: buckets it holds (0: none) */
     uint64_t cache_every;         /* batches between its loading phases */
     uint64_t cache_loads;         /* loading phases begun, */
@@ -52,14 +56,14 @@ struct gph_state {
     double cache_load_s;          /* the batches' wait for loading phases */
     int cache_concurrent;         /* --cache-loading concurrent */
     /* GPU modes (device memory): */
-    uint8_t *d_op;
-    uint64_t *d_key, *d_ans, *d_fp, *d_fp_sorted;
-    uint32_t *d_idx, *d_idx_sorted;
-    void *d_sort_tmp;
-    size_t sort_tmp_bytes;
+    struct wl_pipe pipe;          /* the batches' inputs in, answers out, times */
+    struct wl_group group;        /* a batch's operations grouped by key */
+    uint64_t *d_ans;
+    uint32_t *d_fp;               /* each operation's grouping key */
     unsigned long long *d_count;  /* the kernels' counts (gphash_kernels.cu), GPH_COUNTS */
-    uint8_t *d_table;             /* modes whose kernels do not persist: the table in device
-                                     memory */
+    uint8_t *d_table;             /* the table in GPU memory: the mirror lookups read (gpm,
+                                     gpm-eadr unless --mirror 0), the copy a transaction's
+                                     batch or mode none changes; NULL: lookups read PM */
     unsigned long long *d_lists;  /* a transaction's batch: the changes listed, the deletes */
     void *d_chg, *d_del;          /* (gphash_kernels.cu) */
     /* BktCache (gphash_kernels.cu): two sets of entries, the one lookups
@@ -71,7 +75,6 @@ struct gph_state {
     void *side, *loaded;          /* the phase's stream, and its end's event */
     void *d_cache_tmp;
     size_t cache_tmp_bytes;
-    void *ev[2];                  /* events around a batch's kernels */
     /* cpu mode: */
     struct gph_pair *h_pairs;     /* a batch's fingerprints and places, sorted */
     uint64_t *h_heads;            /* where each run of one fingerprint starts */
@@ -91,12 +94,17 @@ void gph_gpu_free(struct gph_state *st);
 /* Pins the stream's host arrays for the batches' copies (and unpins). */
 int gph_gpu_pin(struct gph_state *st);
 void gph_gpu_unpin(struct gph_state *st);
-/* Batch B on TABLE (PM or device memory), stores the mode's way (O),
- * through BktCache where CACHED; its kernels' seconds added to *KERNEL_S.
- * D: a transaction's batch, TABLE the device copy, each change given to
- * D's engine (NULL: the kernels' own persists make it durable). */
-int gph_gpu_batch(struct gph_state *st, uint8_t *table, uint64_t b, int cached, wl_out o,
-                  const wl_txdev *d, double *kernel_s);
+/* Batch B, put in the pipe: lookups read d_table where there is one, else
+ * PM (through BktCache where CACHED); stores go to PM (NULL: none) the
+ * mode's way (O) and to d_table. D: a transaction's batch, each change
+ * given to D's engine, done when it returns (NULL: the kernels' own
+ * persists make it durable). DONE: the header's count of batches done after
+ * it, stored and persisted by the GPU once the batch's persists returned
+ * (0: none). Waits only where WL_PIPE_DEPTH batches are in flight. */
+int gph_gpu_batch(struct gph_state *st, uint8_t *pm, uint64_t b, int cached, wl_out o,
+                  const wl_txdev *d, uint64_t done);
+/* Waits for the batches in flight: their times in lat, kernel_s set. */
+int gph_gpu_drain(struct gph_state *st);
 /* BktCache: its memory, an empty cache, and a loading phase (the buckets
  * most looked up since the last one, copied from TABLE). */
 int gph_gpu_cache_alloc(struct gph_state *st);
@@ -112,9 +120,9 @@ int gph_gpu_cache_load(struct gph_state *st, uint8_t *table);
 int gph_gpu_cache_poll(struct gph_state *st, uint8_t *table);
 /* Waits for a phase still running, and drops it (the run's end). */
 int gph_gpu_cache_settle(struct gph_state *st);
-/* Recovery: every slot still INSERT back to EMPTY, persisted; *CLEARED
- * counts them and *ITEMS the valid items. */
-int gph_gpu_scan(struct gph_state *st, uint8_t *table, wl_out o, uint64_t *cleared,
+/* Recovery: every slot of PM still INSERT back to EMPTY, persisted;
+ * *CLEARED counts them and *ITEMS the valid items. */
+int gph_gpu_scan(struct gph_state *st, uint8_t *pm, wl_out o, uint64_t *cleared,
                  uint64_t *items);
 
 /* The CPU counterpart (gphash_cpu.c): batch B on the mapping, OpenMP

@@ -16,12 +16,25 @@ int gph_cpu_alloc(struct gph_state *st)
     return 0;
 }
 
-/* The table's arrays on the mapping. */
+/* The table on the mapping: its states, and each slot's record. */
 struct tbl {
     const struct gph_geom *g;
-    uint64_t *state, *key, *ref, *cell;
+    uint8_t *base;
+    uint64_t *state;
     uint32_t vw;
 };
+static uint64_t *ref_of(const struct tbl *t, int64_t s)
+{
+    return gph_word(t->base, gph_ref_at(t->g, (uint64_t)s));
+}
+static uint64_t *key_of(const struct tbl *t, int64_t s)
+{
+    return gph_word(t->base, gph_key_at(t->g, (uint64_t)s));
+}
+static uint64_t *cell_of(const struct tbl *t, uint64_t cell)
+{
+    return gph_word(t->base, gph_cell_at(t->g, cell));
+}
 
 struct sess {
     uint64_t key[4], fp, vk, b1, b2;
@@ -45,11 +58,11 @@ static void lookup(const struct tbl *t, struct sess *s)
     for (uint32_t l = 0; l < GPH_CANDIDATES * t->g->slots; l++) {
         int64_t my = slot_of(t, s, l);
         if (my < 0 || load(&t->state[my]) != s->fp ||
-            memcmp(&t->key[(uint64_t)my * t->g->kw], s->key, t->g->kw * 8) != 0)
+            memcmp(key_of(t, my), s->key, t->g->kw * 8) != 0)
             continue;
         s->slot = my;
-        s->ref = load(&t->ref[my]);
-        s->seq = t->cell[s->ref * t->vw];
+        s->ref = load(ref_of(t, my));
+        s->seq = *cell_of(t, s->ref);
         return;
     }
 }
@@ -60,7 +73,7 @@ static uint64_t value_fold(const struct tbl *t, const struct sess *s, uint64_t s
     if (seq == 0)
         return 0;
     for (uint32_t w = 0; w < t->vw; w++)
-        acc = gph_fold(acc, seq == s->seq ? t->cell[s->ref * t->vw + w]
+        acc = gph_fold(acc, seq == s->seq ? cell_of(t, s->ref)[w]
                                           : gph_value_word(s->vk, seq, w), w);
     return acc;
 }
@@ -69,7 +82,7 @@ static uint64_t value_fold(const struct tbl *t, const struct sess *s, uint64_t s
 static uint64_t *put_value(const struct tbl *t, const struct sess *s, uint64_t cell,
                            uint64_t seq)
 {
-    uint64_t *v = &t->cell[cell * t->vw];
+    uint64_t *v = cell_of(t, cell);
     for (uint32_t w = 0; w < t->vw; w++)
         v[w] = gph_value_word(s->vk, seq, w);
     return v;
@@ -82,13 +95,14 @@ static int cas(uint64_t *p, uint64_t expected, uint64_t desired)
 }
 
 /* The kernels' insert: a free slot of the least-loaded candidate claimed
- * by CAS, key, value and reference persisted, then the fingerprint. */
+ * by CAS, its record's reference, key and first cell persisted, then the
+ * fingerprint. */
 static int insert(struct wl_ctx *c, struct gph_state *st, const struct tbl *t,
                   const struct sess *s, uint64_t seq)
 {
     uint32_t slots = t->g->slots;
     int64_t slot = -1;
-    uint64_t *key, *value;
+    uint64_t *ref;
     while (slot < 0) {
         uint32_t best_load = 99;
         int any = 0;
@@ -117,13 +131,11 @@ static int insert(struct wl_ctx *c, struct gph_state *st, const struct tbl *t,
             __atomic_add_fetch(&st->retries, 1, __ATOMIC_RELAXED);
         }
     }
-    key = &t->key[(uint64_t)slot * t->g->kw];
-    memcpy(key, s->key, t->g->kw * 8);
-    t->ref[slot] = 2 * (uint64_t)slot;
-    value = put_value(t, s, 2 * (uint64_t)slot, seq);
-    if (wl_pm_persist(c, GPH_TABLE, key, t->g->kw * 8) ||
-        wl_pm_persist(c, GPH_TABLE, value, t->vw * 8) ||
-        wl_pm_persist(c, GPH_TABLE, &t->ref[slot], 8))
+    ref = ref_of(t, slot);
+    *ref = 2 * (uint64_t)slot;
+    memcpy(key_of(t, slot), s->key, t->g->kw * 8);
+    put_value(t, s, 2 * (uint64_t)slot, seq);
+    if (wl_pm_persist(c, GPH_TABLE, ref, gph_head_bytes(t->g) + t->vw * 8) != 0)
         return -1;
     __atomic_store_n(&t->state[slot], s->fp, __ATOMIC_RELEASE);
     return wl_pm_persist(c, GPH_TABLE, &t->state[slot], 8);
@@ -138,10 +150,10 @@ static int finish(struct wl_ctx *c, struct gph_state *st, const struct tbl *t,
         uint64_t next = s->ref ^ 1;
         if (wl_pm_persist(c, GPH_TABLE, put_value(t, s, next, cur), t->vw * 8) != 0)
             return -1;
-        if (!cas(&t->ref[s->slot], s->ref, next))
+        if (!cas(ref_of(t, s->slot), s->ref, next))
             return gpm_set_error("slot %lld's reference changed under its key's run",
                                  (long long)s->slot);
-        return wl_pm_persist(c, GPH_TABLE, &t->ref[s->slot], 8);
+        return wl_pm_persist(c, GPH_TABLE, ref_of(t, s->slot), 8);
     }
     if (cur)
         return insert(c, st, t, s, cur);
@@ -206,10 +218,7 @@ static int cmp_pair(const void *a, const void *b)
 int gph_cpu_batch(struct wl_ctx *c, struct gph_state *st, uint64_t b, int timed)
 {
     uint8_t *base = wl_region(c, GPH_TABLE)->host;
-    struct tbl t = {&st->g, (uint64_t *)(base + gph_state_off()),
-                    (uint64_t *)(base + gph_key_off(&st->g)),
-                    (uint64_t *)(base + gph_ref_off(&st->g)),
-                    (uint64_t *)(base + gph_cell_off(&st->g)), st->g.vbytes / 8};
+    struct tbl t = {&st->g, base, gph_word(base, gph_state_off()), st->g.vbytes / 8};
     uint64_t n = gph_batch_ops(st, b), first = b * st->batch, runs = 0;
     int failed = 0;
 #pragma omp parallel for schedule(static)

@@ -1,16 +1,25 @@
-/* GPHash kernels. A batch's operations are sorted by fingerprint (cub's
- * radix sort: stable, so one key's operations keep their batch order), and
- * a warp takes each run of one key: its lanes read the key's 32 candidate
- * slots at once (the paper's one-shot warp access), then the warp walks
- * the run's operations in order, answering each read from the key's value
- * at that point, and makes the run's net change durable, log-free:
- *   insert  CAS the state EMPTY -> INSERT, key and value stored and
- *           persisted, then the fingerprint stored and persisted;
- *   update  the value into the slot's other cell, persisted, then a CAS
- *           swings the slot's reference to it, persisted;
- *   delete  CAS the state fingerprint -> EMPTY, persisted.
- * Runs of different keys go at once and race for free slots by CAS: a warp
- * whose CAS lost reads the candidates again.
+/* GPHash kernels. A batch goes through the harness's batch path
+ * (batch_path.h): its keys and operations copied in while the batch before
+ * runs, its operations grouped by the low bits of their fingerprints (one
+ * block's stable sort, so one key's operations keep their batch order),
+ * and a warp takes each run of one group: its lanes read the key's 32
+ * candidate slots at once (the paper's one-shot warp access), then the
+ * warp walks the run's operations in order, answering each read from the
+ * key's value at that point, and makes the run's net change durable,
+ * log-free:
+ *   insert  claim a free slot (EMPTY -> INSERT by CAS); the record's
+ *           reference, key and first cell stored as one run of bytes and
+ *           persisted; then the fingerprint stored and persisted;
+ *   update  the value into the slot's other cell, persisted, then the
+ *           slot's reference swung to it by CAS, persisted;
+ *   delete  the state swung from the fingerprint to EMPTY, persisted.
+ * Lookups and claims read a mirror of the table in GPU memory (gpm and
+ * gpm-eadr, unless --mirror 0), which every store also writes, so that
+ * only writes cross to PM; the claim then stays in the mirror. Without
+ * it they read PM, through BktCache. Runs of different keys go at once and
+ * race for free slots by CAS: a warp whose CAS lost reads the candidates
+ * again. After the batch's kernels the GPU stores the header's count of
+ * batches done and persists it: the host never waits for a batch.
  *
  * In a transaction's batch (the modes whose kernels do not persist, see
  * gphash.c) the kernels change the table's device copy instead, and give
@@ -29,14 +38,20 @@
 #define THREADS 256u
 #define MAX_BLOCKS 65535u
 #define FULL 0xffffffffu
+/* Bits of the fingerprint that group a batch: keys that share them take
+ * turns in one warp (run()), which is rare at 2^16 and cheaper to sort. */
+#define GROUP_BITS 16
 
-/* The table's arrays, as a kernel sees them, and BktCache: hot buckets'
- * slots (state, key, reference) copied into GPU memory, frozen between
- * loading phases. A bucket's cached copy is read in place of PM's and
- * written after it (the values stay on PM only). */
+/* The table as a kernel sees it. Lookups read RD and claims swap there:
+ * the GPU's copy of the table (a write-through mirror of PM, or the copy a
+ * transaction's batch or mode none works on), or PM itself. Stores go to
+ * PM where PM is not NULL, persisted by the caller's wl_persist, and to the
+ * copy where RD is one. BktCache (reads from PM only): hot buckets' slots
+ * (state, key, reference) copied into GPU memory, frozen between loading
+ * phases; a cached copy is read in place of PM's and written after it. */
 struct tbl {
     struct gph_geom g;
-    uint64_t *state, *key, *ref, *cell;
+    uint8_t *rd, *pm;
     uint32_t vw;       /* words of a value */
     uint32_t *entry;   /* each bucket's cache entry, or GPH_UNCACHED (NULL: no cache) */
     uint32_t *freq;    /* each bucket's lookups since the last loading (LFU) */
@@ -44,7 +59,6 @@ struct tbl {
     uint8_t *dirty;    /* a loading phase runs: the buckets written are marked */
     /* A transaction's batch (tx 1): */
     int tx;
-    uint8_t *base;     /* the table's first byte: a change's offset */
     wl_txdev d;        /* what the engine takes of each change */
     struct gph_change *chg;     /* the words changed, with their old values, */
     unsigned long long *n;      /* counted in n[0]; the deletes left for later in n[1] */
@@ -55,6 +69,13 @@ struct gph_change {
 };
 #define GPH_UNCACHED 0xffffffffu
 
+/* The kernels' counts (gph_state's): inserts without a slot, slots the
+ * recovery cleared, swaps of a key's own slot that lost, items found,
+ * claims another key won, buckets looked up and those the cache served,
+ * entries fetched again; then lookups, inserts, updates and deletes. */
+enum { C_FULL, C_CLEARED, C_LOST, C_ITEMS, C_RETRIES, C_LOOKUPS, C_HITS, C_REFETCHED,
+       C_SESSIONS, C_INSERTS, C_UPDATES, C_DELETES };
+
 /* Cache set C's entries in T, the table as a kernel sees it. */
 static void use_set(struct tbl *t, const struct gph_cache_set *c)
 {
@@ -64,17 +85,15 @@ static void use_set(struct tbl *t, const struct gph_cache_set *c)
     t->c_ref = c->ref;
 }
 
-static struct tbl tbl_of(const struct gph_state *st, uint8_t *base, int cached,
-                         const wl_txdev *d)
+/* PM (NULL: none written) and the GPU's copy of the table, if st has one. */
+static struct tbl tbl_of(const struct gph_state *st, uint8_t *pm, int cached, const wl_txdev *d)
 {
     const struct gph_geom *g = &st->g;
     struct tbl t;
     memset(&t, 0, sizeof t);
     t.g = *g;
-    t.state = (uint64_t *)(base + gph_state_off());
-    t.key = (uint64_t *)(base + gph_key_off(g));
-    t.ref = (uint64_t *)(base + gph_ref_off(g));
-    t.cell = (uint64_t *)(base + gph_cell_off(g));
+    t.pm = pm;
+    t.rd = st->d_table ? st->d_table : pm;
     t.vw = g->vbytes / 8;
     if (cached && st->cache_entries) {
         use_set(&t, &st->set[st->active]);
@@ -83,7 +102,6 @@ static struct tbl tbl_of(const struct gph_state *st, uint8_t *base, int cached,
     }
     if (d) {
         t.tx = 1;
-        t.base = base;
         t.d = *d;
         t.chg = (struct gph_change *)st->d_chg;
         t.del = (struct gph_change *)st->d_del;
@@ -97,22 +115,84 @@ __device__ __forceinline__ uint64_t vload(const uint64_t *p)
     return *(const volatile uint64_t *)p;
 }
 
-/* A transaction's batch: P holds V now (the engine flags or gathers it). */
-__device__ __forceinline__ void changed(const struct tbl *t, uint64_t *p, uint64_t v)
+/* A transaction's batch: offset OFF holds V now (the engine flags or
+ * gathers it). */
+__device__ __forceinline__ void changed(const struct tbl *t, uint64_t off, uint64_t v)
 {
     if (t->tx)
-        wl_tx_changed(&t->d, (uint64_t)((uint8_t *)p - t->base), &v);
+        wl_tx_changed(&t->d, off, &v);
 }
 
-/* A transaction's batch: P changed from OLD, its undo record to log. */
-__device__ __forceinline__ void changed_from(const struct tbl *t, uint64_t *p, uint64_t old)
+/* A transaction's batch: OFF changed from OLD, its undo record to log. */
+__device__ __forceinline__ void changed_from(const struct tbl *t, uint64_t off, uint64_t old)
 {
     unsigned long long k;
     if (!t->tx)
         return;
     k = atomicAdd(&t->n[0], 1ull);
-    t->chg[k].off = (uint64_t)((uint8_t *)p - t->base);
+    t->chg[k].off = off;
     t->chg[k].old = old;
+}
+
+/* Stores V at OFF: on PM (the caller persists it) and in the GPU's copy. */
+__device__ __forceinline__ void put_at(const struct tbl *t, uint64_t off, uint64_t v, wl_out o,
+                                       const char *file, unsigned line)
+{
+    if (t->pm)
+        wl_store_u64_at(o, gph_word(t->pm, off), v, file, line);
+    if (t->rd != t->pm)
+        *(volatile uint64_t *)gph_word(t->rd, off) = v;
+    changed(t, off, v);
+}
+#define put(t, off, v, o) put_at((t), (off), (v), (o), __FILE__, __LINE__)
+
+/* Swaps OFF from OLD to V where lookups read, then stores V on PM (the
+ * caller persists it); the old value. A swap on PM itself is one. */
+__device__ __forceinline__ uint64_t swap_at(const struct tbl *t, uint64_t off, uint64_t old,
+                                            uint64_t v, wl_out o, const char *file,
+                                            unsigned line)
+{
+    uint64_t was;
+    if (t->pm && t->rd == t->pm)
+        return wl_cas_u64_at(o, gph_word(t->pm, off), old, v, file, line);
+    was = atomicCAS((unsigned long long *)gph_word(t->rd, off), old, v);
+    if (was == old && t->pm)
+        wl_store_u64_at(o, gph_word(t->pm, off), v, file, line);
+    return was;
+}
+#define swap(t, off, old, v, o) swap_at((t), (off), (old), (v), (o), __FILE__, __LINE__)
+
+/* Claims slot S for an insert (EMPTY -> INSERT) where lookups see it: in
+ * the GPU's copy alone (PM keeps EMPTY until the fingerprint: nothing to
+ * clear after a crash), or on PM where lookups read PM. */
+__device__ __forceinline__ uint64_t claim(const struct tbl *t, int64_t s, wl_out o)
+{
+    uint64_t off = gph_state_at((uint64_t)s);
+    if (t->pm && t->rd == t->pm)
+        return wl_cas_u64(o, gph_word(t->pm, off), GPH_EMPTY, GPH_INSERT);
+    return atomicCAS((unsigned long long *)gph_word(t->rd, off), GPH_EMPTY, GPH_INSERT);
+}
+
+/* A delete: slot S's state from the key's fingerprint FP to EMPTY,
+ * persisted. Where lookups read a copy, the slot is freed there only after
+ * EMPTY is durable on PM: an insert that claims it then cannot have its
+ * fingerprint overwritten by this store arriving late. */
+__device__ void release(const struct tbl *t, int64_t s, uint64_t fp, wl_out o,
+                        unsigned long long *count)
+{
+    uint64_t off = gph_state_at((uint64_t)s);
+    if (t->pm == t->rd) {
+        if (swap(t, off, fp, GPH_EMPTY, o) != fp)
+            atomicAdd(&count[C_LOST], 1ull);
+        wl_persist(o);
+        return;
+    }
+    if (t->pm) {
+        wl_store_u64(o, gph_word(t->pm, off), GPH_EMPTY);
+        wl_persist(o);
+    }
+    if (atomicCAS((unsigned long long *)gph_word(t->rd, off), fp, GPH_EMPTY) != fp)
+        atomicAdd(&count[C_LOST], 1ull);
 }
 
 __device__ __forceinline__ uint64_t warp_sum(uint64_t v)
@@ -122,13 +202,11 @@ __device__ __forceinline__ uint64_t warp_sum(uint64_t v)
     return v;
 }
 
-__global__ void fp_kernel(const uint64_t *key, uint32_t kw, uint32_t n, uint64_t *fp,
-                          uint32_t *idx)
+/* Each operation's key, grouped by the low bits of its fingerprint. */
+__global__ void fp_kernel(const uint64_t *key, uint32_t kw, uint32_t n, uint32_t *fp)
 {
-    for (uint64_t i = gpm_grid_rank(); i < n; i += gpm_grid_threads()) {
-        fp[i] = gph_fingerprint(key + i * kw, kw);
-        idx[i] = (uint32_t)i;
-    }
+    for (uint64_t i = gpm_grid_rank(); i < n; i += gpm_grid_threads())
+        fp[i] = (uint32_t)gph_fingerprint(key + i * kw, kw);
 }
 
 /* The key being worked on, and what the lookup found. */
@@ -174,12 +252,17 @@ __device__ __forceinline__ int64_t cached(const struct tbl *t, int64_t slot)
 /* A slot's state, key word or reference: the cached copy's where it has one. */
 __device__ __forceinline__ uint64_t slot_state(const struct tbl *t, int64_t slot, int64_t c)
 {
-    return c >= 0 ? vload(&t->c_state[c]) : vload(&t->state[slot]);
+    return c >= 0 ? vload(&t->c_state[c]) : vload(gph_word(t->rd, gph_state_at((uint64_t)slot)));
 }
 __device__ __forceinline__ uint64_t slot_key(const struct tbl *t, int64_t slot, int64_t c,
                                              uint32_t j)
 {
-    return c >= 0 ? t->c_key[c * t->g.kw + j] : vload(&t->key[(uint64_t)slot * t->g.kw + j]);
+    return c >= 0 ? t->c_key[c * t->g.kw + j]
+                  : vload(gph_word(t->rd, gph_key_at(&t->g, (uint64_t)slot) + 8u * j));
+}
+__device__ __forceinline__ uint64_t slot_ref(const struct tbl *t, int64_t slot, int64_t c)
+{
+    return c >= 0 ? t->c_ref[c] : vload(gph_word(t->rd, gph_ref_at(&t->g, (uint64_t)slot)));
 }
 
 /* One-shot warp access: every candidate slot at once; the key's slot, its
@@ -203,8 +286,8 @@ __device__ void lookup(const struct tbl *t, struct sess *s, unsigned lane,
         if (head)
             atomicAdd(&t->freq[(uint64_t)my / t->g.slots], 1u);
         if (lane == 0) {
-            atomicAdd(&count[5], (unsigned long long)__popc(heads));
-            atomicAdd(&count[6], (unsigned long long)__popc(hits));
+            atomicAdd(&count[C_LOOKUPS], (unsigned long long)__popc(heads));
+            atomicAdd(&count[C_HITS], (unsigned long long)__popc(hits));
         }
     }
     m = __ballot_sync(FULL, match);
@@ -215,12 +298,12 @@ __device__ void lookup(const struct tbl *t, struct sess *s, unsigned lane,
     {
         unsigned f = __ffs(m) - 1;
         if (lane == f)
-            ref = c >= 0 ? t->c_ref[c] : vload(&t->ref[my]);
+            ref = slot_ref(t, my, c);
         s->slot = __shfl_sync(FULL, (long long)my, f);
         s->ref = __shfl_sync(FULL, ref, f);
     }
     if (lane < t->vw)
-        word = vload(&t->cell[s->ref * t->vw + lane]);
+        word = vload(gph_word(t->rd, gph_cell_at(&t->g, s->ref) + 8u * lane));
     s->seq = __shfl_sync(FULL, word, 0);
     s->fold = warp_sum(lane < t->vw ? gpm_mix64(word + lane) : 0);
 }
@@ -229,20 +312,18 @@ __device__ void lookup(const struct tbl *t, struct sess *s, unsigned lane,
 __device__ void put_value(const struct tbl *t, const struct sess *s, uint64_t cell,
                           uint64_t seq, unsigned lane, wl_out o)
 {
-    if (lane < t->vw) {
-        uint64_t *p = &t->cell[cell * t->vw + lane], v = gph_value_word(s->vk, seq, lane);
-        wl_store_u64(o, p, v);
-        changed(t, p, v);
-    }
+    if (lane < t->vw)
+        put(t, gph_cell_at(&t->g, cell) + 8u * lane, gph_value_word(s->vk, seq, lane), o);
 }
 
-/* Insert: claim a free slot of the least-loaded candidate by CAS, then
- * the key, the value and the reference, then the fingerprint. */
+/* Insert: claim a free slot of the least-loaded candidate by CAS; then the
+ * record's reference, key and first cell, one run of bytes a lane a word
+ * (its padding too, so that it leaves as one burst); then the fingerprint. */
 __device__ void insert(const struct tbl *t, const struct sess *s, uint64_t seq, unsigned lane,
                        wl_out o, unsigned long long *count)
 {
     int64_t my = lane_slot(t, s, lane), c = cached(t, my), slot, cs;
-    uint32_t slots = t->g.slots;
+    uint32_t slots = t->g.slots, kw = t->g.kw, hw = (uint32_t)gph_head_bytes(&t->g) / 8;
     unsigned target;
     for (;;) {
         uint64_t st = my >= 0 ? slot_state(t, my, c) : GPH_INSERT;
@@ -251,7 +332,7 @@ __device__ void insert(const struct tbl *t, const struct sess *s, uint64_t seq, 
         unsigned best = 0, best_load = 99, ok = 0;
         if (!freem) {
             if (lane == 0)
-                atomicAdd(&count[0], 1ull);
+                atomicAdd(&count[C_FULL], 1ull);
             return;
         }
         for (uint32_t k = 0; k < GPH_CANDIDATES; k++) {
@@ -263,11 +344,11 @@ __device__ void insert(const struct tbl *t, const struct sess *s, uint64_t seq, 
         }
         target = __ffs(freem & best) - 1;
         if (lane == target) {
-            ok = wl_cas_u64(o, &t->state[my], GPH_EMPTY, GPH_INSERT) == GPH_EMPTY;
+            ok = claim(t, my, o) == GPH_EMPTY;
             if (!ok)
-                atomicAdd(&count[4], 1ull); /* another key's warp took the slot */
+                atomicAdd(&count[C_RETRIES], 1ull); /* another key's warp took the slot */
             else
-                changed_from(t, &t->state[my], GPH_EMPTY);
+                changed_from(t, gph_state_at((uint64_t)my), GPH_EMPTY);
             if (ok && c >= 0)
                 *(volatile uint64_t *)&t->c_state[c] = GPH_INSERT;
         }
@@ -278,26 +359,26 @@ __device__ void insert(const struct tbl *t, const struct sess *s, uint64_t seq, 
     cs = __shfl_sync(FULL, (long long)c, target);
     if (lane == 0)
         written(t, slot);
-    if (lane < t->g.kw) {
-        wl_store_u64(o, &t->key[(uint64_t)slot * t->g.kw + lane], s->key[lane]);
-        changed(t, &t->key[(uint64_t)slot * t->g.kw + lane], s->key[lane]);
-        if (cs >= 0)
-            t->c_key[cs * t->g.kw + lane] = s->key[lane];
-    }
-    put_value(t, s, 2 * (uint64_t)slot, seq, lane, o);
-    if (lane == 0) {
-        wl_store_u64(o, &t->ref[slot], 2 * (uint64_t)slot);
-        changed(t, &t->ref[slot], 2 * (uint64_t)slot);
-        if (cs >= 0)
-            t->c_ref[cs] = 2 * (uint64_t)slot;
-    }
-    if (lane < t->vw || lane < t->g.kw)
+    if (lane < hw + t->vw) {
+        uint64_t off = gph_ref_at(&t->g, (uint64_t)slot) + 8u * lane;
+        if (lane == 0)
+            put(t, off, 2 * (uint64_t)slot, o);
+        else if (lane <= kw)
+            put(t, off, s->key[lane - 1], o);
+        else if (lane >= hw)
+            put(t, off, gph_value_word(s->vk, seq, lane - hw), o);
+        else if (t->pm) /* padding: stored only so that the run is whole */
+            wl_store_u64(o, gph_word(t->pm, off), 0);
         wl_persist(o);
+    }
+    if (cs >= 0 && lane < kw)
+        t->c_key[cs * kw + lane] = s->key[lane];
+    if (cs >= 0 && lane == 0)
+        t->c_ref[cs] = 2 * (uint64_t)slot;
     __syncwarp();
     if (lane == 0) {
-        wl_store_u64(o, &t->state[slot], s->fp);
+        put(t, gph_state_at((uint64_t)slot), s->fp, o);
         wl_persist(o);
-        changed(t, &t->state[slot], s->fp);
         if (cs >= 0)
             *(volatile uint64_t *)&t->c_state[cs] = s->fp;
     }
@@ -310,20 +391,22 @@ __device__ void finish(const struct tbl *t, const struct sess *s, uint64_t cur, 
     int64_t c = cached(t, s->slot);
     if (cur == s->seq)
         return;
+    if (lane == 0)
+        atomicAdd(&count[!cur ? C_DELETES : s->seq ? C_UPDATES : C_INSERTS], 1ull);
     if (lane == 0 && s->slot >= 0)
         written(t, s->slot);
     if (s->seq && cur) { /* update: the other cell, then the reference */
-        uint64_t next = s->ref ^ 1;
+        uint64_t next = s->ref ^ 1, ref = gph_ref_at(&t->g, (uint64_t)s->slot);
         put_value(t, s, next, cur, lane, o);
         if (lane < t->vw)
             wl_persist(o);
         __syncwarp();
         if (lane == 0) {
-            if (wl_cas_u64(o, &t->ref[s->slot], s->ref, next) != s->ref)
-                atomicAdd(&count[2], 1ull);
+            if (swap(t, ref, s->ref, next, o) != s->ref)
+                atomicAdd(&count[C_LOST], 1ull);
             wl_persist(o);
-            changed_from(t, &t->ref[s->slot], s->ref);
-            changed(t, &t->ref[s->slot], next);
+            changed_from(t, ref, s->ref);
+            changed(t, ref, next);
             if (c >= 0)
                 t->c_ref[c] = next;
         }
@@ -334,9 +417,7 @@ __device__ void finish(const struct tbl *t, const struct sess *s, uint64_t cur, 
         t->del[k].off = (uint64_t)s->slot;
         t->del[k].old = s->fp;
     } else if (lane == 0) { /* delete */
-        if (wl_cas_u64(o, &t->state[s->slot], s->fp, GPH_EMPTY) != s->fp)
-            atomicAdd(&count[2], 1ull);
-        wl_persist(o);
+        release(t, s->slot, s->fp, o, count);
         if (c >= 0)
             *(volatile uint64_t *)&t->c_state[c] = GPH_EMPTY;
     }
@@ -402,6 +483,8 @@ __device__ void run(const struct tbl *t, const uint8_t *op, const uint64_t *key,
         s.b1 = gph_top(&t->g, s.key, 1);
         s.b2 = gph_top(&t->g, s.key, 2);
         lookup(t, &s, lane, count);
+        if (lane == 0)
+            atomicAdd(&count[C_SESSIONS], 1ull);
         cur = s.seq;
         do {
             n = walk(t, &s, op, key, idx, k, q, seq0, ans, &cur, lane);
@@ -415,7 +498,7 @@ __device__ void run(const struct tbl *t, const uint8_t *op, const uint64_t *key,
 }
 
 __global__ void run_kernel(struct tbl t, const uint8_t *op, const uint64_t *key,
-                           const uint64_t *fp, const uint32_t *idx, uint32_t n, uint64_t seq0,
+                           const uint32_t *fp, const uint32_t *idx, uint32_t n, uint64_t seq0,
                            uint64_t *ans, unsigned long long *count, wl_out o)
 {
     unsigned lane = threadIdx.x & 31u;
@@ -423,7 +506,7 @@ __global__ void run_kernel(struct tbl t, const uint8_t *op, const uint64_t *key,
     for (uint64_t p = w; p < n; p += nw) {
         uint64_t q = p + 1;
         if (p > 0 && fp[p] == fp[p - 1])
-            continue; /* not a run's head: uniform across the warp */
+            continue; /* not a run's head (of the grouped bits): uniform across the warp */
         for (;;) {
             uint64_t k = q + lane;
             unsigned same = __ballot_sync(FULL, k < n && fp[k] == fp[p]);
@@ -441,11 +524,11 @@ __global__ void run_kernel(struct tbl t, const uint8_t *op, const uint64_t *key,
 __global__ void delete_kernel(struct tbl t, unsigned long long *count)
 {
     for (uint64_t i = gpm_grid_rank(); i < t.n[1]; i += gpm_grid_threads()) {
-        uint64_t slot = t.del[i].off, fp = t.del[i].old;
-        if (atomicCAS((unsigned long long *)&t.state[slot], fp, GPH_EMPTY) != fp)
-            atomicAdd(&count[2], 1ull);
-        changed_from(&t, &t.state[slot], fp);
-        changed(&t, &t.state[slot], GPH_EMPTY);
+        uint64_t off = gph_state_at(t.del[i].off), fp = t.del[i].old;
+        if (atomicCAS((unsigned long long *)gph_word(t.rd, off), fp, GPH_EMPTY) != fp)
+            atomicAdd(&count[C_LOST], 1ull);
+        changed_from(&t, off, fp);
+        changed(&t, off, GPH_EMPTY);
     }
 }
 
@@ -483,11 +566,11 @@ __global__ void ids_kernel(uint32_t *ids, uint64_t n)
 __device__ __forceinline__ void fetch_slot(const struct tbl *t, uint64_t i, uint64_t b,
                                            uint64_t j)
 {
-    uint64_t slot = b * t->g.slots + j;
-    t->c_state[i] = vload(&t->state[slot]);
+    int64_t slot = (int64_t)(b * t->g.slots + j);
+    t->c_state[i] = slot_state(t, slot, -1);
     for (uint32_t w = 0; w < t->g.kw; w++)
-        t->c_key[i * t->g.kw + w] = vload(&t->key[slot * t->g.kw + w]);
-    t->c_ref[i] = vload(&t->ref[slot]);
+        t->c_key[i * t->g.kw + w] = slot_key(t, slot, -1, w);
+    t->c_ref[i] = slot_ref(t, slot, -1);
 }
 
 /* A thread a slot of entry Y: the bucket's slots copied from PM. */
@@ -518,7 +601,7 @@ __global__ void refetch_kernel(struct tbl t, const uint32_t *bucket_of, const ui
             continue;
         fetch_slot(&t, i, b, j);
         if (j == 0)
-            atomicAdd(&count[7], 1ull);
+            atomicAdd(&count[C_REFETCHED], 1ull);
     }
 }
 
@@ -534,9 +617,9 @@ __global__ void scan_kernel(struct tbl t, uint64_t nslots, unsigned long long *c
 {
     uint64_t cleared = 0, items = 0;
     for (uint64_t s = gpm_grid_rank(); s < nslots; s += gpm_grid_threads()) {
-        uint64_t st = vload(&t.state[s]);
+        uint64_t *p = gph_word(t.pm, gph_state_at(s)), st = vload(p);
         if (st == GPH_INSERT) {
-            wl_store_u64(o, &t.state[s], GPH_EMPTY);
+            wl_store_u64(o, p, GPH_EMPTY);
             wl_persist(o);
             cleared++;
         }
@@ -545,59 +628,52 @@ __global__ void scan_kernel(struct tbl t, uint64_t nslots, unsigned long long *c
     cleared = warp_sum(cleared); /* every lane is here: the grid is whole warps */
     items = warp_sum(items);
     if ((threadIdx.x & 31u) == 0) {
-        atomicAdd(&count[1], (unsigned long long)cleared);
-        atomicAdd(&count[3], (unsigned long long)items);
+        atomicAdd(&count[C_CLEARED], (unsigned long long)cleared);
+        atomicAdd(&count[C_ITEMS], (unsigned long long)items);
     }
 }
 
+/* Batch B's end where the kernels persist in-kernel: the count of batches
+ * done, stored in the header and persisted. The stream runs it after the
+ * batch's kernels have ended, each of their persists returned. */
+__global__ void done_kernel(uint64_t *done, uint64_t word, wl_out o)
+{
+    wl_store_u64(o, done, word);
+    wl_persist(o);
+}
+
+/* A batch's inputs in the pipe's buffer: its keys, then its operations. */
+static size_t keys_bytes(const struct gph_state *st) { return st->batch * st->g.kw * 8; }
+
 int gph_gpu_alloc(struct gph_state *st)
 {
-    uint64_t n = st->batch, kw = st->g.kw;
-    cudaError_t e;
-    if (wl_dev_alloc((void **)&st->d_op, n) || wl_dev_alloc((void **)&st->d_key, n * kw * 8) ||
-        wl_dev_alloc((void **)&st->d_ans, n * 16) || wl_dev_alloc((void **)&st->d_fp, n * 8) ||
-        wl_dev_alloc((void **)&st->d_fp_sorted, n * 8) ||
-        wl_dev_alloc((void **)&st->d_idx, n * 4) ||
-        wl_dev_alloc((void **)&st->d_idx_sorted, n * 4) ||
+    uint64_t n = st->batch;
+    if (wl_dev_alloc((void **)&st->d_ans, n * 16) || wl_dev_alloc((void **)&st->d_fp, n * 4) ||
         wl_dev_alloc((void **)&st->d_count, GPH_COUNTS * 8) ||
         wl_dev_zero(st->d_count, GPH_COUNTS * 8) ||
         wl_dev_alloc((void **)&st->d_lists, 2 * 8) || wl_dev_zero(st->d_lists, 2 * 8) ||
         wl_dev_alloc((void **)&st->d_chg, n * sizeof(struct gph_change)) ||
-        wl_dev_alloc((void **)&st->d_del, n * sizeof(struct gph_change)))
+        wl_dev_alloc((void **)&st->d_del, n * sizeof(struct gph_change)) ||
+        wl_group_alloc(&st->group, n) != 0)
         return -1;
-    e = cub::DeviceRadixSort::SortPairs(NULL, st->sort_tmp_bytes, st->d_fp, st->d_fp_sorted,
-                                        st->d_idx, st->d_idx_sorted, (int)n);
-    if (e != cudaSuccess)
-        return gpm_set_error("sizing the sort failed (%s)", cudaGetErrorString(e));
-    if (wl_dev_alloc(&st->d_sort_tmp, st->sort_tmp_bytes))
-        return -1;
-    for (int i = 0; i < 2; i++)
-        if (cudaEventCreate((cudaEvent_t *)&st->ev[i]) != cudaSuccess)
-            return gpm_set_error("cudaEventCreate failed");
-    return 0;
+    return wl_pipe_open(&st->pipe, keys_bytes(st) + n, st->lat);
 }
 
 void gph_gpu_free(struct gph_state *st)
 {
-    wl_dev_free(st->d_op);
-    wl_dev_free(st->d_key);
+    wl_pipe_close(&st->pipe);
+    wl_group_free(&st->group);
     wl_dev_free(st->d_ans);
     wl_dev_free(st->d_fp);
-    wl_dev_free(st->d_fp_sorted);
-    wl_dev_free(st->d_idx);
-    wl_dev_free(st->d_idx_sorted);
     wl_dev_free(st->d_count);
     wl_dev_free(st->d_lists);
     wl_dev_free(st->d_chg);
     wl_dev_free(st->d_del);
-    wl_dev_free(st->d_sort_tmp);
-    for (int i = 0; i < 2; i++)
-        if (st->ev[i])
-            cudaEventDestroy((cudaEvent_t)st->ev[i]);
 }
 
 int gph_gpu_zero_counts(struct gph_state *st)
 {
+    st->pipe.kernel_s = 0;
     return wl_dev_zero(st->d_count, GPH_COUNTS * 8);
 }
 
@@ -608,75 +684,81 @@ static int check_counts(struct gph_state *st)
     unsigned long long k[GPH_COUNTS];
     if (wl_dev_copy(k, st->d_count, sizeof k, 0) != 0)
         return -1;
-    st->full = k[0];
-    st->retries = k[4];
-    st->lookups = k[5];
-    st->hits = k[6];
-    st->cache_refetched = k[7];
-    if (k[2])
+    st->full = k[C_FULL];
+    st->retries = k[C_RETRIES];
+    st->lookups = k[C_LOOKUPS];
+    st->hits = k[C_HITS];
+    st->cache_refetched = k[C_REFETCHED];
+    st->sessions = k[C_SESSIONS];
+    st->inserts = k[C_INSERTS];
+    st->updates = k[C_UPDATES];
+    st->deletes = k[C_DELETES];
+    if (k[C_LOST])
         return gpm_set_error("%llu swaps of a key's own slot lost their CAS: two warps "
-                             "worked on one key", k[2]);
+                             "worked on one key", k[C_LOST]);
     return 0;
 }
 
-int gph_gpu_batch(struct gph_state *st, uint8_t *table, uint64_t b, int cached, wl_out o,
-                  const wl_txdev *d, double *kernel_s)
+int gph_gpu_batch(struct gph_state *st, uint8_t *pm, uint64_t b, int cached, wl_out o,
+                  const wl_txdev *d, uint64_t done)
 {
-    struct tbl t = tbl_of(st, table, cached, d);
+    struct tbl t = tbl_of(st, pm, cached, d);
     uint64_t n = gph_batch_ops(st, b), first = b * st->batch, kw = st->g.kw;
+    const void *src[2] = {st->h_key + first * kw, st->h_op + first};
+    size_t bytes[2] = {n * kw * 8, n};
     unsigned blocks = wl_blocks(n, THREADS, MAX_BLOCKS);
     unsigned warps_blocks = wl_blocks(n * 32, THREADS, MAX_BLOCKS);
-    float ms = 0;
-    cudaError_t e;
-    if (cudaMemcpyAsync(st->d_op, st->h_op + first, n, cudaMemcpyHostToDevice, 0) !=
-            cudaSuccess ||
-        cudaMemcpyAsync(st->d_key, st->h_key + first * kw, n * kw * 8, cudaMemcpyHostToDevice,
-                        0) != cudaSuccess)
-        return gpm_set_error("copying batch %llu to the GPU failed",
-                             (unsigned long long)b);
-    if (d && cudaMemsetAsync(st->d_lists, 0, 2 * 8, 0) != cudaSuccess)
-        return gpm_set_error("clearing batch %llu's lists failed", (unsigned long long)b);
-    cudaEventRecord((cudaEvent_t)st->ev[0], 0);
-    fp_kernel<<<blocks, THREADS>>>(st->d_key, (uint32_t)kw, (uint32_t)n, st->d_fp, st->d_idx);
-    e = cub::DeviceRadixSort::SortPairs(st->d_sort_tmp, st->sort_tmp_bytes, st->d_fp,
-                                        st->d_fp_sorted, st->d_idx, st->d_idx_sorted, (int)n);
-    if (e != cudaSuccess)
-        return gpm_set_error("sorting batch %llu failed (%s)", (unsigned long long)b,
-                             cudaGetErrorString(e));
-    run_kernel<<<warps_blocks, THREADS>>>(t, st->d_op, st->d_key, st->d_fp_sorted,
-                                          st->d_idx_sorted, (uint32_t)n, first, st->d_ans,
-                                          st->d_count, o);
-    if (d) {
-        delete_kernel<<<blocks, THREADS>>>(t, st->d_count);
-        if (d->log.pm)
-            log_kernel<<<GPH_LOG_BLOCKS, GPH_LOG_THREADS>>>(t);
-    }
-    cudaEventRecord((cudaEvent_t)st->ev[1], 0);
-    if (cudaMemcpyAsync(st->h_ans + 2 * first, st->d_ans, n * 16, cudaMemcpyDeviceToHost, 0) !=
-        cudaSuccess)
-        return gpm_set_error("copying batch %llu's answers back failed",
-                             (unsigned long long)b);
-    if (wl_dev_sync("gphash batch") != 0)
+    cudaStream_t s = (cudaStream_t)wl_pipe_stream(&st->pipe);
+    uint8_t *in = wl_pipe_in(&st->pipe, b, src, bytes, 2);
+    const uint64_t *key = (const uint64_t *)in;
+    const uint8_t *op = in + keys_bytes(st);
+    if (!in)
         return -1;
-    cudaEventElapsedTime(&ms, (cudaEvent_t)st->ev[0], (cudaEvent_t)st->ev[1]);
-    *kernel_s += ms / 1e3;
+    if (d && cudaMemsetAsync(st->d_lists, 0, 2 * 8, s) != cudaSuccess)
+        return gpm_set_error("clearing batch %llu's lists failed", (unsigned long long)b);
+    fp_kernel<<<blocks, THREADS, 0, s>>>(key, (uint32_t)kw, (uint32_t)n, st->d_fp);
+    if (wl_group_sort(&st->group, st->d_fp, n, GROUP_BITS, s) != 0)
+        return -1;
+    run_kernel<<<warps_blocks, THREADS, 0, s>>>(t, op, key, st->group.key, st->group.idx,
+                                                (uint32_t)n, first, st->d_ans, st->d_count, o);
+    if (d) {
+        delete_kernel<<<blocks, THREADS, 0, s>>>(t, st->d_count);
+        if (d->log.pm)
+            log_kernel<<<GPH_LOG_BLOCKS, GPH_LOG_THREADS, 0, s>>>(t);
+    }
+    if (done)
+        done_kernel<<<1, 1, 0, s>>>(gph_word(pm, offsetof(struct gph_header, done)), done, o);
+    if (wl_pipe_out(&st->pipe, st->h_ans + 2 * first, st->d_ans, n * 16) != 0)
+        return -1;
+    /* A transaction's engine goes on from the batch's changes: done first. */
+    if (d && gph_gpu_drain(st) != 0)
+        return -1;
     return b + 1 == st->batches || b + 1 == st->load_batches ? check_counts(st) : 0;
 }
 
-int gph_gpu_scan(struct gph_state *st, uint8_t *table, wl_out o, uint64_t *cleared,
+int gph_gpu_drain(struct gph_state *st)
+{
+    if (wl_pipe_drain(&st->pipe) != 0)
+        return -1;
+    st->kernel_s = st->pipe.kernel_s;
+    return 0;
+}
+
+int gph_gpu_scan(struct gph_state *st, uint8_t *pm, wl_out o, uint64_t *cleared,
                  uint64_t *items)
 {
     uint64_t nslots = gph_slots(&st->g);
     unsigned long long k[GPH_COUNTS];
+    struct tbl t = tbl_of(st, pm, 0, NULL);
+    t.rd = pm; /* what PM holds, not a copy of it */
     if (wl_dev_zero(st->d_count, sizeof k) != 0)
         return -1;
-    scan_kernel<<<wl_blocks(nslots, THREADS, MAX_BLOCKS), THREADS>>>(tbl_of(st, table, 0, NULL),
-                                                                     nslots, st->d_count, o);
+    scan_kernel<<<wl_blocks(nslots, THREADS, MAX_BLOCKS), THREADS>>>(t, nslots, st->d_count, o);
     if (wl_dev_sync("gphash recovery scan") != 0 || wl_dev_copy(k, st->d_count, sizeof k, 0) ||
         wl_dev_zero(st->d_count, sizeof k) != 0)
         return -1;
-    *cleared = k[1];
-    *items = k[3];
+    *cleared = k[C_CLEARED];
+    *items = k[C_ITEMS];
     return 0;
 }
 
@@ -708,7 +790,7 @@ void gph_gpu_unpin(struct gph_state *st)
 /* The table as a kernel sees it, with set K's entries. */
 static struct tbl tbl_set(const struct gph_state *st, uint8_t *table, int k)
 {
-    struct tbl t = tbl_of(st, table, 0, NULL);
+    struct tbl t = tbl_of(st, table, 0, NULL); /* BktCache: no copy, RD is PM */
     use_set(&t, &st->set[k]);
     return t;
 }
@@ -832,6 +914,9 @@ static int load_set(struct gph_state *st, uint8_t *table, int k)
 int gph_gpu_cache_load(struct gph_state *st, uint8_t *table)
 {
     int k;
+    /* The phase reads PM as the batches before it left it. */
+    if (gph_gpu_drain(st) != 0)
+        return -1;
     /* The last phase still runs: the batches wait for it, and it swaps in. */
     if (st->loading && cudaEventSynchronize((cudaEvent_t)st->loaded) != cudaSuccess)
         return gpm_set_error("BktCache's loading phase failed (%s)",
@@ -840,7 +925,7 @@ int gph_gpu_cache_load(struct gph_state *st, uint8_t *table)
         return -1;
     k = 1 - st->active;
     /* The batches' writes from here on are marked (the last batch's
-     * stores are done: its end was waited for). */
+     * stores are done: the pipe was drained). */
     if (st->cache_concurrent &&
         cudaMemsetAsync(st->d_dirty, 0, gph_buckets(&st->g), 0) != cudaSuccess)
         return gpm_set_error("clearing BktCache's marks failed");

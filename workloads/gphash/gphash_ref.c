@@ -174,10 +174,10 @@ static const char *slot_problem(const struct gph_state *st, const uint8_t *table
                                 struct refmap *m, uint64_t s, uint64_t *k, int *own)
 {
     const struct gph_geom *g = &st->g;
-    uint64_t state = ((const uint64_t *)(table + gph_state_off()))[s];
-    const uint64_t *key = (const uint64_t *)(table + gph_key_off(g)) + s * g->kw;
-    uint64_t ref = ((const uint64_t *)(table + gph_ref_off(g)))[s];
-    const uint64_t *cell = (const uint64_t *)(table + gph_cell_off(g));
+    uint64_t state = *gph_word(table, gph_state_at(s));
+    const uint64_t *key = gph_word(table, gph_key_at(g, s));
+    uint64_t ref = *gph_word(table, gph_ref_at(g, s));
+    const uint64_t *cell;
     uint64_t seq, vk, h;
     *k = 0;
     *own = 0;
@@ -197,8 +197,9 @@ static const char *slot_problem(const struct gph_state *st, const uint8_t *table
     if (ref != 2 * s && ref != 2 * s + 1)
         return "refers to a cell not its own";
     vk = gph_value_key(key, g->kw);
+    cell = gph_word(table, gph_cell_at(g, ref));
     for (uint32_t w = 0; w < g->vbytes / 8; w++)
-        if (cell[ref * (g->vbytes / 8) + w] != gph_value_word(vk, seq, w))
+        if (cell[w] != gph_value_word(vk, seq, w))
             return w == 0 ? "holds another value than the reference's last"
                           : "holds a value whose words are not all that value's";
     return NULL;

@@ -50,8 +50,28 @@ static void candidates_fill_a_warp_and_skip_repeats(void)
     CHECK(gph_candidate(&g, 5, 5, 1) == GPH_NO_BUCKET);
     CHECK(gph_candidate(&g, 4, 5, 3) == GPH_NO_BUCKET); /* 4 and 5 share 64 + 2 */
     CHECK_EQ_INT(gph_buckets(&g), 96);
-    CHECK(gph_cell_off(&g) + 2 * gph_slots(&g) * 8 <= gph_file_bytes(&g));
-    CHECK(gph_key_off(&g) % 128 == 0 && gph_ref_off(&g) % 128 == 0 && gph_cell_off(&g) % 128 == 0);
+    CHECK(gph_cell_at(&g, 2 * gph_slots(&g) - 1) + 8 <= gph_file_bytes(&g));
+    CHECK(gph_rec_off(&g) % 128 == 0);
+}
+
+/* A record: ref, the key, then the two cells, the first 16-byte aligned; what
+ * an insert writes before the fingerprint (ref, key, cell 2S) is one run
+ * of bytes, and no two slots' records overlap. */
+static void records_hold_ref_key_and_cells_in_one_run(void)
+{
+    struct gph_geom g = {64, 8, 4, 128};
+    uint64_t s = 7;
+    CHECK_EQ_INT(gph_head_bytes(&g), 48);
+    CHECK_EQ_INT(gph_rec_bytes(&g), 304);
+    CHECK_EQ_INT(gph_key_at(&g, s), gph_ref_at(&g, s) + 8);
+    CHECK_EQ_INT(gph_cell_at(&g, 2 * s), gph_ref_at(&g, s) + 48);
+    CHECK_EQ_INT(gph_cell_at(&g, 2 * s + 1), gph_cell_at(&g, 2 * s) + 128);
+    CHECK_EQ_INT(gph_ref_at(&g, s + 1), gph_cell_at(&g, 2 * s + 1) + 128);
+    CHECK(gph_ref_at(&g, 0) >= gph_state_at(gph_slots(&g) - 1) + 8);
+    g.kw = 1, g.vbytes = 8;
+    CHECK_EQ_INT(gph_head_bytes(&g), 16);
+    CHECK_EQ_INT(gph_rec_bytes(&g), 32);
+    CHECK(gph_cell_at(&g, 3) % 16 == 8 && gph_cell_at(&g, 2) % 16 == 0);
 }
 
 static void steps_follow_ycsb(void)
@@ -135,6 +155,7 @@ static void bad_flags_are_one_line(void)
     char *bk[] = {"gphash", "--mode", "cpu", "--buckets", "1000", "--pm-dir", dir};
     char *lg[] = {"gphash", "--mode", "cpu", "--log", "conv", "--pm-dir", dir};
     char *cl[] = {"gphash", "--mode", "cpu", "--cache-loading", "lazy", "--pm-dir", dir};
+    char *mi[] = {"gphash", "--mode", "cpu", "--mirror", "1", "--pm-dir", dir};
     char line[512];
     CHECK_EQ_INT(run_main(kb, ARGC(kb)), 2);
     wl_test_line(errf, 0, line, sizeof line);
@@ -152,6 +173,11 @@ static void bad_flags_are_one_line(void)
     CHECK_EQ_INT(run_main(cl, ARGC(cl)), 2);
     wl_test_line(errf, 0, line, sizeof line);
     CHECK_MSG(line, "--cache-loading: unknown value 'lazy': use concurrent|blocking");
+    /* The CPU counterpart reads the mapping itself: no mirror. */
+    CHECK_EQ_INT(run_main(mi, ARGC(mi)), 2);
+    wl_test_line(errf, 0, line, sizeof line);
+    CHECK_MSG(line, "--mirror: mode cpu runs on the CPU, on the mapping itself: drop "
+                    "--mirror");
 }
 
 /* A run fed YCSB's own trace (its basic binding's verbose lines): reads
@@ -257,8 +283,8 @@ static void recovery_clears_claims_and_damage_is_caught(void)
         if (v > GPH_INSERT)
             break;
     }
-    CHECK(fseek(f, (long)(gph_ref_off(&g) + s * 8), SEEK_SET) == 0 && fread(&v, 8, 1, f) == 1);
-    CHECK(fseek(f, (long)(gph_cell_off(&g) + v * 128 + 120), SEEK_SET) == 0);
+    CHECK(fseek(f, (long)gph_ref_at(&g, s), SEEK_SET) == 0 && fread(&v, 8, 1, f) == 1);
+    CHECK(fseek(f, (long)(gph_cell_at(&g, v) + 120), SEEK_SET) == 0);
     v = 12345;
     CHECK(fwrite(&v, 8, 1, f) == 1);
     /* And two slots emptied: their keys go missing. */
@@ -288,6 +314,7 @@ int main(void)
     wl_test_scratch("gphash-cpu", dir, rows, errf);
     RUN(keys_are_ycsb_record_names);
     RUN(fingerprints_avoid_the_two_states);
+    RUN(records_hold_ref_key_and_cells_in_one_run);
     RUN(candidates_fill_a_warp_and_skip_repeats);
     RUN(steps_follow_ycsb);
     RUN(redoing_a_run_ends_as_doing_it_once);
