@@ -183,7 +183,7 @@ static int first_changes(struct wl_ctx *c, uint64_t **off, size_t *n)
         if (st->h_op[i] == GPH_READ)
             continue;
         slot = gph_top(g, st->h_key + i * g->kw, 1) * g->slots;
-        (*off)[(*n)++] = gph_state_at(slot);
+        (*off)[(*n)++] = gph_state_at(g, slot);
         (*off)[(*n)++] = gph_ref_at(g, slot);
         (*off)[(*n)++] = gph_key_at(g, slot);
         (*off)[(*n)++] = gph_cell_at(g, 2 * slot);
@@ -211,20 +211,37 @@ static int gph_setup(struct wl_ctx *c)
     return in_tx(c) ? wl_tx_setup(c, GPH_LOG, st->d_table, first_changes) : 0;
 }
 
+/* Every state of PM EMPTY: those that are not stored and persisted, by
+ * the CPU's threads (a state is a word of each record, spread over the
+ * file). */
+static int clear_states(struct wl_ctx *c)
+{
+    struct gph_state *st = S(c);
+    uint64_t n = gph_slots(&st->g);
+    uint8_t *base = pm(c);
+    int failed = 0;
+#pragma omp parallel for schedule(static)
+    for (uint64_t s = 0; s < n; s++) {
+        uint64_t *p = gph_word(base, gph_state_at(&st->g, s));
+        if (*p == GPH_EMPTY)
+            continue;
+        *p = GPH_EMPTY;
+        if (wl_pm_persist(c, GPH_TABLE, p, 8) != 0)
+            __atomic_store_n(&failed, 1, __ATOMIC_RELAXED);
+    }
+    return failed ? -1 : 0;
+}
+
 /* An empty table: every state EMPTY, the header saying no batch is done. */
 static int reset(struct wl_ctx *c)
 {
     struct gph_state *st = S(c);
     struct gph_header h = {GPH_MAGIC, st->g.top, st->g.slots, st->g.kw, st->g.vbytes, 0,
                            gph_done_word(c->epoch, 0)};
-    size_t n = gph_slots(&st->g) * 8;
-    if (st->d_table && wl_dev_zero(st->d_table + gph_state_off(), n) != 0)
+    if (st->d_table && wl_dev_zero(st->d_table, c->obj[GPH_TABLE].bytes) != 0)
         return -1;
-    if (c->m->engine != WL_ENGINE_VOLATILE) {
-        memset(pm(c) + gph_state_off(), 0, n);
-        if (wl_pm_persist(c, GPH_TABLE, pm(c) + gph_state_off(), n) != 0)
-            return -1;
-    }
+    if (c->m->engine != WL_ENGINE_VOLATILE && clear_states(c) != 0)
+        return -1;
     if (wl_pm_write(c, GPH_TABLE, 0, &h, sizeof h) != 0)
         return -1;
     /* A transaction's engine copies chunks of the device copy to PM, the

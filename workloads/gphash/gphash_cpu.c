@@ -16,13 +16,16 @@ int gph_cpu_alloc(struct gph_state *st)
     return 0;
 }
 
-/* The table on the mapping: its states, and each slot's record. */
+/* The table on the mapping: each slot's record. */
 struct tbl {
     const struct gph_geom *g;
     uint8_t *base;
-    uint64_t *state;
     uint32_t vw;
 };
+static uint64_t *state_of(const struct tbl *t, int64_t s)
+{
+    return gph_word(t->base, gph_state_at(t->g, (uint64_t)s));
+}
 static uint64_t *ref_of(const struct tbl *t, int64_t s)
 {
     return gph_word(t->base, gph_ref_at(t->g, (uint64_t)s));
@@ -57,7 +60,7 @@ static void lookup(const struct tbl *t, struct sess *s)
     s->ref = s->seq = 0;
     for (uint32_t l = 0; l < GPH_CANDIDATES * t->g->slots; l++) {
         int64_t my = slot_of(t, s, l);
-        if (my < 0 || load(&t->state[my]) != s->fp ||
+        if (my < 0 || load(state_of(t, my)) != s->fp ||
             memcmp(key_of(t, my), s->key, t->g->kw * 8) != 0)
             continue;
         s->slot = my;
@@ -111,7 +114,7 @@ static int insert(struct wl_ctx *c, struct gph_state *st, const struct tbl *t,
             int64_t first_free = -1;
             for (uint32_t j = 0; j < slots; j++) {
                 int64_t my = slot_of(t, s, cand * slots + j);
-                uint64_t v = my < 0 ? GPH_INSERT : load(&t->state[my]);
+                uint64_t v = my < 0 ? GPH_INSERT : load(state_of(t, my));
                 used += my >= 0 && v != GPH_EMPTY;
                 if (my >= 0 && v == GPH_EMPTY && first_free < 0)
                     first_free = my;
@@ -126,7 +129,7 @@ static int insert(struct wl_ctx *c, struct gph_state *st, const struct tbl *t,
             __atomic_add_fetch(&st->full, 1, __ATOMIC_RELAXED);
             return 0;
         }
-        if (!cas(&t->state[slot], GPH_EMPTY, GPH_INSERT)) {
+        if (!cas(state_of(t, slot), GPH_EMPTY, GPH_INSERT)) {
             slot = -1; /* another thread took it: look again */
             __atomic_add_fetch(&st->retries, 1, __ATOMIC_RELAXED);
         }
@@ -135,10 +138,10 @@ static int insert(struct wl_ctx *c, struct gph_state *st, const struct tbl *t,
     *ref = 2 * (uint64_t)slot;
     memcpy(key_of(t, slot), s->key, t->g->kw * 8);
     put_value(t, s, 2 * (uint64_t)slot, seq);
-    if (wl_pm_persist(c, GPH_TABLE, ref, gph_head_bytes(t->g) + t->vw * 8) != 0)
+    if (wl_pm_persist(c, GPH_TABLE, ref, gph_head_bytes(t->g) - 8 + t->vw * 8) != 0)
         return -1;
-    __atomic_store_n(&t->state[slot], s->fp, __ATOMIC_RELEASE);
-    return wl_pm_persist(c, GPH_TABLE, &t->state[slot], 8);
+    __atomic_store_n(state_of(t, slot), s->fp, __ATOMIC_RELEASE);
+    return wl_pm_persist(c, GPH_TABLE, state_of(t, slot), 8);
 }
 
 static int finish(struct wl_ctx *c, struct gph_state *st, const struct tbl *t,
@@ -157,10 +160,10 @@ static int finish(struct wl_ctx *c, struct gph_state *st, const struct tbl *t,
     }
     if (cur)
         return insert(c, st, t, s, cur);
-    if (!cas(&t->state[s->slot], s->fp, GPH_EMPTY))
+    if (!cas(state_of(t, s->slot), s->fp, GPH_EMPTY))
         return gpm_set_error("slot %lld changed under its key's run",
                              (long long)s->slot);
-    return wl_pm_persist(c, GPH_TABLE, &t->state[s->slot], 8);
+    return wl_pm_persist(c, GPH_TABLE, state_of(t, s->slot), 8);
 }
 
 /* Sorted positions P..Q-1: one fingerprint's operations, as the kernel's
@@ -218,7 +221,7 @@ static int cmp_pair(const void *a, const void *b)
 int gph_cpu_batch(struct wl_ctx *c, struct gph_state *st, uint64_t b, int timed)
 {
     uint8_t *base = wl_region(c, GPH_TABLE)->host;
-    struct tbl t = {&st->g, base, gph_word(base, gph_state_off()), st->g.vbytes / 8};
+    struct tbl t = {&st->g, base, st->g.vbytes / 8};
     uint64_t n = gph_batch_ops(st, b), first = b * st->batch, runs = 0;
     int failed = 0;
 #pragma omp parallel for schedule(static)
@@ -240,18 +243,19 @@ int gph_cpu_batch(struct wl_ctx *c, struct gph_state *st, uint64_t b, int timed)
 
 int gph_cpu_scan(struct wl_ctx *c, struct gph_state *st, uint64_t *cleared, uint64_t *items)
 {
-    uint64_t *state = (uint64_t *)(wl_region(c, GPH_TABLE)->host + gph_state_off());
+    struct tbl t = {&st->g, wl_region(c, GPH_TABLE)->host, st->g.vbytes / 8};
     uint64_t n = gph_slots(&st->g), k = 0, v = 0;
     int failed = 0;
 #pragma omp parallel for schedule(static) reduction(+ : k, v) num_threads(c->threads)
     for (uint64_t s = 0; s < n; s++) {
-        if (state[s] == GPH_INSERT) {
-            state[s] = GPH_EMPTY;
-            if (wl_pm_persist(c, GPH_TABLE, &state[s], 8) != 0)
+        uint64_t *state = state_of(&t, (int64_t)s);
+        if (*state == GPH_INSERT) {
+            *state = GPH_EMPTY;
+            if (wl_pm_persist(c, GPH_TABLE, state, 8) != 0)
                 __atomic_store_n(&failed, 1, __ATOMIC_RELAXED);
             k++;
         }
-        v += state[s] > GPH_INSERT;
+        v += *state > GPH_INSERT;
     }
     *cleared = k;
     *items = v;

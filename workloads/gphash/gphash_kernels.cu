@@ -167,7 +167,7 @@ __device__ __forceinline__ uint64_t swap_at(const struct tbl *t, uint64_t off, u
  * clear after a crash), or on PM where lookups read PM. */
 __device__ __forceinline__ uint64_t claim(const struct tbl *t, int64_t s, wl_out o)
 {
-    uint64_t off = gph_state_at((uint64_t)s);
+    uint64_t off = gph_state_at(&t->g, (uint64_t)s);
     if (t->pm && t->rd == t->pm)
         return wl_cas_u64(o, gph_word(t->pm, off), GPH_EMPTY, GPH_INSERT);
     return atomicCAS((unsigned long long *)gph_word(t->rd, off), GPH_EMPTY, GPH_INSERT);
@@ -180,7 +180,7 @@ __device__ __forceinline__ uint64_t claim(const struct tbl *t, int64_t s, wl_out
 __device__ void release(const struct tbl *t, int64_t s, uint64_t fp, wl_out o,
                         unsigned long long *count)
 {
-    uint64_t off = gph_state_at((uint64_t)s);
+    uint64_t off = gph_state_at(&t->g, (uint64_t)s);
     if (t->pm == t->rd) {
         if (swap(t, off, fp, GPH_EMPTY, o) != fp)
             atomicAdd(&count[C_LOST], 1ull);
@@ -202,11 +202,12 @@ __device__ __forceinline__ uint64_t warp_sum(uint64_t v)
     return v;
 }
 
-/* Each operation's key, grouped by the low bits of its fingerprint. */
+/* Each operation's group: the low GROUP_BITS bits of its fingerprint
+ * (only those, so that one group's operations are one run once grouped). */
 __global__ void fp_kernel(const uint64_t *key, uint32_t kw, uint32_t n, uint32_t *fp)
 {
     for (uint64_t i = gpm_grid_rank(); i < n; i += gpm_grid_threads())
-        fp[i] = (uint32_t)gph_fingerprint(key + i * kw, kw);
+        fp[i] = (uint32_t)gph_fingerprint(key + i * kw, kw) & ((1u << GROUP_BITS) - 1);
 }
 
 /* The key being worked on, and what the lookup found. */
@@ -252,7 +253,7 @@ __device__ __forceinline__ int64_t cached(const struct tbl *t, int64_t slot)
 /* A slot's state, key word or reference: the cached copy's where it has one. */
 __device__ __forceinline__ uint64_t slot_state(const struct tbl *t, int64_t slot, int64_t c)
 {
-    return c >= 0 ? vload(&t->c_state[c]) : vload(gph_word(t->rd, gph_state_at((uint64_t)slot)));
+    return c >= 0 ? vload(&t->c_state[c]) : vload(gph_word(t->rd, gph_state_at(&t->g, (uint64_t)slot)));
 }
 __device__ __forceinline__ uint64_t slot_key(const struct tbl *t, int64_t slot, int64_t c,
                                              uint32_t j)
@@ -318,7 +319,8 @@ __device__ void put_value(const struct tbl *t, const struct sess *s, uint64_t ce
 
 /* Insert: claim a free slot of the least-loaded candidate by CAS; then the
  * record's reference, key and first cell, one run of bytes a lane a word
- * (its padding too, so that it leaves as one burst); then the fingerprint. */
+ * (its padding too, so that it leaves as one burst); then the fingerprint,
+ * the record's first word. */
 __device__ void insert(const struct tbl *t, const struct sess *s, uint64_t seq, unsigned lane,
                        wl_out o, unsigned long long *count)
 {
@@ -348,7 +350,7 @@ __device__ void insert(const struct tbl *t, const struct sess *s, uint64_t seq, 
             if (!ok)
                 atomicAdd(&count[C_RETRIES], 1ull); /* another key's warp took the slot */
             else
-                changed_from(t, gph_state_at((uint64_t)my), GPH_EMPTY);
+                changed_from(t, gph_state_at(&t->g, (uint64_t)my), GPH_EMPTY);
             if (ok && c >= 0)
                 *(volatile uint64_t *)&t->c_state[c] = GPH_INSERT;
         }
@@ -359,14 +361,14 @@ __device__ void insert(const struct tbl *t, const struct sess *s, uint64_t seq, 
     cs = __shfl_sync(FULL, (long long)c, target);
     if (lane == 0)
         written(t, slot);
-    if (lane < hw + t->vw) {
+    if (lane + 1 < hw + t->vw) { /* lane L: the record's word L + 1 */
         uint64_t off = gph_ref_at(&t->g, (uint64_t)slot) + 8u * lane;
         if (lane == 0)
             put(t, off, 2 * (uint64_t)slot, o);
         else if (lane <= kw)
             put(t, off, s->key[lane - 1], o);
-        else if (lane >= hw)
-            put(t, off, gph_value_word(s->vk, seq, lane - hw), o);
+        else if (lane + 1 >= hw)
+            put(t, off, gph_value_word(s->vk, seq, lane + 1 - hw), o);
         else if (t->pm) /* padding: stored only so that the run is whole */
             wl_store_u64(o, gph_word(t->pm, off), 0);
         wl_persist(o);
@@ -377,7 +379,7 @@ __device__ void insert(const struct tbl *t, const struct sess *s, uint64_t seq, 
         t->c_ref[cs] = 2 * (uint64_t)slot;
     __syncwarp();
     if (lane == 0) {
-        put(t, gph_state_at((uint64_t)slot), s->fp, o);
+        put(t, gph_state_at(&t->g, (uint64_t)slot), s->fp, o);
         wl_persist(o);
         if (cs >= 0)
             *(volatile uint64_t *)&t->c_state[cs] = s->fp;
@@ -524,7 +526,7 @@ __global__ void run_kernel(struct tbl t, const uint8_t *op, const uint64_t *key,
 __global__ void delete_kernel(struct tbl t, unsigned long long *count)
 {
     for (uint64_t i = gpm_grid_rank(); i < t.n[1]; i += gpm_grid_threads()) {
-        uint64_t off = gph_state_at(t.del[i].off), fp = t.del[i].old;
+        uint64_t off = gph_state_at(&t.g, t.del[i].off), fp = t.del[i].old;
         if (atomicCAS((unsigned long long *)gph_word(t.rd, off), fp, GPH_EMPTY) != fp)
             atomicAdd(&count[C_LOST], 1ull);
         changed_from(&t, off, fp);
@@ -617,7 +619,7 @@ __global__ void scan_kernel(struct tbl t, uint64_t nslots, unsigned long long *c
 {
     uint64_t cleared = 0, items = 0;
     for (uint64_t s = gpm_grid_rank(); s < nslots; s += gpm_grid_threads()) {
-        uint64_t *p = gph_word(t.pm, gph_state_at(s)), st = vload(p);
+        uint64_t *p = gph_word(t.pm, gph_state_at(&t.g, s)), st = vload(p);
         if (st == GPH_INSERT) {
             wl_store_u64(o, p, GPH_EMPTY);
             wl_persist(o);

@@ -1,9 +1,8 @@
 /* GPHash's PM layout, its hashing and the one-key state machine that the
  * kernels, the CPU counterpart, the reference and the CPU tests share.
  *
- *   [header 4 KiB][state: slots x u64][record: slots x (head + 2 cells)]
- *                                       (each array 128-aligned)
- *   record S: [ref: u64][key: kw x u64][pad to 16 bytes][cell 2S][cell 2S + 1]
+ *   [header 4 KiB][record: slots x (head + 2 cells)]
+ *   record S: [state: u64][ref: u64][key: kw x u64][pad to 16 bytes][cell 2S][cell 2S + 1]
  *
  * Buckets: TOP buckets in the top level, TOP / 2 in the level below (top
  * bucket b shares bucket TOP + b / 2 with its neighbour), SLOTS slots each.
@@ -11,16 +10,16 @@
  * candidate buckets hold 4 x SLOTS slots, one lane of a warp each (8 slots:
  * the whole warp, the paper's one-shot warp access).
  *
- * Slot S: state[S] is EMPTY, INSERT (claimed by a CAS on PM, its key and
- * value being written) or the key's fingerprint (a valid item). Its record
- * holds ref, the key in place (8 bytes, or 32: YCSB's record name) and two
- * value cells: ref names the cell that holds the value, 2S or 2S + 1. An
- * update writes the other cell and then swings ref, so a crash leaves the
- * old value or the new one, never a torn one. The states stay an array of
- * their own (a lookup reads a bucket's in one line, and a fresh table
- * clears them alone); what an insert writes before its fingerprint (ref,
- * key and the first cell) is one run of bytes, so it leaves the GPU as one
- * burst. Offsets only: the file maps at any address. */
+ * Slot S is one record: its state (EMPTY, INSERT: claimed by a CAS, its key
+ * and value being written, or the key's fingerprint: a valid item), its
+ * reference, the key in place (8 bytes, or 32: YCSB's record name) and two
+ * value cells; the reference names the cell that holds the value, 2S or
+ * 2S + 1. An update writes the other cell and then swings the reference, so
+ * a crash leaves the old value or the new one, never a torn one. What an
+ * insert writes before its fingerprint (reference, key, first cell) is one
+ * run of bytes beside it: the insert leaves the GPU as one burst and a
+ * fingerprint, both in the record's pages. Offsets only: the file maps at
+ * any address. */
 #ifndef GPHASH_LAYOUT_H
 #define GPHASH_LAYOUT_H
 
@@ -54,32 +53,27 @@ struct gph_header {
 GPM_HD uint64_t gph_align(uint64_t x) { return (x + 127u) & ~(uint64_t)127u; }
 GPM_HD uint64_t gph_buckets(const struct gph_geom *g) { return g->top + g->top / 2; }
 GPM_HD uint64_t gph_slots(const struct gph_geom *g) { return gph_buckets(g) * g->slots; }
-GPM_HD uint64_t gph_state_off(void) { return GPH_HEADER; }
-/* A record's head (ref and key) and whole size: 16-byte multiples, so the
- * cells and the next record start 16-byte aligned. */
-GPM_HD uint64_t gph_head_bytes(const struct gph_geom *g) { return (8u + 8u * g->kw + 15u) & ~15u; }
+/* A record's head (state, ref and key) and whole size: 16-byte multiples,
+ * so the first cell and the next record start 16-byte aligned. */
+GPM_HD uint64_t gph_head_bytes(const struct gph_geom *g) { return (16u + 8u * g->kw + 15u) & ~15u; }
 GPM_HD uint64_t gph_rec_bytes(const struct gph_geom *g)
 {
     return gph_head_bytes(g) + 2u * (uint64_t)g->vbytes;
 }
-GPM_HD uint64_t gph_rec_off(const struct gph_geom *g)
-{
-    return gph_state_off() + gph_align(gph_slots(g) * 8);
-}
 /* Where slot S's state, ref and key are, and cell C (2S or 2S + 1). */
-GPM_HD uint64_t gph_state_at(uint64_t s) { return gph_state_off() + s * 8; }
-GPM_HD uint64_t gph_ref_at(const struct gph_geom *g, uint64_t s)
+GPM_HD uint64_t gph_state_at(const struct gph_geom *g, uint64_t s)
 {
-    return gph_rec_off(g) + s * gph_rec_bytes(g);
+    return GPH_HEADER + s * gph_rec_bytes(g);
 }
-GPM_HD uint64_t gph_key_at(const struct gph_geom *g, uint64_t s) { return gph_ref_at(g, s) + 8; }
+GPM_HD uint64_t gph_ref_at(const struct gph_geom *g, uint64_t s) { return gph_state_at(g, s) + 8; }
+GPM_HD uint64_t gph_key_at(const struct gph_geom *g, uint64_t s) { return gph_state_at(g, s) + 16; }
 GPM_HD uint64_t gph_cell_at(const struct gph_geom *g, uint64_t c)
 {
-    return gph_ref_at(g, c / 2) + gph_head_bytes(g) + (c & 1) * (uint64_t)g->vbytes;
+    return gph_state_at(g, c / 2) + gph_head_bytes(g) + (c & 1) * (uint64_t)g->vbytes;
 }
 GPM_HD uint64_t gph_file_bytes(const struct gph_geom *g)
 {
-    return gph_rec_off(g) + gph_align(gph_slots(g) * gph_rec_bytes(g));
+    return GPH_HEADER + gph_align(gph_slots(g) * gph_rec_bytes(g));
 }
 /* The 8-byte word at byte OFF of the table at BASE. */
 GPM_HD uint64_t *gph_word(const void *base, uint64_t off)

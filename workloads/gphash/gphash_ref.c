@@ -174,7 +174,7 @@ static const char *slot_problem(const struct gph_state *st, const uint8_t *table
                                 struct refmap *m, uint64_t s, uint64_t *k, int *own)
 {
     const struct gph_geom *g = &st->g;
-    uint64_t state = *gph_word(table, gph_state_at(s));
+    uint64_t state = *gph_word(table, gph_state_at(g, s));
     const uint64_t *key = gph_word(table, gph_key_at(g, s));
     uint64_t ref = *gph_word(table, gph_ref_at(g, s));
     const uint64_t *cell;
@@ -211,7 +211,6 @@ int gph_check(const struct gph_state *st, const uint8_t *table, uint64_t first,
     struct refmap m;
     uint64_t keys = st->load_ops, nslots = gph_slots(&st->g), items = 0, bad = UINT64_MAX;
     uint64_t good = 0, stray = 0;
-    const uint64_t *state = (const uint64_t *)(table + gph_state_off());
     const char *why = NULL;
     uint64_t why_key = 0;
     int rc;
@@ -225,7 +224,7 @@ int gph_check(const struct gph_state *st, const uint8_t *table, uint64_t first,
         const char *p;
         uint64_t k;
         int own;
-        if (rc < 0 || state[s] == GPH_EMPTY)
+        if (rc < 0 || *gph_word(table, gph_state_at(&st->g, s)) == GPH_EMPTY)
             continue;
         items++;
         if ((p = slot_problem(st, table, &m, s, &k, &own)) == NULL) {

@@ -51,27 +51,28 @@ static void candidates_fill_a_warp_and_skip_repeats(void)
     CHECK(gph_candidate(&g, 4, 5, 3) == GPH_NO_BUCKET); /* 4 and 5 share 64 + 2 */
     CHECK_EQ_INT(gph_buckets(&g), 96);
     CHECK(gph_cell_at(&g, 2 * gph_slots(&g) - 1) + 8 <= gph_file_bytes(&g));
-    CHECK(gph_rec_off(&g) % 128 == 0);
 }
 
-/* A record: ref, the key, then the two cells, the first 16-byte aligned; what
- * an insert writes before the fingerprint (ref, key, cell 2S) is one run
- * of bytes, and no two slots' records overlap. */
-static void records_hold_ref_key_and_cells_in_one_run(void)
+/* A record: state, ref, the key, then the two cells, the first 16-byte
+ * aligned; what an insert writes before the fingerprint (ref, key, cell
+ * 2S) is one run of bytes right after the state, and no two slots'
+ * records overlap. */
+static void records_hold_state_ref_key_and_cells(void)
 {
     struct gph_geom g = {64, 8, 4, 128};
     uint64_t s = 7;
     CHECK_EQ_INT(gph_head_bytes(&g), 48);
     CHECK_EQ_INT(gph_rec_bytes(&g), 304);
-    CHECK_EQ_INT(gph_key_at(&g, s), gph_ref_at(&g, s) + 8);
-    CHECK_EQ_INT(gph_cell_at(&g, 2 * s), gph_ref_at(&g, s) + 48);
+    CHECK_EQ_INT(gph_state_at(&g, 0), GPH_HEADER);
+    CHECK_EQ_INT(gph_ref_at(&g, s), gph_state_at(&g, s) + 8);
+    CHECK_EQ_INT(gph_key_at(&g, s), gph_state_at(&g, s) + 16);
+    CHECK_EQ_INT(gph_cell_at(&g, 2 * s), gph_state_at(&g, s) + 48);
     CHECK_EQ_INT(gph_cell_at(&g, 2 * s + 1), gph_cell_at(&g, 2 * s) + 128);
-    CHECK_EQ_INT(gph_ref_at(&g, s + 1), gph_cell_at(&g, 2 * s + 1) + 128);
-    CHECK(gph_ref_at(&g, 0) >= gph_state_at(gph_slots(&g) - 1) + 8);
+    CHECK_EQ_INT(gph_state_at(&g, s + 1), gph_cell_at(&g, 2 * s + 1) + 128);
     g.kw = 1, g.vbytes = 8;
-    CHECK_EQ_INT(gph_head_bytes(&g), 16);
-    CHECK_EQ_INT(gph_rec_bytes(&g), 32);
-    CHECK(gph_cell_at(&g, 3) % 16 == 8 && gph_cell_at(&g, 2) % 16 == 0);
+    CHECK_EQ_INT(gph_head_bytes(&g), 32);
+    CHECK_EQ_INT(gph_rec_bytes(&g), 48);
+    CHECK(gph_cell_at(&g, 2) % 16 == 0 && gph_cell_at(&g, 3) % 16 == 8);
 }
 
 static void steps_follow_ycsb(void)
@@ -266,12 +267,12 @@ static void recovery_clears_claims_and_damage_is_caught(void)
     g.top = h.top;
     /* Claim the first free slot as a crashed insert would have. */
     for (s = 0; s < gph_slots(&g); s++) {
-        CHECK(fseek(f, (long)(gph_state_off() + s * 8), SEEK_SET) == 0 && fread(&v, 8, 1, f) == 1);
+        CHECK(fseek(f, (long)gph_state_at(&g, s), SEEK_SET) == 0 && fread(&v, 8, 1, f) == 1);
         if (v == GPH_EMPTY)
             break;
     }
     v = GPH_INSERT;
-    CHECK(fseek(f, (long)(gph_state_off() + s * 8), SEEK_SET) == 0 && fwrite(&v, 8, 1, f) == 1);
+    CHECK(fseek(f, (long)gph_state_at(&g, s), SEEK_SET) == 0 && fwrite(&v, 8, 1, f) == 1);
     fclose(f);
     CHECK_EQ_INT(run_main(rec, ARGC(rec)), 0);
     CHECK_EQ_INT(wl_test_count_lines(rows, ",insert_slots_cleared=1,"), 1);
@@ -279,7 +280,7 @@ static void recovery_clears_claims_and_damage_is_caught(void)
     f = fopen(path, "r+");
     CHECK(f);
     for (s = 0; s < gph_slots(&g); s++) {
-        CHECK(fseek(f, (long)(gph_state_off() + s * 8), SEEK_SET) == 0 && fread(&v, 8, 1, f) == 1);
+        CHECK(fseek(f, (long)gph_state_at(&g, s), SEEK_SET) == 0 && fread(&v, 8, 1, f) == 1);
         if (v > GPH_INSERT)
             break;
     }
@@ -290,13 +291,13 @@ static void recovery_clears_claims_and_damage_is_caught(void)
     /* And two slots emptied: their keys go missing. */
     for (int k = 0; k < 2; k++) {
         for (s = s + 1; s < gph_slots(&g); s++) {
-            CHECK(fseek(f, (long)(gph_state_off() + s * 8), SEEK_SET) == 0 &&
+            CHECK(fseek(f, (long)gph_state_at(&g, s), SEEK_SET) == 0 &&
                   fread(&v, 8, 1, f) == 1);
             if (v > GPH_INSERT)
                 break;
         }
         v = GPH_EMPTY;
-        CHECK(fseek(f, (long)(gph_state_off() + s * 8), SEEK_SET) == 0 &&
+        CHECK(fseek(f, (long)gph_state_at(&g, s), SEEK_SET) == 0 &&
               fwrite(&v, 8, 1, f) == 1);
     }
     fclose(f);
@@ -314,7 +315,7 @@ int main(void)
     wl_test_scratch("gphash-cpu", dir, rows, errf);
     RUN(keys_are_ycsb_record_names);
     RUN(fingerprints_avoid_the_two_states);
-    RUN(records_hold_ref_key_and_cells_in_one_run);
+    RUN(records_hold_state_ref_key_and_cells);
     RUN(candidates_fill_a_warp_and_skip_repeats);
     RUN(steps_follow_ycsb);
     RUN(redoing_a_run_ends_as_doing_it_once);
