@@ -195,22 +195,94 @@ gpmlog_dev gpmlog_device_unfenced(const gpmlog *log)
     return d;
 }
 
-int gpmlog_reset(gpmlog *log)
+/* Are the LEN tails at T, at most a line's, all zero? A whole line is
+ * read as eight 8-byte words ORed at once: the scan of a large grid's
+ * tails (256 KiB for 65,536 slots) then takes a few microseconds. */
+static int tails_zero(const uint32_t *t, uint32_t len)
+{
+    uint64_t w[8], any = 0;
+    if (len < 16u) { /* the last line of a log of few slots */
+        for (uint32_t k = 0; k < len; k++)
+            any |= t[k];
+        return any == 0;
+    }
+    memcpy(w, t, sizeof w);
+    return ((w[0] | w[1]) | (w[2] | w[3]) | (w[4] | w[5]) | (w[6] | w[7])) == 0;
+}
+
+/* Flushes the tails [FROM, TO) (the file backend: nothing, it syncs all
+ * at the end). */
+static void flush_run(const gpmlog *log, uint32_t *tails, uint32_t from, uint32_t to)
+{
+    if (log->region.backend != GPM_BACKEND_FILE)
+        gpm_flush_at(tails + from, (size_t)(to - from) * 4u, GPM_SITE);
+}
+
+/* The tails on PM made zero, durably, by writing only the cache lines that
+ * hold a non-zero tail: each run of such lines is zeroed and flushed, then
+ * one drain (the file backend: one msync from the first to the last). A
+ * line of zero tails is left alone, which is the same durable state as
+ * zeroing and persisting every tail: a tail reads zero only where the last
+ * store to it was zero, and every tail store was made durable before this
+ * call (by the kernel's persist or SBRP dFence, by gpmlog_flush for an
+ * unfenced handle, by gpmlog_host_insert, by the last reset), so its line
+ * needs nothing. */
+static int clear_tails(gpmlog *log)
+{
+    const uint32_t per_line = GPM_CACHE_LINE / 4u, n = log->g.n_slots;
+    uint32_t *tails = (uint32_t *)((uint8_t *)log->region.host + log->g.tails_off);
+    uint32_t run = n, first = n, end = 0; /* run: where the open run starts (n: none) */
+    for (uint32_t s = 0; s < n; s += per_line) {
+        uint32_t len = n - s < per_line ? n - s : per_line;
+        if (!tails_zero(tails + s, len)) {
+            if (len == per_line)
+                memset(tails + s, 0, GPM_CACHE_LINE);
+            else
+                memset(tails + s, 0, (size_t)len * 4u);
+            run = run < s ? run : s;
+            first = first < s ? first : s;
+            end = s + len;
+        } else if (run < n) {
+            flush_run(log, tails, run, s);
+            run = n;
+        }
+    }
+    if (first == n)
+        return 0;
+    if (run < n)
+        flush_run(log, tails, run, end);
+    if (log->region.backend == GPM_BACKEND_FILE)
+        return gpm_region_persist(&log->region, tails + first, (size_t)(end - first) * 4u);
+    gpm_drain_at(GPM_SITE);
+    return 0;
+}
+
+int gpmlog_reset_on(gpmlog *log, void *stream)
 {
     size_t n = (size_t)log->g.n_slots * sizeof(uint32_t);
-    uint8_t *tails = (uint8_t *)log->region.host + log->g.tails_off;
-    memset(tails, 0, n);
-    if (gpm_region_persist(&log->region, tails, n) != 0)
+    cudaError_t e = cudaSuccess;
+    if (clear_tails(log) != 0)
         return -1;
-    if (log->tails_dev) {
-        cudaError_t e = cudaMemset(log->tails_dev, 0, n);
+    if (!log->tails_dev)
+        return 0;
+    /* On STREAM, the kernels queued there next read zeros without the host
+     * waiting; without one, the device is waited for, as ever. */
+    if (stream) {
+        e = cudaMemsetAsync(log->tails_dev, 0, n, (cudaStream_t)stream);
+    } else {
+        e = cudaMemset(log->tails_dev, 0, n);
         if (e == cudaSuccess)
             e = cudaDeviceSynchronize();
-        if (e != cudaSuccess)
-            return gpm_set_error("%s: cannot reset the device copy of the tails (%s)",
-                                 log->region.path, cudaGetErrorString(e));
     }
+    if (e != cudaSuccess)
+        return gpm_set_error("%s: cannot reset the device copy of the tails (%s)",
+                             log->region.path, cudaGetErrorString(e));
     return 0;
+}
+
+int gpmlog_reset(gpmlog *log)
+{
+    return gpmlog_reset_on(log, NULL);
 }
 
 uint32_t gpmlog_tail(const gpmlog *log, uint32_t slot)

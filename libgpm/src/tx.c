@@ -50,6 +50,11 @@ int gpmtx_begin(gpmlog *log)
 
 int gpmtx_commit(gpmlog *log)
 {
+    return gpmtx_commit_on(log, NULL);
+}
+
+int gpmtx_commit_on(gpmlog *log, void *stream)
+{
     uint64_t w = load_word(log);
     if (!gpmtx_word_active(w))
         return gpm_set_error("%s: no transaction is active (%llu committed): call gpmtx_begin "
@@ -59,7 +64,11 @@ int gpmtx_commit(gpmlog *log)
      * belong to no active transaction, and recovery drops them. */
     if (store_word(log, gpmtx_word(gpmtx_word_committed(w) + 1, 0)) != 0)
         return -1;
-    if (gpmlog_reset(log) != 0)
+    /* Zero and durable on PM before this returns, so before the next
+     * begin: that transaction's recovery never meets this one's records.
+     * The device copy is zeroed ahead of the next logging kernels, in
+     * STREAM's order or waited for. */
+    if (gpmlog_reset_on(log, stream) != 0)
         return -1;
     log->tx_clean = 1;
     return 0;

@@ -94,9 +94,18 @@ gpmlog_dev gpmlog_device_unfenced(const gpmlog *log);
  * hold. */
 int gpmlog_flush(gpmlog *log, gpm_flusher *f);
 
-/* Empties every slot: zeroes and persists all tails on PM (the entries stay
- * but no longer count), and the device copy. Call with no kernel using LOG. */
+/* Empties every slot: every tail on PM zero and durable when it returns
+ * (the entries stay but no longer count; only the lines that held a
+ * non-zero tail are written and flushed), and the device copy zeroed,
+ * waited for. Call with no kernel using LOG, and with every tail store
+ * already durable (each handle's protocol makes it so: see above). */
 int gpmlog_reset(gpmlog *log);
+/* The same, with the device copy zeroed on STREAM (a cudaStream_t passed
+ * as void *) and not waited for: the kernels queued on STREAM afterwards
+ * see zero tails, and so does work on the legacy stream if STREAM is a
+ * blocking one; other streams must wait for STREAM first. PM is as
+ * gpmlog_reset leaves it. NULL: exactly gpmlog_reset. */
+int gpmlog_reset_on(gpmlog *log, void *stream);
 
 /* Bytes in use in SLOT, as persisted on PM. */
 uint32_t gpmlog_tail(const gpmlog *log, uint32_t slot);

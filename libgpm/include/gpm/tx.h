@@ -69,6 +69,11 @@ int gpmtx_begin(gpmlog *log);
  * ignores and truncates. Every update of the transaction must be durable
  * before this call. */
 int gpmtx_commit(gpmlog *log);
+/* The same, with the log emptied by gpmlog_reset_on(log, STREAM): the
+ * tails on PM are zero and durable when it returns, the device copy is
+ * zeroed in STREAM's order, so the next transaction's logging kernels must
+ * be queued there. NULL: exactly gpmtx_commit. */
+int gpmtx_commit_on(gpmlog *log, void *stream);
 
 /* The word's fields, read from PM. */
 uint64_t gpmtx_committed(const gpmlog *log);

@@ -1,10 +1,14 @@
 /* Log files on emulated PM without a GPU: create, reopen, refuse to
- * overwrite, reject what is not a sound log without writing a byte, and
- * count only entries whose tail was persisted. */
+ * overwrite, reject what is not a sound log without writing a byte, count
+ * only entries whose tail was persisted, and reset by writing only the
+ * lines of tails that are not zero. */
+#include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -120,6 +124,68 @@ static void torn_entry_is_invisible(void)
     gpmlog_close(&log);
     CHECK(gpmlog_open(&log, "log-torn", GPM_HOST_ONLY) == 0);
     CHECK_EQ_INT(gpmlog_tail(&log, 33), 8);
+    gpmlog_close(&log);
+}
+
+/* A store to a read-only page jumps back here instead of killing the test. */
+static sigjmp_buf wrote_jmp;
+
+static void on_write_fault(int sig)
+{
+    (void)sig;
+    siglongjmp(wrote_jmp, 1);
+}
+
+/* gpmlog_reset with the pages of tails [FROM, TO) read-only: 0, or -1
+ * where it stored into one of them (or failed). */
+static int reset_sparing(gpmlog *log, uint32_t from, uint32_t to)
+{
+    uint8_t *p = (uint8_t *)log->region.host + gpmlog_tail_off(&log->g, from);
+    size_t len = (size_t)(to - from) * 4u;
+    struct sigaction sa, old;
+    volatile int rc = -1; /* kept across the jump */
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_write_fault;
+    sigemptyset(&sa.sa_mask);
+    if (mprotect(p, len, PROT_READ) != 0 || sigaction(SIGSEGV, &sa, &old) != 0)
+        return -1;
+    if (sigsetjmp(wrote_jmp, 1) == 0)
+        rc = gpmlog_reset(log);
+    sigaction(SIGSEGV, &old, NULL);
+    mprotect(p, len, PROT_READ | PROT_WRITE);
+    return rc;
+}
+
+/* The tails of 4 x 1024 slots fill four pages; entries in the first and
+ * the last page leave the two between all zero. A reset zeroes every tail
+ * (the entries stay, uncounted) without a store to those two pages, and a
+ * second one, every tail zero, stores nowhere. */
+static void reset_writes_only_the_lines_of_nonzero_tails(void)
+{
+    gpmlog log;
+    uint64_t e = 0x0102030405060708ull, back = 0;
+    uint32_t n;
+    if (sysconf(_SC_PAGESIZE) != 4096)
+        SKIP("pages are not 4 KiB: the tails' pages are laid out for 4 KiB");
+    CHECKF(gpmlog_create_hcl(&log, "log-reset", 1 << 20, 4, 1024, GPM_HOST_ONLY) == 0, "%s",
+           gpm_last_error());
+    n = log.g.n_slots;
+    CHECK_EQ_INT(n, 4096);
+    CHECK(gpmlog_host_insert(&log, 3, &e, sizeof e) == 0);
+    CHECK(gpmlog_host_insert(&log, 3, &e, sizeof e) == 0);
+    CHECK(gpmlog_host_insert(&log, 17, &e, sizeof e) == 0);
+    CHECK(gpmlog_host_insert(&log, n - 1, &e, 4) == 0);
+    CHECKF(reset_sparing(&log, 1024, 3072) == 0, "%s",
+           "the reset stored into tails that were all zero");
+    for (uint32_t s = 0; s < n; s++)
+        CHECKF(gpmlog_tail(&log, s) == 0, "slot %u: tail %u", s, gpmlog_tail(&log, s));
+    gpmlog_copy_out(&log.g, log.region.host, 3, 8, &back, sizeof back);
+    CHECK(back == e);
+    CHECKF(reset_sparing(&log, 0, n) == 0, "%s", "a reset of an empty log stored a tail");
+    gpmlog_close(&log);
+    CHECKF(gpmlog_open(&log, "log-reset", GPM_HOST_ONLY) == 0, "%s", gpm_last_error());
+    CHECK_EQ_INT(gpmlog_tail(&log, 3), 0);
+    CHECK_EQ_INT(gpmlog_tail(&log, n - 1), 0);
     gpmlog_close(&log);
 }
 
@@ -288,6 +354,7 @@ int main(void)
     RUN(bad_geometry_is_named);
     RUN(conv_partitions_append_in_order);
     RUN(torn_entry_is_invisible);
+    RUN(reset_writes_only_the_lines_of_nonzero_tails);
     RUN(not_a_log_is_rejected);
     RUN(other_version_is_rejected);
     RUN(corrupt_header_is_rejected);
