@@ -65,16 +65,64 @@ int wl_dev_copy(void *dst, const void *src, size_t bytes, int to_device)
     return 0;
 }
 
-int wl_dev_sync(const char *what)
+/* STREAM, or the legacy stream that the workloads' kernels run on by
+ * default: not a copy that gpmcp runs on a stream of its own meanwhile
+ * (wl_cp_start). */
+static cudaStream_t on(void *stream)
+{
+    return stream ? (cudaStream_t)stream : cudaStreamLegacy;
+}
+
+int wl_dev_wait(void *stream, const char *what)
 {
     /* A launch refused for its configuration or resources is reported by
      * cudaGetLastError, not by the synchronisation. */
     cudaError_t e = cudaGetLastError();
-    /* The legacy stream that the workloads' kernels run on: not a copy
-     * that gpmcp runs on a stream of its own meanwhile (wl_cp_start). */
     if (e == cudaSuccess)
-        e = cudaStreamSynchronize(cudaStreamLegacy);
+        e = cudaStreamSynchronize(on(stream));
     if (e != cudaSuccess)
         return gpm_set_error("%s failed (%s)", what, cudaGetErrorString(e));
     return 0;
+}
+
+int wl_dev_sync(const char *what)
+{
+    return wl_dev_wait(NULL, what);
+}
+
+int wl_dev_zero_on(void *d, size_t bytes, void *stream)
+{
+    cudaError_t e = cudaMemsetAsync(d, 0, bytes, on(stream));
+    if (e != cudaSuccess)
+        return gpm_set_error("cudaMemsetAsync of %zu bytes failed (%s)", bytes,
+                             cudaGetErrorString(e));
+    return 0;
+}
+
+int wl_dev_copy_on(void *dst, const void *src, size_t bytes, int to_device, void *stream)
+{
+    cudaError_t e = cudaMemcpyAsync(dst, src, bytes,
+                                    to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
+                                    on(stream));
+    if (e != cudaSuccess)
+        return gpm_set_error("queueing a copy of %zu bytes %s the GPU failed (%s)", bytes,
+                             to_device ? "to" : "from", cudaGetErrorString(e));
+    return 0;
+}
+
+int wl_pinned_alloc(void **p, size_t bytes)
+{
+    cudaError_t e = cudaMallocHost(p, bytes);
+    if (e != cudaSuccess) {
+        *p = NULL;
+        return gpm_set_error("cannot allocate %zu bytes of pinned host memory (%s)", bytes,
+                             cudaGetErrorString(e));
+    }
+    return 0;
+}
+
+void wl_pinned_free(void *p)
+{
+    if (p)
+        cudaFreeHost(p);
 }

@@ -43,6 +43,7 @@ struct wl_tx_state {
     size_t ranges_dev_cap;
     void *delta_dev;         /* cap-delta: the gathered records, then their count */
     unsigned long long *fails_dev; /* undo records that did not fit */
+    unsigned long long *fails_host; /* fails_dev[0], copied back (pinned) */
     /* GPM_TEST_LOG_ROOM=RECORDS@BATCH, for tests only: from batch BATCH on,
      * a batch's log holds RECORDS undo records, so that it fills up on
      * demand (fails_dev[1] counts the device's, room_used the host's). */

@@ -25,6 +25,11 @@ int wl_tx_atomic(const struct wl_ctx *c)
     return c->m->tx->atomic;
 }
 
+int wl_tx_in_flight(const struct wl_ctx *c)
+{
+    return c->m->tx->in_flight;
+}
+
 static int power_of_two(size_t x) { return x && !(x & (x - 1)); }
 
 /* GPM_TEST_LOG_ROOM=RECORDS@BATCH: a test's way to fill a log on demand. */
@@ -101,6 +106,7 @@ void wl_tx_free(struct wl_obj *o)
     wl_dev_free(t->ranges_dev);
     wl_dev_free(t->delta_dev);
     wl_dev_free(t->fails_dev);
+    wl_pinned_free(t->fails_host);
     free(t->flags_host);
     free(t->ranges);
     free(t);
@@ -144,7 +150,8 @@ int wl_tx_batch(struct wl_ctx *c, int tx, uint64_t b, wl_tx_apply apply)
     struct wl_tx_state *t = state(c, tx);
     t->room_now = t->room && b >= t->room_from ? t->room : 0;
     t->room_used = 0;
-    if (t->fails_dev && wl_dev_zero(t->fails_dev, 2 * sizeof *t->fails_dev) != 0)
+    /* In the order of the batch's kernels, on their stream: no wait. */
+    if (t->fails_dev && wl_dev_zero_on(t->fails_dev, 2 * sizeof *t->fails_dev, c->stream) != 0)
         return -1;
     if (c->m->tx->batch(c, tx, b, apply) != 0)
         return -1;

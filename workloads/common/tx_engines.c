@@ -19,7 +19,12 @@
  *                 commit
  *   volatile      none: the kernels change the device copy, and nothing
  *                 more; after the timed work the copy goes to the mapping
- *                 for verification, untimed. Not durable at all */
+ *                 for verification, untimed. Not durable at all
+ *
+ * APPLY may return with its kernels only queued, on c->stream. Each engine
+ * but volatile then waits for them once a batch, when it needs something
+ * back (the undo engines: the count of records that did not fit; CAP and
+ * redo: the flags or records they copy back); volatile never does. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +42,9 @@ static int alloc_fails(struct wl_ctx *c, int tx)
 {
     struct wl_tx_state *t = state(c, tx);
     /* [0] records that did not fit, [1] records taken (GPM_TEST_LOG_ROOM) */
-    return t->fails_dev ? 0 : wl_dev_alloc((void **)&t->fails_dev, 2 * sizeof *t->fails_dev);
+    if (!t->fails_dev && wl_dev_alloc((void **)&t->fails_dev, 2 * sizeof *t->fails_dev) != 0)
+        return -1;
+    return t->fails_host ? 0 : wl_pinned_alloc((void **)&t->fails_host, sizeof *t->fails_host);
 }
 
 /* Flags of CHUNK bytes over the region, on the device and the host, and the
@@ -67,13 +74,24 @@ int wl_tx_flagged_ranges(struct wl_tx_state *t, size_t region_bytes, const void 
     return wl_chunk_ranges(t->flags_host, t->nflags, t->chunk, 0, region_bytes, src, t->ranges);
 }
 
-/* A batch whose undo records did not all fit made none of the changes it
- * could not log. */
+/* The batch's one wait in the engines that log on the GPU: the count of
+ * undo records that did not fit is copied back behind the batch's kernels,
+ * on their stream, and the host waits for that stream. The kernels are
+ * then done, every persist of theirs returned. */
+static int wait_batch(struct wl_ctx *c, int tx)
+{
+    struct wl_tx_state *t = state(c, tx);
+    return wl_dev_copy_on(t->fails_host, t->fails_dev, sizeof *t->fails_host, 0, c->stream) ||
+                   wl_dev_wait(c->stream, "the batch's kernels")
+               ? -1
+               : 0;
+}
+
+/* After wait_batch: a batch whose undo records did not all fit made none
+ * of the changes it could not log. */
 static int check_fails(struct wl_ctx *c, int tx, uint64_t b)
 {
-    unsigned long long fails = 0;
-    if (wl_dev_copy(&fails, state(c, tx)->fails_dev, sizeof fails, 0) != 0)
-        return -1;
+    unsigned long long fails = *state(c, tx)->fails_host;
     if (fails)
         return gpm_set_error("%s: batch %llu: %llu undo records did not fit %s, and their "
                              "changes were not made: give the log more room",
@@ -100,10 +118,13 @@ static int undo_recover(struct wl_ctx *c, int tx, uint64_t *committed)
     return 0;
 }
 
+/* The log's device tails are zeroed on c->stream, where the next batch's
+ * logging kernels go, with no wait; on PM they are zero and durable when
+ * this returns (gpmtx_commit_on). */
 static int undo_commit(struct wl_ctx *c, int tx)
 {
     wl_tx_commit_point(c);
-    return gpmtx_commit(wl_log(c, tx));
+    return gpmtx_commit_on(wl_log(c, tx), c->stream);
 }
 
 /* ---- undo-fenced: gpm, gpm-eadr ---- */
@@ -122,7 +143,11 @@ static int fenced_batch(struct wl_ctx *c, int tx, uint64_t b, wl_tx_apply apply)
     d.log = wl_log_dev(c, tx); /* fenced, by oFences in the SBRP variant */
     if (gpmtx_begin(wl_log(c, tx)) != 0 || wl_persist_begin(c) != 0)
         return -1;
+    /* APPLY may only queue its kernels: DDIO stays off, and the commit
+     * waits, until they are done. */
     rc = apply(c, b, &d);
+    if (rc == 0)
+        rc = wait_batch(c, tx);
     if (wl_persist_end(c) != 0 || rc != 0 || check_fails(c, tx, b) != 0)
         return -1; /* the transaction stays active: --recover undoes what was logged */
     return undo_commit(c, tx);
@@ -150,7 +175,7 @@ static int flushed_batch(struct wl_ctx *c, int tx, uint64_t b, wl_tx_apply apply
     d.log = gpmlog_device_unfenced(wl_log(c, tx));
     d.flags = t->flags_dev;
     d.shift = wl_chunk_shift(t->chunk);
-    if (apply(c, b, &d) != 0 || check_fails(c, tx, b) != 0)
+    if (apply(c, b, &d) != 0 || wait_batch(c, tx) != 0 || check_fails(c, tx, b) != 0)
         return -1; /* not begun: the unflushed records belong to no transaction */
     /* The records durable before the transaction that they undo begins. */
     if (wl_log_flush(c, tx) != 0 || gpmtx_begin(wl_log(c, tx)) != 0 ||
@@ -309,7 +334,8 @@ static int volatile_end(struct wl_ctx *c, int tx)
     return wl_dev_copy(o->region.host, state(c, tx)->mirror, o->bytes, 0);
 }
 
+/* Nothing comes back from the kernels: the batch returns with them queued. */
 const struct wl_tx_engine wl_tx_volatile = {
-    .name = "volatile", .atomic = 0, .log = WL_OBJ_NONE, .batch = volatile_batch,
-    .end = volatile_end,
+    .name = "volatile", .atomic = 0, .in_flight = 1, .log = WL_OBJ_NONE,
+    .batch = volatile_batch, .end = volatile_end,
 };

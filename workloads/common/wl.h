@@ -236,7 +236,12 @@ struct wl_ctx {
     char gds_way[96];        /* cap-gds: how cuFile wrote ("gds", "compat:tmpfs", ...) */
     char setup_note[160];    /* "k=v" of choices made once in setup (wl_cap_chunk), in
                                 every row */
-    void *stream;            /* cudaStream_t the helpers order against (NULL: the default) */
+    void *stream;            /* cudaStream_t the helpers order against (NULL: the legacy
+                                default stream). A workload whose kernels run on a
+                                blocking stream of its own sets it in setup() (and back
+                                to NULL in teardown()): the transaction engines then
+                                queue their zeroings, copies and log resets there and
+                                wait for it alone */
     int fresh;               /* 1: a new run; 0: --recover resuming durable progress */
     uint32_t epoch;          /* the run in progress: new for every repetition and fresh run */
 
@@ -497,6 +502,8 @@ int wl_steps_final(struct wl_ctx *c, const struct wl_steps *s);
  *     it and wl_tx_changed after it; where d->pm is not NULL they also
  *     store the new bytes there with wl_store_* (d->o) and wl_persist
  *     (wl.cuh). Nothing else: the engine logs, copies, flushes, commits.
+ *     APPLY may return with its kernels queued and not waited for, on
+ *     c->stream (NULL: the legacy stream): the engine waits where it must.
  *   the CPU counterpart (!d->gpu): it logs each change's old bytes with
  *     wl_tx_host_undo before making it in the region, and makes its
  *     changes durable with wl_pm_persist before it returns.
@@ -591,6 +598,10 @@ int wl_tx_batch(struct wl_ctx *c, int tx, uint64_t b, wl_tx_apply apply);
 uint64_t wl_tx_committed(struct wl_ctx *c, int tx);
 /* Is this mode's engine failure-atomic? */
 int wl_tx_atomic(const struct wl_ctx *c);
+/* May wl_tx_batch return with the batch's kernels still running (on
+ * c->stream)? Only where the engine needs nothing back from them (mode
+ * none); every other engine waits for them once a batch. */
+int wl_tx_in_flight(const struct wl_ctx *c);
 /* After a crash (recover()): puts the region back as it was after the
  * last committed batch, gives their number, and notes what it did. */
 int wl_tx_recover(struct wl_ctx *c, int tx, uint64_t *committed);
@@ -604,6 +615,7 @@ int wl_tx_host_undo(struct wl_ctx *c, int tx, uint32_t slot, uint64_t off, const
 struct wl_tx_engine {
     const char *name;       /* the row's tx= */
     int atomic;             /* committed batches survive a crash, and recovery undoes the rest */
+    int in_flight;          /* its batch returns without waiting for APPLY's kernels */
     enum wl_obj_kind log;   /* what the WL_OBJ_TX object is: WL_OBJ_LOG, _REDO or _NONE */
     /* Optional, from wl_tx_setup: what its batches need (device buffers). */
     int (*setup)(struct wl_ctx *c, int tx,
@@ -636,6 +648,16 @@ int wl_dev_copy(void *dst, const void *src, size_t bytes, int to_device);
 /* After kernel launches: waits for them and reports a launch or execution
  * error as "WHAT failed (why)". */
 int wl_dev_sync(const char *what);
+/* The same on STREAM (a cudaStream_t; NULL: the legacy stream, as
+ * wl_dev_sync), and the queueing of a zeroing or a copy there, in its
+ * order and without a wait (a copy to the host: into pinned memory, or
+ * CUDA makes it wait). */
+int wl_dev_wait(void *stream, const char *what);
+int wl_dev_zero_on(void *d, size_t bytes, void *stream);
+int wl_dev_copy_on(void *dst, const void *src, size_t bytes, int to_device, void *stream);
+/* Pinned host memory, for copies queued on a stream. */
+int wl_pinned_alloc(void **p, size_t bytes); /* *p = NULL on failure */
+void wl_pinned_free(void *p);                /* NULL is fine */
 
 /* What a kernel needs of the mode to write its output (see wl.cuh). */
 wl_out wl_out_of(const struct wl_ctx *c);
