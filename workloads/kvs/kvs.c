@@ -1,7 +1,11 @@
 /* gpKVS: the descriptor, the batches and what they read. Each batch is one
  * transaction of the harness (wl_tx_batch), which makes it failure-atomic
  * the mode's way; gpKVS gives its kernels (or its CPU counterpart), its
- * reference and its layout. */
+ * reference and its layout. On the GPU a batch's kernels are only queued,
+ * on gpKVS's stream (c->stream, so the engines queue and wait there too):
+ * the engine waits for them once where it needs their end or something
+ * back (mode none never), and the GET digests come back once, after the
+ * batches (kvs_kernels.cu). */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,33 +238,34 @@ static int kvs_setup(struct wl_ctx *c)
         wl_dev_copy(st->d_keys, st->h_keys, st->batches * st->n * sizeof *st->d_keys, 1) ||
         wl_dev_alloc((void **)&st->d_op, st->batches * st->n) ||
         wl_dev_copy(st->d_op, st->h_op, st->batches * st->n, 1) ||
-        wl_dev_alloc((void **)&st->d_table, c->data_bytes) ||
-        wl_dev_alloc((void **)&st->d_sets, st->n * 4) ||
-        wl_dev_alloc((void **)&st->d_idx, st->n * 4) ||
-        wl_dev_alloc((void **)&st->d_sets_sorted, st->n * 4) ||
-        wl_dev_alloc((void **)&st->d_idx_sorted, st->n * 4) ||
-        wl_dev_alloc((void **)&st->d_digest, sizeof *st->d_digest) || kvs_gpu_alloc_sort(st) != 0)
+        wl_dev_alloc((void **)&st->d_table, c->data_bytes) || kvs_gpu_alloc(st) != 0)
         return -1;
+    /* The engines queue on the batches' stream, and wait for it alone. */
+    c->stream = st->stream;
+    st->lat_gpu = wl_tx_in_flight(c);
     return wl_tx_setup(c, KVS_LOG, st->d_table, first_changes);
 }
 
 /* Batch B as the mode's engine asks: its GETs read the table as it was,
- * then its SETs change it. */
+ * then its SETs change it. On the GPU its kernels are only queued: the
+ * engine waits for them where it needs to. */
 static int apply(struct wl_ctx *c, uint64_t b, const wl_txdev *d)
 {
     struct kvs_state *st = S(c);
     if (!d->gpu)
         return kvs_cpu_apply(c, st, b, &st->digest[b]);
-    return kvs_gpu_gets(st, b, &st->digest[b]) || kvs_gpu_sort(st, b) ||
-                   kvs_gpu_apply(st, c->opt.seed, b, d)
-               ? -1
-               : 0;
+    return kvs_gpu_batch(st, c->opt.seed, b, d);
 }
 
-/* Batches FROM..TO-1, each one's wall time kept. */
+/* Batches FROM..TO-1, and each one's latency: the host's time from its
+ * start to its commit, around the engine's one wait for it; or, where the
+ * engine waits for none (lat_gpu, mode none), its time on the GPU from its
+ * events (kvs_kernels.cu). The GPU's digests come back at the end. */
 static int batches(struct wl_ctx *c, uint64_t from, uint64_t to)
 {
     struct kvs_state *st = S(c);
+    if (st->stream && kvs_gpu_start(st) != 0)
+        return -1;
     for (uint64_t b = from; b < to; b++) {
         double t0 = wl_now();
         if (st->store) {
@@ -270,9 +275,10 @@ static int batches(struct wl_ctx *c, uint64_t from, uint64_t to)
         } else if (wl_tx_batch(c, KVS_LOG, b, apply) != 0) {
             return -1;
         }
-        st->lat[b] = wl_now() - t0;
+        if (!st->lat_gpu)
+            st->lat[b] = wl_now() - t0;
     }
-    return 0;
+    return st->stream ? kvs_gpu_finish(st, from, to) : 0;
 }
 
 /* A fresh, empty table (on PM and on the GPU) and a fresh log; --op ycsb:
@@ -296,16 +302,20 @@ static int kvs_prepare(struct wl_ctx *c)
     } else {
         memset(r->host, 0, c->data_bytes);
         if (gpm_region_persist(r, r->host, c->data_bytes) != 0 || wl_tx_reset(c, KVS_LOG) != 0 ||
-            (st->d_table && wl_dev_zero(st->d_table, c->data_bytes) != 0))
+            (st->d_table && wl_dev_zero(st->d_table, c->data_bytes) != 0) ||
+            (st->d_digest && wl_dev_zero(st->d_digest, st->batches * sizeof *st->d_digest) != 0))
             return -1;
     }
     return batches(c, 0, st->load_batches);
 }
 
 /* Where the run's batches FROM on spent their time: on the GPU, each
- * phase's kernels (the rest of batches_s is the host's: the copies, the
- * launches, the transaction's begin and commit); under --op ycsb, the
- * batches' p50 and p99, as GPHash's rows give them. */
+ * phase's kernels (gets_s includes the grouping keys, made by the GET
+ * kernel; the rest of batches_s is the host's: the launches, the engine's
+ * wait and copies, the transaction's begin and commit), and what the
+ * kernels stored to PM, for a roofline: the pairs, and their bytes with
+ * their undo records; under --op ycsb, the batches' p50 and p99, as
+ * GPHash's rows give them, and the clock they were read on. */
 static void note_batches(struct wl_ctx *c, uint64_t from)
 {
     struct kvs_state *st = S(c);
@@ -313,17 +323,19 @@ static void note_batches(struct wl_ctx *c, uint64_t from)
     double *l = st->lat + from, sum = 0;
     for (uint64_t b = 0; b < n; b++)
         sum += l[b];
-    if (c->m->needs_gpu)
-        wl_note(c, "batches_s=%.4g,gets_s=%.4g,sort_s=%.4g,apply_s=%.4g", sum, st->gets_s,
-                st->sort_s, st->apply_s);
-    if (is_ycsb(c))
+    if (st->stream)
+        wl_note(c, "batches_s=%.4g,gets_s=%.4g,sort_s=%.4g,apply_s=%.4g,pm_records=%llu,"
+                "pm_record_bytes=%llu", sum, st->gets_s, st->sort_s, st->apply_s,
+                (unsigned long long)st->pm_records, (unsigned long long)st->pm_record_bytes);
+    if (is_ycsb(c)) {
         wl_note_batch_latency(c, l, n);
+        wl_note(c, "batch_lat=%s", st->lat_gpu ? "gpu" : "host");
+    }
 }
 
 static int kvs_run(struct wl_ctx *c)
 {
     struct kvs_state *st = S(c);
-    st->gets_s = st->sort_s = st->apply_s = 0;
     if (batches(c, st->load_batches, st->batches) != 0)
         return -1;
     note_batches(c, st->load_batches);
@@ -352,7 +364,6 @@ static int kvs_recover(struct wl_ctx *c)
     c->progress.total = st->batches - st->load_batches;
     c->progress.durable = done - st->load_batches;
     st->first_batch = done;
-    st->gets_s = st->sort_s = st->apply_s = 0;
     if (batches(c, done, st->batches) != 0)
         return -1;
     c->progress.redone = st->batches - done;
@@ -427,17 +438,12 @@ static void kvs_teardown(struct wl_ctx *c)
     struct kvs_state *st = S(c);
     if (st->store)
         st->store->close(st);
+    c->stream = NULL; /* destroyed next */
+    if (c->m->needs_gpu)
+        kvs_gpu_free(st);
     wl_dev_free(st->d_keys); /* all NULL in cpu mode */
     wl_dev_free(st->d_op);
     wl_dev_free(st->d_table);
-    wl_dev_free(st->d_sets);
-    wl_dev_free(st->d_idx);
-    wl_dev_free(st->d_sets_sorted);
-    wl_dev_free(st->d_idx_sorted);
-    wl_dev_free(st->d_sort_tmp);
-    wl_dev_free(st->d_digest);
-    if (c->m->needs_gpu)
-        kvs_gpu_free_events(st);
     kvs_free_stream(st);
     free(st->lat);
     free(st->digest);

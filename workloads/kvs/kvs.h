@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "batch_path.h"
 #include "kvs_model.h"
 #include "wl.h"
 #include "ycsb.h"
@@ -23,6 +24,11 @@ enum { KVS_OP_SET, KVS_OP_GET_SET, KVS_OP_YCSB };
 #define KVS_LOG_BLOCKS 256
 #define KVS_LOG_THREADS 256
 #define KVS_CPU_SLOTS 128
+/* Batches whose times (events) are kept at once: a batch's are read when
+ * its slot comes round again or when the batches end, so the host runs at
+ * most this many batches ahead of the GPU where it waits for none. */
+#define KVS_RING 16
+enum { KVS_EV_BEGIN, KVS_EV_GETS, KVS_EV_SORT, KVS_EV_APPLY, KVS_EVS };
 
 struct kvs_state {
     uint64_t nsets, n, batches, keyspace;
@@ -33,7 +39,7 @@ struct kvs_state {
     uint8_t *h_op;           /* and operations (KVS_GET, KVS_SET, both, or KVS_NOP) */
     uint64_t *h_nsetops;     /* SETs in each batch */
     uint64_t *h_ngets;       /* GETs in each batch */
-    double *lat;             /* each batch's wall time */
+    double *lat;             /* each batch's latency (see kvs.c's batches()) */
     uint64_t *digest;        /* the GET digest of each batch this process ran */
     uint64_t first_batch;    /* the first batch this process ran (after a recovery) */
     int cpu_slots;           /* cpu mode: log slots, and so the most threads */
@@ -41,12 +47,18 @@ struct kvs_state {
     uint64_t *d_keys;
     uint8_t *d_op;
     kvs_set *d_table;        /* the table's device copy: serves GETs, mirrors PM */
-    uint32_t *d_sets, *d_idx, *d_sets_sorted, *d_idx_sorted;
-    void *d_sort_tmp;
-    size_t sort_tmp_bytes;
-    unsigned long long *d_digest; /* a batch's GET digest */
-    void *ev[4];             /* events: a batch's GETs, sort and SETs begin and end */
-    double gets_s, sort_s, apply_s; /* the timed batches' kernels, phase by phase */
+    uint32_t *d_sets;        /* a batch's grouping keys (kvs_group_bits) */
+    int group_bits;
+    struct wl_group group;   /* the batch's SETs grouped by set */
+    unsigned long long *d_digest; /* every batch's GET digest, copied back once */
+    unsigned long long *d_pm; /* pairs the kernels stored to PM, and their bytes */
+    void *stream;            /* cudaStream_t: every batch's kernels, in order */
+    void *ev[KVS_RING][KVS_EVS]; /* cudaEvent_t: a batch's begin and phases' ends */
+    uint64_t ev_batch[KVS_RING]; /* the batch each slot times, */
+    int ev_busy[KVS_RING];       /* and whether its times are still to be read */
+    int lat_gpu;             /* lat from the events: the engine waits for no batch */
+    double gets_s, sort_s, apply_s; /* the batches' kernels, phase by phase */
+    uint64_t pm_records, pm_record_bytes; /* d_pm, after the batches */
     /* cpu mode: */
     uint32_t *h_sets, *h_idx, *h_tmp_sets, *h_tmp_idx;
     /* cpu mode with --store pmemobj|rocksdb (Figure 1a): */
@@ -109,17 +121,25 @@ int kvs_check_unique(const kvs_set *table, uint64_t nsets);
 void kvs_count_wrong_keys(const kvs_set *table, const kvs_set *ref, uint64_t nsets,
                           struct wl_wrong *w);
 
-/* Kernels (kvs_kernels.cu). */
-int kvs_gpu_alloc_sort(struct kvs_state *st);
-void kvs_gpu_free_events(struct kvs_state *st);
-/* The GET digest of batch B, read from the device table as it is. */
-int kvs_gpu_gets(struct kvs_state *st, uint64_t b, uint64_t *digest);
-/* Sorts batch B's SETs by set (stable). */
-int kvs_gpu_sort(struct kvs_state *st, uint64_t b);
-/* Applies batch B's sorted SETs to the device table as a transaction's
- * batch (wl_tx_undo before each changed way, wl_tx_changed after, and the
- * store to D->pm where the mode has one). */
-int kvs_gpu_apply(struct kvs_state *st, uint64_t seed, uint64_t b, const wl_txdev *d);
+/* The GPU's batch path (kvs_kernels.cu). Not thread-safe: one host thread
+ * drives it. */
+/* The stream, events, grouping and counters, after d_keys and d_op; every
+ * batch's digest zeroed. kvs_gpu_free frees what it made (and is safe on
+ * what it did not). */
+int kvs_gpu_alloc(struct kvs_state *st);
+void kvs_gpu_free(struct kvs_state *st);
+/* Before batches: their phase times and the PM counters from zero. */
+int kvs_gpu_start(struct kvs_state *st);
+/* Queues batch B on st->stream and returns without waiting: its GETs read
+ * the device table as it is into the batch's digest (and its grouping keys
+ * are made), its SETs are grouped by set (stable), then applied as a
+ * transaction's batch (wl_tx_undo before each changed way, wl_tx_changed
+ * after, and the store to D->pm where the mode has one). */
+int kvs_gpu_batch(struct kvs_state *st, uint64_t seed, uint64_t b, const wl_txdev *d);
+/* After batches FROM..TO-1: waits for them, reads every time still to be
+ * read (lat from the events where lat_gpu), and copies back their digests
+ * into st->digest and the PM counters. */
+int kvs_gpu_finish(struct kvs_state *st, uint64_t from, uint64_t to);
 
 #ifdef __cplusplus
 }

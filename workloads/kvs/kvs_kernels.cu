@@ -1,17 +1,32 @@
-/* gpKVS kernels. A batch's SETs are sorted by set (cub's radix sort: stable,
- * so each set's SETs keep their batch order); a group of 8 lanes, one per
- * way, takes each run of one set's SETs and applies them in order, as the
- * model says (kvs_model.h): the lanes compare their way's key with the
- * SET's, and the lane of the chosen way takes the new pair. At the end of
- * the run each way that changed is a change: its old pair (the undo record
- * the mode logs, wl_tx_undo) and its new one. The warp queues its four
- * groups' changes and makes them 32 at a time, a lane each: the record,
- * then the new pair in the device table and, where the mode stores there,
- * on PM. GETs read the device table before the batch's SETs, a group of 8
- * lanes per GET. */
+/* gpKVS kernels and the GPU's batch path. Every batch's keys and
+ * operations are on the device from setup, so a batch needs no input copy:
+ * it is queued on gpKVS's stream, with no host wait between its phases,
+ * and nothing comes back per batch but what the mode's engine asks for:
+ *
+ *   1. gets_kernel: a group of 8 lanes a GET reads the device table as it
+ *      is (before the batch's SETs) and adds to the batch's slot of the
+ *      digests, copied back once after the batches; lane 0 of each group
+ *      also writes the operation's grouping key (its set for a SET, the
+ *      all-ones marker otherwise: kvs_group_bits);
+ *   2. wl_group_sort (batch_path.h): the keys ordered stably by their low
+ *      BITS bits, one block and one kernel up to 4096 operations (cub's
+ *      device radix sort beyond), so each set's SETs form one run in batch
+ *      order, ahead of every other operation;
+ *   3. apply_kernel on the first M grouped entries (the batch's SET count,
+ *      known on the host): a group of 8 lanes, one per way, takes each run
+ *      and applies its SETs in order, as the model says (kvs_model.h): the
+ *      lanes compare their way's key with the SET's, and the lane of the
+ *      chosen way takes the new pair. At the end of the run each way that
+ *      changed is a change: its old pair (the undo record the mode logs,
+ *      wl_tx_undo) and its new one. The warp queues its four groups'
+ *      changes and makes them 32 at a time, a lane each: the record, then
+ *      the new pair in the device table and, where the mode stores there,
+ *      on PM, counted (pm_records).
+ *
+ * Events before and after the phases give each batch's phase times, read
+ * when the batch is known to be done (its slot of KVS_RING comes round, or
+ * the batches end), so reading them never holds up the GPU. */
 #include <cuda_runtime.h>
-
-#include <cub/device/device_radix_sort.cuh>
 
 #include "kvs.h"
 #include "wl.cuh"
@@ -30,8 +45,11 @@ __device__ __forceinline__ uint32_t group_ballot(unsigned mask, int pred)
     return (__ballot_sync(mask, pred) & mask) >> (threadIdx.x & 24u);
 }
 
+/* SETS (NULL: the batch has no SET, none needed) gets each operation's
+ * grouping key; DIGEST the sum of the GETs' contributions. */
 __global__ void gets_kernel(const uint64_t *keys, const uint8_t *op, const kvs_set *table,
-                            uint64_t nsets, uint64_t n, unsigned long long *digest)
+                            uint64_t nsets, uint64_t n, uint32_t marker, uint32_t *sets,
+                            unsigned long long *digest)
 {
     unsigned mask = group_mask(), lane = threadIdx.x & (GROUP - 1);
     uint64_t g = gpm_grid_rank() / GROUP, ng = gpm_grid_threads() / GROUP;
@@ -39,6 +57,8 @@ __global__ void gets_kernel(const uint64_t *keys, const uint8_t *op, const kvs_s
         const kvs_set *s;
         uint32_t hit;
         uint64_t val = 0;
+        if (sets && lane == 0)
+            sets[i] = op[i] & KVS_SET ? (uint32_t)kvs_set_of(keys[i], nsets) : marker;
         if (!(op[i] & KVS_GET))
             continue; /* uniform across the group */
         s = &table[kvs_set_of(keys[i], nsets)];
@@ -50,23 +70,13 @@ __global__ void gets_kernel(const uint64_t *keys, const uint8_t *op, const kvs_s
     }
 }
 
-__global__ void sort_keys_kernel(const uint64_t *keys, const uint8_t *op, uint64_t nsets,
-                                 uint64_t n, uint32_t *sets, uint32_t *idx)
-{
-    for (uint64_t i = gpm_grid_rank(); i < n; i += gpm_grid_threads()) {
-        /* Other operations sort after every set, and after the batch's SET
-         * count. */
-        sets[i] = op[i] & KVS_SET ? (uint32_t)kvs_set_of(keys[i], nsets) : 0xffffffffu;
-        idx[i] = (uint32_t)i;
-    }
-}
-
 struct apply_args {
     const uint64_t *keys;
     const uint32_t *sets, *idx;
     uint64_t m, n, seed, b;
     kvs_set *table;        /* the device table */
     wl_txdev d;            /* the transaction's batch: log, PM, flags, records */
+    unsigned long long *pm; /* pairs stored to PM, and their bytes with their records */
 };
 
 /* A way a run changed: where it is in the table, its pair before the
@@ -78,6 +88,20 @@ struct change {
 
 #define WARPS (KVS_LOG_THREADS / 32)
 
+/* The warp's pairs stored to PM, one atomic each for the warp: the pair,
+ * and its undo record and tail where the mode logs. Every lane calls it. */
+__device__ __forceinline__ void count_stored(const struct apply_args *a, uint32_t stored)
+{
+    unsigned k = (unsigned)__popc(__ballot_sync(0xffffffffu, stored));
+    unsigned long long per = sizeof(kvs_pair);
+    if (a->d.log.pm)
+        per += gpmtx_record_bytes(sizeof(kvs_pair)) + 4u;
+    if (k && threadIdx.x % 32u == 0) {
+        atomicAdd(&a->pm[0], (unsigned long long)k);
+        atomicAdd(&a->pm[1], k * per);
+    }
+}
+
 /* The first N (at most 32) changes of the warp's queue Q, lane L taking
  * Q[L]; every lane of the warp calls it. A lane of a group of 8 would log
  * alone, each 4-byte chunk of its HCL record crossing the link as a few
@@ -85,7 +109,7 @@ struct change {
  * (gpm/log_layout.h). A change whose record did not fit is not made. */
 __device__ void make_changes(const struct apply_args *a, const struct change *q, uint32_t n)
 {
-    uint32_t lane = threadIdx.x % 32u;
+    uint32_t lane = threadIdx.x % 32u, stored = 0;
     if (lane < n && wl_tx_undo(&a->d, q[lane].off, &q[lane].old, sizeof q[lane].old) == 0) {
         kvs_pair now = q[lane].now;
         *(kvs_pair *)((uint8_t *)a->table + q[lane].off) = now;
@@ -94,9 +118,11 @@ __device__ void make_changes(const struct apply_args *a, const struct change *q,
                                  (uint32_t)(now.val >> 32));
             wl_store_v4(a->d.o, (uint4 *)(a->d.pm + q[lane].off), v);
             wl_persist(a->d.o);
+            stored = 1;
         }
         wl_tx_changed(&a->d, q[lane].off, &now);
     }
+    count_stored(a, stored);
     __syncwarp();
 }
 
@@ -157,91 +183,156 @@ __global__ void apply_kernel(struct apply_args a)
         wl_dfence(a.d.o);
 }
 
-static void record(struct kvs_state *st, int i)
+/* ---- the host side ---- */
+
+static cudaStream_t stream_of(const struct kvs_state *st)
 {
-    cudaEventRecord((cudaEvent_t)st->ev[i], 0);
+    return (cudaStream_t)st->stream;
 }
 
-static double between(struct kvs_state *st, int i, int j)
+static int failed(cudaError_t e, const char *what, uint64_t b)
+{
+    return e == cudaSuccess ? 0
+                            : gpm_set_error("kvs: %s of batch %llu failed (%s)", what,
+                                            (unsigned long long)b, cudaGetErrorString(e));
+}
+
+static float between(const struct kvs_state *st, int slot, int i, int j)
 {
     float ms = 0;
-    cudaEventElapsedTime(&ms, (cudaEvent_t)st->ev[i], (cudaEvent_t)st->ev[j]);
-    return ms / 1e3;
+    cudaEventElapsedTime(&ms, (cudaEvent_t)st->ev[slot][i], (cudaEvent_t)st->ev[slot][j]);
+    return ms / 1e3f;
 }
 
-extern "C" void kvs_gpu_free_events(struct kvs_state *st)
+/* The times of the batch SLOT holds, once it is done (a wait only where
+ * KVS_RING batches are in flight, or at the end). */
+static int settle(struct kvs_state *st, int slot)
 {
-    for (int i = 0; i < 4; i++)
-        if (st->ev[i])
-            cudaEventDestroy((cudaEvent_t)st->ev[i]);
-}
-
-extern "C" int kvs_gpu_alloc_sort(struct kvs_state *st)
-{
-    for (int i = 0; i < 4; i++)
-        if (cudaEventCreate((cudaEvent_t *)&st->ev[i]) != cudaSuccess)
-            return gpm_set_error("kvs: cannot create the batches' timing events");
-    st->sort_tmp_bytes = 0;
-    if (cub::DeviceRadixSort::SortPairs(NULL, st->sort_tmp_bytes, st->d_sets, st->d_sets_sorted,
-                                        st->d_idx, st->d_idx_sorted, (int)st->n) != cudaSuccess)
-        return gpm_set_error("kvs: cannot size the sort of %llu keys",
-                             (unsigned long long)st->n);
-    return wl_dev_alloc(&st->d_sort_tmp, st->sort_tmp_bytes);
-}
-
-extern "C" int kvs_gpu_gets(struct kvs_state *st, uint64_t b, uint64_t *digest)
-{
-    unsigned long long d = 0;
-    record(st, 0);
-    if (!st->h_ngets[b]) {
-        *digest = 0;
-        record(st, 1);
+    cudaError_t e;
+    if (!st->ev_busy[slot])
         return 0;
-    }
-    if (wl_dev_zero(st->d_digest, sizeof d) != 0)
-        return -1;
-    gets_kernel<<<wl_blocks(st->n * GROUP, 256, MAX_BLOCKS), 256>>>(
-        st->d_keys + b * st->n, st->d_op + b * st->n, st->d_table, st->nsets, st->n,
-        st->d_digest);
-    record(st, 1);
-    if (wl_dev_sync("kvs: the GET kernel") != 0 || wl_dev_copy(&d, st->d_digest, sizeof d, 0) != 0)
-        return -1;
-    *digest = d;
+    e = cudaEventSynchronize((cudaEvent_t)st->ev[slot][KVS_EV_APPLY]);
+    if (e != cudaSuccess)
+        return failed(e, "the kernels", st->ev_batch[slot]);
+    st->ev_busy[slot] = 0;
+    st->gets_s += between(st, slot, KVS_EV_BEGIN, KVS_EV_GETS);
+    st->sort_s += between(st, slot, KVS_EV_GETS, KVS_EV_SORT);
+    st->apply_s += between(st, slot, KVS_EV_SORT, KVS_EV_APPLY);
+    /* Where the host waits for no batch, its latency is its time on the
+     * GPU, from its first kernel's start to its last one's end (its wait
+     * behind the batch before is not in it). */
+    if (st->lat_gpu)
+        st->lat[st->ev_batch[slot]] = between(st, slot, KVS_EV_BEGIN, KVS_EV_APPLY);
     return 0;
 }
 
-extern "C" int kvs_gpu_sort(struct kvs_state *st, uint64_t b)
+extern "C" int kvs_gpu_alloc(struct kvs_state *st)
 {
-    sort_keys_kernel<<<wl_blocks(st->n, 256, MAX_BLOCKS), 256>>>(
-        st->d_keys + b * st->n, st->d_op + b * st->n, st->nsets, st->n, st->d_sets, st->d_idx);
-    if (cub::DeviceRadixSort::SortPairs(st->d_sort_tmp, st->sort_tmp_bytes, st->d_sets,
-                                        st->d_sets_sorted, st->d_idx, st->d_idx_sorted,
-                                        (int)st->n) != cudaSuccess)
-        return gpm_set_error("kvs: the sort of batch %llu failed", (unsigned long long)b);
-    record(st, 2);
-    return 0;
+    cudaError_t e = cudaStreamCreate((cudaStream_t *)&st->stream);
+    for (int k = 0; e == cudaSuccess && k < KVS_RING; k++)
+        for (int i = 0; e == cudaSuccess && i < KVS_EVS; i++)
+            e = cudaEventCreate((cudaEvent_t *)&st->ev[k][i]);
+    if (e != cudaSuccess)
+        return gpm_set_error("kvs: cannot create the batches' stream and events (%s)",
+                             cudaGetErrorString(e));
+    st->group_bits = kvs_group_bits(st->nsets);
+    if (wl_dev_alloc((void **)&st->d_sets, st->n * sizeof *st->d_sets) ||
+        wl_dev_alloc((void **)&st->d_digest, st->batches * sizeof *st->d_digest) ||
+        wl_dev_zero(st->d_digest, st->batches * sizeof *st->d_digest) ||
+        wl_dev_alloc((void **)&st->d_pm, 2 * sizeof *st->d_pm) ||
+        wl_dev_zero(st->d_pm, 2 * sizeof *st->d_pm))
+        return -1;
+    return wl_group_alloc(&st->group, st->n);
 }
 
-extern "C" int kvs_gpu_apply(struct kvs_state *st, uint64_t seed, uint64_t b, const wl_txdev *d)
+extern "C" void kvs_gpu_free(struct kvs_state *st)
+{
+    if (st->stream)
+        cudaStreamSynchronize(stream_of(st));
+    for (int k = 0; k < KVS_RING; k++)
+        for (int i = 0; i < KVS_EVS; i++)
+            if (st->ev[k][i])
+                cudaEventDestroy((cudaEvent_t)st->ev[k][i]);
+    if (st->stream)
+        cudaStreamDestroy(stream_of(st));
+    st->stream = NULL;
+    wl_group_free(&st->group);
+    wl_dev_free(st->d_sets);
+    wl_dev_free(st->d_digest);
+    wl_dev_free(st->d_pm);
+}
+
+extern "C" int kvs_gpu_start(struct kvs_state *st)
+{
+    st->gets_s = st->sort_s = st->apply_s = 0;
+    return wl_dev_zero_on(st->d_pm, 2 * sizeof *st->d_pm, st->stream);
+}
+
+/* Phase PHASE of batch B done (its event recorded in SLOT). */
+static int mark(struct kvs_state *st, int slot, int phase, uint64_t b)
+{
+    return failed(cudaEventRecord((cudaEvent_t)st->ev[slot][phase], stream_of(st)),
+                  "an event", b);
+}
+
+static void launch_apply(struct kvs_state *st, uint64_t seed, uint64_t b, const wl_txdev *d)
 {
     struct apply_args a;
     memset(&a, 0, sizeof a);
     a.keys = st->d_keys + b * st->n;
-    a.sets = st->d_sets_sorted;
-    a.idx = st->d_idx_sorted;
+    a.sets = st->group.key;
+    a.idx = st->group.idx;
     a.m = st->h_nsetops[b];
     a.n = st->n;
     a.seed = seed;
     a.b = b;
     a.table = st->d_table;
     a.d = *d;
+    a.pm = st->d_pm;
     /* The log's HCL grid: each lane logs into its own slot. */
-    apply_kernel<<<KVS_LOG_BLOCKS, KVS_LOG_THREADS>>>(a);
-    record(st, 3);
-    if (wl_dev_sync("kvs: the SET kernel") != 0)
+    apply_kernel<<<KVS_LOG_BLOCKS, KVS_LOG_THREADS, 0, stream_of(st)>>>(a);
+}
+
+extern "C" int kvs_gpu_batch(struct kvs_state *st, uint64_t seed, uint64_t b, const wl_txdev *d)
+{
+    int slot = (int)(b % KVS_RING);
+    uint64_t m = st->h_nsetops[b];
+    if (settle(st, slot) != 0 || mark(st, slot, KVS_EV_BEGIN, b) != 0)
         return -1;
-    st->gets_s += between(st, 0, 1);
-    st->sort_s += between(st, 1, 2);
-    st->apply_s += between(st, 2, 3);
+    /* A batch of GETs alone needs no keys; one of neither, no kernel. */
+    if (m || st->h_ngets[b])
+        gets_kernel<<<wl_blocks(st->n * GROUP, 256, MAX_BLOCKS), 256, 0, stream_of(st)>>>(
+            st->d_keys + b * st->n, st->d_op + b * st->n, st->d_table, st->nsets, st->n,
+            kvs_group_marker(st->group_bits), m ? st->d_sets : NULL, st->d_digest + b);
+    if (failed(cudaGetLastError(), "the GET kernel", b) != 0 ||
+        mark(st, slot, KVS_EV_GETS, b) != 0 ||
+        (m && wl_group_sort(&st->group, st->d_sets, st->n, st->group_bits, st->stream) != 0) ||
+        mark(st, slot, KVS_EV_SORT, b) != 0)
+        return -1;
+    if (m)
+        launch_apply(st, seed, b, d);
+    if (failed(cudaGetLastError(), "the SET kernel", b) != 0 ||
+        mark(st, slot, KVS_EV_APPLY, b) != 0)
+        return -1;
+    st->ev_batch[slot] = b;
+    st->ev_busy[slot] = 1;
+    return 0;
+}
+
+extern "C" int kvs_gpu_finish(struct kvs_state *st, uint64_t from, uint64_t to)
+{
+    unsigned long long pm[2];
+    if (wl_dev_wait(st->stream, "kvs: the batches' kernels") != 0)
+        return -1;
+    for (int k = 0; k < KVS_RING; k++)
+        if (settle(st, k) != 0)
+            return -1;
+    if (to > from && wl_dev_copy(st->digest + from, st->d_digest + from,
+                                 (to - from) * sizeof *st->d_digest, 0) != 0)
+        return -1;
+    if (wl_dev_copy(pm, st->d_pm, sizeof pm, 0) != 0)
+        return -1;
+    st->pm_records = pm[0];
+    st->pm_record_bytes = pm[1];
     return 0;
 }

@@ -61,6 +61,24 @@ GPM_HD uint32_t kvs_way_in(const kvs_set *s, uint64_t key)
     return kvs_way_for(keys, key);
 }
 
+/* A batch's grouping keys (the GPU's sort of its SETs by set): a SET's key
+ * is its set, any other operation's the marker, all ones in the key's
+ * BITS, so that it sorts after every SET. BITS are the fewest that leave
+ * the marker above every set (NSETS <= 2^BITS - 1), at most 32: fewer
+ * bits, fewer radix passes. */
+GPM_HD int kvs_group_bits(uint64_t nsets)
+{
+    int bits = 1;
+    while (bits < 32 && (nsets >> bits) != 0)
+        bits++;
+    return bits;
+}
+
+GPM_HD uint32_t kvs_group_marker(int bits)
+{
+    return bits >= 32 ? 0xffffffffu : (1u << bits) - 1u;
+}
+
 /* What an operation does: KVS_GET reads, KVS_SET writes, a YCSB
  * read-modify-write both (its GET reads the table before its batch, as
  * every GET does), KVS_NOP (the padding of a short last batch) nothing. */

@@ -1,6 +1,7 @@
 /* gpKVS on the CPU: the model's choice of way, the reference on hand-checked
- * batches, the stable sort by set, the key generators, and the CPU
- * counterpart end to end, killed with SIGKILL and recovered. */
+ * batches, the stable sort by set and the GPU's grouping keys, the key
+ * generators, and the CPU counterpart end to end, killed with SIGKILL and
+ * recovered. */
 #include <omp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -135,6 +136,27 @@ static void gets_read_the_table_before_the_batch(void)
     kvs_free_stream(&st);
     free(table);
     free(before);
+}
+
+/* The GPU groups a batch by keys of kvs_group_bits bits: every set's
+ * index lies below the marker that other operations take (so they group
+ * after every SET), and one bit fewer would not leave it so. */
+static void grouping_keys_put_other_operations_after_every_set(void)
+{
+    const uint64_t nsets[] = {1, 2, 3, 4, 4095, 4096, 4097, 1u << 20, 1u << 25,
+                              0x7fffffffull, 0x80000000ull, 0xfffffffeull};
+    for (size_t k = 0; k < sizeof nsets / sizeof *nsets; k++) {
+        int bits = kvs_group_bits(nsets[k]);
+        uint64_t marker = kvs_group_marker(bits);
+        CHECKF(bits >= 1 && bits <= 32 && marker == (1ull << bits) - 1,
+               "%llu sets: %d bits, marker %llx", (unsigned long long)nsets[k], bits,
+               (unsigned long long)marker);
+        CHECKF(nsets[k] - 1 < marker, "%llu sets: set %llu is the marker or above it",
+               (unsigned long long)nsets[k], (unsigned long long)(nsets[k] - 1));
+        CHECKF(bits == 1 || nsets[k] - 1 >= (1ull << (bits - 1)) - 1,
+               "%llu sets: %d bits where %d would do", (unsigned long long)nsets[k], bits,
+               bits - 1);
+    }
 }
 
 static void sort_by_set_is_stable(void)
@@ -546,6 +568,7 @@ int main(void)
     RUN(way_is_own_then_free_then_victim);
     RUN(reference_fills_evicts_and_updates);
     RUN(gets_read_the_table_before_the_batch);
+    RUN(grouping_keys_put_other_operations_after_every_set);
     RUN(sort_by_set_is_stable);
     RUN(keys_are_skewed_as_asked_and_repeatable);
     RUN(ycsb_batches_hold_the_shared_stream);

@@ -54,6 +54,9 @@ static void ycsb_runs_in_every_gpu_mode(void)
     /* Each row says where its batches spent their time, phase by phase. */
     CHECK_EQ_INT(wl_test_count_lines(rows, ",gets_s="), 14);
     CHECK_EQ_INT(wl_test_count_lines(rows, ",apply_s="), 14);
+    /* And what its kernels stored to PM, for a roofline. */
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",pm_records="), 14);
+    CHECK_EQ_INT(wl_test_count_lines(rows, ",pm_record_bytes="), 14);
 }
 
 /* Killed before the run's third commit, recovered (ycsb_crash.h). */
