@@ -21,6 +21,26 @@
  *                  persist-rand16 (gpKVS's sorted SETs land some KiB
  *                  apart);
  *   fence-latency  one thread: store, persist, next line; seconds each;
+ *   write-scatterS records of S = 64, 128 or 320 bytes, each at a
+ *                  scattered slot of its own (S bytes; for 320, a power of
+ *                  two of them, so 5/8 of the file), a warp a record: S/16
+ *                  lanes store 16 bytes each, then every lane persists, one
+ *                  fence per warp and record; records/s (a KVS's SET);
+ *   read-randS     groups of S/16 lanes (one lane for 8) read records of
+ *                  S = 8, 64 or 128 bytes at scattered places, each read
+ *                  independent, with loads that bypass the caches:
+ *                  records/s (GETs served from PM);
+ *   read-depS      each group follows a chain of its own, the next record
+ *                  the first word of the one just read: dependent reads/s
+ *                  (a probe that walks PM);
+ *   batch-floor    one synchronous batch of a key-value store with nothing
+ *                  to do, on a stream of its own: --batch operations (an op
+ *                  byte and a 32-byte key each) copied in from pinned
+ *                  memory, one kernel whose threads store a word to PM and
+ *                  persist it, 16-byte answers copied back, a stream
+ *                  synchronisation; the median of 2000 batches' seconds;
+ *   batch-floor-graph the same three operations captured once as a CUDA
+ *                  Graph and launched each batch;
  *   d2h-copy       cudaMemcpy of device memory into the registered
  *                  mapping: what CAP-mm's copy moves per second;
  *   cpu-flush      the CPU flush of that mapping with the best of 1..32
@@ -28,10 +48,13 @@
  *   fs-write       pwrite of host memory into the file and one fsync:
  *                  CAP-fs's persist rate.
  * Every GPU probe writes a pattern of its own and the CPU checks every
- * word it wrote, so a store that never landed cannot pass. Rows (one per
- * probe, median of the repetitions) go to --out; params say rate_per_s
- * (persists/s, or bytes/s) and the counts. Timing: CUDA events around the
- * kernels, a monotonic clock around copies, flushes and writes. */
+ * word it wrote, so a store that never landed cannot pass; a read probe's
+ * sum of the words it read must equal the CPU's, and a batch's answers and
+ * PM words are checked after it. Rows (one per probe, median of the
+ * repetitions) go to --out; params say rate_per_s (persists/s, bytes/s,
+ * records/s, reads/s or batches/s) and the counts. Timing: CUDA events
+ * around the kernels, a monotonic clock around copies, flushes, writes and
+ * batches. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
@@ -59,10 +82,27 @@
  * apart. */
 #define SCATTER 0x9E3779B97F4A7C15ull
 #define FENCE_STEPS 16384 /* lines: 1 MiB, the smallest --size */
+#define READS (1u << 24)  /* records a read probe reads each repetition, at most */
+#define BATCH_WARM 100    /* untimed batches before batch-floor's timed ones */
+#define BATCH_TIMED 2000  /* batches whose median is batch-floor's (>= MAX_REPS) */
 
 GPM_HD uint64_t rf_pattern(uint64_t i, uint64_t seed)
 {
     return gpm_mix64(i + seed * 0xD1B54A32D192ED03ull);
+}
+
+/* A batch-floor operation's answer: its key (4 words), op byte and index
+ * mixed; also the word it stores to PM. */
+GPM_HD uint64_t rf_answer(const uint64_t *key, uint8_t op, uint64_t i)
+{
+    return gpm_mix64(key[0] ^ key[1] ^ key[2] ^ key[3] ^ ((uint64_t)op << 56) ^ i);
+}
+
+/* Lanes that read a record of RB bytes together: 16 bytes each, or one
+ * for an 8-byte record. */
+GPM_HD unsigned rf_group(unsigned rb)
+{
+    return rb >= 16 ? rb / 16 : 1;
 }
 
 /* ---- kernels ---- */
@@ -124,6 +164,79 @@ __global__ void rf_fill(uint64_t *buf, size_t words, uint64_t seed)
         buf[i] = rf_pattern(i, seed);
 }
 
+__device__ uint4 rf_v4(uint64_t a, uint64_t b)
+{
+    return make_uint4((unsigned)a, (unsigned)(a >> 32), (unsigned)b, (unsigned)(b >> 32));
+}
+
+/* Warp w writes record slot (j * SCATTER) mod SLOTS (RB bytes) for j = w,
+ * w + warps, ...: RB / 16 lanes store 16 bytes each (word i of the file
+ * holds rf_pattern(i)), then every lane persists: one fence per warp and
+ * record. */
+__global__ void rf_scatter(uint64_t *pm, size_t slots, unsigned rb, uint64_t seed)
+{
+    unsigned lane = threadIdx.x % 32;
+    size_t warps = gpm_grid_threads() / 32;
+    for (size_t j = gpm_grid_rank() / 32; j < slots; j += warps) {
+        size_t w = (size_t)((j * SCATTER) & (slots - 1)) * (rb / 8) + 2 * lane;
+        if (lane < rb / 16)
+            gpm_store_v4((uint4 *)(pm + w), rf_v4(rf_pattern(w, seed), rf_pattern(w + 1, seed)));
+        gpm_persist();
+    }
+}
+
+/* This lane's part of record REC (RB bytes), loaded so that it is fetched
+ * again from memory (ld.cv, no cached copy): the sum of its words; *FIRST
+ * its first word. */
+__device__ uint64_t rf_ld(const uint64_t *rec, unsigned sub, unsigned rb, uint64_t *first)
+{
+    if (rb < 16)
+        return *first = __ldcv((const unsigned long long *)rec);
+    uint4 q = __ldcv((const uint4 *)rec + sub);
+    *first = q.x | (uint64_t)q.y << 32;
+    return *first + (q.z | (uint64_t)q.w << 32);
+}
+
+/* Groups of rf_group(RB) lanes read records of RB bytes, adding the words
+ * they read into *SUM. Independent (STEPS 0): group j reads record
+ * (j * SCATTER) mod RECS, for j below N. Dependent: group g follows its
+ * chain from record (g * SCATTER) mod RECS for STEPS records, the next the
+ * first word of the one just read. */
+__global__ void rf_read(const uint64_t *pm, size_t recs, size_t n, unsigned rb, int steps,
+                        unsigned long long *sum)
+{
+    unsigned g = rf_group(rb), sub = threadIdx.x % g;
+    size_t groups = gpm_grid_threads() / g, me = gpm_grid_rank() / g;
+    size_t r = (size_t)((me * SCATTER) & (recs - 1));
+    uint64_t acc = 0, first;
+    if (!steps)
+        for (size_t j = me; j < n; j += groups)
+            acc += rf_ld(pm + ((j * SCATTER) & (recs - 1)) * (rb / 8), sub, rb, &first);
+    for (int k = 0; k < steps; k++) {
+        acc += rf_ld(pm + r * (rb / 8), sub, rb, &first);
+        r = __shfl_sync(0xffffffffu, first, 0, g) & (recs - 1);
+    }
+    for (int o = 16; o > 0; o /= 2)
+        acc += __shfl_xor_sync(0xffffffffu, acc, o);
+    if (threadIdx.x % 32 == 0)
+        atomicAdd(sum, (unsigned long long)acc);
+}
+
+/* batch-floor: operation I's key (IN: N keys of 4 words, then N op bytes)
+ * and op byte in, its 16-byte answer out, one word stored to PM and
+ * persisted. */
+__global__ void rf_batch(const uint64_t *in, uint64_t *ans, uint64_t *pm, unsigned n)
+{
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    uint64_t h = rf_answer(in + 4 * (size_t)i, ((const uint8_t *)(in + 4 * (size_t)n))[i], i);
+    ans[2 * (size_t)i] = h;
+    ans[2 * (size_t)i + 1] = in[4 * (size_t)i] + i;
+    gpm_store_u64(&pm[i], h);
+    gpm_persist();
+}
+
 /* ---- checks: every word a probe wrote ---- */
 
 static size_t bad_seq(const uint64_t *pm, size_t words, uint64_t seed)
@@ -155,11 +268,60 @@ static size_t bad_strided(const uint64_t *pm, size_t steps, uint64_t seed)
     return bad;
 }
 
+/* Fills the file for a read probe: word i holds rf_pattern(i), but with
+ * CHAIN the first word of each record (PER words) is the next record of one
+ * cycle through them all, (r * SCATTER + 1) mod recs: a full period, as
+ * SCATTER is 1 mod 4 (Hull-Dobell). */
+static void fill_reads(uint64_t *pm, size_t words, size_t per, uint64_t seed, int chain)
+{
+    size_t recs = words / per;
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < words; i++)
+        pm[i] = chain && i % per == 0 ? (i / per * SCATTER + 1) & (recs - 1) : rf_pattern(i, seed);
+}
+
+/* The sum of the words that rf_read reads, read here from the file. */
+static uint64_t read_sum(const uint64_t *pm, size_t recs, size_t n, unsigned rb, size_t groups,
+                         int steps)
+{
+    size_t per = rb / 8;
+    uint64_t sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+    for (size_t j = 0; j < (steps ? groups : n); j++) {
+        size_t r = (size_t)((j * SCATTER) & (recs - 1));
+        for (int k = 0; k < (steps ? steps : 1); k++) {
+            for (size_t w = 0; w < per; w++)
+                sum += pm[r * per + w];
+            r = (size_t)(pm[r * per] & (recs - 1));
+        }
+    }
+    return sum;
+}
+
+typedef struct batchq {
+    size_t n;                          /* operations a batch */
+    uint64_t *hin, *din, *hans, *dans; /* pinned, device: keys, then op bytes; answers */
+    cudaStream_t s;
+} batchq;
+
+/* Wrong answers and PM words of the batch in Q. */
+static size_t bad_batch(const batchq *q, const uint64_t *pm)
+{
+    size_t bad = 0;
+    const uint8_t *ops = (const uint8_t *)(q->hin + 4 * q->n);
+    for (size_t i = 0; i < q->n; i++) {
+        uint64_t h = rf_answer(q->hin + 4 * i, ops[i], i);
+        bad += q->hans[2 * i] != h || q->hans[2 * i + 1] != q->hin[4 * i] + i || pm[i] != h;
+    }
+    return bad;
+}
+
 /* ---- the probes ---- */
 
 typedef struct probe {
     const char *op, *mode, *unit; /* unit: what rate_per_s counts */
-    double t[MAX_REPS];
+    char name[32];                /* op, where it carries a size */
+    double t[BATCH_TIMED];        /* repetitions, or batch-floor's batches */
     int n, threads;
     double per_rep;               /* persists or bytes each repetition */
     double bytes;                 /* bytes written each repetition */
@@ -174,7 +336,7 @@ typedef struct ctx {
     gpm_region r;
     gpm_platform plat;
     uint64_t *dev;
-    int grid, block;
+    int grid, block, batch;
     uint64_t seed;
     cudaEvent_t ev[2];
     int failed;
@@ -244,20 +406,32 @@ static int gpu_start(ctx *x)
     return cuda_ok(cudaEventRecord(x->ev[0]), "cudaEventRecord");
 }
 
-enum kind { K_LINK, K_SEQ, K_RAND8, K_RAND16, K_WRAND16, K_FENCE, K_STRIDE16 };
+enum kind { K_LINK, K_SEQ, K_RAND8, K_RAND16, K_WRAND16, K_FENCE, K_STRIDE16, K_SCATTER };
 
-/* Probe K; PER, for K_STRIDE16 only, the lines between a warp's lanes. */
+static size_t pow2_floor(size_t v)
+{
+    size_t p = 1;
+    while (p * 2 <= v)
+        p *= 2;
+    return p;
+}
+
+/* Probe K; PER, for K_STRIDE16 the lines between a warp's lanes, for
+ * K_SCATTER the bytes of a record. */
 static int gpu_probe(ctx *x, enum kind k, size_t per)
 {
-    static const char *const names[] = {"link-write",     "persist-seq",   "persist-rand8",
-                                        "persist-rand16", "write-rand16",  "fence-latency",
-                                        "persist-stride16"};
-    int wide = k == K_RAND16 || k == K_WRAND16 || k == K_STRIDE16;
+    static const char *const names[] = {"link-write",       "persist-seq",  "persist-rand8",
+                                        "persist-rand16",   "write-rand16", "fence-latency",
+                                        "persist-stride16", "write-scatter"};
+    int wide = k == K_RAND16 || k == K_WRAND16 || k == K_STRIDE16 || k == K_SCATTER;
     size_t words = x->size / 8, lines = x->size / LINE;
+    size_t slots = k == K_SCATTER ? pow2_floor(x->size / per) : 0;
     uint64_t *pm = (uint64_t *)x->r.dev;
-    probe p;
+    static probe p;
     memset(&p, 0, sizeof p);
     p.op = names[k];
+    if (k == K_SCATTER)
+        snprintf(p.name, sizeof p.name, "%s%zu", names[k], per), p.op = p.name;
     p.mode = "gpm";
     p.threads = k == K_FENCE ? 1 : x->grid * x->block;
     /* One warm-up, then the repetitions. */
@@ -274,10 +448,12 @@ static int gpu_probe(ctx *x, enum kind k, size_t per)
         case K_WRAND16: rf_rand<<<x->grid, x->block>>>(pm, lines, seed, 1, 0); break;
         case K_FENCE: rf_fence<<<1, 1>>>(pm, FENCE_STEPS, seed); break;
         case K_STRIDE16: rf_stride<<<x->grid, x->block>>>(pm, lines, per, seed); break;
+        case K_SCATTER: rf_scatter<<<x->grid, x->block>>>(pm, slots, (unsigned)per, seed); break;
         }
         if (gpu_time(x, &t) != 0)
             return -1;
-        p.bad += k == K_LINK || k == K_SEQ ? bad_seq((uint64_t *)x->r.host, words, seed)
+        p.bad += k == K_SCATTER ? bad_seq((uint64_t *)x->r.host, slots * per / 8, seed)
+                 : k == K_LINK || k == K_SEQ ? bad_seq((uint64_t *)x->r.host, words, seed)
                  : k == K_FENCE ? bad_strided((uint64_t *)x->r.host, FENCE_STEPS, seed)
                                 : bad_lines((uint64_t *)x->r.host, lines, seed, wide);
         if (i >= 0)
@@ -294,12 +470,135 @@ static int gpu_probe(ctx *x, enum kind k, size_t per)
         break;
     case K_WRAND16: p.unit = "writes", p.per_rep = (double)lines, p.bytes = lines * 16.0; break;
     case K_FENCE: p.unit = "persists", p.per_rep = FENCE_STEPS, p.bytes = FENCE_STEPS * 8.0; break;
+    case K_SCATTER: p.unit = "records", p.per_rep = (double)slots, p.bytes = (double)(slots * per); break;
     }
     snprintf(p.extra, sizeof p.extra, "grid=%d,block=%d,store_bytes=%d", k == K_FENCE ? 1 : x->grid,
              k == K_FENCE ? 1 : x->block, wide ? 16 : 8);
     if (k == K_STRIDE16)
         snprintf(p.extra + strlen(p.extra), sizeof p.extra - strlen(p.extra), ",stride_bytes=%zu",
                  per * LINE);
+    if (k == K_SCATTER)
+        snprintf(p.extra + strlen(p.extra), sizeof p.extra - strlen(p.extra),
+                 ",record_bytes=%zu,slot_bytes=%zu,slots=%zu,fences=warp_per_record", per, per,
+                 slots);
+    return emit(x, &p);
+}
+
+/* read-randRB (DEP 0) or read-depRB: the file filled once, then the
+ * repetitions, each one's sum of the words read held against the CPU's. */
+static int read_probe(ctx *x, int dep, unsigned rb)
+{
+    size_t words = x->size / 8, recs = words / (rb / 8);
+    size_t groups = (size_t)x->grid * x->block / rf_group(rb), n = recs < READS ? recs : READS;
+    int steps = dep ? (int)(READS / groups > 16 ? READS / groups : 16) : 0;
+    unsigned long long *sum = (unsigned long long *)x->dev, got = 0;
+    uint64_t want;
+    static probe p;
+    memset(&p, 0, sizeof p);
+    snprintf(p.name, sizeof p.name, "%s%u", dep ? "read-dep" : "read-rand", rb);
+    p.op = p.name, p.mode = "gpm", p.threads = x->grid * x->block;
+    fill_reads((uint64_t *)x->r.host, words, rb / 8, ++x->seed, dep);
+    want = read_sum((uint64_t *)x->r.host, recs, n, rb, groups, steps);
+    for (int i = -1; i < x->reps; i++) {
+        double t;
+        if (cuda_ok(cudaMemset(sum, 0, sizeof *sum), "cudaMemset of a read's sum") != 0 ||
+            gpu_start(x) != 0)
+            return -1;
+        rf_read<<<x->grid, x->block>>>((const uint64_t *)x->r.dev, recs, n, rb, steps, sum);
+        if (gpu_time(x, &t) != 0 ||
+            cuda_ok(cudaMemcpy(&got, sum, sizeof got, cudaMemcpyDeviceToHost), "a read's sum") != 0)
+            return -1;
+        p.bad += got != want; /* repetitions whose sum differs */
+        if (i >= 0)
+            p.t[p.n++] = t;
+    }
+    p.unit = dep ? "reads" : "records";
+    p.per_rep = dep ? (double)groups * steps : (double)n;
+    snprintf(p.extra, sizeof p.extra, "grid=%d,block=%d,record_bytes=%u,group_lanes=%u", x->grid,
+             x->block, rb, rf_group(rb));
+    if (dep)
+        snprintf(p.extra + strlen(p.extra), sizeof p.extra - strlen(p.extra),
+                 ",chains=%zu,steps=%d", groups, steps);
+    return emit(x, &p);
+}
+
+static cudaError_t batch_enqueue(const batchq *q, uint64_t *pm)
+{
+    cudaError_t e = cudaMemcpyAsync(q->din, q->hin, q->n * 33, cudaMemcpyHostToDevice, q->s);
+    if (e == cudaSuccess) {
+        rf_batch<<<(unsigned)((q->n + 255) / 256), 256, 0, q->s>>>(q->din, q->dans, pm,
+                                                                  (unsigned)q->n);
+        e = cudaGetLastError();
+    }
+    return e != cudaSuccess
+               ? e
+               : cudaMemcpyAsync(q->hans, q->dans, q->n * 16, cudaMemcpyDeviceToHost, q->s);
+}
+
+/* batch-floor (GRAPH 0: stream calls) or batch-floor-graph (one CUDA
+ * Graph, captured once): BATCH_WARM batches, then BATCH_TIMED timed one by
+ * one, each filled with keys of its own and checked after it. */
+static int batch_probe(ctx *x, int graph)
+{
+    static probe p;
+    batchq q = {(size_t)x->batch, NULL, NULL, NULL, NULL, NULL};
+    cudaGraph_t g = NULL;
+    cudaGraphExec_t ge = NULL;
+    cudaError_t e;
+    int rc = cuda_ok(cudaMallocHost((void **)&q.hin, q.n * 33), "cudaMallocHost of a batch") ||
+             cuda_ok(cudaMallocHost((void **)&q.hans, q.n * 16), "cudaMallocHost of answers") ||
+             cuda_ok(cudaMalloc((void **)&q.din, q.n * 33), "cudaMalloc of a batch") ||
+             cuda_ok(cudaMalloc((void **)&q.dans, q.n * 16), "cudaMalloc of answers") ||
+             cuda_ok(cudaStreamCreateWithFlags(&q.s, cudaStreamNonBlocking), "cudaStreamCreate");
+    if (rc == 0 && graph) {
+        e = cudaStreamBeginCapture(q.s, cudaStreamCaptureModeThreadLocal);
+        if (e == cudaSuccess) {
+            cudaError_t e2 = batch_enqueue(&q, (uint64_t *)x->r.dev);
+            e = cudaStreamEndCapture(q.s, &g);
+            e = e2 != cudaSuccess ? e2 : e;
+        }
+        if (e == cudaSuccess)
+            e = cudaGraphInstantiate(&ge, g, 0);
+        rc = cuda_ok(e, "capturing a batch as a CUDA Graph");
+    }
+    memset(&p, 0, sizeof p);
+    p.op = graph ? "batch-floor-graph" : "batch-floor", p.mode = "gpm", p.unit = "batches";
+    if (rc == 0)
+        rc = gpm_persist_begin();
+    for (int b = -BATCH_WARM; rc == 0 && b < BATCH_TIMED; b++) {
+        uint64_t seed = ++x->seed;
+        uint8_t *ops = (uint8_t *)(q.hin + 4 * q.n);
+        double t0;
+        for (size_t i = 0; i < 4 * q.n; i++)
+            q.hin[i] = rf_pattern(i, seed);
+        for (size_t i = 0; i < q.n; i++)
+            ops[i] = (uint8_t)(seed + i);
+        t0 = now_s();
+        e = graph ? cudaGraphLaunch(ge, q.s) : batch_enqueue(&q, (uint64_t *)x->r.dev);
+        if (e == cudaSuccess)
+            e = cudaStreamSynchronize(q.s);
+        t0 = now_s() - t0;
+        rc = cuda_ok(e, graph ? "a batch's graph" : "a batch");
+        p.bad += rc == 0 ? bad_batch(&q, (const uint64_t *)x->r.host) : 0;
+        if (b >= 0)
+            p.t[p.n++] = t0;
+    }
+    if (gpm_persist_end() != 0)
+        rc = -1;
+    if (ge)
+        cudaGraphExecDestroy(ge);
+    if (g)
+        cudaGraphDestroy(g);
+    if (q.s)
+        cudaStreamDestroy(q.s);
+    cudaFreeHost(q.hin), cudaFreeHost(q.hans), cudaFree(q.din), cudaFree(q.dans);
+    if (rc != 0)
+        return -1;
+    p.threads = x->batch, p.per_rep = 1, p.bytes = (double)q.n * 8;
+    snprintf(p.extra, sizeof p.extra,
+             "batch=%d,op_bytes=33,answer_bytes=16,batches=%d,warmup=%d,s_per_batch=%.6g,"
+             "grid=%zu,block=256",
+             x->batch, BATCH_TIMED, BATCH_WARM, gpm_median(p.t, p.n), (q.n + 255) / 256);
     return emit(x, &p);
 }
 
@@ -389,6 +688,7 @@ static const char usage_text[] =
     "  --file NAME    PM file (relative names under GPM_PM_DIR; default roofs.pm); an\n"
     "                 existing one is refused, and the file is removed at exit\n"
     "  --reps N       timed repetitions after one warm-up, 1..32 (default 5)\n"
+    "  --batch N      batch-floor's operations a batch, 1..1M (default 4096)\n"
     "  --scale NAME   recorded in the rows: tiny|small|paper|custom (default custom)\n"
     "  --out FILE     append result rows (TSV) to FILE\n"
     "  --help         this text\n";
@@ -399,6 +699,7 @@ static int parse(int argc, char **argv, ctx *x, const char **file)
                                          {"size", required_argument, NULL, 's'},
                                          {"file", required_argument, NULL, 'f'},
                                          {"reps", required_argument, NULL, 'r'},
+                                         {"batch", required_argument, NULL, 'b'},
                                          {"scale", required_argument, NULL, 'S'},
                                          {"out", required_argument, NULL, 'o'},
                                          {0, 0, 0, 0}};
@@ -407,6 +708,7 @@ static int parse(int argc, char **argv, ctx *x, const char **file)
     int c, k;
     x->size = (size_t)1 << 30;
     x->reps = 5;
+    x->batch = 4096;
     x->scale = "custom";
     *file = "roofs.pm";
     opterr = 0;
@@ -426,6 +728,10 @@ static int parse(int argc, char **argv, ctx *x, const char **file)
             if (gpm_arg_int("--reps", optarg, 1, MAX_REPS, &x->reps) != 0)
                 return -1;
             break;
+        case 'b':
+            if (gpm_arg_int("--batch", optarg, 1, 1 << 20, &x->batch) != 0)
+                return -1;
+            break;
         case 'S':
             if (gpm_arg_choice("--scale", optarg, scales, &k) != 0)
                 return -1;
@@ -435,11 +741,16 @@ static int parse(int argc, char **argv, ctx *x, const char **file)
         default: return gpm_args_bad_flag(PROG, c, argv);
         }
     }
+    if ((size_t)x->batch * 8 > x->size)
+        return gpm_set_error("--batch %d: its PM words (8 bytes each) exceed --size %zu: pass a "
+                             "smaller --batch or a larger --size", x->batch, x->size);
     return gpm_args_no_positional(PROG, argc, argv);
 }
 
 int main(int argc, char **argv)
 {
+    static const size_t scatter_bytes[] = {64, 128, 320};
+    static const unsigned read_bytes[] = {8, 64, 128};
     static ctx x;
     const char *file;
     cudaDeviceProp prop;
@@ -476,6 +787,12 @@ int main(int argc, char **argv)
         rc = gpu_probe(&x, (enum kind)k, 0);
     for (size_t per = 1; rc == 0 && per <= 4096 && per <= x.size / LINE; per *= 8)
         rc = gpu_probe(&x, K_STRIDE16, per);
+    for (int i = 0; rc == 0 && i < 3; i++)
+        rc = gpu_probe(&x, K_SCATTER, scatter_bytes[i]);
+    for (int i = 0; rc == 0 && i < 6; i++)
+        rc = read_probe(&x, i / 3, read_bytes[i % 3]);
+    for (int graph = 0; rc == 0 && graph < 2; graph++)
+        rc = batch_probe(&x, graph);
     if (rc == 0)
         rc = cpu_probes(&x);
     if (rc != 0)
