@@ -73,29 +73,38 @@ programs_rev() {
     [ -n "${_rev:-}" ] || _rev=$("$GPM_BIN/gpm-info" 2>/dev/null | awk -F'\t' '$1 == "git_rev" { print $2 }')
 }
 
-# newest_row FILE WORKLOAD MODE [OP]: prints FILE's newest verified row of
-# OP (default run) at this scale made by these programs' revision (so a
-# row of older code is never reused), or nothing.
+# newest_row FILE WORKLOAD MODE [OP [PARAMS]]: prints FILE's newest
+# verified row of OP (default run) at this scale made by these programs'
+# revision (so a row of older code is never reused), or nothing. PARAMS, a
+# comma list of key=value, picks among rows of one operation that differ by
+# their flags (YCSB's --workload): the row's params must hold each pair.
 newest_row() {
     [ -f "$1" ] || return 0
     programs_rev
-    awk -F'\t' -v w="$2" -v m="$3" -v op="${4:-run}" -v s="$SCALE" -v rev="$_rev" '
+    awk -F'\t' -v w="$2" -v m="$3" -v op="${4:-run}" -v want="${5:-}" -v s="$SCALE" -v rev="$_rev" '
+        function holds(params,   n, i, kv, have) {
+            n = split(params, kv, ",")
+            for (i = 1; i <= n; i++) have[kv[i]] = 1
+            n = split(want, kv, ",")
+            for (i = 1; i <= n; i++) if (!(kv[i] in have)) return 0
+            return 1
+        }
         /^#/ { next }
         !hdr { for (i = 1; i <= NF; i++) c[$i] = i; hdr = 1; next }
         $c["workload"] == w && $c["mode"] == m && $c["scale"] == s && $c["git_rev"] == rev &&
-        $c["op"] == op && $c["verified"] == "ok" { row = $0 }
+        $c["op"] == op && $c["verified"] == "ok" && holds($c["params"]) { row = $0 }
         END { if (row != "") print row }' "$1"
 }
 
-# have_row FILE WORKLOAD MODE [OP]: FILE holds such a row.
+# have_row FILE WORKLOAD MODE [OP [PARAMS]]: FILE holds such a row.
 have_row() {
     programs_rev
     [ -n "$(newest_row "$@")" ]
 }
 
-# copy_row FROM TO WORKLOAD MODE [OP]: appends FROM's newest such row to TO,
-# with FROM's header where TO has none: a report of TO alone then reads it
-# beside TO's own rows, in time order.
+# copy_row FROM TO WORKLOAD MODE [OP [PARAMS]]: appends FROM's newest such
+# row to TO, with FROM's header where TO has none: a report of TO alone then
+# reads it beside TO's own rows, in time order.
 copy_row() {
     _from=$1 _to=$2
     shift 2

@@ -23,7 +23,22 @@ newest verified row of each probe on the runs' host).
                  copy with the writes; then one fsync, inside the write rate)
 if_random_s is N over the random 8-byte persist rate: the time the persists
 alone would take if every one went to a line of its own, which the bound does
-not assume. Over 1.25x its bound an operation is named in the summary."""
+not assume. Over 1.25x its bound an operation is named in the summary.
+
+The key-value stores' YCSB runs (gphash, kvs --op ycsb; a row per YCSB
+workload, "gphash(ycsb a)") are held against the batch path's roofs instead,
+from their rows' notes:
+  batch-floor-graph  run_batches x one batch with nothing to do (s_per_batch
+                     of the CUDA Graph's probe, measured at a batch no larger)
+  write-scatterS     pm_records at the rate of scattered records of S bytes,
+                     S the smallest probed of at least pm_record_bytes /
+                     pm_records (the largest where none is)
+  P/B                pm_record_bytes over B
+  read-rand8         pm_reads at the rate of independent 8-byte reads of PM
+  GPM's bound        the largest of the four; mode none's the floor and the
+                     reads. A note missing from a row leaves its term out, and
+                     the note column says so; without run_batches, or a roof
+                     that a term needs, no bound, and the note says why."""
 import os
 import sys
 
@@ -33,8 +48,10 @@ import rows as R  # noqa: E402
 
 MODES = ("none", "gpm", "cap-mm", "cap-fs")
 GOAL = 1.25
+NAN = float("nan")
 PROBES = ("link-write", "persist-seq", "persist-rand8", "persist-rand16", "fence-latency",
           "d2h-copy", "cpu-flush", "fs-write")
+YCSB_OP = {"gphash": "run", "kvs": "ycsb"}  # the operation that runs YCSB
 
 
 def roofs_of(results_dir, roof_rows, host, scale):
@@ -96,11 +113,121 @@ def gpm_bound(v, p, n, roofs):
     return known[what], what, terms["P/B"], terms["N/R"]
 
 
+def ycsb_row(r):
+    """R as the report names it: a key-value store's YCSB run relabelled
+    "W(ycsb Y)" (Y its workload= param), so each YCSB workload is a row of
+    its own; None for any other row."""
+    w = r.get("workload")
+    if w not in YCSB_OP or (r.get("op") or "run") != YCSB_OP[w]:
+        return None
+    return dict(r, workload="%s(ycsb %s)" % (w, R.params(r).get("workload", "?")), op="run")
+
+
+def scatter_probe(roofs, size):
+    """The write-scatter probe of the smallest records of at least SIZE
+    bytes, the largest where none is; None where ROOFS has none."""
+    have = sorted((F.fnum(R.params(r).get("record_bytes")), op) for op, (_, r) in roofs.items()
+                  if op.startswith("write-scatter"))
+    return next((op for b, op in have if b >= size), have[-1][1]) if have else None
+
+
+def batch_bound(row, roofs, host):
+    """(bound, what binds, {term: seconds}, why) of ROW, a YCSB run in gpm
+    or none, on the batch path (the module's comment); why: the terms left
+    out, or why there is no bound."""
+    p, why, terms = R.params(row), [], {}
+    if "run_batches" not in p:
+        return NAN, "", terms, "notes no run_batches=: no bound"
+    n = {k: float(R.param_count(p, k))
+         for k in ("run_batches", "pm_records", "pm_record_bytes", "pm_reads")}
+    gpm = row["mode"] == "gpm"
+    lacks = [k + "=" for k in ("pm_records", "pm_record_bytes") if gpm and k not in p]
+    why += ["notes no %s: its term left out" % " or ".join(lacks)] if lacks else []
+    floor = roofs.get("batch-floor-graph")
+    missing = [] if floor else ["batch-floor-graph"]
+    if floor:
+        fp = R.params(floor[1])
+        if R.param_count(fp, "batch") > R.param_count(p, "batch") > 0:
+            why.append("batch-floor-graph measured at batch=%s, above the row's %s: left out"
+                       % (fp.get("batch"), p.get("batch")))
+        else:
+            terms["batch-floor-graph"] = n["run_batches"] * F.fnum(fp.get("s_per_batch"))
+    if gpm and n["pm_records"]:
+        scatter = scatter_probe(roofs, n["pm_record_bytes"] / n["pm_records"])
+        if scatter:
+            terms[scatter] = div(n["pm_records"], roofs[scatter][0])
+        else:
+            missing.append("write-scatter")
+    if gpm and n["pm_record_bytes"]:
+        terms["P/B"] = div(n["pm_record_bytes"], link_bandwidth(roofs))
+    if n["pm_reads"]:
+        if "read-rand8" in roofs:
+            terms["read-rand8"] = div(n["pm_reads"], roofs["read-rand8"][0])
+        else:
+            missing.append("read-rand8")
+    known = {k: t for k, t in terms.items() if F.finite(t)}
+    if missing or not known:
+        why.append("roofs.tsv has no %s row of host %s (make roofline ROOFS=again measures it): "
+                   "no bound" % (", ".join(missing), host) if missing else "no term: no bound")
+        return NAN, "", terms, "; ".join(why)
+    what = max(known, key=known.get)
+    return known[what], what, terms, "; ".join(why)
+
+
+def ycsb_columns(sel, v, roofs, host):
+    """(P, N, P/B, N over the scatter rate, bound, what binds, [floor_s,
+    reads_s, v_bound_s, v_bound_by, v_over_bound, note]) of a YCSB run's
+    rows SEL by mode, V mode none's time: P and N its gpm row's
+    pm_record_bytes and pm_records."""
+    got = {m: batch_bound(sel[m], roofs, host) if sel[m] else (NAN, "", {}, "")
+           for m in ("gpm", "none")}
+    bound, by, terms, _ = got["gpm"]
+    gp = R.params(sel["gpm"]) if sel["gpm"] else {}
+    scatter = [s for k, s in terms.items() if k.startswith("write-scatter")]
+    vb, vby = got["none"][:2]
+    return (F.fnum(gp.get("pm_record_bytes")), F.fnum(gp.get("pm_records")),
+            terms.get("P/B", NAN), scatter[0] if scatter else NAN, bound, by,
+            [terms.get("batch-floor-graph", NAN), terms.get("read-rand8", NAN), vb, vby,
+             F.ratio(v, vb), note_text(got["gpm"][3], got["none"][3])])
+
+
+def note_text(gpm, none):
+    """The note column of a YCSB run: its gpm and none rows' notes, once
+    where they are the same."""
+    if gpm == none:
+        return "gpm and none: " + gpm if gpm else ""
+    return "; ".join("%s: %s" % (m, t) for m, t in (("gpm", gpm), ("none", none)) if t)
+
+
+def batch_roofs_text(roofs):
+    """The batch path's roofs that ROOFS holds, as a clause of the roofs line."""
+    def rates(prefix):
+        return ", ".join("%s B %.4g" % (R.params(roofs[op][1]).get("record_bytes"), roofs[op][0])
+                         for op in sorted((o for o in roofs if o.startswith(prefix)
+                                           and o[len(prefix):].isdigit()),
+                                          key=lambda o: int(o[len(prefix):])))
+    floor = [(k, roofs[k][1]) for k in ("batch-floor-graph", "batch-floor") if k in roofs]
+    out = ["one batch of %s operations with nothing to do: %s"
+           % (R.params(floor[0][1]).get("batch"),
+              ", ".join("%.3g us (%s)" % (1e6 * F.fnum(R.params(r).get("s_per_batch")),
+                                          "a CUDA Graph" if k.endswith("graph") else "stream calls")
+                        for k, r in floor))] if floor else []
+    for prefix, what in (("write-scatter", "scattered records with a fence a warp"),
+                         ("read-rand", "independent reads of PM"),
+                         ("read-dep", "dependent reads of PM")):
+        if rates(prefix):
+            out.append("%s per second: %s" % (what, rates(prefix)))
+    return "".join("; " + o for o in out)
+
+
 def main():
     if len(sys.argv) != 3:
         R.fail("usage: roofline.py RESULTS_DIR OUT_TSV")
     results_dir, out = sys.argv[1], sys.argv[2]
     rows = R.target_rows(results_dir, "roofline")
+    relabelled = [ycsb_row(r) for r in rows]
+    ycsb = {r["workload"] for r in relabelled if r}  # held against the batch path's roofs
+    rows = [y or r for y, r in zip(relabelled, rows)]
     roof_rows = R.read_rows(results_dir, "roofs.tsv")  # once, for every host and scale
     best, warnings = F.newest(rows)
     hosts = {r.get("host") for r in best.values()}
@@ -110,7 +237,8 @@ def main():
     header = ["workload", "scale", "v_s", "gpm_s", "p_bytes", "n_persists", "p_over_b_s",
               "n_over_r_s", "if_random_s", "bound_s", "bound_by", "gpm_over_bound", "within",
               "capmm_s", "capmm_bound_s", "capmm_over_bound", "capfs_s", "capfs_bound_s",
-              "capfs_over_bound", "gpm_over_v", "noisy"]
+              "capfs_over_bound", "gpm_over_v", "noisy", "floor_s", "reads_s", "v_bound_s",
+              "v_bound_by", "v_over_bound", "note"]
     out_rows, used, roofs_used = [], [], {}
     for wl, scale in F.groups(best):
         sel = {m: F.pick(best, wl, scale, m) for m in MODES}
@@ -124,19 +252,23 @@ def main():
         v = t["none"]
         p = F.fnum(g["bytes_persisted"]) if g else float("nan")
         n = float(R.param_count(R.params(g), "persists")) if g else float("nan")
-        bound, by, pb, nr = gpm_bound(v, p, n, roofs)
+        if wl in ycsb:
+            p, n, pb, nr, bound, by, batch = ycsb_columns(sel, v, roofs, host)
+            if_random = NAN  # records of several stores, not single persists
+        else:
+            bound, by, pb, nr = gpm_bound(v, p, n, roofs)
+            if_random, batch = div(n, roofs["persist-rand8"][0]), ["", "", "", "", "", ""]
         copy, flush, write = (roofs[k][0] for k in ("d2h-copy", "cpu-flush", "fs-write"))
         pm = F.fnum(sel["cap-mm"]["bytes_persisted"]) if sel["cap-mm"] else float("nan")
         pf = F.fnum(sel["cap-fs"]["bytes_persisted"]) if sel["cap-fs"] else float("nan")
         mm_bound = v + div(pm, copy) + div(pm, flush)
         fs_bound = v + max(div(pf, copy), div(pf, write))
         over = F.ratio(t["gpm"], bound)
-        out_rows.append([wl, scale, v, t["gpm"], p, n, pb, nr,
-                         div(n, roofs["persist-rand8"][0]), bound, by, over,
+        out_rows.append([wl, scale, v, t["gpm"], p, n, pb, nr, if_random, bound, by, over,
                          ("yes" if over <= GOAL else "no") if F.finite(over) else "",
                          t["cap-mm"], mm_bound, F.ratio(t["cap-mm"], mm_bound),
                          t["cap-fs"], fs_bound, F.ratio(t["cap-fs"], fs_bound),
-                         F.ratio(t["gpm"], v), R.noisy([(m, sel[m]) for m in MODES])])
+                         F.ratio(t["gpm"], v), R.noisy([(m, sel[m]) for m in MODES])] + batch)
     roof_lines = []
     for (host, scale), roofs in sorted(roofs_used.items()):
         roof_lines.append(
@@ -152,7 +284,8 @@ def main():
                roofs["fs-write"][0] / 1e9)
             + ("; scattered 16-byte writes (unfenced) %.4g per second" % roofs["write-rand16"][0]
                if "write-rand16" in roofs else "")
-            + stride_text(stride_rates(roof_rows, roofs["link-write"][1])))
+            + stride_text(stride_rates(roof_rows, roofs["link-write"][1]))
+            + batch_roofs_text(roofs))
     over_goal = [r for r in out_rows if r[12] == "no"]
     comments = (["Persistence roofline: each operation's time over its physical bound on the "
                  "machine that ran it (newest verified run per workload, mode and scale)",
@@ -164,6 +297,13 @@ def main():
                  "pattern; if_random_s: N over the random 8-byte persist rate",
                  "capmm_bound_s = V + P/copy + P/flush; capfs_bound_s = V + max(P/copy, "
                  "P/write), with P the bytes of that mode's own run",
+                 "W(ycsb Y): YCSB workload Y of a key-value store, on the batch path: "
+                 "bound_s = max(floor_s, n_over_r_s, p_over_b_s, reads_s), with floor_s "
+                 "run_batches x a CUDA Graph's batch with nothing to do, n_over_r_s N "
+                 "(pm_records) at the scattered-record rate of their mean size, p_over_b_s P "
+                 "(pm_record_bytes) over B, reads_s pm_reads at the random 8-byte read rate; "
+                 "v_bound_s mode none's (floor_s and reads_s of its row); note: a term left "
+                 "out, or why there is no bound",
                  "within: GPM at most %gx its bound" % GOAL, R.NOISY_COMMENT]
                 + roof_lines
                 + ["over %gx: %s at %s is %sx its bound (%s binds)"

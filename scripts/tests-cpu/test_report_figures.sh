@@ -364,6 +364,47 @@ python3 "$scripts/report/roofline.py" "$tmp/fastseq" "$tmp/fastseq/out.tsv" 2>"$
     echo "not ok - roofline with a faster persist-seq: $(cat "$tmp/err")"
 check "roofline B is the faster of link-write and persist-seq's bytes" "$tmp/fastseq/out.tsv" \
     ps p_over_b_s 0.1339
+# YCSB of the key-value stores on the batch path: the largest of the
+# batches' floor, the records at the rate of scattered records their size,
+# P/B and the reads of PM; mode none the floor; a missing note or roof said.
+f=$tmp/roofline.tsv
+check "roofline YCSB: the records at the scatter rate of the smallest probe that holds them" \
+    "$f" "gphash(ycsb a)" n_over_r_s 0.08
+check "roofline YCSB: GPHash's bound is the largest term" "$f" "gphash(ycsb a)" bound_s 0.08
+check "roofline YCSB: GPHash's binding roof named" "$f" "gphash(ycsb a)" bound_by write-scatter128
+check "roofline YCSB: the batches' floor of the host's CUDA Graph" "$f" "gphash(ycsb a)" floor_s 0.0256
+check "roofline YCSB: GPHash over its bound" "$f" "gphash(ycsb a)" gpm_over_bound 2
+check "roofline YCSB: mode none held against the floor" "$f" "gphash(ycsb a)" v_bound_by batch-floor-graph
+check "roofline YCSB: mode none over its bound" "$f" "gphash(ycsb a)" v_over_bound 2
+check "roofline YCSB: gpKVS's bound" "$f" "kvs(ycsb a)" bound_s 0.0256
+check "roofline YCSB: gpKVS bound by its batches" "$f" "kvs(ycsb a)" bound_by batch-floor-graph
+check "roofline YCSB: a row without run_batches has no bound" "$f" "gphash(ycsb load)" bound_s nan
+check "roofline YCSB: and says why" "$f" "gphash(ycsb load)" note "gpm: notes no run_batches=: no bound"
+check "roofline YCSB: a row without pm_records is held against its floor" "$f" "kvs(ycsb load)" bound_s 0.0064
+check "roofline YCSB: and says which term is left out" "$f" "kvs(ycsb load)" note \
+    "gpm: notes no pm_records= or pm_record_bytes=: its term left out"
+check "roofline YCSB: other operations keep their bound" "$f" "kvs(set)" note ""
+if python3 -c "
+import sys
+sys.path.insert(0, '$scripts/report')
+import roofline as L
+roofs = {'write-scatter%d' % b: (1.0, {'params': 'record_bytes=%d' % b}) for b in (64, 128, 320)}
+sys.exit(not (L.scatter_probe(roofs, 64) == 'write-scatter64' and
+              L.scatter_probe(roofs, 65) == 'write-scatter128' and
+              L.scatter_probe(roofs, 400) == 'write-scatter320' and
+              L.scatter_probe({}, 8) is None))"; then
+    echo "ok - roofline YCSB: records above the largest probe take its rate"
+else
+    echo "not ok - roofline scatter_probe picks another probe than the smallest that holds the records"
+fi
+mkdir -p "$tmp/nofloor"
+cp "$fix/roofline/roofline.tsv" "$tmp/nofloor/"
+grep -v "	batch-floor-graph	" "$fix/roofline/roofs.tsv" >"$tmp/nofloor/roofs.tsv"
+python3 "$scripts/report/roofline.py" "$tmp/nofloor" "$tmp/nofloor/out.tsv" 2>"$tmp/err" ||
+    echo "not ok - roofline without the batch roofs: $(cat "$tmp/err")"
+check "roofline YCSB: without a roof the row names it and has no bound" "$tmp/nofloor/out.tsv" \
+    "kvs(ycsb a)" note "gpm and none: roofs.tsv has no batch-floor-graph row of host fixture-host (make roofline ROOFS=again measures it): no bound"
+check "roofline YCSB: older roofs leave the other bounds as they were" "$tmp/nofloor/out.tsv" ps bound_s 0.15
 through_reports roofline
 mkdir -p "$tmp/noroofs"
 cp "$fix/roofline/roofline.tsv" "$tmp/noroofs/"
