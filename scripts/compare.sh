@@ -1,7 +1,8 @@
 #!/bin/sh
 # Two platforms' results side by side (scripts/report/compare.py): B's
-# speedup over A per workload, mode and scale, with a verdict (faster,
-# slower, the same within the noise), beside the paper's ratios.
+# speedup over A per workload, mode and scale, with the verdict of a
+# Mann-Whitney U test on their repetitions (faster, slower, same or
+# ambiguous), beside the paper's ratios.
 #   scripts/compare.sh A B      (make compare A=results/h100-dram B=results/h200-dram)
 # A and B: results folders, or platform names (h100-dram: results/h100-dram).
 # Writes reports/compare/<A>-vs-<B>.tsv (or under REPORTS_DIR) and, with

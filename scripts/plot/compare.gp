@@ -1,7 +1,7 @@
 # Two platforms compared (scripts/report/compare.py): (a) B's speedup over A
 # per workload and mode, coloured by the verdict of the rule in the TSV
-# (faster, slower, the same within the noise, unknown); (b) each platform's
-# speedup over its CAP-fs, with the paper's stated range where it has one.
+# (faster, slower, same, ambiguous); (b) each platform's speedup over its
+# CAP-fs, with the paper's stated range where it has one.
 #   gnuplot -e "in='reports/compare/A-vs-B.tsv'; out='reports/compare/A-vs-B.png'" compare.gp
 # Columns of in: 1 workload, 2 scale, 3 mode, 12 b_speedup, 13 verdict,
 # 14 a_over_capfs, 15 b_over_capfs, 17 paper_lo, 18 paper_hi.
@@ -40,7 +40,7 @@ cmd = "plot in using 0:(1):xtic(tic(stringcolumn(1), stringcolumn(3), stringcolu
 if (N12_sum > 0) cmd = cmd . ", in using 0:12:($0 - 0.3):($0 + 0.3):(1):12:(colour(strcol(13))) with boxxyerror lc rgb variable notitle"
 # The verdicts' key: one empty series each.
 cmd = cmd . ", NaN with boxes lc rgb '#228833' title 'B faster', NaN with boxes lc rgb '#ee6677' title 'B slower'"
-cmd = cmd . ", NaN with boxes lc rgb '#999999' title 'the same within the noise', NaN with boxes lc rgb '#dddddd' title 'unknown'"
+cmd = cmd . ", NaN with boxes lc rgb '#999999' title 'the same', NaN with boxes lc rgb '#dddddd' title 'ambiguous'"
 eval cmd . ", 1 with lines dt 2 lc rgb 'black' notitle"
 
 set title "(b) speedup over CAP-fs on each platform, and the paper's stated range"

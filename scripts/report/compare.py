@@ -11,14 +11,19 @@ Only rows of the same inputs are compared (the parameters at the head of
 their params, up to the seed): a workload run with other sizes at the same
 scale is named in a comment and left out.
 
-The verdict's rule: each row's repetitions span [min_s, max_s]. B is
-faster where its slowest repetition beat A's fastest (B's max_s < A's
-min_s), slower where its fastest lost to A's slowest (B's min_s > A's
-max_s), and the same within the noise where the two spans overlap: no
-repetition then says which platform is faster. A row of one repetition has
-no span: unknown. The rule needs no model of the noise, reads rows written
-before rsd_pct as well, and errs towards "same": one slow repetition
-widens a span."""
+The verdict's rule: a two-sided Mann-Whitney U test on the repetitions
+of A's row and B's (rows.repetitions: rep_s where a row keeps each one,
+else min_s, median_s and max_s, every repetition of a row of up to three),
+as Google Benchmark's compare.py tests; alpha 0.05. Exact (the permutation
+distribution of the rank sum, mid-ranks for ties) up to 20 repetitions a
+side, normal with the tie correction beyond. B is faster or slower where
+p < alpha, by the side its ranks fall on; the same where p >= alpha and
+the medians differ by less than 5%; ambiguous where the test cannot tell:
+fewer than 5 repetitions known on a side (3 against 3 can never reject:
+its smallest two-sided p is 2/20 = 0.1; a row of more repetitions without
+rep_s keeps only three), or p >= alpha with the medians more than 5%
+apart."""
+import math
 import os
 import sys
 
@@ -31,10 +36,14 @@ FILES = ("figure_9", "figure_10", "figure_1b")
 PAPER = {"cap-mm": ("figure_9", "capmm_speedup"), "gpm-ndp": ("figure_10", "gpmndp_speedup"),
          "gpm-eadr": ("figure_10", "gpmeadr_speedup"),
          "cap-eadr": ("figure_10", "capeadr_speedup")}
-RULE = ("verdict: faster where B's slowest repetition beat A's fastest (B max_s < A min_s), "
-        "slower where B's fastest lost to A's slowest (B min_s > A max_s), same where the two "
-        "spans of repetitions overlap (within the noise), unknown where a row has one "
-        "repetition")
+ALPHA, MIN_REPS, EXACT_REPS, SAME_PCT = 0.05, 5, 20, 5.0
+RULE = ("verdict: a two-sided Mann-Whitney U test (alpha %g) on the repetitions of A's and "
+        "B's rows: rep_s, each repetition, where a row has it, else min_s, median_s and max_s, "
+        "which are every repetition of a row of up to 3; exact up to %d a side, normal with "
+        "tie correction beyond. faster, slower: p < %g; same: p >= %g and the medians within "
+        "%g%%; ambiguous: fewer than %d repetitions known on a side (with 3 against 3 the "
+        "smallest p is 0.1: the test can never reject), or p >= %g with the medians more than "
+        "%g%% apart" % (ALPHA, EXACT_REPS, ALPHA, ALPHA, SAME_PCT, MIN_REPS, ALPHA, SAME_PCT))
 
 
 def selected(results_dir):
@@ -66,18 +75,43 @@ def differing(a, b):
                               ",".join("%s=%s" % (k, db.get(k, "?")) for k in keys))
 
 
+def mann_whitney(a, b):
+    """The two-sided p of the Mann-Whitney U test of samples A and B, and
+    whether B's ranks fall below A's (B's values the smaller)."""
+    pooled = sorted(a + b)
+    rank2 = {}  # twice each value's mid-rank: whole numbers, ties too
+    for i, v in enumerate(pooled):
+        rank2.setdefault(v, 2 * i + 1 + pooled.count(v))
+    n, m = len(a), len(b)
+    w, mean = sum(rank2[v] for v in b), m * (n + m + 1)  # B's rank sum, doubled
+    if n > EXACT_REPS or m > EXACT_REPS:
+        ties = sum(pooled.count(v) ** 3 - pooled.count(v) for v in rank2)
+        var = n * m / 12.0 * (n + m + 1 - ties / float((n + m) * (n + m - 1)))
+        z = max(abs(w - mean) / 2.0 - 0.5, 0) / math.sqrt(var) if var else 0.0
+        return math.erfc(z / math.sqrt(2)), w < mean
+    # ways[k][s]: the subsets of k pooled values whose doubled ranks sum to s
+    ways = [{} for _ in range(m + 1)]
+    ways[0][0] = 1
+    for v in pooled:
+        for k in range(m, 0, -1):
+            for s, c in ways[k - 1].items():
+                ways[k][s + rank2[v]] = ways[k].get(s + rank2[v], 0) + c
+    far = sum(c for s, c in ways[m].items() if abs(s - mean) >= abs(w - mean))
+    return far / float(math.comb(n + m, m)), w < mean
+
+
 def verdict(a, b):
-    if F.fnum(a.get("reps")) < 2 or F.fnum(b.get("reps")) < 2:
-        return "unknown"
-    a_lo, a_hi = F.fnum(a.get("min_s")), F.fnum(a.get("max_s"))
-    b_lo, b_hi = F.fnum(b.get("min_s")), F.fnum(b.get("max_s"))
-    if not all(F.finite(x) for x in (a_lo, a_hi, b_lo, b_hi)):
-        return "unknown"
-    if b_hi < a_lo:
-        return "faster"
-    if b_lo > a_hi:
-        return "slower"
-    return "same"
+    """(verdict, p) of RULE for rows A and B."""
+    ra, rb = R.repetitions(a), R.repetitions(b)
+    if not ra or not rb or not all(F.finite(x) for x in ra + rb):
+        return "ambiguous", float("nan")
+    p, lower = mann_whitney(ra, rb)
+    if min(len(ra), len(rb)) < MIN_REPS:
+        return "ambiguous", p
+    if p < ALPHA:
+        return ("faster" if lower else "slower"), p
+    apart = F.ratio(F.fnum(b.get("median_s")), F.fnum(a.get("median_s")))
+    return ("same" if abs(apart - 1) * 100 < SAME_PCT else "ambiguous"), p
 
 
 def paper_over_capfs(label, mode):
@@ -141,19 +175,21 @@ def main():
                    if other else ""))
     header = ["workload", "scale", "mode", "a_median_s", "a_min_s", "a_max_s", "a_rsd_pct",
               "b_median_s", "b_min_s", "b_max_s", "b_rsd_pct", "b_speedup", "verdict",
-              "a_over_capfs", "b_over_capfs", "paper_over_capfs", "paper_lo", "paper_hi", "noisy"]
+              "a_over_capfs", "b_over_capfs", "paper_over_capfs", "paper_lo", "paper_hi", "noisy",
+              "a_reps", "b_reps", "p"]
     table = []
     for key in both:
         a, b = sel["A"][key], sel["B"][key]
         text, lo, hi = paper_over_capfs(key[0], key[2])
+        v, p = verdict(a, b)
         table.append([key[0], key[1], key[2]]
                      + [F.fnum(a.get(c)) for c in ("median_s", "min_s", "max_s")] + [R.rsd(a)]
                      + [F.fnum(b.get(c)) for c in ("median_s", "min_s", "max_s")] + [R.rsd(b)]
-                     + [F.ratio(F.fnum(a["median_s"]), F.fnum(b["median_s"])), verdict(a, b),
+                     + [F.ratio(F.fnum(a["median_s"]), F.fnum(b["median_s"])), v,
                         over_capfs(sel["A"], key), over_capfs(sel["B"], key), text, lo, hi,
-                        R.noisy([("A", a), ("B", b)])])
+                        R.noisy([("A", a), ("B", b)]), a.get("reps"), b.get("reps"), p])
     counts = {v: sum(1 for r in table if r[12] == v)
-              for v in ("faster", "slower", "same", "unknown")}
+              for v in ("faster", "slower", "same", "ambiguous")}
     used = {n: [sel[n][k] for k in both] for n in ("A", "B")}
     comments = ["Comparison: B's speedup over A = A's median_s / B's (newest verified run per "
                 "workload, mode and scale of each); a_/b_rsd_pct: the spread of the "
@@ -167,9 +203,11 @@ def main():
                     R.platform_comments(used["A"]) + R.rev_comments(used["A"]))),
                 "B: %s (%s)" % (R.shown_path(b_dir, ""), "; ".join(
                     R.platform_comments(used["B"]) + R.rev_comments(used["B"]))),
-                "B against A over %d rows: faster %d, slower %d, the same within the noise %d, "
-                "unknown %d" % (len(table), counts["faster"], counts["slower"], counts["same"],
-                                counts["unknown"])]
+                "p: the test's two-sided p (nan: a row that keeps only three of its "
+                "repetitions); a_reps, b_reps: the rows' repetitions",
+                "B against A over %d rows: faster %d, slower %d, same %d, ambiguous %d"
+                % (len(table), counts["faster"], counts["slower"], counts["same"],
+                   counts["ambiguous"])]
     comments += ["not compared: %s %s, run with other inputs (%s)" % (k[0], k[1], v)
                  for k, v in sorted(other.items())]
     R.write_tsv(out, header, table, comments)

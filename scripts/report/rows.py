@@ -166,6 +166,20 @@ def rsd(row):
         return float("nan")
 
 
+def repetitions(row):
+    """The row's repetitions in seconds, or None where it does not keep
+    them: a rep_s column (comma-separated) where the row has one; else
+    min_s, median_s and max_s, which are every repetition of a row of up to
+    three (of two: min_s and max_s; of one: median_s)."""
+    cols = {1: ("median_s",), 2: ("min_s", "max_s"), 3: ("min_s", "median_s", "max_s")}
+    try:
+        if row.get("rep_s"):
+            return [float(x) for x in row["rep_s"].split(",")]
+        return [float(row[c]) for c in cols[int(float(row.get("reps") or 0))]]
+    except (KeyError, ValueError):
+        return None
+
+
 def spread(rows):
     """The spread of a median taken over ROWS (a row, or a list of rows
     whose medians are combined): the largest rsd, nan if one is unknown."""

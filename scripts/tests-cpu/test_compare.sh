@@ -1,7 +1,8 @@
 #!/bin/sh
 # make compare: two platforms' rows (fixtures/compare: made-up, see its
 # README) side by side, B's speedup over A with the verdict of the stated
-# rule, rows of the schema before rsd_pct read too, the paper's ratios
+# rule (a Mann-Whitney U test: each verdict, and p by hand), rows of the
+# schema before rsd_pct read too, the paper's ratios
 # beside both, a plot, and one-line errors for a folder that is missing,
 # holds no rows, or shares none with the other.
 set -u
@@ -34,13 +35,18 @@ else
     echo "not ok - compare: exit $rc: $(cat "$tmp/log" "$tmp/err")"
     exit 1
 fi
-check "B faster where its slowest repetition beat A's fastest" ps cap-fs verdict faster
+check "faster: p < 0.05, every B repetition below every A one" ps cap-fs verdict faster
+check "5 against 5 apart: exact two-sided p = 2/252" ps cap-fs p 0.007937
 check "B's speedup over A: A's median over B's" ps cap-fs b_speedup 2
-check "the same within the noise where the spans of repetitions overlap" ps gpm verdict same
-check "B slower where its fastest repetition lost to A's slowest" blk gpm verdict slower
+check "same: p >= 0.05 and the medians within 5%" ps gpm verdict same
+check "slower: p < 0.05, every B repetition above every A one" blk gpm verdict slower
 check "B's speedup below 1 where it is slower" blk gpm b_speedup 0.5
-check "unknown where a row has one repetition" blk cap-fs verdict unknown
-check "rows written before rsd_pct compared by their spans" ps gpm-ndp verdict faster
+check "ambiguous: one repetition on a side" blk cap-fs verdict ambiguous
+check "ambiguous: medians 10% apart, not significant" cfd cpu verdict ambiguous
+check "ambiguous: 3 against 3, however far apart" dnn cpu verdict ambiguous
+check "3 against 3 apart: p = 2/20, the smallest there is" dnn cpu p 0.1
+check "ambiguous: 5 repetitions of which the row keeps 3" ps gpm-ndp verdict ambiguous
+check "no p where the repetitions are not kept" ps gpm-ndp p nan
 check "rows written before rsd_pct: their spread is unknown (nan)" ps gpm-ndp b_rsd_pct nan
 check "the spread of rows with rsd_pct carried" ps gpm b_rsd_pct 12
 check "a spread above 5% flagged" ps gpm noisy "B 12.0%"
@@ -56,10 +62,15 @@ fi
 has "rows of other inputs named, with their inputs" "$out" \
     "^# not compared: srad small, run with other inputs (A: rows=64; B: rows=128)"
 has "the rule stated in the output" "$out" \
-    "^# verdict: faster where B's slowest repetition beat A's fastest (B max_s < A min_s)"
+    "^# verdict: a two-sided Mann-Whitney U test (alpha 0.05) on the repetitions"
 has "the rule stated in the script's header" "$root/scripts/report/compare.py" \
-    "The verdict's rule: each row's repetitions span \[min_s, max_s\]"
-has "the verdicts counted" "$out" "faster 2, slower 1, the same within the noise 1, unknown 1"
+    "The verdict's rule: a two-sided Mann-Whitney U test"
+# Beyond 20 a side the normal approximation: 25 against 25 apart gives
+# z = (312.5 - 0.5) / sqrt(25 * 25 * 51 / 12) = 6.054, p = erfc(z / sqrt 2).
+got=$(cd "$root/scripts/report" && python3 -c 'import compare as C
+print("%.3g" % C.mann_whitney(list(range(25)), list(range(25, 50)))[0])')
+if [ "$got" = 1.42e-09 ]; then echo "ok - 25 against 25: the normal approximation's p"; else echo "not ok - 25 against 25: p $got, want 1.42e-09"; fi
+has "the verdicts counted" "$out" "faster 1, slower 1, same 1, ambiguous 4"
 has "each side's platform named" "$out" "^# B: .*gpu=FIXTURE GPU B (not measured)"
 if ! command -v gnuplot >/dev/null 2>&1; then
     echo "skip - compare plot: gnuplot not installed"
@@ -89,7 +100,7 @@ expect_error "a folder without rows is one line naming it" \
     "compare: A=.*empty has no verified run rows in figure_9.tsv, figure_10.tsv, figure_1b.tsv" \
     "$tmp/empty" "$fix/b"
 expect_error "no rows in common is one line naming what each has" \
-    "compare: A and B have no workload, mode and scale run with the same inputs in common (A: ps tiny; B: blk small, ps small, srad small)" \
+    "compare: A and B have no workload, mode and scale run with the same inputs in common (A: ps tiny; B: blk small, cfd small, dnn small, ps small, srad small)" \
     "$tmp/other" "$fix/b"
 expect_error "two folders are needed" "compare: name two results folders" "$fix/a" ""
 
