@@ -89,10 +89,9 @@ static int timed_persist(struct wl_ctx *c, gpm_region *r, gpm_cap_file *cf, cons
                          int n, double *s)
 {
     double t0 = wl_now();
-    int rc = wl_engine_files(c->m->engine)
-                 ? gpm_cap_fs_ranges(cf, v, n, c->stream)
-                 : gpm_cap_mm_ranges(c->flusher, r, v, n, c->m->engine == WL_ENGINE_CAP_EADR,
-                                     c->stream);
+    int rc = c->m->commit->files ? gpm_cap_fs_ranges(cf, v, n, c->stream)
+                                 : gpm_cap_mm_ranges(c->flusher, r, v, n,
+                                                     c->m->commit->fence_only, c->stream);
     *s = wl_now() - t0;
     return rc;
 }
@@ -106,8 +105,8 @@ static int measure_engine(struct wl_ctx *c, double *per_range_s, double *bytes_p
     gpm_cap_file cf;
     gpm_range *v = malloc(SMALL_RANGES * sizeof *v);
     void *dev = NULL;
-    int fs = wl_engine_files(c->m->engine), rc = -1;
-    int cf_flags = GPM_CREATE | (c->m->engine == WL_ENGINE_CAP_GDS ? GPM_CAP_GDS : 0);
+    int fs = c->m->commit->files, rc = -1;
+    int cf_flags = GPM_CREATE | c->m->commit->file_flags;
     double big_s, small_s;
 
     snprintf(name, sizeof name, "cap-chunk-%s-%d.pm", c->wl->name, (int)getpid());
@@ -177,8 +176,6 @@ int wl_cap_chunk(struct wl_ctx *c, int (*changes)(struct wl_ctx *c, uint64_t **o
     double per_range_s, bytes_per_s, predicted_s;
     uint64_t *offsets = NULL;
     size_t n = 0;
-    int cap = c->m->engine == WL_ENGINE_CAP_MM || c->m->engine == WL_ENGINE_CAP_EADR ||
-              wl_engine_files(c->m->engine);
     if (wl_cap_chunk_arg(c, chunk) != 0)
         return -1;
     if (*chunk) {
@@ -186,7 +183,7 @@ int wl_cap_chunk(struct wl_ctx *c, int (*changes)(struct wl_ctx *c, uint64_t **o
         return 0;
     }
     *chunk = 4096; /* where no CAP persist of chunks is to be sized, any chunk does */
-    if (!cap)
+    if (!c->m->commit->copies)
         return 0;
     if (changes(c, &offsets, &n) != 0)
         return -1;

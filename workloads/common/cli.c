@@ -74,7 +74,7 @@ static void modes_table(const struct wl_workload *w, FILE *out)
             const struct wl_mode_info *i = wl_mode((enum wl_mode)m);
             fprintf(out, "%s\tneeds_gpu=%d\tkernels_write_pm=%d\tresumes=%d\tavailable=%d\n",
                     i->name, i->needs_gpu, i->kernels_write_pm, wl_resumable(w, (enum wl_mode)m),
-                    i->engine != WL_ENGINE_CAP_GDS || gpm_gds_usable(gpm_pm_dir(), NULL, 0));
+                    !i->commit->usable || i->commit->usable(NULL, 0));
         }
 }
 

@@ -67,7 +67,7 @@ int wl_cp_register_record(struct wl_ctx *c, int i, void *record, size_t size)
 int wl_cp_overlaps(const struct wl_ctx *c)
 {
     return c->m->needs_gpu && (c->m->cp_how == GPMCP_GPM || c->m->cp_how == GPMCP_GPM_EADR) &&
-           c->m->engine != WL_ENGINE_VOLATILE;
+           !c->m->commit->nothing_durable;
 }
 
 static gpmcp_how how_of(struct wl_ctx *c, struct wl_obj *o)
@@ -159,7 +159,7 @@ int wl_cp_checkpoint(struct wl_ctx *c, int i)
 {
     struct wl_obj *o = &c->obj[i];
     gpmcp_how how = how_of(c, o);
-    int volatile_ = c->m->engine == WL_ENGINE_VOLATILE, rc;
+    int volatile_ = c->m->commit->nothing_durable, rc;
     double t0 = 0;
     if (check_kind(c, i) != 0)
         return -1;

@@ -37,13 +37,9 @@ static int fail(const struct wl_workload *w, int status)
 /* --cpu-threads means flush threads, or the CPU counterpart's threads. */
 static int check_cpu_threads(const struct wl_ctx *c)
 {
-    if (c->opt.cpu_threads > 0 && !c->m->flusher && c->m->engine != WL_ENGINE_CPU)
-        return gpm_set_error("--cpu-threads: mode %s uses no CPU threads (its kernels %s): "
-                             "drop the flag", c->m->name,
-                             c->m->fences                           ? "persist in-kernel"
-                             : c->m->engine == WL_ENGINE_VOLATILE ? "output is never persisted"
-                             : c->m->engine == WL_ENGINE_CAP_GDS  ? "output goes through cuFile"
-                                                                    : "output goes through pwrite");
+    if (c->opt.cpu_threads > 0 && !c->m->flusher && c->m->needs_gpu)
+        return gpm_set_error("--cpu-threads: mode %s uses no CPU threads (%s): drop the flag",
+                             c->m->name, c->m->commit->about);
     return 0;
 }
 
@@ -75,7 +71,7 @@ static int check_volatile(const struct wl_ctx *c)
                        : c->opt.crash_before_commit > 0   ? "--crash-before-commit"
                        : c->opt.trace                     ? "--trace"
                                                           : NULL;
-    if (c->m->engine != WL_ENGINE_VOLATILE || !flag)
+    if (!c->m->commit->nothing_durable || !flag)
         return 0;
     return gpm_set_error("%s: mode %s makes nothing durable: pass a persistent mode (gpm, "
                          "cap-mm, ...) or drop the flag", flag, c->m->name);
@@ -115,12 +111,12 @@ static int check_gpu(const struct wl_ctx *c)
                          c->wl->modes & WL_MODE_BIT(WL_CPU) ? ", or use --mode cpu" : "");
 }
 
-/* cap-gds runs where cuFile can write files in the PM directory; elsewhere
- * one line says why, before any file is made. */
-static int check_gds(const struct wl_ctx *c)
+/* A mode whose commit engine cannot run here (cap-gds without cuFile) says
+ * why in one line, before any file is made. */
+static int check_usable(const struct wl_ctx *c)
 {
     char why[768];
-    if (c->m->engine != WL_ENGINE_CAP_GDS || gpm_gds_usable(gpm_pm_dir(), why, sizeof why))
+    if (!c->m->commit->usable || c->m->commit->usable(why, sizeof why))
         return 0;
     return gpm_set_error("--mode %s: %s", c->m->name, why);
 }
@@ -239,20 +235,14 @@ static int timed(struct wl_ctx *c, struct wl_run *run, int (*fn)(struct wl_ctx *
     }
     t0 = wl_now();
     rc = fn(c);
-    /* Mode none: the work ends when the GPU has done it, before the copies
-     * for verification, which the time leaves out. */
-    if (rc == 0 && c->m->engine == WL_ENGINE_VOLATILE)
-        rc = wl_dev_sync(c->wl->name);
+    if (rc == 0 && c->m->commit->work_end)
+        rc = c->m->commit->work_end(c);
     *t = wl_now() - t0 - c->excluded_s;
     if (wl_live_stop(c) != 0)
         rc = -1;
     wl_pcie_stop(c, sampling);
-    if (rc == 0)
-        rc = wl_volatile_finish(c);
-    if (c->m->engine == WL_ENGINE_VOLATILE)
-        wl_note(c, "verify_copies_s=%.3g", c->excluded_s);
-    if (c->m->engine == WL_ENGINE_CAP_GDS)
-        wl_note(c, "cufile=%s", c->gds_way[0] ? c->gds_way : "unused");
+    if (rc == 0 && c->m->commit->after_work)
+        rc = c->m->commit->after_work(c);
     if (c->opt.sbrp)
         wl_note(c, "persistency=sbrp");
     if (c->opt.cp_blocks)
@@ -413,7 +403,7 @@ int wl_run(const struct wl_workload *w, int argc, char **argv)
         free(c->priv);
         return fail(w, 2);
     }
-    if (check_gds(c) != 0 || check_gpu(c) != 0 || wl_objects_open(c, &run) != 0) {
+    if (check_usable(c) != 0 || check_gpu(c) != 0 || wl_objects_open(c, &run) != 0) {
         free(c->priv);
         return fail(w, 1);
     }

@@ -101,15 +101,6 @@ void wl_cp_free(struct wl_obj *o);
  * harness takes out of the repetition's time. */
 int wl_exclude_begin(struct wl_ctx *c, double *t0);
 void wl_exclude_end(struct wl_ctx *c, double t0);
-/* wl_commit in mode none: each range's source is copied, in stream order
- * and without a wait, into the region's device copy (o->shadow), and the
- * range remembered. */
-int wl_volatile_commit(struct wl_ctx *c, struct wl_obj *o, const gpm_range *v, int n);
-/* After a timed piece of work, untimed: the remembered ranges from the
- * device copies to the mappings, and each transactional log's engine's
- * end (mode none's table), so that verification reads what the kernels
- * made. A no-op in the other modes. */
-int wl_volatile_finish(struct wl_ctx *c);
 void wl_volatile_free(struct wl_obj *o);
 /* The flagged chunks of T (flags read from the device and cleared there)
  * as ranges of the region in T->ranges, their source SRC + offset (NULL:

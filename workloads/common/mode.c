@@ -1,37 +1,38 @@
 /* What each mode means, in one table: where kernels write, whether they
  * fence, the DDIO bracket, the CPU flusher, the engine that makes output
- * durable, the engine that makes a transaction's batch failure-atomic, and
- * whether what kernels mark done as they go is durable at once.
- * (The paper's section 5: GPM, GPM-NDP, GPM-eADR, CAP-mm, CAP-fs, CAP-eADR;
- * cap-delta, the CPU-assisted design for sparse updates; the CPU counterpart
- * of its Figure 1b; none, the volatile baseline of the persistence
- * roofline; cap-gds, GPUDirect Storage.) A new mode is one more row, and its engines where it
- * needs new ones: wl_mode_add takes the row. */
+ * durable (wl_commit), the engine that makes a transaction's batch
+ * failure-atomic, and whether what kernels mark done as they go is durable
+ * at once. (The paper's section 5: GPM, GPM-NDP, GPM-eADR, CAP-mm, CAP-fs,
+ * CAP-eADR; cap-delta, the CPU-assisted design for sparse updates; the CPU
+ * counterpart of its Figure 1b; none, the volatile baseline of the
+ * persistence roofline; cap-gds, GPUDirect Storage.) A new mode is one
+ * more row, and its engines where it needs new ones: wl_mode_add takes the
+ * row. */
 #include <string.h>
 
 #include "wl.h"
 
 static struct wl_mode_info modes[WL_MAX_MODES] = {
-    /*                 name        pm fence ddio flush engine           tx                   durable gpu host cp */
-    [WL_GPM]      = {"gpm",      1, 1, 1, 0, WL_ENGINE_NONE,     &wl_tx_undo_fenced,  1, 1, 0, GPMCP_GPM, WL_GPM},
-    [WL_GPM_NDP]  = {"gpm-ndp",  1, 0, 0, 1, WL_ENGINE_FLUSH,    &wl_tx_undo_flushed, 0, 1, 0, GPMCP_GPM_NDP, WL_GPM_NDP},
-    [WL_GPM_EADR] = {"gpm-eadr", 1, 1, 0, 0, WL_ENGINE_NONE,     &wl_tx_undo_fenced,  1, 1, 0, GPMCP_GPM_EADR, WL_GPM_EADR},
-    [WL_CAP_MM]   = {"cap-mm",   0, 0, 0, 1, WL_ENGINE_CAP_MM,   &wl_tx_cap_chunks,   0, 1, 0, GPMCP_CAP_MM, WL_CAP_MM},
-    [WL_CAP_FS]   = {"cap-fs",   0, 0, 0, 0, WL_ENGINE_CAP_FS,   &wl_tx_cap_chunks,   0, 1, 1, GPMCP_CAP_FS, WL_CAP_FS},
-    [WL_CAP_EADR] = {"cap-eadr", 0, 0, 0, 1, WL_ENGINE_CAP_EADR, &wl_tx_cap_chunks,   0, 1, 0, GPMCP_CAP_EADR, WL_CAP_EADR},
+    /*                 name        pm fence ddio flush commit               tx                   durable gpu host cp */
+    [WL_GPM]      = {"gpm",      1, 1, 1, 0, &wl_commit_kernels,  &wl_tx_undo_fenced,  1, 1, 0, GPMCP_GPM, WL_GPM},
+    [WL_GPM_NDP]  = {"gpm-ndp",  1, 0, 0, 1, &wl_commit_flush,    &wl_tx_undo_flushed, 0, 1, 0, GPMCP_GPM_NDP, WL_GPM_NDP},
+    [WL_GPM_EADR] = {"gpm-eadr", 1, 1, 0, 0, &wl_commit_kernels,  &wl_tx_undo_fenced,  1, 1, 0, GPMCP_GPM_EADR, WL_GPM_EADR},
+    [WL_CAP_MM]   = {"cap-mm",   0, 0, 0, 1, &wl_commit_cap_mm,   &wl_tx_cap_chunks,   0, 1, 0, GPMCP_CAP_MM, WL_CAP_MM},
+    [WL_CAP_FS]   = {"cap-fs",   0, 0, 0, 0, &wl_commit_cap_fs,   &wl_tx_cap_chunks,   0, 1, 1, GPMCP_CAP_FS, WL_CAP_FS},
+    [WL_CAP_EADR] = {"cap-eadr", 0, 0, 0, 1, &wl_commit_cap_eadr, &wl_tx_cap_chunks,   0, 1, 0, GPMCP_CAP_EADR, WL_CAP_EADR},
     /* Beside the paper's CAP: CPU-assisted transactions through a redo
      * log; what else it persists goes as in cap-mm. */
-    [WL_CAP_DELTA] = {"cap-delta", 0, 0, 0, 1, WL_ENGINE_CAP_MM, &wl_tx_redo_cpu,    0, 1, 0, GPMCP_CAP_MM, WL_CAP_DELTA},
+    [WL_CAP_DELTA] = {"cap-delta", 0, 0, 0, 1, &wl_commit_cap_mm, &wl_tx_redo_cpu,     0, 1, 0, GPMCP_CAP_MM, WL_CAP_DELTA},
     /* The CPU counterpart persists each piece before recording it done, as
      * GPM does in-kernel, so what it marks done is durable too. */
-    [WL_CPU]      = {"cpu",      0, 0, 0, 0, WL_ENGINE_CPU,      &wl_tx_undo_cpu,     1, 0, 1, GPMCP_CAP_MM, WL_CPU},
+    [WL_CPU]      = {"cpu",      0, 0, 0, 0, &wl_commit_flush,    &wl_tx_undo_cpu,     1, 0, 1, GPMCP_CAP_MM, WL_CPU},
     /* No persistence: what the computation alone costs. Output stays in
      * device memory; it reaches the mapping only for verification, by
      * copies whose time the harness leaves out (cp_how: how they go). */
-    [WL_NONE]     = {"none",     0, 0, 0, 0, WL_ENGINE_VOLATILE, &wl_tx_volatile,     0, 1, 0, GPMCP_CAP_EADR, WL_NONE},
+    [WL_NONE]     = {"none",     0, 0, 0, 0, &wl_commit_volatile, &wl_tx_volatile,     0, 1, 0, GPMCP_CAP_EADR, WL_NONE},
     /* What a user would pick today to make GPU data durable in a file:
      * GPUDirect Storage in place of CAP-fs's staging; the rest as CAP-fs. */
-    [WL_CAP_GDS]  = {"cap-gds",  0, 0, 0, 0, WL_ENGINE_CAP_GDS,  &wl_tx_cap_chunks,   0, 1, 1, GPMCP_CAP_FS, WL_CAP_GDS},
+    [WL_CAP_GDS]  = {"cap-gds",  0, 0, 0, 0, &wl_commit_cap_gds,  &wl_tx_cap_chunks,   0, 1, 1, GPMCP_CAP_FS, WL_CAP_GDS},
 };
 static int nmodes = WL_NMODES;
 
@@ -55,9 +56,9 @@ int wl_mode_by_name(const char *name)
 
 int wl_mode_add(const struct wl_mode_info *row)
 {
-    if (!row || !row->name || !row->tx || (unsigned)row->like >= WL_NMODES)
-        return gpm_set_error("wl_mode_add: a row needs a name, a transaction engine and a "
-                             "built-in mode it is like");
+    if (!row || !row->name || !row->commit || !row->tx || (unsigned)row->like >= WL_NMODES)
+        return gpm_set_error("wl_mode_add: a row needs a name, a commit and a transaction "
+                             "engine, and a built-in mode it is like");
     if (wl_mode_by_name(row->name) >= 0)
         return gpm_set_error("wl_mode_add: mode '%s' exists: choose another name", row->name);
     if (nmodes == WL_MAX_MODES)

@@ -27,14 +27,14 @@
 
 int wl_resumable(const struct wl_workload *w, enum wl_mode m)
 {
-    if (wl_mode(m)->engine == WL_ENGINE_VOLATILE)
+    const struct wl_mode_info *i = wl_mode(m);
+    if (i->commit->nothing_durable)
         return 0; /* nothing is durable */
     switch (w->progress_by) {
     case WL_BY_COMMITS: return 1;
-    case WL_BY_TRANSACTIONS: return wl_mode(m)->tx->atomic;
-    case WL_BY_MARKERS_OR_TX:
-        return wl_mode(m)->durable_progress || wl_mode(m)->tx->atomic;
-    default: return wl_mode(m)->durable_progress;
+    case WL_BY_TRANSACTIONS: return i->tx->atomic;
+    case WL_BY_MARKERS_OR_TX: return i->durable_progress || i->tx->atomic;
+    default: return i->durable_progress;
     }
 }
 
@@ -180,12 +180,11 @@ static int open_region(struct wl_ctx *c, struct wl_obj *o)
     o->created = o->region.created;
     /* CAP-fs and CAP-gds write through the file system; the mapping is for
      * reading. */
-    if (o->kind == WL_OBJ_REGION && wl_engine_files(c->m->engine)) {
-        int gds = c->m->engine == WL_ENGINE_CAP_GDS;
-        if (gpm_cap_file_open(&o->cf, o->path, o->file_bytes, gds ? GPM_CAP_GDS : 0) != 0)
+    if (o->kind == WL_OBJ_REGION && c->m->commit->files) {
+        if (gpm_cap_file_open(&o->cf, o->path, o->file_bytes, c->m->commit->file_flags) != 0)
             return -1;
         o->cf_open = 1;
-        if (gds)
+        if (o->cf.use_gds)
             snprintf(c->gds_way, sizeof c->gds_way, "%s", gpm_gds_way(&o->cf.gds));
     }
     return 0;
@@ -195,10 +194,9 @@ static int open_checkpoint(struct wl_ctx *c, struct wl_obj *o, int exists)
 {
     /* CAP-fs and CAP-gds go through the file; the CPU counterpart
      * checkpoints host buffers, copied by the CPU. */
-    int flags = c->m->engine == WL_ENGINE_CAP_GDS ? GPMCP_FILE_IO | GPM_CAP_GDS
-                : c->m->engine == WL_ENGINE_CAP_FS ? GPMCP_FILE_IO
-                : c->m->needs_gpu                  ? 0
-                                                   : GPM_HOST_ONLY;
+    int flags = c->m->commit->files ? GPMCP_FILE_IO | c->m->commit->file_flags
+                : c->m->needs_gpu     ? 0
+                                      : GPM_HOST_ONLY;
     o->cp = exists ? gpmcp_open_flags(o->path, flags)
                    : gpmcp_create_flags(o->path, o->bytes, o->nbuf, 1, flags);
     if (!o->cp)

@@ -35,32 +35,86 @@ static int check_ranges(const struct wl_obj *o, const gpm_range *v, int n, doubl
     return 0;
 }
 
+/* ---- the commit engines (wl.h); mode none's is in volatile.c ---- */
+
+const struct wl_commit_engine wl_commit_kernels = {
+    .name = "kernels", .about = "its kernels persist in-kernel",
+};
+
+/* With the flush threads where the mode has them; else (the CPU
+ * counterpart) the calling thread flushes, one drain for the list, so that
+ * OpenMP threads commit their own ranges at once. */
+static int flush_commit(struct wl_ctx *c, struct wl_obj *o, const gpm_range *v, int n,
+                        const char *site)
+{
+    return gpm_flusher_persist_ranges_at(c->flusher, &o->region, v, n, 0, site);
+}
+
+const struct wl_commit_engine wl_commit_flush = {
+    .name = "flush", .about = "the CPU flushes what was stored in the mapping",
+    .commit = flush_commit,
+};
+
+static int cap_mm_commit(struct wl_ctx *c, struct wl_obj *o, const gpm_range *v, int n,
+                         const char *site)
+{
+    (void)site;
+    return gpm_cap_mm_ranges(c->flusher, &o->region, v, n, c->m->commit->fence_only,
+                             c->stream);
+}
+
+const struct wl_commit_engine wl_commit_cap_mm = {
+    .name = "cap-mm", .about = "its output is copied into the mapping and flushed",
+    .copies = 1, .commit = cap_mm_commit,
+};
+
+const struct wl_commit_engine wl_commit_cap_eadr = {
+    .name = "cap-eadr", .about = "its output is copied into the mapping, then a fence",
+    .copies = 1, .fence_only = 1, .commit = cap_mm_commit,
+};
+
+static int cap_fs_commit(struct wl_ctx *c, struct wl_obj *o, const gpm_range *v, int n,
+                         const char *site)
+{
+    (void)site;
+    return gpm_cap_fs_ranges(&o->cf, v, n, c->stream);
+}
+
+const struct wl_commit_engine wl_commit_cap_fs = {
+    .name = "cap-fs", .about = "its output goes through pwrite", .copies = 1, .files = 1,
+    .commit = cap_fs_commit,
+};
+
+/* cap-gds runs where cuFile can write files in the PM directory. */
+static int gds_usable(char *why, size_t len) { return gpm_gds_usable(gpm_pm_dir(), why, len); }
+
+static int gds_note(struct wl_ctx *c)
+{
+    wl_note(c, "cufile=%s", c->gds_way[0] ? c->gds_way : "unused");
+    return 0;
+}
+
+const struct wl_commit_engine wl_commit_cap_gds = {
+    .name = "cap-gds", .about = "its output goes through cuFile", .copies = 1, .files = 1,
+    .file_flags = GPM_CAP_GDS, .commit = cap_fs_commit, .usable = gds_usable,
+    .after_work = gds_note,
+};
+
 int wl_commit_at(struct wl_ctx *c, int i, const gpm_range *v, int n, const char *site)
 {
     struct wl_obj *o = &c->obj[i];
     double bytes;
-    int rc = 0;
     if (check_ranges(o, v, n, &bytes) != 0)
         return -1;
-    switch (c->m->engine) {
-    case WL_ENGINE_NONE: return 0; /* persisted in-kernel; the kernels count it */
-    case WL_ENGINE_VOLATILE: return wl_volatile_commit(c, o, v, n); /* nothing persisted */
-    case WL_ENGINE_FLUSH:
-        rc = gpm_flusher_persist_ranges_at(c->flusher, &o->region, v, n, 0, site);
-        break;
-    case WL_ENGINE_CAP_MM: rc = gpm_cap_mm_ranges(c->flusher, &o->region, v, n, 0, c->stream); break;
-    case WL_ENGINE_CAP_EADR: rc = gpm_cap_mm_ranges(c->flusher, &o->region, v, n, 1, c->stream); break;
-    case WL_ENGINE_CAP_FS:
-    case WL_ENGINE_CAP_GDS: rc = gpm_cap_fs_ranges(&o->cf, v, n, c->stream); break;
-    /* The calling thread flushes, one drain for the list: OpenMP threads
-     * of the CPU counterpart commit their own ranges at once. */
-    case WL_ENGINE_CPU: rc = gpm_flusher_persist_ranges_at(NULL, &o->region, v, n, 0, site); break;
-    }
-    if (rc == 0) {
+    if (!c->m->commit->commit)
+        return 0; /* persisted in-kernel; the kernels count it */
+    if (c->m->commit->commit(c, o, v, n, site) != 0)
+        return -1;
+    if (!c->m->commit->nothing_durable) {
 #pragma omp atomic
         c->bytes_persisted += bytes;
     }
-    return rc;
+    return 0;
 }
 
 int wl_pm_write_at(struct wl_ctx *c, int i, size_t off, const void *src, size_t len,
@@ -71,7 +125,7 @@ int wl_pm_write_at(struct wl_ctx *c, int i, size_t off, const void *src, size_t 
     if (o->kind != WL_OBJ_REGION || off > o->file_bytes || len > o->file_bytes - off)
         return gpm_set_error("%s: write of %zu bytes at %zu outside the region", o->path, len,
                              off);
-    if (c->m->engine == WL_ENGINE_VOLATILE) {
+    if (c->m->commit->nothing_durable) {
         memcpy((char *)o->region.host + off, src, len); /* for verification; not durable */
         return 0;
     }
@@ -131,13 +185,13 @@ static int calibrate(struct wl_ctx *c, int *best)
         int e;
         if (!f)
             goto out;
-        if (c->m->engine == WL_ENGINE_FLUSH) {
+        if (!c->m->commit->copies) {
             memset(r.host, (int)i, len); /* dirty lines, as a kernel's stores leave them */
             t0 = wl_now();
             e = gpm_flusher_persist(f, &r, r.host, len, 0);
         } else {
             t0 = wl_now();
-            e = gpm_cap_mm(f, &r, 0, dev, len, c->m->engine == WL_ENGINE_CAP_EADR);
+            e = gpm_cap_mm(f, &r, 0, dev, len, c->m->commit->fence_only);
         }
         s = wl_now() - t0;
         gpm_flusher_destroy(f);
@@ -162,7 +216,7 @@ int wl_flusher_setup(struct wl_ctx *c)
     int n = c->opt.cpu_threads;
     c->threads = 0;
     snprintf(c->threads_how, sizeof c->threads_how, "0");
-    if (c->m->engine == WL_ENGINE_CPU) {
+    if (!c->m->needs_gpu) {
         /* The CPU counterpart's own threads: every core unless told. */
         if (n > 0)
             omp_set_num_threads(n);

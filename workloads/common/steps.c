@@ -27,7 +27,7 @@ int wl_steps_run(struct wl_ctx *c, const struct wl_steps *s, uint64_t from)
         /* Mode none keeps nothing: of the checkpoints only the last is made,
          * for verification, out of the time (wl_cp_checkpoint); what the
          * workload does before each is its work, made as in every mode. */
-        if (c->m->engine == WL_ENGINE_VOLATILE && k + 1 < s->total)
+        if (c->m->commit->nothing_durable && k + 1 < s->total)
             continue;
         /* The previous checkpoint's copy, overlapped with these steps, is
          * waited for: its steps are durable now. */

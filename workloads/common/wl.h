@@ -53,28 +53,12 @@ enum wl_mode {
      WL_MODE_BIT(WL_CAP_MM) | WL_MODE_BIT(WL_CAP_FS) | WL_MODE_BIT(WL_CAP_EADR) |         \
      WL_MODE_BIT(WL_NONE) | WL_MODE_BIT(WL_CAP_GDS))
 
-/* How wl_commit makes a mode's output durable. */
-enum wl_engine {
-    WL_ENGINE_NONE,     /* the kernels persisted it themselves */
-    WL_ENGINE_FLUSH,    /* the CPU flushes what the kernels stored in PM */
-    WL_ENGINE_CAP_MM,   /* device -> PM mapping by cudaMemcpy, then CPU flush */
-    WL_ENGINE_CAP_FS,   /* device -> pinned staging -> pwrite, then fsync */
-    WL_ENGINE_CAP_EADR, /* device -> PM mapping by cudaMemcpy, then a fence */
-    WL_ENGINE_CPU,      /* the CPU wrote the mapping: it flushes */
-    WL_ENGINE_VOLATILE, /* nothing is durable: the output is copied to the mapping for
-                           verification only, and that copy is left out of the time */
-    WL_ENGINE_CAP_GDS   /* device -> file by cuFile (GPUDirect Storage), then fsync */
-};
-
-/* The engines that write the file through the file system, not the mapping. */
-static inline int wl_engine_files(enum wl_engine e)
-{
-    return e == WL_ENGINE_CAP_FS || e == WL_ENGINE_CAP_GDS;
-}
-
 /* How a batch of a transactional workload becomes failure-atomic: one
  * engine per way (tx_engines.c), named by the mode table's tx column. */
 struct wl_tx_engine;
+/* How wl_commit makes a mode's output durable: one engine per way
+ * (persist.c, volatile.c), named by the mode table's commit column. */
+struct wl_commit_engine;
 struct wl_workload;
 
 /* What a mode means, in one place (mode.c); everything else reads this. */
@@ -84,7 +68,7 @@ struct wl_mode_info {
     int fences;             /* kernels persist their stores in-kernel */
     int ddio_bracket;       /* launches bracketed by gpm_persist_begin/end */
     int flusher;            /* CPU flush threads (chosen by --cpu-threads) */
-    enum wl_engine engine;  /* what wl_commit does */
+    const struct wl_commit_engine *commit; /* what wl_commit does */
     const struct wl_tx_engine *tx; /* what a transaction's batch does (wl_tx_batch) */
     int durable_progress;   /* what kernels mark done as they go is durable at once */
     int needs_gpu;
@@ -374,6 +358,28 @@ int wl_persist_end(struct wl_ctx *c);
  * durable. */
 int wl_commit_at(struct wl_ctx *c, int i, const gpm_range *v, int n, const char *site);
 #define wl_commit(c, i, v, n) wl_commit_at((c), (i), (v), (n), GPM_SITE)
+/* A commit engine: one row of the mode table names one. */
+struct wl_commit_engine {
+    const char *name;
+    const char *about;   /* what it does, for messages: "its output goes through pwrite" */
+    int nothing_durable; /* mode none: commits are copies for verification, out of the time */
+    int copies;          /* it copies device memory to PM (CAP): what --cap-chunk best times */
+    int fence_only;      /* its CPU makes copies durable by a fence, not flushes (eADR) */
+    int files;           /* it writes the file through the file system, not the mapping, */
+    int file_flags;      /* opened with these gpm_cap_file_open flags (GPM_CAP_GDS) */
+    /* wl_commit of the checked ranges V[0..N) of region O (the caller counts
+     * their bytes). NULL: nothing to do (the kernels persisted and counted). */
+    int (*commit)(struct wl_ctx *c, struct wl_obj *o, const gpm_range *v, int n,
+                  const char *site);
+    /* Optional: 0 where it cannot run here, and WHY (LEN bytes; NULL: none) says so. */
+    int (*usable)(char *why, size_t len);
+    /* Optional: each timed piece of work ends with it, inside the time; and
+     * after each that succeeded, untimed. */
+    int (*work_end)(struct wl_ctx *c);
+    int (*after_work)(struct wl_ctx *c);
+};
+extern const struct wl_commit_engine wl_commit_kernels, wl_commit_flush, wl_commit_cap_mm,
+    wl_commit_cap_eadr, wl_commit_cap_fs, wl_commit_cap_gds, wl_commit_volatile;
 /* (In cpu mode wl_commit is thread-safe: the calling thread flushes.)
  * The CPU's persist of LEN bytes at P inside region I (the CPU counterpart's
  * stores), counted. Thread-safe: OpenMP threads call it at once. */
@@ -625,7 +631,7 @@ struct wl_tx_engine {
     uint64_t (*committed)(struct wl_ctx *c, int tx);
     int (*recover)(struct wl_ctx *c, int tx, uint64_t *committed); /* atomic engines */
     /* Optional, mode none's: after each timed piece of work, untimed, called by
-     * wl_volatile_finish (the table to the mapping, so that verification reads
+     * its commit engine (the table to the mapping, so that verification reads
      * what the kernels made). */
     int (*end)(struct wl_ctx *c, int tx);
 };

@@ -65,7 +65,7 @@ static int is_cpu(const struct wl_ctx *c) { return !c->m->needs_gpu; }
  * but none)? */
 static int in_tx(const struct wl_ctx *c)
 {
-    return c->m->needs_gpu && !c->m->fences && c->m->engine != WL_ENGINE_VOLATILE;
+    return c->m->needs_gpu && !c->m->fences && !c->m->commit->nothing_durable;
 }
 static uint8_t *pm(struct wl_ctx *c) { return wl_region(c, GPH_TABLE)->host; }
 static int ycsb_args(const struct wl_ctx *c, struct wl_ycsb_args *a)
@@ -240,7 +240,7 @@ static int reset(struct wl_ctx *c)
                            gph_done_word(c->epoch, 0)};
     if (st->d_table && wl_dev_zero(st->d_table, c->obj[GPH_TABLE].bytes) != 0)
         return -1;
-    if (c->m->engine != WL_ENGINE_VOLATILE && clear_states(c) != 0)
+    if (!c->m->commit->nothing_durable && clear_states(c) != 0)
         return -1;
     if (wl_pm_write(c, GPH_TABLE, 0, &h, sizeof h) != 0)
         return -1;
@@ -396,7 +396,7 @@ static int volatile_copy(struct wl_ctx *c)
 {
     struct gph_state *st = S(c);
     gpm_range r = {0, c->obj[GPH_TABLE].bytes, st->d_table};
-    return c->m->engine == WL_ENGINE_VOLATILE ? wl_commit(c, GPH_TABLE, &r, 1) : 0;
+    return c->m->commit->nothing_durable ? wl_commit(c, GPH_TABLE, &r, 1) : 0;
 }
 
 /* The run's counts start at zero. */

@@ -425,28 +425,30 @@ static void mode_table_says_what_each_mode_does(void)
                               *cpu = wl_mode(WL_CPU);
     /* GPM: kernels write PM, fence, DDIO bracketed, durable as they go. */
     CHECK(g->kernels_write_pm && g->fences && g->ddio_bracket && !g->flusher &&
-          g->engine == WL_ENGINE_NONE && g->durable_progress && g->cp_how == GPMCP_GPM);
+          g->commit == &wl_commit_kernels && g->durable_progress && g->cp_how == GPMCP_GPM);
     /* GPM-NDP: the same stores, no fences; the CPU flushes afterwards. */
     CHECK(n->kernels_write_pm && !n->fences && !n->ddio_bracket && n->flusher &&
-          n->engine == WL_ENGINE_FLUSH && !n->durable_progress && n->cp_how == GPMCP_GPM_NDP);
+          n->commit == &wl_commit_flush && !n->durable_progress && n->cp_how == GPMCP_GPM_NDP);
     /* GPM-eADR: fences kept, DDIO left alone. */
     CHECK(e->kernels_write_pm && e->fences && !e->ddio_bracket && e->durable_progress &&
           e->cp_how == GPMCP_GPM_EADR);
     /* CAP: kernels write device memory; an engine moves it to PM. */
-    CHECK(!mm->kernels_write_pm && !mm->fences && mm->flusher && mm->engine == WL_ENGINE_CAP_MM &&
+    CHECK(!mm->kernels_write_pm && !mm->fences && mm->flusher && mm->commit == &wl_commit_cap_mm &&
           !mm->durable_progress && !mm->map_host_only);
-    CHECK(!fs->kernels_write_pm && !fs->flusher && fs->engine == WL_ENGINE_CAP_FS &&
+    CHECK(!fs->kernels_write_pm && !fs->flusher && fs->commit == &wl_commit_cap_fs &&
           fs->map_host_only && fs->cp_how == GPMCP_CAP_FS);
-    CHECK(!ce->kernels_write_pm && ce->flusher && ce->engine == WL_ENGINE_CAP_EADR &&
+    CHECK(!ce->kernels_write_pm && ce->flusher && ce->commit == &wl_commit_cap_eadr &&
           ce->cp_how == GPMCP_CAP_EADR);
-    /* The CPU counterpart needs no GPU and its progress is durable. */
+    /* The CPU counterpart needs no GPU and its progress is durable; it
+     * flushes what it wrote, as gpm-ndp's CPU does. */
     CHECK(!cpu->needs_gpu && cpu->durable_progress && cpu->map_host_only &&
-          cpu->engine == WL_ENGINE_CPU);
+          cpu->commit == n->commit);
     /* None: device memory only, nothing durable, nothing resumes. */
     {
         const struct wl_mode_info *v = wl_mode(WL_NONE);
         CHECK(!v->kernels_write_pm && !v->fences && !v->ddio_bracket && !v->flusher &&
-              v->engine == WL_ENGINE_VOLATILE && !v->durable_progress && v->needs_gpu &&
+              v->commit == &wl_commit_volatile && v->commit->nothing_durable &&
+              !v->durable_progress && v->needs_gpu &&
               v->tx == &wl_tx_volatile && !v->tx->atomic && v->tx->log == WL_OBJ_NONE &&
               v->tx->end);
         CHECK(!wl_resumable(&WORKLOAD, WL_NONE) && wl_resumable(&WORKLOAD, WL_CPU));
@@ -454,8 +456,9 @@ static void mode_table_says_what_each_mode_does(void)
     /* CAP-gds: CAP-fs with cuFile moving the device's bytes. */
     {
         const struct wl_mode_info *gds = wl_mode(WL_CAP_GDS);
-        CHECK(!gds->kernels_write_pm && !gds->flusher && gds->engine == WL_ENGINE_CAP_GDS &&
-              wl_engine_files(gds->engine) && wl_engine_files(fs->engine) &&
+        CHECK(!gds->kernels_write_pm && !gds->flusher && gds->commit == &wl_commit_cap_gds &&
+              gds->commit->files && gds->commit->file_flags == GPM_CAP_GDS &&
+              gds->commit->usable && fs->commit->files && !fs->commit->file_flags &&
               gds->map_host_only && gds->cp_how == GPMCP_CAP_FS && gds->tx == fs->tx &&
               wl_resumable(&WORKLOAD, WL_CAP_GDS) == wl_resumable(&WORKLOAD, WL_CAP_FS));
     }
@@ -468,6 +471,13 @@ static void mode_table_says_what_each_mode_does(void)
           wl_mode(WL_CAP_DELTA)->tx == &wl_tx_redo_cpu && cpu->tx == &wl_tx_undo_cpu);
     CHECK(g->tx->atomic && n->tx->atomic && !mm->tx->atomic && wl_tx_redo_cpu.atomic &&
           cpu->tx->atomic);
+    /* What each commit engine does: CAP copies from device memory (the CPU
+     * fences instead of flushing in cap-eadr); the others persist what was
+     * stored in the mapping. */
+    CHECK(mm->commit->copies && ce->commit->copies && ce->commit->fence_only &&
+          fs->commit->copies && !mm->commit->fence_only && !n->commit->copies &&
+          !g->commit->copies && !cpu->commit->copies && !g->commit->commit &&
+          !g->commit->nothing_durable && !n->commit->nothing_durable);
     CHECK(g->tx->log == WL_OBJ_LOG && mm->tx->log == WL_OBJ_NONE &&
           wl_tx_redo_cpu.log == WL_OBJ_REDO && cpu->tx->log == WL_OBJ_LOG);
     /* Each built-in mode is like itself: registered ones name one. */
