@@ -33,9 +33,14 @@ int wl_resumable(const struct wl_workload *w, enum wl_mode m)
     switch (w->progress_by) {
     case WL_BY_COMMITS: return 1;
     case WL_BY_TRANSACTIONS: return i->tx->atomic;
-    case WL_BY_MARKERS_OR_TX: return i->durable_progress || i->tx->atomic;
+    case WL_BY_MARKERS_OR_TX: return wl_batches_in_tx(i) ? i->tx->atomic : i->durable_progress;
     default: return i->durable_progress;
     }
+}
+
+int wl_batches_in_tx(const struct wl_mode_info *m)
+{
+    return !m->durable_progress && !m->commit->nothing_durable;
 }
 
 int wl_resumes(const struct wl_workload *w, enum wl_mode written, enum wl_mode m)
@@ -44,7 +49,7 @@ int wl_resumes(const struct wl_workload *w, enum wl_mode written, enum wl_mode m
         return 0;
     /* Markers and transactions keep their progress in different places. */
     return w->progress_by != WL_BY_MARKERS_OR_TX ||
-           wl_mode(written)->durable_progress == wl_mode(m)->durable_progress;
+           wl_batches_in_tx(wl_mode(written)) == wl_batches_in_tx(wl_mode(m));
 }
 
 /* ---- sizes, set by layout() ---- */

@@ -260,6 +260,9 @@ enum wl_progress_by {
                            the CPU counterpart); in the other modes WL_BY_TRANSACTIONS: a
                            workload that needs no log where it can fence (GPHash) */
 };
+/* WL_BY_MARKERS_OR_TX: is each batch of mode M a transaction? Not where
+ * what kernels mark is durable at once, nor where nothing is durable. */
+int wl_batches_in_tx(const struct wl_mode_info *m);
 
 /* A workload. Optional callbacks may be NULL. */
 struct wl_workload {

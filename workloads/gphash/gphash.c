@@ -63,10 +63,7 @@ static struct gph_state *S(struct wl_ctx *c) { return c->priv; }
 static int is_cpu(const struct wl_ctx *c) { return !c->m->needs_gpu; }
 /* Are the batches transactions (GPU modes whose kernels do not persist,
  * but none)? */
-static int in_tx(const struct wl_ctx *c)
-{
-    return c->m->needs_gpu && !c->m->fences && !c->m->commit->nothing_durable;
-}
+static int in_tx(const struct wl_ctx *c) { return wl_batches_in_tx(c->m); }
 static uint8_t *pm(struct wl_ctx *c) { return wl_region(c, GPH_TABLE)->host; }
 static int ycsb_args(const struct wl_ctx *c, struct wl_ycsb_args *a)
 {

@@ -478,6 +478,12 @@ static void mode_table_says_what_each_mode_does(void)
           fs->commit->copies && !mm->commit->fence_only && !n->commit->copies &&
           !g->commit->copies && !cpu->commit->copies && !g->commit->commit &&
           !g->commit->nothing_durable && !n->commit->nothing_durable);
+    /* A batch is a transaction in the GPU modes whose kernels do not
+     * persist, but none. */
+    for (int m = 0; m < WL_NMODES; m++) {
+        const struct wl_mode_info *i = wl_mode((enum wl_mode)m);
+        CHECK(wl_batches_in_tx(i) == (i->needs_gpu && !i->fences && m != WL_NONE));
+    }
     CHECK(g->tx->log == WL_OBJ_LOG && mm->tx->log == WL_OBJ_NONE &&
           wl_tx_redo_cpu.log == WL_OBJ_REDO && cpu->tx->log == WL_OBJ_LOG);
     /* Each built-in mode is like itself: registered ones name one. */
