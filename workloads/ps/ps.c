@@ -46,7 +46,7 @@ static int ps_setup(struct wl_ctx *c)
     st->n = (uint64_t)wl_int(c, "n");
     st->block = (uint32_t)wl_int(c, "block");
     st->nblocks = ps_nblocks(st->n, st->block);
-    if (c->opt.mode == WL_CPU) {
+    if (!c->m->needs_gpu) {
         st->h_in = malloc(st->n * 4);
         if (!st->h_in)
             return gpm_set_error("ps: cannot allocate %llu bytes for the input: use a smaller "

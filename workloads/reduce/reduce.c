@@ -51,7 +51,7 @@ static int red_setup(struct wl_ctx *c)
     st->n = (uint64_t)wl_int(c, "n");
     st->block = (uint32_t)wl_int(c, "block");
     st->nblocks = red_nblocks(st->n, st->block);
-    if (c->opt.mode == WL_CPU) {
+    if (!c->m->needs_gpu) {
         if (!(st->h_in = malloc(st->n * 4)))
             return gpm_set_error("reduce: cannot allocate %llu bytes for the input: use a "
                                  "smaller --scale", (unsigned long long)st->n * 4);
