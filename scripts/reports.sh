@@ -8,6 +8,9 @@
 # scripts/plot/TARGET.gp, when present and gnuplot is installed, draws
 # TARGET.png beside it. With no TARGET it also writes summary.md
 # (scripts/report/summary.py), and fails if no report could be built.
+# REF_REV=REV: the rows of that revision alone (a prefix of git_rev);
+# REF_REV=any: every row, a history. With no TARGET, rows of several
+# revisions and neither are refused: they are no one revision's reference.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -18,7 +21,6 @@ if [ ! -d "$results" ]; then
     echo "reports: no folder ${results#"$root"/}: run an experiment with PLATFORM=$(basename "$results") first, or name a platform that has rows: ${have:-none}" >&2
     exit 1
 fi
-mkdir -p "$reports"
 # Named targets must build; with none, every report whose rows exist is
 # built and the others are named and skipped (a platform's results need not
 # hold every experiment).
@@ -29,6 +31,23 @@ if [ $# -eq 0 ]; then
         grep -v -e '^rows\.py$' -e '^summary\.py$' -e '^compare\.py$' |
         sed 's/\.py$//')
 fi
+# A reference is one revision's rows: the revisions of the rows (their
+# git_rev column), of those REF_REV names, must be one.
+if [ "$every" -eq 1 ] && [ "${REF_REV:-}" != any ]; then
+    all=$(awk -F'\t' 'FNR == 1 { c = 0; for (i = 1; i <= NF; i++) if ($i == "git_rev") c = i; next }
+        c && !($c in s) { s[$c] = 1; print $c }' "$results"/*.tsv 2>/dev/null || :)
+    revs=$(echo "$all" | awk -v r="${REF_REV:-}" 'NF && index($0, r) == 1' | paste -s -d ' ')
+    n=$(echo "$revs" | wc -w)
+    if [ -n "${REF_REV:-}" ] && [ "$n" -eq 0 ]; then
+        echo "reports: ${results#"$root"/}: no rows of revision $REF_REV: name one of $(echo "$all" | paste -s -d ' ')" >&2
+        exit 1
+    fi
+    if [ "$n" -gt 1 ]; then
+        echo "reports: ${results#"$root"/}: rows from $n revisions ($revs): not one revision's reference; pass REF_REV=<rev> to report that revision's rows alone, or REF_REV=any to report them all as a history" >&2
+        exit 1
+    fi
+fi
+mkdir -p "$reports"
 # scale_of TSV: the one scale of a report's rows (its scale column), or
 # nothing where they have several or none: one scale is said once, in the
 # subtitle, rather than on every tic label.
@@ -99,6 +118,6 @@ if [ "$every" -eq 1 ] && [ "$built" -eq 0 ]; then
     exit 1
 fi
 if [ "$every" -eq 1 ]; then
-    python3 "$here/report/summary.py" "$reports" "$reports/summary.md"
+    python3 "$here/report/summary.py" "$reports" "$reports/summary.md" "$results"
     echo "summary: $reports/summary.md"
 fi

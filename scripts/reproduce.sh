@@ -91,7 +91,10 @@ for s in $steps; do
         RESULTS_DIR=$results "$here/experiment.sh" "$s" "$bin" || failed="$failed $s"
     fi
 done
-RESULTS_DIR=$results "$here/reports.sh" >/dev/null
+# The reports of this revision's rows (gpm-info.tsv names it): a folder
+# with rows of earlier ones too still gives one revision's reference.
+rev=$(awk -F'\t' '$1 == "git_rev" { print $2 }' "$results/gpm-info.tsv" 2>/dev/null)
+REF_REV=${REF_REV:-$rev} RESULTS_DIR=$results "$here/reports.sh" >/dev/null
 echo "reproduce: done in $(( $(date +%s) - start )) s; ${REPORTS_DIR:-$root/reports/$(basename "$results")}/summary.md"
 if [ -n "$failed" ]; then
     echo "reproduce: FAILED steps:$failed" >&2

@@ -7,20 +7,30 @@ import statistics
 import sys
 
 
-def read_rows(results_dir, pattern="*.tsv"):
+def read_rows(results_dir, pattern="*.tsv", key="workload"):
     """Every row of every TSV under RESULTS_DIR whose name matches PATTERN,
-    as dicts keyed by column name (files without a 'workload' column, such as
-    gpm-info.tsv, are skipped)."""
+    as dicts keyed by column name (files without a KEY column, such as
+    gpm-info.tsv, are skipped), of REF_REV's revision alone (of_ref)."""
     rows = []
     for path in sorted(glob.glob(os.path.join(results_dir, pattern))):
         with open(path, newline="") as f:
             reader = csv.DictReader(f, delimiter="\t")
-            if not reader.fieldnames or "workload" not in reader.fieldnames:
+            if not reader.fieldnames or key not in reader.fieldnames:
                 continue
             for row in reader:
                 row["_file"] = os.path.basename(path)
                 rows.append(row)
-    return rows
+    return of_ref(rows)
+
+
+def of_ref(rows):
+    """ROWS of the revision REF_REV names (a prefix of their git_rev): a
+    reference's reports hold one revision's rows. Every row where REF_REV
+    is unset or "any"; scripts/reports.sh refuses a folder of several
+    revisions without it."""
+    ref = os.environ.get("REF_REV", "any") or "any"
+    return rows if ref == "any" else [r for r in rows
+                                      if (r.get("git_rev") or "").startswith(ref)]
 
 
 def target_rows(results_dir, target):

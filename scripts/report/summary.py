@@ -2,9 +2,12 @@
 """summary.md: every report of REPORTS_DIR as one table, our numbers
 beside the paper's, the platform on top, and for each figure one sentence on
 agreement or on the platform reason for the difference.
-    summary.py REPORTS_DIR OUT_MD
+    summary.py REPORTS_DIR OUT_MD [RESULTS_DIR]
 Reads the report TSVs that scripts/reports.sh wrote (figure_9.tsv, ...);
-reports that are missing are named as not run."""
+reports that are missing are named as not run. The first line names the
+revision of the rows (their count where they are several, or REF_REV is
+"any": a history), the days their experiments ran (RESULTS_DIR/timing.tsv)
+and the results folder."""
 import math
 import os
 import re
@@ -370,10 +373,20 @@ def noise(rows):
     return "; ".join(parts)
 
 
+def days(results_dir, revisions):
+    """The days the experiments of REVISIONS ran (timing.tsv's started), as
+    "first to last"; "date unknown" without them."""
+    lines = R.read_rows(results_dir, "timing.tsv", "git_rev") if results_dir else []
+    d = sorted({t["started"][:10] for t in lines if t.get("git_rev") in revisions
+                and t.get("started")})
+    return "date unknown" if not d else d[0] if d[0] == d[-1] else d[0] + " to " + d[-1]
+
+
 def main():
-    if len(sys.argv) != 3:
-        R.fail("usage: summary.py REPORTS_DIR OUT_MD")
+    if len(sys.argv) not in (3, 4):
+        R.fail("usage: summary.py REPORTS_DIR OUT_MD [RESULTS_DIR]")
     reports, out = sys.argv[1], sys.argv[2]
+    results = sys.argv[3] if len(sys.argv) == 4 else None
     lines, platforms, missing, revisions = [], [], [], []
     for name, title, cols, paper in SECTIONS:
         path = os.path.join(reports, name + ".tsv")
@@ -419,7 +432,16 @@ def main():
     if not lines:
         R.fail("summary: no reports in %s: run make reproduce (or the experiments and make "
                "reports) first" % reports)
-    head = ["# GPMbench against the paper", "",
+    where = os.path.basename(os.path.normpath(results or reports))
+    when = days(results, revisions)
+    # A reference is one revision's rows, unless a history was asked for.
+    if len(revisions) <= 1 and os.environ.get("REF_REV") != "any":
+        title = "# Reference of revision %s (%s), %s" % ((revisions or ["?"])[0], when, where)
+    else:
+        title = "# History of %d revision%s (%s), %s" % (
+            len(revisions), "" if len(revisions) == 1 else "s", when, where)
+    head = [title, "",
+            "GPMbench against the paper.", "",
             "Platform%s: %s" % ("s" if len(platforms) > 1 else "", "; ".join(platforms) or "?"),
             "", ("Revisions: %s. The rows come from %d revisions: they are not one revision's "
                  "results; rerun them at one revision (make reproduce) for a reference."

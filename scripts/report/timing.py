@@ -11,7 +11,6 @@ before the harness's clock, the scripts. For Figure 9 the goal column says
 whether the wall time is under 10 minutes or, where the timed repetitions
 alone add up to more, within 1.25x of them.
     timing.py RESULTS_DIR OUT_TSV"""
-import csv
 import os
 import sys
 
@@ -26,8 +25,7 @@ def timing_lines(results_dir):
     path = os.path.join(results_dir, "timing.tsv")
     if not os.path.exists(path):
         R.fail("timing: %s missing: run an experiment (make figure_9) first" % path)
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f, delimiter="\t"))
+    return R.read_rows(results_dir, "timing.tsv", "target")
 
 
 def timed(row):

@@ -243,7 +243,8 @@ else
     echo "skip - reproduce without a GPU: a GPU is visible (or no gpm-info)"
 fi
 mkdir -p "$tmp/rpbin" "$tmp/rp"
-printf '#!/bin/sh\nexit 0\n' >"$tmp/rpbin/gpm-info"
+# gpm-info names the revision, whose rows alone the summary reports.
+printf '#!/bin/sh\nprintf "key\\tvalue\\ngit_rev\\tfixture-rev2\\n"\n' >"$tmp/rpbin/gpm-info"
 # A workload program whose every run fails (WORKLOADS must name one).
 printf '#!/bin/sh\nexit 1\n' >"$tmp/rpbin/failwl"
 chmod +x "$tmp/rpbin/gpm-info" "$tmp/rpbin/failwl"
@@ -258,8 +259,8 @@ if [ "$rc" -eq 1 ] &&
     grep -q "^reproduce: \[13/16\] crash" "$tmp/out" && grep -q "^reproduce: \[14/16\] check-persistency" "$tmp/out" &&
     grep -q "^reproduce: \[15/16\] nvc" "$tmp/out" && grep -q "^reproduce: \[16/16\] sbrp" "$tmp/out" &&
     grep -q "^reproduce: FAILED steps: figure_3 figure_9 .* roofline figure_ycsb crash check-persistency nvc sbrp$" "$tmp/out" &&
-    [ -s "$tmp/rprep/summary.md" ]; then
-    echo "ok - reproduce: estimate, every step, the summary, the failures named"
+    head -n 1 "$tmp/rprep/summary.md" | grep -q "^# Reference of revision fixture-rev2 "; then
+    echo "ok - reproduce: estimate, every step, its revision's summary, the failures named"
 else
     echo "not ok - reproduce: exit $rc: $(head -c 600 "$tmp/out")"
 fi
