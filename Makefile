@@ -213,7 +213,8 @@ reproduce: deps
 	@$(MAKE) --no-print-directory all
 	@SCALE=$(if $(filter file,$(origin SCALE)),paper,$(SCALE)) scripts/reproduce.sh $(B)/bin
 
-# The reports of results/$(PLATFORM)/ in reports/$(PLATFORM)/.
+# The reports of results/$(PLATFORM)/ in reports/$(PLATFORM)/. Rows of several
+# revisions need REF_REV=<rev> (its rows alone) or REF_REV=any (a history).
 reports:
 	@scripts/reports.sh
 
