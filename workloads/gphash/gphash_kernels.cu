@@ -713,7 +713,7 @@ int gph_gpu_batch(struct gph_state *st, uint8_t *pm, uint64_t b, int cached, wl_
     cudaStream_t s = (cudaStream_t)wl_pipe_stream(&st->pipe);
     uint8_t *in = wl_pipe_in(&st->pipe, b, src, bytes, 2);
     const uint64_t *key = (const uint64_t *)in;
-    const uint8_t *op = in + keys_bytes(st);
+    const uint8_t *op = in + bytes[0]; /* right after this batch's keys (a last batch is short) */
     if (!in)
         return -1;
     if (d && cudaMemsetAsync(st->d_lists, 0, 2 * 8, s) != cudaSuccess)
