@@ -140,21 +140,37 @@ __global__ void apply_kernel(struct apply_args a)
         uint32_t changed = 0, set = 0;
         kvs_pair old, mine;
         unsigned m;
-        /* The head of a run, the same for the group's lanes. */
+        /* The head of a run, the same for the group's lanes. A hot set's
+         * run is long (Zipfian keys): its SETs are read GROUP at a time,
+         * a lane each, so the serial walk through them waits on memory
+         * once a GROUP, not twice a SET. */
         if (p < a.m && !(p > 0 && a.sets[p - 1] == a.sets[p])) {
+            uint32_t in_run;
             set = a.sets[p];
             old = mine = a.table[set].way[lane];
-            for (uint64_t r = p; r < a.m && a.sets[r] == set; r++) {
-                uint64_t i = a.idx[r], key = a.keys[i];
-                uint32_t own = group_ballot(mask, mine.key == key);
-                uint32_t free_ways = group_ballot(mask, mine.key == 0);
-                uint32_t w = own ? __ffs(own) - 1 : free_ways ? __ffs(free_ways) - 1
-                                                              : kvs_victim(key);
-                if (lane != w)
-                    continue;
-                mine.key = key;
-                mine.val = kvs_value(a.seed, a.b, a.n, i);
-                changed = 1;
+            for (uint64_t r0 = p;; r0 += GROUP) {
+                uint64_t r = r0 + lane, my_i = 0, my_key = 0;
+                int in = r < a.m && a.sets[r] == set;
+                if (in) {
+                    my_i = a.idx[r];
+                    my_key = a.keys[my_i];
+                }
+                in_run = (uint32_t)__popc(group_ballot(mask, in)); /* a prefix: sorted */
+                for (uint32_t j = 0; j < in_run; j++) {
+                    uint64_t i = __shfl_sync(mask, my_i, j, GROUP);
+                    uint64_t key = __shfl_sync(mask, my_key, j, GROUP);
+                    uint32_t own = group_ballot(mask, mine.key == key);
+                    uint32_t free_ways = group_ballot(mask, mine.key == 0);
+                    uint32_t w = own ? __ffs(own) - 1 : free_ways ? __ffs(free_ways) - 1
+                                                                  : kvs_victim(key);
+                    if (lane != w)
+                        continue;
+                    mine.key = key;
+                    mine.val = kvs_value(a.seed, a.b, a.n, i);
+                    changed = 1;
+                }
+                if (in_run < GROUP)
+                    break;
             }
         }
         m = __ballot_sync(0xffffffffu, changed);
