@@ -62,13 +62,17 @@ void gpm_result_set_times(gpm_result *res, const double *t, int n)
             res->max_s = t[i];
     }
     res->rsd_pct = rsd_pct(t, n);
+    /* Beyond the bound a row keeps only the summary above: rep_s empty. */
+    res->n_rep_s = n > 0 && n <= GPM_RESULT_MAX_REP_S ? n : 0;
+    if (res->n_rep_s)
+        memcpy(res->rep_s, t, (size_t)n * sizeof *t);
 }
 
 void gpm_result_tsv_header(FILE *out)
 {
     gpm_platform_tsv_header(out);
     fputs("\tworkload\top\tmode\tscale\tsize_bytes\tthreads\treps\tmedian_s\tmin_s\tmax_s"
-          "\tbytes_persisted\tthroughput_gbps\tverified\tparams\trsd_pct\n",
+          "\tbytes_persisted\tthroughput_gbps\tverified\tparams\trsd_pct\trep_s\n",
           out);
 }
 
@@ -99,6 +103,12 @@ void gpm_result_tsv_row(FILE *out, const gpm_platform *p, const gpm_result *res)
         fprintf(out, "\t%.3g", res->rsd_pct);
     else
         fputs("\tnan", out);
+    /* Each repetition, as precise as median_s, min_s and max_s (of an odd
+     * count, the median is one of them exactly), so that a comparison can
+     * test the samples; empty where the row keeps none. */
+    fputc('\t', out);
+    for (int i = 0; i < res->n_rep_s && i < GPM_RESULT_MAX_REP_S; i++)
+        fprintf(out, "%s%.9g", i ? "," : "", res->rep_s[i]);
     fputc('\n', out);
 }
 
@@ -118,19 +128,31 @@ static char *schema_header(void)
     return text;
 }
 
-/* The schema's header ends in NEW_TAIL; before rsd_pct, it ended in
- * OLD_TAIL. */
-#define NEW_TAIL "\tparams\trsd_pct\n"
-#define OLD_TAIL "\tparams\n"
-#define OLD_TAIL_LEN (sizeof OLD_TAIL - 1)
+/* The schema's header ends in NEW_TAIL; older ones ended a column or two
+ * short: before rep_s at rsd_pct, before rsd_pct at params. */
+#define NEW_TAIL "\tparams\trsd_pct\trep_s\n"
+static const struct older_schema {
+    const char *tail, *before, *ends_at;
+} older_schemas[] = {
+    {"\tparams\trsd_pct\n", "rep_s", "rsd_pct"},
+    {"\tparams\n", "rsd_pct", "params"},
+};
 
-/* GOT (R bytes read from the file's start) begins with the header WANT
- * (N bytes) as it was before rsd_pct: the same columns up to params. */
-static int is_before_rsd(const char *got, size_t r, const char *want, size_t n)
+/* The older schema whose header GOT (R bytes read from the file's start)
+ * begins with: WANT's (N bytes) columns up to params, then that schema's
+ * tail; NULL if none. */
+static const struct older_schema *older_header(const char *got, size_t r, const char *want,
+                                               size_t n)
 {
     size_t head = n - (sizeof NEW_TAIL - 1);
-    return r >= head + OLD_TAIL_LEN && memcmp(got, want, head) == 0 &&
-           memcmp(got + head, OLD_TAIL, OLD_TAIL_LEN) == 0;
+    if (r < head || memcmp(got, want, head) != 0)
+        return NULL;
+    for (size_t i = 0; i < sizeof older_schemas / sizeof *older_schemas; i++) {
+        size_t len = strlen(older_schemas[i].tail);
+        if (r >= head + len && memcmp(got + head, older_schemas[i].tail, len) == 0)
+            return &older_schemas[i];
+    }
+    return NULL;
 }
 
 /* 0 if FD's file is empty or starts with the schema header, else -1 with
@@ -138,6 +160,7 @@ static int is_before_rsd(const char *got, size_t r, const char *want, size_t n)
 static int check_header(int fd, const char *path, off_t size)
 {
     char *want = schema_header(), *got = NULL;
+    const struct older_schema *old;
     size_t n;
     ssize_t r;
     int rc = 0;
@@ -154,10 +177,10 @@ static int check_header(int fd, const char *path, off_t size)
         return gpm_set_error("%s: out of memory", path);
     }
     r = pread(fd, got, n, 0);
-    if (r >= (ssize_t)OLD_TAIL_LEN && is_before_rsd(got, (size_t)r, want, n))
-        rc = gpm_set_error("%s: was written before the rsd_pct column (its header ends at "
-                           "params): pass a new file, or move this one aside (the reports "
-                           "read both)", path);
+    if (r > 0 && (old = older_header(got, (size_t)r, want, n)) != NULL)
+        rc = gpm_set_error("%s: was written before the %s column (its header ends at %s): "
+                           "pass a new file, or move this one aside (the reports read both)",
+                           path, old->before, old->ends_at);
     else if (r != (ssize_t)n || memcmp(got, want, n) != 0)
         rc = gpm_set_error("%s: is not a result file of this schema (its first line is not "
                            "the result header): pass a new file, or one these programs wrote",

@@ -15,13 +15,18 @@ check "platform columns filled" '[ -n "$(col git_rev 2)" ] && [ -n "$(col pm_bac
 check "every row has the header's columns" '[ "$(awk -F"\t" "{print NF}" "$f" | sort -u | wc -l)" -eq 1 ]'
 check "a count's spread is unknown (nan), not 0, unless given" '[ "$(col rsd_pct 2)" = nan ] && [ "$(col rsd_pct 3)" = nan ]'
 "$bin/gpm-row" "$f" workload=x op=y reps=5 rsd_pct=3.25
-check "a given spread lands in rsd_pct, the last column" '[ "$(col rsd_pct 4)" = 3.25 ] && [ "$(head -n 1 "$f" | awk -F"\t" "{print \$NF}")" = rsd_pct ]'
-# A file of the schema before rsd_pct (its header ends at params) is refused
-# with a line that says so, and left as it was.
-head -n 1 "$f" | sed 's/	rsd_pct$//' >"$f.old"
-"$bin/gpm-row" "$f.old" workload=x op=y 2>"$f.err"; rc=$?
-check "a file written before rsd_pct is refused, naming the column and the fix" \
-    '[ $rc -eq 1 ] && [ "$(wc -l <"$f.err")" -eq 1 ] && grep -q "written before the rsd_pct column.*move this one aside" "$f.err" && [ "$(wc -l <"$f.old")" -eq 1 ]'
+check "a given spread lands in rsd_pct, before rep_s, the last column" '[ "$(col rsd_pct 4)" = 3.25 ] && [ "$(head -n 1 "$f" | awk -F"\t" "{print \$(NF - 1) \" \" \$NF}")" = "rsd_pct rep_s" ]'
+check "a count keeps no repetitions: rep_s empty" '[ -z "$(col rep_s 2)" ] && [ -z "$(col rep_s 4)" ]'
+# A file of a schema before rsd_pct (its header ends at params) or before
+# rep_s (it ends at rsd_pct) is refused with a line that says so, and left
+# as it was.
+for old in rsd_pct rep_s; do
+    case $old in rsd_pct) cut='	rsd_pct	rep_s' ;; *) cut='	rep_s' ;; esac
+    head -n 1 "$f" | sed "s/$cut\$//" >"$f.old"
+    "$bin/gpm-row" "$f.old" workload=x op=y 2>"$f.err"; rc=$?
+    check "a file written before $old is refused, naming the column and the fix" \
+        '[ $rc -eq 1 ] && [ "$(wc -l <"$f.err")" -eq 1 ] && grep -q "written before the $old column.*move this one aside" "$f.err" && [ "$(wc -l <"$f.old")" -eq 1 ]'
+done
 "$bin/gpm-row" "$f" workload=x op=y bogus=1 2>"$f.err"; rc=$?
 check "unknown key is refused with exit 2" '[ $rc -eq 2 ] && grep -q "bogus=1" "$f.err"'
 "$bin/gpm-row" "$f" op=y 2>"$f.err"; rc=$?

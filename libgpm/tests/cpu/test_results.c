@@ -1,6 +1,6 @@
-/* Result rows: the median and the spread, the header written once, values
- * that read back by column name, no stray tabs, and files of the schema
- * before rsd_pct refused. */
+/* Result rows: the median, the spread and each repetition, the header
+ * written once, values that read back by column name, no stray tabs, and
+ * files of the schemas before rsd_pct and before rep_s refused. */
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -50,6 +50,29 @@ static void times_give_the_relative_standard_deviation(void)
     CHECK(isnan(r.rsd_pct));
     gpm_result_set_times(&r, t, 0);
     CHECK(isnan(r.rsd_pct));
+}
+
+/* Each repetition kept in the order run, up to GPM_RESULT_MAX_REP_S;
+ * beyond, none (the row keeps its median, min, max and spread). */
+static void times_are_kept_up_to_the_bound(void)
+{
+    static double many[GPM_RESULT_MAX_REP_S + 1];
+    double t[] = {0.4, 0.1, 0.3, 0.2, 0.5};
+    gpm_result r;
+    memset(&r, 0, sizeof r);
+    gpm_result_set_times(&r, t, 5);
+    CHECK_EQ_INT(r.n_rep_s, 5);
+    CHECK(memcmp(r.rep_s, t, sizeof t) == 0);
+    for (int i = 0; i <= GPM_RESULT_MAX_REP_S; i++)
+        many[i] = 1.0 + i;
+    gpm_result_set_times(&r, many, GPM_RESULT_MAX_REP_S);
+    CHECK_EQ_INT(r.n_rep_s, GPM_RESULT_MAX_REP_S);
+    CHECK(r.rep_s[GPM_RESULT_MAX_REP_S - 1] == GPM_RESULT_MAX_REP_S);
+    gpm_result_set_times(&r, many, GPM_RESULT_MAX_REP_S + 1);
+    CHECK_EQ_INT(r.n_rep_s, 0);
+    CHECK(r.reps == GPM_RESULT_MAX_REP_S + 1 && r.median_s == 51 && r.max_s == 101);
+    gpm_result_set_times(&r, t, 0);
+    CHECK_EQ_INT(r.n_rep_s, 0);
 }
 
 static int count_char(const char *s, char c)
@@ -154,18 +177,54 @@ static void header_once_and_values_round_trip(void)
     CHECK(strcmp(field(names, vals, nh, "verified"), "ok") == 0);
     CHECK(strcmp(field(names, vals, nh, "params"), "chunk=64M, x=1") == 0);
     CHECK(strcmp(field(names, vals, nh, "rsd_pct"), "2.5") == 0);
-    /* The last column is rsd_pct, after params: the schema only ever appends. */
-    CHECK(strcmp(names[nh - 2], "params") == 0);
-    CHECK(strcmp(names[nh - 1], "rsd_pct") == 0);
+    CHECK(strcmp(field(names, vals, nh, "rep_s"), "") == 0); /* no times set */
+    /* The last columns are rsd_pct, then rep_s, after params: the schema
+     * only ever appends. */
+    CHECK(strcmp(names[nh - 3], "params") == 0);
+    CHECK(strcmp(names[nh - 2], "rsd_pct") == 0);
+    CHECK(strcmp(names[nh - 1], "rep_s") == 0);
 }
 
-/* The last field of ROW as text (ROW's own buffer, newline cut). */
-static const char *last_field(char *row)
+/* Field K from the end of ROW (0: the last) as text, in ROW's own buffer,
+ * the newline cut. */
+static const char *field_from_end(char *row, int k)
 {
     char *tab;
     row[strcspn(row, "\n")] = '\0';
-    tab = strrchr(row, '\t');
-    return tab ? tab + 1 : row;
+    for (; (tab = strrchr(row, '\t')) != NULL; k--) {
+        if (k == 0)
+            return tab + 1;
+        *tab = '\0';
+    }
+    return row;
+}
+
+/* The times of a row's repetitions in rep_s, comma-separated in the order
+ * run, as precise as median_s; an empty field where the row keeps none. */
+static void repetitions_are_written_as_rep_s(void)
+{
+    double t[] = {0.4, 0.1, 0.3, 0.2, 1.23456789e-05}, many[GPM_RESULT_MAX_REP_S + 1];
+    gpm_platform p;
+    gpm_result r = sample();
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m;
+    memset(&p, 0, sizeof p);
+    for (int i = 0; i <= GPM_RESULT_MAX_REP_S; i++)
+        many[i] = 2.0;
+    m = open_memstream(&text, &len);
+    CHECK(m != NULL);
+    gpm_result_set_times(&r, t, 5);
+    gpm_result_tsv_row(m, &p, &r);
+    gpm_result_set_times(&r, many, GPM_RESULT_MAX_REP_S + 1);
+    gpm_result_tsv_row(m, &p, &r);
+    fclose(m);
+    char *second = strchr(text, '\n') + 1;
+    CHECK(strcmp(field_from_end(second, 0), "") == 0);
+    CHECK(strcmp(field_from_end(second, 1), "0") == 0); /* rsd_pct still there */
+    CHECKF(strcmp(field_from_end(text, 0), "0.4,0.1,0.3,0.2,1.23456789e-05") == 0, "rep_s %s",
+           text);
+    free(text);
 }
 
 /* A row that cannot know its spread says nan, never 0 (which reads as no
@@ -188,14 +247,15 @@ static void unknown_spread_is_written_as_nan(void)
     gpm_result_tsv_row(m, &p, &r);
     fclose(m);
     char *second = strchr(text, '\n') + 1;
-    CHECK(strcmp(last_field(second), "nan") == 0);
-    CHECK(strcmp(last_field(text), "nan") == 0);
+    CHECK(strcmp(field_from_end(second, 1), "nan") == 0);
+    CHECK(strcmp(field_from_end(text, 1), "nan") == 0);
     free(text);
 }
 
-/* A file of the schema before rsd_pct is refused with its own message and
- * left as it is: its rows would end a column short of ours. */
-static void file_before_rsd_pct_is_refused_and_untouched(void)
+/* A file of an older schema, whose header is ours without its last
+ * columns CUT, is refused with a message naming WHY and left as it is: its
+ * rows would end a column or two short of ours. */
+static void older_file_is_refused_and_untouched(const char *cut, const char *why)
 {
     char path[4096], *hdr = NULL, *old;
     gpm_platform p;
@@ -208,7 +268,7 @@ static void file_before_rsd_pct_is_refused_and_untouched(void)
     gpm_result_tsv_header(h);
     fclose(h);
     /* The old header: ours without its last column, then one row. */
-    olen = strlen(hdr) - strlen("\trsd_pct\n");
+    olen = strlen(hdr) - strlen(cut);
     old = malloc(olen + 64);
     CHECK(old != NULL);
     memcpy(old, hdr, olen);
@@ -217,7 +277,7 @@ static void file_before_rsd_pct_is_refused_and_untouched(void)
     results_path(path, sizeof path, "results-before-rsd.tsv");
     CHECK(check_write_file(path, old) == 0);
     CHECK_EQ_INT(gpm_result_check_out(path), -1);
-    CHECK_MSG(gpm_last_error(), "was written before the rsd_pct column");
+    CHECK_MSG(gpm_last_error(), why);
     CHECK_EQ_INT(gpm_result_append(path, &p, &r), -1);
     CHECK_MSG(gpm_last_error(), "move this one aside");
     back = check_read_file(path, &len);
@@ -226,6 +286,18 @@ static void file_before_rsd_pct_is_refused_and_untouched(void)
     free(old);
     free(hdr);
     unlink(path);
+}
+
+static void file_before_rsd_pct_is_refused_and_untouched(void)
+{
+    older_file_is_refused_and_untouched(
+        "\trsd_pct\trep_s\n", "was written before the rsd_pct column (its header ends at params)");
+}
+
+static void file_before_rep_s_is_refused_and_untouched(void)
+{
+    older_file_is_refused_and_untouched(
+        "\trep_s\n", "was written before the rep_s column (its header ends at rsd_pct)");
 }
 
 static void empty_existing_file_gets_a_header(void)
@@ -314,9 +386,12 @@ int main(void)
     RUN(median_of_odd_even_and_unsorted);
     RUN(times_give_reps_median_min_max);
     RUN(times_give_the_relative_standard_deviation);
+    RUN(times_are_kept_up_to_the_bound);
     RUN(header_once_and_values_round_trip);
+    RUN(repetitions_are_written_as_rep_s);
     RUN(unknown_spread_is_written_as_nan);
     RUN(file_before_rsd_pct_is_refused_and_untouched);
+    RUN(file_before_rep_s_is_refused_and_untouched);
     RUN(empty_existing_file_gets_a_header);
     RUN(missing_values_leave_empty_fields);
     RUN(unwritable_path_is_named);

@@ -224,7 +224,7 @@ static char *read_text(const char *path)
 }
 
 /* The params column of the last row of ROWS, found by the header's name:
- * it is not the last column (rsd_pct follows it). */
+ * it is not the last column (rsd_pct and rep_s follow it). */
 static void last_params(char *out, size_t len)
 {
     char head[8192], line[8192], *h = head, *v = line;
