@@ -1,7 +1,8 @@
 # GPMbench: libgpm, its tools and tests, the workloads, and the experiments.
 # Components are found by convention, so a new workload or test needs no edit here:
 #   libgpm/src/*.{c,cu}                  -> libgpm/libgpm.a
-#   libgpm/tools/NAME.{c,cu}             -> build/bin/NAME
+#   libgpm/tools/gpm-NAME.{c,cu}         -> build/bin/gpm-NAME
+#   libgpm/tools/NAME_*.c                -> linked into build/bin/gpm-NAME (its parts)
 #   libgpm/bench/NAME.{c,cu}             -> build/bin/NAME
 #   libgpm/tests/{cpu,gpu}/test_*.{c,cu} -> build/tests/{cpu,gpu}/test_*
 #   workloads/common/*.{c,cu}            -> build/libharness.a (its main() runs the workload)
@@ -70,7 +71,8 @@ progname = $(notdir $(basename $(1)))
 
 LIB_OBJS     := $(call objs,$(call srcs,libgpm/src))
 HARNESS_OBJS := $(call objs,$(call srcs,workloads/common))
-TOOL_SRCS    := $(call srcs,libgpm/tools) $(call srcs,libgpm/bench)
+TOOL_SRCS    := $(wildcard libgpm/tools/gpm-*.c libgpm/tools/gpm-*.cu) $(call srcs,libgpm/bench)
+tool_parts    = $(wildcard libgpm/tools/$(patsubst gpm-%,%,$(call progname,$(1)))_*.c)
 TOOLS        := $(foreach s,$(TOOL_SRCS),$(B)/bin/$(call progname,$(s)))
 CPU_TEST_SRCS := $(call srcs,libgpm/tests/cpu)
 GPU_TEST_SRCS := $(call srcs,libgpm/tests/gpu)
@@ -113,7 +115,7 @@ link = @mkdir -p $(@D); echo "LINK $@"; $(NVCC) $(GENCODE) $(LDFLAGS) -o $@ $(1)
 
 # Programs of libgpm (tools and microbenchmarks).
 define tool_rule
-$(B)/bin/$(call progname,$(1)): $(call objs,$(1)) $(LIBGPM)
+$(B)/bin/$(call progname,$(1)): $(call objs,$(1) $(call tool_parts,$(1))) $(LIBGPM)
 	$$(call link,$$^)
 endef
 $(foreach s,$(TOOL_SRCS),$(eval $(call tool_rule,$(s))))
