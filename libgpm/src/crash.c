@@ -1,5 +1,5 @@
 /* The SIGKILL watchdog shared by the crash-trial programs and the workload
- * harness's --crash-after. One per process: armed before the work it is
+ * harness's --kill time:S. One per process: armed before the work it is
  * meant to interrupt, disarmed as soon as that work returns, so that a run
  * which finished first is never killed during its verification and then
  * counted as a crash. */

@@ -3,17 +3,17 @@
 # first one uninterrupted repetition of a process measures when its units of
 # progress become durable (measure_work: the repetition that a kill hits);
 # then TRIALS
-#   W --mode M --reps 1 --crash-after-progress T --crash-at-progress U-1 --keep --seed I
+#   W --mode M --reps 1 --kill after-progress:T@K --keep --seed I
 #   W --mode M --recover --seed I --out crash-trials.tsv  (must verify)
 # with T drawn uniformly from the measured timeline of durable progress, the
-# first unit to the last, and --crash-at-progress U-1 (U the measured
-# units) as the latest kill: a kill lands after the first unit is durable
-# and before the last, however fast the trial runs. Each
-# recovery row says what the kill hit (trial=mid-work|before-progress|
-# finished-first) and, where progress was durable, how much it found and
-# reused (durable=D/T,redone=R: the harness fails a recovery that redid
-# durable work). Only kills inside the work count as crash trials.
-# Transactional workloads (those with --crash-before-commit) also get
+# first unit to the last, and K = U-1 (U the measured units) as the latest
+# kill: a kill lands after the first unit is durable and before the last,
+# however fast the trial runs. Each recovery row says what the kill hit
+# (trial=mid-work|before-progress|finished-first) and, where progress was
+# durable, how much it found and reused (durable=D/T,redone=R: the harness
+# fails a recovery that redid durable work). Only kills inside the work
+# count as crash trials.
+# Transactional workloads (those with --kill commit:N) also get
 # COMMIT_TRIALS (default 10) runs killed just before their 1st, 2nd or 3rd
 # commit, every update and undo record of that batch durable. A campaign
 # fails if any trial was not recovered or if fewer than 90% of its random
@@ -144,7 +144,7 @@ for w in $(workloads); do
             done
             wait
             while [ "$i" -lt "$j" ]; do
-                finish_trial "$i" "$i/$TRIALS (seed $((${CRASH_SEED:-0} + i)), kill $(cat "$tmp/at$i") s)"
+                finish_trial "$i" "$i/$TRIALS (seed $((${CRASH_SEED:-0} + i)), kill $(cat "$tmp/at$i"))"
                 if [ "$rc" -eq 0 ]; then
                     echo "$TRIAL_S" >>"$tmp/times"
                     case $TRIAL in

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Figure 11a: the transactional workloads (those with --crash-before-commit)
+# Figure 11a: the transactional workloads (those with --kill commit:N)
 # in GPM mode with HCL and with the conventional log, swept over its
 # partition count (PARTITIONS, default "2048 256 64 16 4 1", most first: the
 # grid has 256 blocks of 8 warps; a block logs into partition block % P, or,

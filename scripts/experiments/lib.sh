@@ -57,9 +57,9 @@ ops() {
 }
 
 # runs_transactions W: W's batches are transactions (it takes
-# --crash-before-commit).
+# --kill commit:N).
 runs_transactions() {
-    "$GPM_BIN/$1" --help 2>/dev/null | grep -q -- "--crash-before-commit"
+    "$GPM_BIN/$1" --help 2>/dev/null | grep -q -- "commit:N"
 }
 
 # op_flag OP: the flag that picks OP (none for "run"), for run_mode.

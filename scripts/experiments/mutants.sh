@@ -9,7 +9,7 @@
 #      IMAGES (default 100) crash images, and KILLS (default 3) SIGKILL trials
 #      killed just after unit K of progress, K spread over the work (fewer
 #      where the work has fewer units)
-#      (crash_trial unit:K, scripts/lib/crash-trial.sh), each recovered and
+#      (crash_trial progress:K, scripts/lib/crash-trial.sh), each recovered and
 #      verified;
 #   2. for every site, the mutant without its persist point (GPM_MUTATE=SITE
 #      in every run, the recoveries' too):
@@ -102,7 +102,7 @@ sigkill() {
             [ -z "$1" ] || export GPM_MUTATE="$1"
             GPM_PM_DIR=$_pm
             # shellcheck disable=SC2086 # args is a list of flags
-            crash_trial "$w" "$m" "$SCALE" 1 "unit:$_k" "$tmp/trial" $args
+            crash_trial "$w" "$m" "$SCALE" 1 "progress:$_k" "$tmp/trial" $args
             _rc=$?
             echo "$TRIAL" >"$tmp/trial/what"
             exit "$_rc"

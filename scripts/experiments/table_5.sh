@@ -3,7 +3,7 @@
 # workload: a normal GPM run that keeps its PM file (op=run), then a
 # --recover run on that file (op=recover; its median_s is the time to
 # restore from PM), both appended to $RESULTS_DIR/table_5.tsv.
-# Transactional workloads (those with --crash-before-commit) restore the
+# Transactional workloads (those with --kill commit:N) restore the
 # paper's way: a run killed just before its first commit, then --recover
 # (its median_s: the undo of the whole batch and the reload of what the GPU
 # holds; undo_s in its params: the undo alone).
@@ -24,9 +24,9 @@ for w in $(workloads); do
             # before its commit (the worst case), after a normal run's time.
             # shellcheck disable=SC2046 # op_flag gives no word or two
             run_mode "$w" gpm "${REPS:-5}" "$out" $(op_flag "$op") || continue
-            echo "$name: $w --mode gpm --crash-before-commit 1 ($op)"
+            echo "$name: $w --mode gpm --kill commit:1 ($op)"
             # shellcheck disable=SC2046
-            "$GPM_BIN/$w" --mode gpm --scale "$SCALE" --reps 1 --keep --crash-before-commit 1 \
+            "$GPM_BIN/$w" --mode gpm --scale "$SCALE" --reps 1 --keep --kill commit:1 \
                 ${GPM_PM_DIR:+--pm-dir "$GPM_PM_DIR"} $(op_flag "$op") >/dev/null 2>&1
             if [ $? -ne 137 ]; then
                 echo "$name: FAILED: $w ($op) was not killed before its first commit" >&2

@@ -6,20 +6,15 @@
 #       one uninterrupted repetition; prints its units of progress and when
 #       the first and the last became durable: "UNITS FIRST_S LAST_S"
 #   kill_at UNITS FIRST_S LAST_S SEED
-#       a campaign's kill: "after:T@K", T drawn uniformly from the measured
-#       timeline of durable progress, LAST_S - FIRST_S, and K = UNITS - 1
-#       the latest: a trial that runs faster than the measurement is still
-#       killed before its last unit
+#       a campaign's kill: "after-progress:T@K", T drawn uniformly from the
+#       measured timeline of durable progress, LAST_S - FIRST_S, and
+#       K = UNITS - 1 the latest: a trial that runs faster than the
+#       measurement is still killed before its last unit
 #   crash_trial W MODE SCALE SEED AT TMPDIR [FLAG...]
-#       W killed with SIGKILL as AT says, then W --recover. AT is
-#         unit:K    just after the K-th unit of progress is durable
-#                   (--crash-at-progress: where tests kill, whatever the speed)
-#         after:T[@K]  T seconds after the first unit is durable
-#                   (--crash-after-progress: campaigns), or just after unit
-#                   K if that comes first
-#         commit:N  just before the N-th transaction commits
-#                   (--crash-before-commit)
-#         T         T seconds into the work (--crash-after)
+#       W killed with SIGKILL as AT says (W --kill AT), then W --recover.
+#       AT is one of W --help's forms of --kill: progress:K (where tests
+#       kill, whatever the speed), after-progress:T[@K] (campaigns),
+#       commit:N, time:T or random.
 #       Sets TRIAL (mid-work | before-progress | finished-first, or
 #       unrecovered), TRIAL_PARAMS (the recovery row's params), TRIAL_S (its
 #       median_s), TRIAL_ROWS (the recovery row file), TRIAL_LOG (both
@@ -34,7 +29,7 @@ kill_at() {
     awk -v u="$1" -v f="$2" -v l="$3" -v s="$4" '
         BEGIN { x = (s * 2654435761) % 4294967296 / 4294967296;
                 d = l - f; if (d < 0) d = 0;
-                printf "after:%.6f@%d", d * x, u - 1 }'
+                printf "after-progress:%.6f@%d", d * x, u - 1 }'
 }
 
 # One repetition of a process of its own: the kills cover a process's
@@ -61,17 +56,8 @@ crash_trial() {
     TRIAL_ROWS=$_t/recover.tsv
     : >"$TRIAL_ROWS"
     _start=$(date +%s)
-    _latest=""
-    case $_at in
-        commit:*) _kill=--crash-before-commit _at=${_at#commit:} ;;
-        unit:*) _kill=--crash-at-progress _at=${_at#unit:} ;;
-        after:*@*) _latest="--crash-at-progress ${_at#*@}" _at=${_at%@*}
-                   _kill=--crash-after-progress _at=${_at#after:} ;;
-        after:*) _kill=--crash-after-progress _at=${_at#after:} ;;
-        *) _kill=--crash-after ;;
-    esac
     timeout -k 30 "${TRIAL_TIMEOUT:-900}" "$GPM_BIN/$_w" --mode "$_m" --scale "$_s" \
-        --seed "$_seed" --reps 1 --keep "$_kill" "$_at" $_latest \
+        --seed "$_seed" --reps 1 --keep --kill "$_at" \
         ${GPM_PM_DIR:+--pm-dir "$GPM_PM_DIR"} "$@" >"$TRIAL_LOG" 2>&1
     _rc=$?
     # timeout -k ends a hung program with SIGKILL too (status 137).

@@ -157,7 +157,7 @@ cat >"$tmp/rbin/fakelog" <<EOF
 #!/bin/sh
 if [ "\$1" = --help ]; then
     echo "usage: fakelog --mode gpm [--scale tiny|small|paper] [--log S] [--partitions N]"
-    echo "       [--crash-before-commit N]"
+    echo "       [--kill time:S|random|progress:K|after-progress:S[@K]|commit:N]"
     exit 0
 fi
 log=hcl p=0 out=/dev/null

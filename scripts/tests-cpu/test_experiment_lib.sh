@@ -2,7 +2,7 @@
 # The experiment scripts' reuse of rows (scripts/experiments/lib.sh):
 # have_row accepts only a verified row of this scale and these programs'
 # revision, and copy_row appends that row, the newest, to another file,
-# with the header where the file has none.
+# with the header where the file has none; runs_transactions reads --help.
 set -u
 bin=${GPM_BIN:?GPM_BIN not set}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/explib.XXXXXX")
@@ -27,6 +27,7 @@ check "an operation is matched" 'have_row "$from" kvs gpm set && ! have_row "$fr
 check "an unverified row is not" '! have_row "$from" hs cap-mm'
 check "a row of another scale is not" '! have_row "$from" hs cap-fs'
 check "a row of another revision is not" '! have_row "$from" db gpm update'
+check "kvs and db run transactions, ps none" 'runs_transactions kvs && runs_transactions db && ! runs_transactions ps'
 copy_row "$from" "$to" hs gpm
 check "the copy starts with the header" '[ "$(head -n 1 "$to")" = "$(head -n 1 "$from")" ]'
 col() { awk -F'\t' -v c="$1" -v r="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i } NR == r { print $k }' "$to"; }

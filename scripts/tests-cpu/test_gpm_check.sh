@@ -143,7 +143,7 @@ fi
 # 4. The same mutant under real SIGKILL crash trials, killed at fixed
 # points (before the 2nd commit: a transaction active; after the 1st unit
 # of progress): each recovers and verifies.
-for at in commit:2 unit:1; do
+for at in commit:2 progress:1; do
     mkdir -p "$tmp/kill-$at"
     trial=$(
         GPM_PM_DIR=$tmp/kill-$at GPM_MUTATE=libgpm/src/$site

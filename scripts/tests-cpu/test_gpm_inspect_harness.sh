@@ -66,7 +66,7 @@ has "a region is named as the workload's object, in the workload's own layout" \
     "^identity	.*ps-tiny.id: running, epoch [0-9]*, mode cpu"
 
 # Killed mid-work, with size flags (a custom tag): RUNNING, resumable.
-"$bin/ps" --mode cpu --n 64M --block 256 --reps 1 --crash-at-progress 3 --keep --pm-dir "$tmp" \
+"$bin/ps" --mode cpu --n 64M --block 256 --reps 1 --kill progress:3 --keep --pm-dir "$tmp" \
     >/dev/null 2>&1
 id=$(ls "$tmp"/ps-custom-*.id 2>/dev/null | head -n 1)
 if [ -z "$id" ]; then

@@ -3,7 +3,7 @@
 # reference, then crash trials in gpm (which resumes durable progress) and
 # cap-fs and cap-gds (which rerun), where the workload has them: the run is
 # killed with SIGKILL just after its K-th unit of progress is durable
-# (--crash-at-progress), K spread over the units a measured run has, so
+# (--kill progress:K), K spread over the units a measured run has, so
 # every kill lands mid-work whatever the machine's speed; --recover must
 # finish it, verify, and say what the kill hit (scripts/lib/crash-trial.sh);
 # where a workload has cap-delta, its crash trials too. A workload with a
@@ -98,7 +98,7 @@ test_workload() {
                 k=$((units * t / (trials + 1)))
                 [ "$k" -ge 1 ] || k=1
                 # shellcheck disable=SC2086
-                if crash_trial "$w" "$m" "$cscale" "$t" "unit:$k" "$dir" $flag; then
+                if crash_trial "$w" "$m" "$cscale" "$t" "progress:$k" "$dir" $flag; then
                     [ "$TRIAL" = mid-work ] && mid=$((mid + 1))
                     echo "ok - $w $what$m crash trial $t (killed after unit $k of $units): $TRIAL, recovered: $(echo "$TRIAL_PARAMS" | sed 's/.*seed=[0-9]*,//')"
                 else

@@ -46,7 +46,7 @@ static int bfs_layout(struct wl_ctx *c)
     wl_obj_region(c, BFS_PM, bfs_file_bytes(n));
     c->data_bytes = bfs_file_bytes(n);
     c->calib_bytes = n * 4; /* the largest commit: the CAP modes' cost array */
-    /* For --crash-after random: on the fast side, about 2.5 sqrt(n) levels
+    /* For --kill random: on the fast side, about 2.5 sqrt(n) levels
      * (the generator's from a corner) of 25 us each. */
     c->expected_s = 2.5 * sqrt((double)n) * 25e-6 + (double)n * 8 / 20e9 + 0.005;
     return 0;

@@ -33,7 +33,7 @@ static int blk_layout(struct wl_ctx *c)
     wl_obj_checkpoint(c, BLK_PRICES, 2 * acc_bytes(n) + sizeof(blk_meta), 3);
     c->data_bytes = 2 * acc_bytes(n);
     c->calib_bytes = c->data_bytes;
-    /* For --crash-after random: on the fast side (pricing at about 10 ps
+    /* For --kill random: on the fast side (pricing at about 10 ps
      * an option, checkpoints at about 45 GB/s), so a random kill lands
      * inside the run in the fast modes and in its first part in slower ones. */
     c->expected_s = (double)iters * (double)n * 1e-11 +

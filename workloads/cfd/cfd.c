@@ -88,7 +88,7 @@ static int cfd_layout(struct wl_ctx *c)
     wl_obj_checkpoint(c, CFD_STATE, state_bytes(n) + sizeof(cfd_meta), 2);
     c->data_bytes = state_bytes(n);
     c->calib_bytes = state_bytes(n) + sizeof(cfd_meta);
-    /* For --crash-after random: on the fast side (about 0.2 ns per
+    /* For --kill random: on the fast side (about 0.2 ns per
      * element-iteration, the mesh and state mostly in L2 at paper scale,
      * 25 us of launches and a synchronisation per iteration, checkpoints at
      * 45 GB/s), so a random kill lands inside the run in the fast modes and

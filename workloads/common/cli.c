@@ -55,6 +55,10 @@ static int has_transactions(const struct wl_workload *w)
     return 0;
 }
 
+/* --kill's forms; commit:N only where there are transactions (scripts look). */
+#define KILL_FORMS "time:S|random|progress:K|after-progress:S[@K]"
+#define KILL_COMMIT(w) (has_transactions(w) ? "|commit:N" : "")
+
 static void modes_list(const struct wl_workload *w, char *out, size_t len)
 {
     size_t n = 0;
@@ -96,11 +100,9 @@ static void usage(const struct wl_workload *w, FILE *out)
     for (int i = 0; i < nparams(w); i++)
         fprintf(out, " [--%s %s]", w->params[i].flag, type_word(w->params[i].type));
     fprintf(out, "\n       [--reps N] [--pm-dir DIR] [--cpu-threads N|best] [--recover]\n"
-                 "       [--crash-after SECONDS|random] [--crash-at-progress K]\n"
-                 "       [--crash-after-progress SECONDS] [--progress-times] [--seed N]\n"
-                 "       [--out FILE] [--keep] [--trace DIR] [--modes] [--cp-blocks N]\n");
-    if (has_transactions(w))
-        fprintf(out, "       [--crash-before-commit N]\n");
+                 "       [--kill " KILL_FORMS "%s]\n"
+                 "       [--progress-times] [--seed N] [--out FILE] [--keep] [--trace DIR]\n"
+                 "       [--modes] [--cp-blocks N]\n", KILL_COMMIT(w));
     if (w->sbrp)
         fprintf(out, "       [--persistency epoch|sbrp]\n");
     for (int i = 0; i < nparams(w); i++) {
@@ -136,15 +138,15 @@ static void usage(const struct wl_workload *w, FILE *out)
                  "                       an interval of steps)\n"
                  "  --recover            resume (or restart) the crashed run kept in the PM "
                  "files, finish, verify\n"
-                 "  --crash-after S      SIGKILL this process S seconds (or a random moment) "
-                 "into the first repetition\n"
-                 "  --crash-at-progress K  SIGKILL this process just after the K-th unit of "
-                 "progress of the\n"
-                 "                       first repetition is durable (a batch, a checkpoint's "
-                 "steps, a level...)\n"
-                 "  --crash-after-progress S  SIGKILL this process S seconds after the first "
-                 "unit of progress\n"
-                 "                       (with --crash-at-progress: whichever comes first)\n"
+                 "  --kill WHEN          SIGKILL this process in the first repetition (or the "
+                 "recovery): WHEN\n"
+                 "                       time:S (S seconds in), random (a moment within it), "
+                 "progress:K (just\n"
+                 "                       after its K-th unit of progress is durable: a batch, a "
+                 "checkpoint's\n"
+                 "                       steps, a level...) or after-progress:S[@K] (S seconds "
+                 "after the first\n"
+                 "                       unit, or just after unit K if that comes first)\n"
                  "  --progress-times     note when the first and the last unit of progress "
                  "came (progress_*_s)\n"
                  "  --seed N             input seed (default 1)\n"
@@ -158,16 +160,50 @@ static void usage(const struct wl_workload *w, FILE *out)
                  "resumes durable\n"
                  "                       progress; 0: it restarts), each =1 or =0\n");
     if (has_transactions(w))
-        fprintf(out, "  --crash-before-commit N  SIGKILL this process just before the N-th "
+        fprintf(out, "  --kill commit:N      SIGKILL this process just before the N-th "
                      "transaction of the first\n"
                      "                       repetition commits (its updates durable, its undo "
                      "records too)\n");
 }
 
 enum { OPT_MODE = 1000, OPT_OP, OPT_SCALE, OPT_REPS, OPT_PM_DIR, OPT_CPU_THREADS, OPT_RECOVER,
-       OPT_CRASH_AFTER, OPT_SEED, OPT_OUT, OPT_KEEP, OPT_HELP, OPT_CRASH_COMMIT,
-       OPT_CRASH_PROGRESS, OPT_CRASH_AFTER_PROGRESS, OPT_PROGRESS_TIMES, OPT_TRACE, OPT_MODES,
+       OPT_KILL, OPT_SEED, OPT_OUT, OPT_KEEP, OPT_HELP, OPT_PROGRESS_TIMES, OPT_TRACE, OPT_MODES,
        OPT_CP_BLOCKS, OPT_PERSISTENCY, OPT_PARAM = 2000 };
+
+/* --kill WHEN, parsed here once into K: kind, then its numbers. */
+static int parse_kill(const struct wl_workload *w, const char *val, struct wl_kill *k)
+{
+    char s[64], *arg, *at;
+    int bad = snprintf(s, sizeof s, "%s", val) >= (int)sizeof s;
+    if ((arg = strchr(s, ':')))
+        *arg++ = '\0';
+    if ((at = strchr(arg ? arg : s, '@')))
+        *at++ = '\0';
+    memset(k, 0, sizeof *k);
+    if (strcmp(s, "random") == 0 && !arg && !at)
+        k->kind = WL_KILL_RANDOM;
+    else if (strcmp(s, "time") == 0 && arg && !at) {
+        k->kind = WL_KILL_TIME;
+        bad |= gpm_arg_double("--kill", arg, 1e-6, 1e6, &k->seconds);
+    } else if (strcmp(s, "progress") == 0 && arg && !at) {
+        k->kind = WL_KILL_PROGRESS;
+        bad |= gpm_arg_ll("--kill", arg, 1, 1ll << 50, &k->unit);
+    } else if (strcmp(s, "after-progress") == 0 && arg) {
+        k->kind = WL_KILL_AFTER_PROGRESS;
+        bad |= gpm_arg_double("--kill", arg, 0, 1e6, &k->seconds) ||
+               (at && gpm_arg_ll("--kill", at, 1, 1ll << 50, &k->unit));
+    } else if (strcmp(s, "commit") == 0 && !has_transactions(w))
+        return gpm_set_error("--kill: %s runs no transactions, so no commit:N: use "
+                             KILL_FORMS, w->name);
+    else if (strcmp(s, "commit") == 0 && arg && !at) {
+        k->kind = WL_KILL_COMMIT;
+        bad |= gpm_arg_ll("--kill", arg, 1, 1ll << 40, &k->commit);
+    }
+    if (bad || k->kind == WL_KILL_NONE)
+        return gpm_set_error("--kill: expects " KILL_FORMS "%s (S seconds, K and N counts from "
+                             "1), got '%s'", KILL_COMMIT(w), val);
+    return 0;
+}
 
 static int parse_param(const struct wl_workload *w, int i, const char *val, struct wl_opts *o)
 {
@@ -252,32 +288,11 @@ static int parse_one(const struct wl_workload *w, int c, const char *val, struct
                                  "flag", w->name);
         return gpm_arg_choice("--persistency", val, models, &o->sbrp);
     }
-    case OPT_CRASH_AFTER:
-        if (strcmp(val, "random") == 0) {
-            o->crash_random = 1;
-            o->crash_after = 0;
-            return 0;
-        }
-        if (gpm_arg_double("--crash-after", val, 1e-6, 1e6, &o->crash_after) != 0)
-            return gpm_set_error("--crash-after: expects seconds > 0 or 'random', got '%s'",
-                                 val);
-        return 0;
-    case OPT_CRASH_COMMIT:
-        if (!has_transactions(w))
-            return gpm_set_error("--crash-before-commit: %s runs no transactions: use "
-                                 "--crash-after", w->name);
-        return gpm_arg_ll("--crash-before-commit", val, 1, 1ll << 40, &o->crash_before_commit);
+    case OPT_KILL: return parse_kill(w, val, &o->kill);
     case OPT_TRACE:
         if (!*val)
             return gpm_set_error("--trace: empty: pass a directory for the trace");
         o->trace = val;
-        return 0;
-    case OPT_CRASH_PROGRESS:
-        return gpm_arg_ll("--crash-at-progress", val, 1, 1ll << 50, &o->crash_at_progress);
-    case OPT_CRASH_AFTER_PROGRESS:
-        if (gpm_arg_double("--crash-after-progress", val, 0, 1e6, &o->crash_after_progress) !=
-            0)
-            return gpm_set_error("--crash-after-progress: expects seconds >= 0, got '%s'", val);
         return 0;
     case OPT_SEED:
         if (gpm_arg_ll("--seed", val, 0, 0x7fffffffffffffffll, &x) != 0)
@@ -299,10 +314,8 @@ int wl_parse_args(const struct wl_workload *w, int argc, char **argv, struct wl_
     static const struct { const char *name; int has_arg, val; } common[] = {
         {"mode", 1, OPT_MODE}, {"op", 1, OPT_OP}, {"scale", 1, OPT_SCALE}, {"reps", 1, OPT_REPS},
         {"pm-dir", 1, OPT_PM_DIR}, {"cpu-threads", 1, OPT_CPU_THREADS},
-        {"recover", 0, OPT_RECOVER}, {"crash-after", 1, OPT_CRASH_AFTER},
+        {"recover", 0, OPT_RECOVER}, {"kill", 1, OPT_KILL},
         {"seed", 1, OPT_SEED}, {"out", 1, OPT_OUT}, {"keep", 0, OPT_KEEP},
-        {"crash-before-commit", 1, OPT_CRASH_COMMIT}, {"crash-at-progress", 1, OPT_CRASH_PROGRESS},
-        {"crash-after-progress", 1, OPT_CRASH_AFTER_PROGRESS},
         {"progress-times", 0, OPT_PROGRESS_TIMES}, {"trace", 1, OPT_TRACE},
         {"modes", 0, OPT_MODES}, {"help", 0, OPT_HELP}, {"cp-blocks", 1, OPT_CP_BLOCKS},
         {"persistency", 1, OPT_PERSISTENCY}};
@@ -314,8 +327,6 @@ int wl_parse_args(const struct wl_workload *w, int argc, char **argv, struct wl_
     memset(o, 0, sizeof *o);
     o->scale = WL_SMALL;
     o->reps = 3;
-    o->crash_after = -1;
-    o->crash_after_progress = -1;
     o->seed = 1;
     for (int i = 0; i < nc; i++)
         opts[n++] = (struct option){common[i].name, common[i].has_arg ? required_argument
@@ -352,13 +363,9 @@ int wl_parse_args(const struct wl_workload *w, int argc, char **argv, struct wl_
     modes_list(w, modes, sizeof modes);
     if (!have_mode)
         return gpm_set_error("--mode: required: pass --mode %s", modes);
-    if (o->crash_before_commit && o->recover)
-        return gpm_set_error("--crash-before-commit: not with --recover (crash the run, then "
-                             "recover it)");
-    if (o->crash_after >= 0 && (o->crash_at_progress > 0 || o->crash_after_progress >= 0))
-        return gpm_set_error("--crash-after: not with --crash-at-progress or "
-                             "--crash-after-progress (they kill on progress; together, "
-                             "whichever comes first)");
+    if (o->kill.kind == WL_KILL_COMMIT && o->recover)
+        return gpm_set_error("--kill commit:N: not with --recover (crash the run, then recover "
+                             "it)");
     for (int i = 0; i < nparams(w); i++)
         if (o->given[i] && w->params[i].sizes)
             o->custom = 1;

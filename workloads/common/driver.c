@@ -65,10 +65,7 @@ static int check_persistency(const struct wl_ctx *c)
 static int check_volatile(const struct wl_ctx *c)
 {
     const char *flag = c->opt.recover                   ? "--recover"
-                       : c->opt.crash_after >= 0          ? "--crash-after"
-                       : c->opt.crash_at_progress > 0     ? "--crash-at-progress"
-                       : c->opt.crash_after_progress >= 0 ? "--crash-after-progress"
-                       : c->opt.crash_before_commit > 0   ? "--crash-before-commit"
+                       : c->opt.kill.kind != WL_KILL_NONE ? "--kill"
                        : c->opt.trace                     ? "--trace"
                                                           : NULL;
     if (!c->m->commit->nothing_durable || !flag)
@@ -195,25 +192,31 @@ static void progress_line(const struct wl_ctx *c, int rep, int reps, double s)
     fprintf(stderr, "%s %s: rep %d/%d %.3f s\n", c->wl->name, c->m->name, rep + 1, reps, s);
 }
 
+/* Does --kill ask for the watchdog (time:S, random)? */
+static int watchdog(const struct wl_ctx *c)
+{
+    return c->opt.kill.kind == WL_KILL_TIME || c->opt.kill.kind == WL_KILL_RANDOM;
+}
+
 /* A crash that was asked for but cannot be armed is an error: the run
  * must not pass for one that finished before the kill. */
 static int arm_crash(struct wl_ctx *c)
 {
     char why[512];
-    if (c->opt.crash_after < 0)
-        return 0; /* the other kills land on progress (progress.c) */
-    if (wl_crash_arm(c->opt.crash_random ? wl_crash_pick(c->expected_s, c->opt.seed)
-                                         : c->opt.crash_after) == 0)
+    if (!watchdog(c))
+        return 0; /* the other kills land on progress (progress.c) or a commit (tx.c) */
+    if (wl_crash_arm(c->opt.kill.kind == WL_KILL_RANDOM ? wl_crash_pick(c->expected_s, c->opt.seed)
+                                                       : c->opt.kill.seconds) == 0)
         return 0;
     snprintf(why, sizeof why, "%s", gpm_last_error());
-    return gpm_set_error("--crash-after: %s", why);
+    return gpm_set_error("--kill: %s", why);
 }
 
-/* Was a kill asked for (the first repetition's, or the recovery's)? */
+/* Is a kill armed around the timed work (the first repetition's, or the
+ * recovery's)? commit:N is not: it lands in the first repetition's commits. */
 static int crash_asked(const struct wl_ctx *c)
 {
-    return c->opt.crash_after >= 0 || c->opt.crash_at_progress > 0 ||
-           c->opt.crash_after_progress >= 0;
+    return c->opt.kill.kind != WL_KILL_NONE && c->opt.kill.kind != WL_KILL_COMMIT;
 }
 
 /* One timed piece of work, FN, under the identity protocol; the kills
@@ -249,13 +252,12 @@ static int timed(struct wl_ctx *c, struct wl_run *run, int (*fn)(struct wl_ctx *
         wl_note(c, "cp_blocks=%d", c->opt.cp_blocks);
     else
         wl_cp_pace_note(c);
-    if (arm && c->opt.crash_after >= 0 && wl_crash_disarm() == 1)
+    if (arm && watchdog(c) && wl_crash_disarm() == 1)
         fprintf(stderr, "crash: the work finished before the watchdog fired\n");
-    if (arm && (c->opt.crash_at_progress > 0 || c->opt.crash_after_progress >= 0))
+    if (arm && !watchdog(c))
         fprintf(stderr, "crash: the work finished before the kill on progress\n");
-    if (c->opt.crash_before_commit && c->rep == 0)
-        fprintf(stderr, "crash: the work finished before commit %lld\n",
-                c->opt.crash_before_commit);
+    if (c->opt.kill.kind == WL_KILL_COMMIT && c->rep == 0)
+        fprintf(stderr, "crash: the work finished before commit %lld\n", c->opt.kill.commit);
     if (rc == 0)
         rc = wl_identity_write(c, run, WL_ID_COMPLETE);
     return rc;
@@ -465,8 +467,7 @@ int wl_run(const struct wl_workload *w, int argc, char **argv)
                 w->name, gpm_pm_dir());
         files = WL_FILES_KEEP;
     } else
-        files = c->opt.keep || crash_asked(c) || c->opt.crash_before_commit ? WL_FILES_KEEP
-                                                                             : WL_FILES_REMOVE;
+        files = c->opt.keep || c->opt.kill.kind != WL_KILL_NONE ? WL_FILES_KEEP : WL_FILES_REMOVE;
     rc = ok && !row_err ? 0 : 1;
 out:
     free(t);

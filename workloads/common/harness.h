@@ -148,8 +148,8 @@ const char *wl_pcie_why(void);
 /* The counters of timed work (progress.c): the device's counts of bytes
  * and persists of the kernels' wl_store_* and wl_persist (and undo
  * records), and the units of progress, with the watcher that kills at a
- * unit (--crash-at-progress) or a moment after the first
- * (--crash-after-progress) and notes when they came (--progress-times). */
+ * unit (--kill progress:K) or a moment after the first
+ * (--kill after-progress:S) and notes when they came (--progress-times). */
 struct wl_live;
 int wl_live_open(struct wl_ctx *c);
 void wl_live_close(struct wl_ctx *c);
@@ -159,7 +159,7 @@ int wl_live_stop(struct wl_ctx *c);
 /* Between the two: inside timed work, not prepare(). */
 int wl_live_timing(const struct wl_ctx *c);
 
-/* The --crash-after watchdog (crash.c). */
+/* The --kill time:S and random watchdog (crash.c). */
 double wl_crash_pick(double expected_s, unsigned long long salt);
 int wl_crash_arm(double seconds);
 int wl_crash_disarm(void);

@@ -9,12 +9,12 @@
  * a GPU's atomics on host memory are not supported over PCIe). A kernel
  * tells the host through two words of mapped host memory, written with
  * plain stores by one thread each: the first unit came, and the unit that
- * --crash-at-progress names came (that thread then waits to be killed).
- * A unit counted on the host with --crash-at-progress K kills right there,
+ * --kill progress:K names came (that thread then waits to be killed).
+ * A unit counted on the host with --kill progress:K kills right there,
  * after the K-th; the watcher thread, which polls the words, kills for the
  * kernels' units. So a crash test lands after exactly the unit it names,
  * however fast the work runs. The watcher also kills a moment after the
- * first unit (--crash-after-progress: campaigns draw that moment from a
+ * first unit (--kill after-progress:S: campaigns draw that moment from a
  * measured run's first and last units, and pass the last but one as the
  * latest, so kills land inside the work) and notes when the first and the
  * last unit came (--progress-times). */
@@ -121,7 +121,7 @@ static double seconds(uint64_t ns) { return ns ? (double)(ns - 1) / 1e9 : -1; }
 void wl_progress_add(struct wl_ctx *c, uint64_t units)
 {
     struct wl_live *l = c->live;
-    unsigned long long k, at = (unsigned long long)c->opt.crash_at_progress;
+    unsigned long long k, at = (unsigned long long)c->opt.kill.unit;
     if (!l || !units)
         return;
     k = __atomic_add_fetch(&l->host_units, (unsigned long long)units, __ATOMIC_SEQ_CST);
@@ -149,10 +149,10 @@ static void observe(struct wl_ctx *c)
     if (!l->armed)
         return;
     if (signal_word(l, 1))
-        die((unsigned long long)c->opt.crash_at_progress);
+        die((unsigned long long)c->opt.kill.unit);
     first = seconds(__atomic_load_n(&l->first_ns, __ATOMIC_SEQ_CST));
-    if (c->opt.crash_after_progress >= 0 && first >= 0 &&
-        t >= first + c->opt.crash_after_progress)
+    if (c->opt.kill.kind == WL_KILL_AFTER_PROGRESS && first >= 0 &&
+        t >= first + c->opt.kill.seconds)
         die(__atomic_load_n(&l->host_units, __ATOMIC_SEQ_CST));
 }
 
@@ -170,27 +170,27 @@ static void *watch(void *arg)
 int wl_live_start(struct wl_ctx *c, int arm)
 {
     struct wl_live *l = c->live;
-    int kills = arm && (c->opt.crash_at_progress > 0 || c->opt.crash_after_progress >= 0);
+    int after = arm && c->opt.kill.kind == WL_KILL_AFTER_PROGRESS;
+    unsigned long long unit = arm ? (unsigned long long)c->opt.kill.unit : 0;
     if (l->acct_dev && cudaMemset(l->acct_dev, 0, (2 * WL_ACCT_SLOTS + 1) * sizeof *l->acct_dev) !=
                            cudaSuccess)
         return gpm_set_error("cannot reset the harness's counters on the GPU");
     if (l->signal)
         memset(l->signal, 0, 2 * sizeof *l->signal);
     l->host_units = 0;
-    l->stall_at = arm ? (unsigned long long)c->opt.crash_at_progress : 0;
+    l->stall_at = unit;
     l->armed = arm;
     l->timing = 1;
     l->first_ns = l->last_ns = 0;
     l->stop = 0;
     l->t0 = wl_now();
-    if (kills && c->opt.crash_after_progress >= 0)
+    if (after)
         fprintf(stderr, "crash: SIGKILL %.6f s after the first unit of progress\n",
-                c->opt.crash_after_progress);
-    if (kills && c->opt.crash_at_progress > 0)
-        fprintf(stderr, "crash: SIGKILL %safter unit %lld of progress\n",
-                c->opt.crash_after_progress >= 0 ? "at the latest " : "",
-                c->opt.crash_at_progress);
-    if (!kills && !c->opt.progress_times)
+                c->opt.kill.seconds);
+    if (unit)
+        fprintf(stderr, "crash: SIGKILL %safter unit %llu of progress\n",
+                after ? "at the latest " : "", unit);
+    if (!after && !unit && !c->opt.progress_times)
         return 0;
     if (pthread_create(&l->watcher, NULL, watch, c) != 0)
         return gpm_set_error("cannot start the progress watcher thread");

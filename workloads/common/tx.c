@@ -207,12 +207,12 @@ wl_txdev wl_tx_dev_base(struct wl_ctx *c, int tx)
 
 void wl_tx_commit_point(struct wl_ctx *c)
 {
-    /* --crash-before-commit N: the N-th transaction of the first
-     * repetition's timed work (not a load in prepare()) dies here, every
-     * change and undo record durable, its commit not. */
+    /* --kill commit:N: the N-th transaction of the first repetition's
+     * timed work (not a load in prepare()) dies here, every change and
+     * undo record durable, its commit not. */
     static long long commits;
-    if (c->opt.crash_before_commit && c->rep == 0 && wl_live_timing(c) &&
-        ++commits == c->opt.crash_before_commit) {
+    if (c->opt.kill.kind == WL_KILL_COMMIT && c->rep == 0 && wl_live_timing(c) &&
+        ++commits == c->opt.kill.commit) {
         fprintf(stderr, "crash: SIGKILL before commit %lld\n", commits);
         fflush(NULL);
         kill(getpid(), SIGKILL);

@@ -113,7 +113,7 @@ __device__ __forceinline__ void wl_dfence_at(wl_out o, const char *file, unsigne
 /* N more units of progress are durable (the caller persisted them first).
  * The count is in device memory (atomics on host memory are not supported
  * over PCIe); the host learns of the first unit, and of the unit that
- * --crash-at-progress names, from one plain store each to mapped host
+ * --kill progress:K names, from one plain store each to mapped host
  * memory. The thread whose units reach that target then waits (up to a
  * second) for the host to kill the process, so the kill lands while its
  * kernel still runs. */

@@ -170,6 +170,15 @@ struct wl_progress {
     uint64_t redone;   /* computed by the recovery */
 };
 
+/* --kill WHEN, parsed once (cli.c, whose usage says what each does). */
+enum wl_kill_kind { WL_KILL_NONE, WL_KILL_TIME, WL_KILL_RANDOM, WL_KILL_PROGRESS,
+                    WL_KILL_AFTER_PROGRESS, WL_KILL_COMMIT };
+struct wl_kill {
+    enum wl_kill_kind kind; /* time:S, random, progress:K, after-progress:S[@K], commit:N */
+    double seconds;         /* S */
+    long long unit, commit; /* K (0: none), N */
+};
+
 struct wl_opts {
     enum wl_mode mode;
     int op;                 /* index into the workload's ops (0 where it has none) */
@@ -184,16 +193,10 @@ struct wl_opts {
     int cp_blocks;          /* --cp-blocks: the overlapping checkpoint copy's blocks (0: paced) */
     int sbrp;               /* --persistency sbrp (1; epoch 0): the kernels' SBRP variant */
     int recover;
-    double crash_after;     /* seconds; < 0: no crash */
-    int crash_random;       /* a random moment within the expected run */
+    struct wl_kill kill;    /* --kill WHEN */
     unsigned long long seed;
     const char *out;        /* append rows here; NULL: stdout */
     int keep;               /* keep the PM files after a successful run */
-    long long crash_before_commit; /* SIGKILL before this commit (1-based) of the first
-                                      repetition's transactions; 0: none */
-    long long crash_at_progress;   /* SIGKILL once this many units of progress are durable
-                                      (1-based) in the first repetition; 0: none */
-    double crash_after_progress;   /* seconds after the first durable unit; < 0: none */
     int progress_times;     /* note when the first and the last unit became durable */
     const char *trace;      /* record the run's PM stores and persist points here
                                (gpm/trace.h: what gpm-check reads); NULL: none */
@@ -208,7 +211,7 @@ struct wl_ctx {
 
     /* Filled by the workload's layout(): */
     size_t data_bytes;       /* the PM-resident data (size_bytes column) */
-    double expected_s;       /* rough duration of one repetition, for --crash-after random */
+    double expected_s;       /* rough duration of one repetition, for --kill random */
     size_t calib_bytes;      /* bytes one CAP persist writes, for --cpu-threads best */
 
     /* Set up by the harness: */
@@ -398,8 +401,8 @@ void *wl_pm_dev(struct wl_ctx *c, int i);
  * each checkpoint of wl_steps itself; a workload whose units are its own
  * (levels, iterations, blocks) counts each once it is durable: on the host
  * with wl_progress_add, in a kernel with wl_progressed (wl.cuh). Crash
- * tests kill at a unit (--crash-at-progress K: just after the K-th is
- * durable), campaigns at a moment after the first (--crash-after-progress),
+ * tests kill at a unit (--kill progress:K: just after the K-th is
+ * durable), campaigns at a moment after the first (--kill after-progress:S),
  * and --progress-times notes when the first and the last came. */
 void wl_progress_add(struct wl_ctx *c, uint64_t units); /* thread-safe */
 
@@ -569,7 +572,7 @@ typedef struct wl_out {
     unsigned long long *progress;   /* the kernels' units of progress (NULL: none) */
     unsigned long long *signal;     /* mapped host words: [0] the first unit came, [1] unit
                                        stall_at came */
-    unsigned long long stall_at;    /* --crash-at-progress: the unit whose kernel thread
+    unsigned long long stall_at;    /* --kill progress:K: the unit whose kernel thread
                                        waits to be killed (0: none) */
 } wl_out;
 typedef struct wl_txdev {
@@ -643,7 +646,7 @@ extern const struct wl_tx_engine wl_tx_undo_fenced, wl_tx_undo_flushed, wl_tx_ca
 /* For engines (and their tests): the batch's device handle, with nothing
  * set but the mode's wl_out and the device counters. */
 wl_txdev wl_tx_dev_base(struct wl_ctx *c, int tx);
-/* --crash-before-commit: the engines call it just before a batch commits. */
+/* --kill commit:N: the engines call it just before a batch commits. */
 void wl_tx_commit_point(struct wl_ctx *c);
 
 /* ---- device memory, for the workloads' host code (dev.c) ---- */

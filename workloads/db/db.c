@@ -121,7 +121,7 @@ static int db_layout(struct wl_ctx *c)
         return -1;
     c->data_bytes = db_row_off(st->cap);
     c->calib_bytes = c->data_bytes;
-    /* For --crash-after random: on the fast side (a row in about 0.1 ns on
+    /* For --kill random: on the fast side (a row in about 0.1 ns on
      * the GPU, 20 us a step), so that a random kill lands inside the run. */
     c->expected_s = (double)st->steps *
                         ((double)(inserting(c) ? st->batch : st->rows) * 1e-10 + 2e-5) +

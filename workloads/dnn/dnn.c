@@ -76,7 +76,7 @@ static int dnn_layout(struct wl_ctx *c)
     wl_obj_checkpoint(c, DNN_CP, param_bytes() + sizeof(dnn_meta), 2);
     c->data_bytes = param_bytes();
     c->calib_bytes = c->data_bytes;
-    /* For --crash-after random: on the fast side (an iteration of a batch
+    /* For --kill random: on the fast side (an iteration of a batch
      * of 64 takes about 0.25 ms on a recent GPU; the paper's took 0.83 ms),
      * so that a random kill lands inside the run. */
     c->expected_s = (double)iters * (0.15e-3 + (double)batch * 1.5e-6) +

@@ -56,7 +56,7 @@ static int hs_layout(struct wl_ctx *c)
     wl_obj_checkpoint(c, HS_TEMP, rows * cols * sizeof(float) + sizeof(hs_meta), 2);
     c->data_bytes = rows * cols * sizeof(float);
     c->calib_bytes = c->data_bytes;
-    /* For --crash-after random: on the fast side (a call moves about 16
+    /* For --kill random: on the fast side (a call moves about 16
      * bytes a cell at 2 TB/s, a checkpoint goes at 45 GB/s), so a random
      * kill lands inside the run in the fast modes and in its first part in
      * slower ones. */

@@ -143,7 +143,7 @@ static int pick_store(struct wl_ctx *c)
         return gpm_set_error("--store: unknown store '%s': use kvs, pmemobj or rocksdb", name);
     if (c->m->needs_gpu)
         return gpm_set_error("--store %s: a CPU store: use --mode cpu", name);
-    if (c->opt.recover || c->opt.crash_before_commit)
+    if (c->opt.recover || c->opt.kill.kind == WL_KILL_COMMIT)
         return gpm_set_error("--store %s: no crash trials: Figure 1a measures its throughput",
                              name);
     return 0;
@@ -177,7 +177,7 @@ static int kvs_layout(struct wl_ctx *c)
         return -1;
     c->data_bytes = nsets * sizeof(kvs_set);
     c->calib_bytes = c->data_bytes;
-    /* For --crash-after random: on the fast side (about 0.5 ns an
+    /* For --kill random: on the fast side (about 0.5 ns an
      * operation and 30 us a batch on a recent GPU), so that a random kill
      * lands inside the run. */
     c->expected_s = (double)st->batches * ((double)n * 5e-10 + 3e-5) + 0.005;

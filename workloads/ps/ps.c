@@ -33,7 +33,7 @@ static int ps_layout(struct wl_ctx *c)
     wl_obj_region(c, PS_SUMS, ps_file_bytes(n, block));
     c->data_bytes = n * 4;
     c->calib_bytes = ps_file_bytes(n, block);
-    /* For --crash-after random: on the fast side (about 50 GB/s end to end,
+    /* For --kill random: on the fast side (about 50 GB/s end to end,
      * PCIe 5's rate), so that a random kill lands inside the run in the fast
      * modes; in slower ones it lands in the run's first part. */
     c->expected_s = (double)c->calib_bytes / 50e9 + 0.005;

@@ -40,7 +40,7 @@ static int red_layout(struct wl_ctx *c)
     wl_obj_region(c, RED_TREE, red_file_bytes(n, block));
     c->data_bytes = n * 4;
     c->calib_bytes = red_file_bytes(n, block);
-    /* For --crash-after random: on the fast side, as PS's. */
+    /* For --kill random: on the fast side, as PS's. */
     c->expected_s = (double)c->calib_bytes / 50e9 + 0.005;
     return 0;
 }

@@ -77,7 +77,7 @@ static int srad_layout(struct wl_ctx *c)
     wl_obj_region(c, SRAD_PM, srad_file_bytes(n));
     c->data_bytes = 4 * n * sizeof(float); /* two images, two coefficient arrays */
     c->calib_bytes = 2 * n * sizeof(float); /* what one iteration persists */
-    /* For --crash-after random: on the fast side (an iteration's persist at
+    /* For --kill random: on the fast side (an iteration's persist at
      * about 50 GB/s, PCIe 5's rate, plus a few launches), so that a random
      * kill lands inside the run in the fast modes and in its first part in
      * slower ones. */

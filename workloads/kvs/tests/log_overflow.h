@@ -23,7 +23,7 @@ static void kvs_log_overflow_case(const char *mode, const char *dir, const char 
     char *full[] = {"kvs", "--mode", (char *)mode, "--scale", "tiny", "--pm-dir", full_dir,
                     "--reps", "1", "--keep"};
     char *ref[] = {"kvs", "--mode", (char *)mode, "--scale", "tiny", "--pm-dir", ref_dir,
-                   "--reps", "1", "--crash-at-progress", "2"};
+                   "--reps", "1", "--kill", "progress:2"};
     char *rec[] = {"kvs", "--mode", (char *)mode, "--scale", "tiny", "--pm-dir", full_dir,
                    "--recover"};
     unsigned char *before, *now;

@@ -19,7 +19,7 @@ static void kvs_ycsb_crash_case(const char *mode, char *dir, char *rows, const c
 {
     char line[8192], *p;
     char *crash[] = {"kvs", "--mode", (char *)mode, "--scale", "tiny", "--pm-dir", dir, "--op",
-                     "ycsb", "--reps", "1", "--crash-before-commit", "3"};
+                     "ycsb", "--reps", "1", "--kill", "commit:3"};
     char *rec[] = {"kvs", "--mode", (char *)mode, "--scale", "tiny", "--pm-dir", dir, "--op",
                    "ycsb", "--recover", "--out", rows};
     unlink(rows);

@@ -112,16 +112,16 @@ static void bad_flags_name_the_flag(void)
  * would have redone more than total - durable (which the harness fails). */
 static void crash_then_recover_from_a_durable_level(void)
 {
-    char at[16];
+    char at[32];
     char *crash[] = {"bfs", "--mode", "cpu", "--nodes", "2097152", "--cpu-threads", "1",
-                     "--pm-dir", dir, "--reps", "1", "--crash-at-progress", at};
+                     "--pm-dir", dir, "--reps", "1", "--kill", at};
     char *rec[] = {"bfs", "--mode", "cpu", "--nodes", "2097152", "--cpu-threads", "1",
                    "--pm-dir", dir, "--recover", "--out", rows};
     unlink(rows);
     for (int trial = 0; trial < 3; trial++) {
         unsigned durable, total, redone;
         char what[32];
-        snprintf(at, sizeof at, "%d", 1 + 100 * trial);
+        snprintf(at, sizeof at, "progress:%d", 1 + 100 * trial);
         CHECK_EQ_INT(run_main(crash, ARGC(crash)), 128 + SIGKILL);
         CHECK_EQ_INT(run_main(rec, ARGC(rec)), 0);
         CHECK(last_progress(&durable, &total, &redone, what));

@@ -109,7 +109,7 @@ static int compute(struct wl_ctx *c, int resume, uint64_t *done)
             wl_pm_write(c, FAKE_DATA, f->chunks * WORDS * 8 + k * 4, &c->epoch, 4) != 0)
             return -1;
         (*done)++;
-        wl_progress_add(c, 1); /* a chunk and its mark are durable: --crash-at-progress */
+        wl_progress_add(c, 1); /* a chunk and its mark are durable: --kill progress:K */
     }
     f->state[0] = c->epoch;
     return wl_cp_checkpoint(c, FAKE_STATE) ||
@@ -274,14 +274,15 @@ static void defaults_and_values(void)
 {
     struct wl_opts o;
     char *av[] = {"fake", "--mode", "cap-mm", "--reps", "5", "--cpu-threads", "8", "--seed=42",
-                  "--crash-after", "0.5", "--out", "r.tsv", "--keep", "--recover", "--pm-dir",
+                  "--kill", "time:0.5", "--out", "r.tsv", "--keep", "--recover", "--pm-dir",
                   "/dev/shm", "--rate", "0.75", "--bug", "wrong"};
-    char *av2[] = {"fake", "--mode", "gpm-eadr", "--crash-after", "random", "--cpu-threads",
+    char *av2[] = {"fake", "--mode", "gpm-eadr", "--kill", "random", "--cpu-threads",
                    "best", "--scale", "paper"};
+    char *av3[] = {"fake", "--mode", "cpu", "--kill", "after-progress:0.25@7"};
     struct wl_ctx c;
     CHECK_EQ_INT(parse(ARGC(av), av, &o), 0);
     CHECK(o.mode == WL_CAP_MM && o.reps == 5 && o.cpu_threads == 8 && o.seed == 42);
-    CHECK(o.crash_after == 0.5 && !o.crash_random && o.keep && o.recover);
+    CHECK(o.kill.kind == WL_KILL_TIME && o.kill.seconds == 0.5 && o.keep && o.recover);
     CHECK(strcmp(o.out, "r.tsv") == 0 && strcmp(o.pm_dir, "/dev/shm") == 0);
     CHECK(o.scale == WL_SMALL && !o.custom); /* --rate and --bug are not sizes */
     memset(&c, 0, sizeof c);
@@ -289,8 +290,11 @@ static void defaults_and_values(void)
     wl_resolve_params(&WORKLOAD, &o, c.p);
     CHECK(wl_float(&c, "rate") == 0.75 && strcmp(wl_str(&c, "bug"), "wrong") == 0);
     CHECK_EQ_INT(wl_int(&c, "chunks"), 256);
+    CHECK(parse(ARGC(av3), av3, &o) == 0 && o.kill.kind == WL_KILL_AFTER_PROGRESS &&
+          o.kill.seconds == 0.25 && o.kill.unit == 7);
     CHECK_EQ_INT(parse(ARGC(av2), av2, &o), 0);
-    CHECK(o.mode == WL_GPM_EADR && o.crash_random && o.cpu_threads == 0 && o.scale == WL_PAPER);
+    CHECK(o.mode == WL_GPM_EADR && o.kill.kind == WL_KILL_RANDOM && o.cpu_threads == 0 &&
+          o.scale == WL_PAPER);
     CHECK_EQ_INT(o.reps, 3);
     wl_resolve_params(&WORKLOAD, &o, c.p);
     CHECK(wl_float(&c, "rate") == 0.125 && strcmp(wl_str(&c, "bug"), "none") == 0);
@@ -333,8 +337,10 @@ static void bad_flags(void)
                  "lots");
     EXPECT_ERROR("--cpu-threads: expects a thread count from 1 to 64", "--mode", "cap-mm",
                  "--cpu-threads", "65");
-    EXPECT_ERROR("--crash-after: expects seconds > 0 or 'random'", "--mode", "gpm",
-                 "--crash-after", "-1");
+    EXPECT_ERROR("--kill: expects time:S|random|progress:K|after-progress:S[@K] (S seconds, "
+                 "K and N counts from 1), got 'time:-1'", "--mode", "gpm", "--kill", "time:-1");
+    EXPECT_ERROR("got 'after-progress:1@0'", "--mode", "gpm", "--kill", "after-progress:1@0");
+    EXPECT_ERROR("got 'random@2'", "--mode", "gpm", "--kill", "random@2");
     EXPECT_ERROR("--chunks: 0 is out of range", "--mode", "gpm", "--chunks", "0");
     EXPECT_ERROR("--chunks: expects an integer", "--mode", "gpm", "--chunks", "big");
     EXPECT_ERROR("--chunks: 9999999999999999G is out of range", "--mode", "gpm", "--chunks",
@@ -605,9 +611,7 @@ static void cpu_threads_honoured_or_refused(void)
 static void mode_none_refuses_what_needs_durability(void)
 {
     static char *flags[][2] = {{"--recover", NULL},
-                               {"--crash-after", "1"},
-                               {"--crash-at-progress", "2"},
-                               {"--crash-after-progress", "0.5"},
+                               {"--kill", "progress:2"},
                                {"--trace", "/tmp"}};
     for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++) {
         char want[128], *msg;
@@ -689,8 +693,8 @@ static void operations_are_chosen_named_and_part_of_the_run(void)
     CHECK_MSG(gpm_last_error(), "--op: fake has no operation 'delete': use insert|update");
     EXPECT_ERROR("--op: fake has one operation: leave --op out", "--mode", "cpu", "--op", "x");
     /* The fake keeps a plain log, not a transaction's: it runs none. */
-    EXPECT_ERROR("--crash-before-commit: fake runs no transactions: use --crash-after",
-                 "--mode", "cpu", "--crash-before-commit", "1");
+    EXPECT_ERROR("--kill: fake runs no transactions, so no commit:N: use time:S|random|",
+                 "--mode", "cpu", "--kill", "commit:1");
     CHECK(h && wl_parse_args(&w, ARGC(hlp), hlp, &o, h) == 1);
     if (h) {
         rewind(h);
@@ -699,6 +703,7 @@ static void operations_are_chosen_named_and_part_of_the_run(void)
     }
     CHECK_MSG(help, "usage: fake --mode gpm|gpm-ndp|gpm-eadr|cap-mm|cap-fs|cap-eadr|cpu|none|cap-gds "
                     "[--op insert|update] [--scale");
+    CHECK(!strstr(help, "commit:N")); /* scripts find transactional workloads by it */
     clean_dir();
     unlink(rows);
     CHECK_EQ_INT(wl_test_run(&w, upd, ARGC(upd), errlog), 0);
@@ -757,7 +762,7 @@ static void recover_refuses_and_leaves_files_untouched(void)
     CHECK_EQ_INT(wl_test_count_lines(errlog, "does not exist: nothing to recover"), 1);
     /* A run killed mid-work, then recovery attempts that do not match. */
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--slow-us",
-                          "2000", "--crash-at-progress", "10"), 128 + SIGKILL);
+                          "2000", "--kill", "progress:10"), 128 + SIGKILL);
     before = check_read_file(data, &n1);
     CHECK(before);
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--recover",
@@ -821,7 +826,7 @@ static void new_run_resets_checkpoint_and_log(void)
     gpmlog_close(&log);
     /* Killed before its checkpoint: the earlier run's must not be there. */
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--slow-us",
-                          "2000", "--crash-at-progress", "10"), 128 + SIGKILL);
+                          "2000", "--kill", "progress:10"), 128 + SIGKILL);
     k = gpmcp_open_flags(cp, GPM_HOST_ONLY);
     CHECK(k);
     CHECK_EQ_INT(gpmcp_seq(k, 0), 0);
@@ -873,7 +878,7 @@ static void killed_mid_work_resumes_from_durable_progress(void)
     clean_dir();
     unlink(rows);
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--slow-us",
-                          "2000", "--crash-at-progress", "10"), 128 + SIGKILL);
+                          "2000", "--kill", "progress:10"), 128 + SIGKILL);
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--slow-us",
                           "2000", "--recover", "--out", rows), 0);
     last_params(p, sizeof p);
@@ -888,7 +893,7 @@ static void recovery_that_redoes_durable_work_fails(void)
 {
     clean_dir();
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--slow-us",
-                          "2000", "--crash-at-progress", "10", "--bug", "redo-all"),
+                          "2000", "--kill", "progress:10", "--bug", "redo-all"),
                  128 + SIGKILL);
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--slow-us",
                           "2000", "--recover", "--bug", "redo-all"), 1);
@@ -903,8 +908,8 @@ static void finished_first_is_not_a_crash(void)
     char p[1024];
     clean_dir();
     unlink(rows);
-    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--crash-after",
-                          "0.3"), 0);
+    CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--kill",
+                          "time:0.3"), 0);
     CHECK_EQ_INT(wl_test_count_lines(errlog, "finished before the watchdog fired"), 1);
     usleep(400000); /* past the deadline: had it stayed armed, verification would be killed */
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--recover",
@@ -921,7 +926,7 @@ static void killed_before_progress_is_told_apart(void)
     unlink(rows);
     /* The kill lands in the sleep before the first chunk: nothing durable. */
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--slow-us",
-                          "500000", "--crash-after", "0.0001", "--chunks", "2"), 128 + SIGKILL);
+                          "500000", "--kill", "time:0.0001", "--chunks", "2"), 128 + SIGKILL);
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--slow-us",
                           "500000", "--recover", "--chunks", "2", "--out", rows), 0);
     last_params(p, sizeof p);

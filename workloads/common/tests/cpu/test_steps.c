@@ -191,7 +191,7 @@ static void a_run_checkpoints_on_schedule(void)
 static void a_crash_resumes_from_the_last_checkpoint(void)
 {
     char *crash[] = {"iter", "--mode", "cpu", "--pm-dir", dir, "--reps", "1", "--slow-us",
-                     "5000", "--crash-at-progress", "10"};
+                     "5000", "--kill", "progress:10"};
     char *rec[] = {"iter", "--mode", "cpu", "--pm-dir", dir, "--slow-us", "5000", "--recover",
                    "--out", rows};
     unsigned long long from = 99, d = 0, t = 0, r = 0;
@@ -214,7 +214,7 @@ static void a_crash_resumes_from_the_last_checkpoint(void)
 static void a_crash_before_any_checkpoint_starts_over(void)
 {
     char *crash[] = {"iter", "--mode", "cpu", "--pm-dir", dir, "--reps", "1", "--slow-us",
-                     "50000", "--crash-after", "0.02"};
+                     "50000", "--kill", "time:0.02"};
     char *rec[] = {"iter", "--mode", "cpu", "--pm-dir", dir, "--slow-us", "1000", "--recover",
                    "--out", rows};
     unlink(rows);
@@ -227,13 +227,13 @@ static void a_crash_before_any_checkpoint_starts_over(void)
     CHECK_EQ_INT(wl_test_count_lines(rows, "trial=before-progress,durable=0/40,redone=40"), 1);
 }
 
-/* --crash-at-progress K: the kill lands right after the checkpoint that
+/* --kill progress:K: the kill lands right after the checkpoint that
  * makes step K durable (progress counts steps): here the one after step 12,
  * whatever the machine's speed. */
 static void a_kill_at_a_step_lands_after_its_checkpoint(void)
 {
     char *crash[] = {"iter", "--mode", "cpu", "--pm-dir", dir, "--reps", "1", "--every", "4",
-                     "--crash-at-progress", "9"};
+                     "--kill", "progress:9"};
     char *rec[] = {"iter", "--mode", "cpu", "--pm-dir", dir, "--every", "4", "--recover",
                    "--out", rows};
     unlink(rows);
@@ -259,7 +259,7 @@ static void a_short_last_checkpoint_is_a_wrong_marker(void)
 
 static void no_commit_to_crash_before(void)
 {
-    char *av[] = {"iter", "--mode", "cpu", "--pm-dir", dir, "--crash-before-commit", "1"};
+    char *av[] = {"iter", "--mode", "cpu", "--pm-dir", dir, "--kill", "commit:1"};
     CHECK_EQ_INT(run(av, ARGC(av)), 2);
 }
 

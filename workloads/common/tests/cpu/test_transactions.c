@@ -240,13 +240,13 @@ static void kills_inside_a_batch_are_undone_and_resumed(void)
     for (int k = 0; k < 6; k++) {
         char at[32], line[8192], *p;
         char *crash[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--reps", "1", "--slow-us",
-                         "4000", "--crash-after", at, k % 2 ? "--log" : "--seed",
+                         "4000", "--kill", at, k % 2 ? "--log" : "--seed",
                          k % 2 ? "conv" : "1"};
         char *rec[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--slow-us", "4000",
                        "--recover", "--out", rows, k % 2 ? "--log" : "--seed", k % 2 ? "conv" : "1"};
         unsigned long long d = 0, t = 0, r = 0, undone = 0;
         int active = 0;
-        snprintf(at, sizeof at, "%.3f", 0.010 + 0.026 * k);
+        snprintf(at, sizeof at, "time:%.3f", 0.010 + 0.026 * k);
         unlink(rows);
         if (run(crash, ARGC(crash)) != 128 + SIGKILL)
             continue; /* finished first on a slow machine: not a trial */
@@ -274,10 +274,10 @@ static void a_recovery_that_skips_the_undo_fails(void)
     for (int k = 0; k < 4 && !caught; k++) {
         char at[32];
         char *crash[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--reps", "1", "--slow-us",
-                         "4000", "--bug", "skip-undo", "--crash-after", at};
+                         "4000", "--bug", "skip-undo", "--kill", at};
         char *rec[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--slow-us", "4000",
                        "--bug", "skip-undo", "--recover"};
-        snprintf(at, sizeof at, "%.3f", 0.030 + 0.020 * k);
+        snprintf(at, sizeof at, "time:%.3f", 0.030 + 0.020 * k);
         if (run(crash, ARGC(crash)) == 128 + SIGKILL && run(rec, ARGC(rec)) == 1 &&
             wl_test_count_lines(errf, "the reference") == 1)
             caught = 1;
@@ -285,16 +285,16 @@ static void a_recovery_that_skips_the_undo_fails(void)
     CHECKF(caught, "no recovery without undo was caught by verification");
 }
 
-/* --crash-before-commit N: killed with every update and undo record of
+/* --kill commit:N: killed with every update and undo record of
  * batch N durable and its commit not; the recovery undoes all of it. */
 static void killed_just_before_a_commit(void)
 {
     char line[8192], *p;
     char *crash[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--reps", "1",
-                     "--crash-before-commit", "5"};
+                     "--kill", "commit:5"};
     char *rec[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--recover", "--out", rows};
     char *both[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--recover",
-                    "--crash-before-commit", "1"};
+                    "--kill", "commit:1"};
     unsigned long long undone = 0;
     int active = 0;
     double undo_s = -1;
@@ -309,7 +309,7 @@ static void killed_just_before_a_commit(void)
                strstr(line, "durable=4/40,redone=36") && strstr(line, "\tok\t"),
            "%s", line);
     CHECK_EQ_INT(run(both, ARGC(both)), 2);
-    CHECK_EQ_INT(wl_test_count_lines(errf, "--crash-before-commit: not with --recover"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(errf, "--kill commit:N: not with --recover"), 1);
 }
 
 /* The bytes a run persisted are counted by the harness: each batch's
@@ -326,12 +326,12 @@ static void bytes_persisted_are_counted_by_the_harness(void)
     CHECKF(sscanf(f, "%lf", &got) == 1 && got == want, "got %g, want %g", got, want);
 }
 
-/* --crash-at-progress K: the kill lands right after the K-th batch is
+/* --kill progress:K: the kill lands right after the K-th batch is
  * committed, whatever the speed: the recovery finds exactly K. */
 static void a_kill_at_a_batch_lands_right_after_it(void)
 {
     char *crash[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--reps", "1",
-                     "--crash-at-progress", "7"};
+                     "--kill", "progress:7"};
     char *rec[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--recover", "--out", rows};
     unlink(rows);
     CHECK_EQ_INT(run(crash, ARGC(crash)), 128 + SIGKILL);
@@ -341,7 +341,7 @@ static void a_kill_at_a_batch_lands_right_after_it(void)
     CHECK_EQ_INT(wl_test_count_lines(rows, "trial=mid-work,durable=7/40,redone=33"), 1);
 }
 
-/* --crash-after-progress S: the kill lands S seconds after the first
+/* --kill after-progress:S: the kill lands S seconds after the first
  * committed batch, so never before durable progress; the times of the
  * first and the last batch are noted when asked. */
 static void kills_after_the_first_batch_land_inside_the_work(void)
@@ -349,7 +349,7 @@ static void kills_after_the_first_batch_land_inside_the_work(void)
     char *timed[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--reps", "1", "--slow-us",
                      "2000", "--progress-times", "--out", rows};
     char *crash[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--reps", "1", "--slow-us",
-                     "2000", "--crash-after-progress", "0.01"};
+                     "2000", "--kill", "after-progress:0.01"};
     char *rec[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--slow-us", "2000", "--recover",
                    "--out", rows};
     char line[8192], *p;
@@ -420,7 +420,7 @@ static void a_mode_added_to_the_table_runs_the_workload_unchanged(void)
     char *av[] = {"bank", "--mode", "cpu-nolog", "--pm-dir", dir, "--reps", "1", "--out",
                   rows};
     char *crash[] = {"bank", "--mode", "cpu-nolog", "--pm-dir", dir, "--reps", "1",
-                     "--crash-at-progress", "5"};
+                     "--kill", "progress:5"};
     char *rec[] = {"bank", "--mode", "cpu-nolog", "--pm-dir", dir, "--recover", "--out", rows};
     unlink(rows);
     CHECK_EQ_INT(run(av, ARGC(av)), 0);
@@ -439,7 +439,7 @@ static void a_mode_added_to_the_table_runs_the_workload_unchanged(void)
 static void recovery_in_another_mode_names_the_mode_that_wrote_the_files(void)
 {
     char *crash[] = {"bank", "--mode", "cpu-nolog", "--pm-dir", dir, "--reps", "1",
-                     "--crash-at-progress", "3"};
+                     "--kill", "progress:3"};
     char *rec[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--recover"};
     char *fresh[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--reps", "1"};
     CHECK_EQ_INT(run(crash, ARGC(crash)), 128 + SIGKILL);

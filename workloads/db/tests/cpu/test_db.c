@@ -115,14 +115,14 @@ static void killed_runs_resume_after_the_last_committed_step(void)
         const char *const *s = sizes[k % 2];
         char at[32], line[8192], *p;
         char *crash[] = {"db", "--mode", "cpu", "--pm-dir", dir, "--reps", "1",
-                         "--crash-before-commit",
+                         "--kill",
                          at, (char *)s[0], (char *)s[1], (char *)s[2], (char *)s[3],
                          (char *)s[4], (char *)s[5]};
         char *rec[] = {"db", "--mode", "cpu", "--pm-dir", dir, "--recover", "--out", rows,
                        (char *)s[0], (char *)s[1], (char *)s[2], (char *)s[3], (char *)s[4],
                        (char *)s[5]};
         unsigned long long d = 0, t = 0, r = 0, undone = 0;
-        snprintf(at, sizeof at, "%d", 2 + k); /* steps 1 to 1 + k committed */
+        snprintf(at, sizeof at, "commit:%d", 2 + k); /* steps 1 to 1 + k committed */
         unlink(rows);
         if (run(crash, ARGC(crash)) != 128 + SIGKILL)
             continue;

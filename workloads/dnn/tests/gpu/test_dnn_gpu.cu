@@ -277,7 +277,7 @@ static void runs_are_verified_repeatable_and_recover_exactly(void)
     /* Killed 20 ms in (mid-work, or before or after the work where the
      * GPU is much slower or faster): the recovery ends where the
      * uninterrupted run did, bit for bit. */
-    rc = run_dnn(k, "--crash-after", "0.02");
+    rc = run_dnn(k, "--kill", "time:0.02");
     CHECKF(rc == 128 + 9 || rc == 0, "the run to kill exited %d", rc);
     CHECK_RUN(run_dnn(k, "--recover", NULL));
     CHECKF(saved_state(k, pb, &mb) == 0, "%s", gpm_last_error());

@@ -227,13 +227,13 @@ static void crash_then_recover(void)
     char at[16];
     char *crash[] = {"gphash", "--mode", "cpu", "--workload", "a", "--records", "20000",
                      "--ops", "40000", "--batch", "1024", "--pm-dir", dir, "--reps", "1",
-                     "--crash-at-progress", at, "--cpu-threads", "2"};
+                     "--kill", at, "--cpu-threads", "2"};
     char *rec[] = {"gphash", "--mode", "cpu", "--workload", "a", "--records", "20000",
                    "--ops", "40000", "--batch", "1024", "--pm-dir", dir, "--recover",
                    "--out", rows, "--cpu-threads", "2"};
     unlink(rows);
     for (int trial = 0; trial < 3; trial++) {
-        snprintf(at, sizeof at, "%d", 500 + 15000 * trial);
+        snprintf(at, sizeof at, "progress:%d", 500 + 15000 * trial);
         CHECK_EQ_INT(run_main(crash, ARGC(crash)), 128 + SIGKILL);
         CHECK_EQ_INT(run_main(rec, ARGC(rec)), 0);
     }
@@ -250,7 +250,7 @@ static void recovery_clears_claims_and_damage_is_caught(void)
 {
     char *crash[] = {"gphash", "--mode", "cpu", "--workload", "insert", "--records", "4000",
                      "--ops", "8000", "--batch", "512", "--pm-dir", dir, "--reps", "1",
-                     "--crash-at-progress", "3000", "--cpu-threads", "1"};
+                     "--kill", "progress:3000", "--cpu-threads", "1"};
     char *rec[] = {"gphash", "--mode", "cpu", "--workload", "insert", "--records", "4000",
                    "--ops", "8000", "--batch", "512", "--pm-dir", dir, "--recover", "--out",
                    rows, "--cpu-threads", "1", "--keep"};

@@ -103,7 +103,7 @@ static void killed_in_a_kernel_and_recovered_in_gpm_eadr(void)
 {
     char *crash[] = {"gphash", "--mode", "gpm-eadr", "--workload", "d", "--records",
                      "100000", "--ops", "200000", "--pm-dir", dir, "--reps", "1",
-                     "--crash-at-progress", "120000"};
+                     "--kill", "progress:120000"};
     char *rec[] = {"gphash", "--mode", "gpm-eadr", "--workload", "d", "--records", "100000",
                    "--ops", "200000", "--pm-dir", dir, "--recover", "--out", rows};
     if (!check_gpu_visible_in_child())
@@ -170,7 +170,7 @@ static void transactions_verify_and_recover_a_churned_table(void)
         char *crash[] = {"gphash", "--mode", (char *)mode, "--records", "17000",
                          "--ycsb-trace", trace, "--key-bytes", "8", "--value-bytes", "8",
                          "--slots", "8", "--buckets", "4096", "--batch", "2048", "--pm-dir",
-                         dir, "--reps", "1", "--crash-before-commit", "3"};
+                         dir, "--reps", "1", "--kill", "commit:3"};
         char *rec[] = {"gphash", "--mode", (char *)mode, "--records", "17000",
                        "--ycsb-trace", trace, "--key-bytes", "8", "--value-bytes", "8",
                        "--slots", "8", "--buckets", "4096", "--batch", "2048", "--pm-dir",

@@ -296,11 +296,11 @@ static void a_killed_run_resumes_after_the_last_committed_batch(void)
         char at[32], line[8192], *p;
         char *crash[] = {"kvs", "--mode", "cpu", "--sets", "65536", "--batch", "65536",
                          "--batches", "12", "--pm-dir", dir, "--reps", "1",
-                         "--crash-before-commit", at};
+                         "--kill", at};
         char *rec[] = {"kvs", "--mode", "cpu", "--sets", "65536", "--batch", "65536",
                        "--batches", "12", "--pm-dir", dir, "--recover", "--out", rows};
         unsigned long long d = 0, t = 0, r = 0;
-        snprintf(at, sizeof at, "%d", 2 + 3 * k); /* batches 1 to 1 + 3k committed */
+        snprintf(at, sizeof at, "commit:%d", 2 + 3 * k); /* batches 1 to 1 + 3k committed */
         unlink(rows);
         if (run(crash, ARGC(crash)) != 128 + SIGKILL)
             continue;

@@ -37,14 +37,14 @@ static void verified_rows_in_cpu_mode(void)
  * reused. */
 static void crash_then_recover(void)
 {
-    char at[16];
+    char at[32];
     char *crash[] = {"ps", "--mode", "cpu", "--n", "64M", "--block", "256", "--pm-dir", dir,
-                     "--reps", "1", "--crash-at-progress", at};
+                     "--reps", "1", "--kill", at};
     char *rec[] = {"ps", "--mode", "cpu", "--n", "64M", "--block", "256", "--pm-dir", dir,
                    "--recover", "--out", rows};
     unlink(rows);
     for (int trial = 0; trial < 3; trial++) {
-        snprintf(at, sizeof at, "%d", 1 + 100000 * trial); /* of 262,145 units */
+        snprintf(at, sizeof at, "progress:%d", 1 + 100000 * trial); /* of 262,145 units */
         CHECK_EQ_INT(run_main(crash, ARGC(crash)), 128 + SIGKILL);
         CHECK_EQ_INT(run_main(rec, ARGC(rec)), 0);
     }
@@ -58,7 +58,7 @@ static void crash_then_recover(void)
 static void stale_markers_without_identity_never_count(void)
 {
     char *crash[] = {"ps", "--mode", "cpu", "--scale", "tiny", "--block", "128", "--pm-dir",
-                     dir, "--reps", "1", "--crash-after", "0.002", "--keep"};
+                     dir, "--reps", "1", "--kill", "time:0.002", "--keep"};
     char *rec[] = {"ps", "--mode", "cpu", "--scale", "tiny", "--block", "128", "--pm-dir", dir,
                    "--recover"};
     char cmd[8400], path[8400];

@@ -34,9 +34,9 @@ static void verified_rows_in_cpu_mode(void)
  * only the blocks without the epoch: the row says what it found. */
 static void crash_then_recover(void)
 {
-    char at[16];
+    char at[32];
     char *crash[] = {"reduce", "--mode", "cpu", "--n", "16M", "--block", "128", "--pm-dir",
-                     dir, "--reps", "1", "--crash-at-progress", at};
+                     dir, "--reps", "1", "--kill", at};
     char *rec[] = {"reduce", "--mode", "cpu", "--n", "16M", "--block", "128", "--pm-dir", dir,
                    "--recover", "--out", rows};
     unlink(rows);
@@ -44,7 +44,7 @@ static void crash_then_recover(void)
         char params[4096];
         const char *d;
         unsigned long long durable = 0, total = 0, k = 1 + 50000 * (unsigned long long)trial;
-        snprintf(at, sizeof at, "%llu", k); /* of 131,073 units */
+        snprintf(at, sizeof at, "progress:%llu", k); /* of 131,073 units */
         CHECK_EQ_INT(run_main(crash, ARGC(crash)), 128 + SIGKILL);
         CHECK_EQ_INT(run_main(rec, ARGC(rec)), 0);
         /* At least the K units before the kill were durable (other threads
@@ -64,7 +64,7 @@ static void crash_then_recover(void)
 static void durable_total_leaves_nothing_to_do(void)
 {
     char *crash[] = {"reduce", "--mode", "cpu", "--n", "64K", "--block", "128", "--pm-dir",
-                     dir, "--reps", "1", "--crash-at-progress", "513"};
+                     dir, "--reps", "1", "--kill", "progress:513"};
     char *rec[] = {"reduce", "--mode", "cpu", "--n", "64K", "--block", "128", "--pm-dir", dir,
                    "--recover", "--out", rows};
     unlink(rows);

@@ -58,7 +58,7 @@ static void verified_rows_in_cpu_mode(void)
  * last (a loaded machine may be slower than expected). */
 static void crash_then_recover_resumes_the_last_complete_iteration(void)
 {
-    static const char *after[] = {"0.03", "0.06", "0.1", "0.2"};
+    static const char *after[] = {"time:0.03", "time:0.06", "time:0.1", "time:0.2"};
     char *rec[] = {"srad", "--mode", "cpu", "--rows", "1024", "--cols", "512", "--iters", "40",
                    "--cpu-threads", "1", "--pm-dir", dir, "--recover", "--out", rows};
     int mid = 0;
@@ -66,7 +66,7 @@ static void crash_then_recover_resumes_the_last_complete_iteration(void)
     for (int trial = 0; trial < 4 && !mid; trial++) {
         char *crash[] = {"srad", "--mode", "cpu", "--rows", "1024", "--cols", "512", "--iters",
                          "40", "--cpu-threads", "1", "--pm-dir", dir, "--reps", "1",
-                         "--crash-after", (char *)after[trial]};
+                         "--kill", (char *)after[trial]};
         long d, t, r;
         int rc = run_main(crash, ARGC(crash));
         CHECKF(rc == 128 + SIGKILL || rc == 0, "crash run ended with %d", rc);
@@ -148,7 +148,7 @@ static void stale_records_without_identity_never_count(void)
     char *keep[] = {"srad", "--mode", "cpu", "--scale", "tiny", "--cpu-threads", "1",
                     "--pm-dir", dir, "--reps", "1", "--keep"};
     char *crash[] = {"srad", "--mode", "cpu", "--scale", "tiny", "--cpu-threads", "1",
-                     "--pm-dir", dir, "--reps", "1", "--crash-after", "0.001"};
+                     "--pm-dir", dir, "--reps", "1", "--kill", "time:0.001"};
     char *rec[] = {"srad", "--mode", "cpu", "--scale", "tiny", "--cpu-threads", "1", "--pm-dir",
                    dir, "--recover", "--out", rows};
     char cmd[8400], path[8400];
