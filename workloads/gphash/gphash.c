@@ -239,6 +239,15 @@ static int reset(struct wl_ctx *c)
         return -1;
     if (!c->m->commit->nothing_durable && clear_states(c) != 0)
         return -1;
+    /* Persisted here, though on the CPU the first batch's done word
+     * (batch()) lies in the header's line and writes it back with it:
+     * where the load is in prepare() that is before RUNNING, but under
+     * --workload load the run's first batch is, and until then a recovery
+     * finds no magic on a fresh file and refuses (gpm-check flags it); in
+     * the GPU modes the GPU's fence never writes back the CPU's line. A
+     * header an older run left persisted (same geometry) cannot pass for
+     * this run's: its done word has that run's epoch, so
+     * gph_durable_batches() counts 0. */
     if (wl_pm_write(c, GPH_TABLE, 0, &h, sizeof h) != 0)
         return -1;
     /* A transaction's engine copies chunks of the device copy to PM, the

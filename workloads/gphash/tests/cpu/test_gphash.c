@@ -4,6 +4,7 @@
  * killed with SIGKILL mid-run and recovered, a claimed slot cleared, a
  * damaged value and missing keys caught and measured. */
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,19 @@ static void records_hold_state_ref_key_and_cells(void)
     CHECK_EQ_INT(gph_head_bytes(&g), 32);
     CHECK_EQ_INT(gph_rec_bytes(&g), 48);
     CHECK(gph_cell_at(&g, 2) % 16 == 0 && gph_cell_at(&g, 3) % 16 == 8);
+}
+
+/* The header's done word counts only this run's batches: an older run's
+ * word (another epoch, or 0: none written) counts none, so its header is
+ * never trusted. On the CPU the word shares the header's first line, so
+ * each batch's done write writes the header back too. */
+static void an_older_runs_done_word_counts_nothing(void)
+{
+    CHECK_EQ_INT(gph_durable_batches(gph_done_word(7, 5), 7), 5);
+    CHECK_EQ_INT(gph_durable_batches(gph_done_word(6, 5), 7), 0);
+    CHECK_EQ_INT(gph_durable_batches(gph_done_word(8, 5), 7), 0);
+    CHECK_EQ_INT(gph_durable_batches(0, 1), 0);
+    CHECK(offsetof(struct gph_header, done) + 8 <= 64);
 }
 
 static void steps_follow_ycsb(void)
@@ -317,6 +331,7 @@ int main(void)
     RUN(fingerprints_avoid_the_two_states);
     RUN(records_hold_state_ref_key_and_cells);
     RUN(candidates_fill_a_warp_and_skip_repeats);
+    RUN(an_older_runs_done_word_counts_nothing);
     RUN(steps_follow_ycsb);
     RUN(redoing_a_run_ends_as_doing_it_once);
     RUN(every_workload_verifies);
