@@ -300,6 +300,13 @@ static int kvs_prepare(struct wl_ctx *c)
         if (st->store->reset(c, st) != 0)
             return -1;
     } else {
+        /* Persisted whole: over an older run's files, a set the load
+         * does not rewrite keeps that run's keys in a crash image without
+         * it (--op set and get-set, which have no load, or --op ycsb with
+         * --workload load or d, whose inserts land in sets the load never
+         * touches). Only --op ycsb without inserts (workloads a, b, c,
+         * f) over the files of a run with the same flags hides it: its
+         * load, before RUNNING, rewrites every word that run wrote. */
         memset(r->host, 0, c->data_bytes);
         if (gpm_region_persist(r, r->host, c->data_bytes) != 0 || wl_tx_reset(c, KVS_LOG) != 0 ||
             (st->d_table && wl_dev_zero(st->d_table, c->data_bytes) != 0) ||
