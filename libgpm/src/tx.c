@@ -179,7 +179,13 @@ static int undo_on_cpu(gpmlog *log, const gpm_region *target, uint64_t *undone,
             gpmtx_rec_undo(&log->g, log->region.host, s, &r, target->host);
             if (gpm_region_persist(target, (uint8_t *)target->host + r.off, r.len) != 0)
                 return -1;
-            /* Removed only once its old value is durable. */
+            /* Removed only once its old value is durable. The tail's
+             * persist is progress only: a crash that loses it leaves a
+             * later tail, and the next recovery undoes those records
+             * again, newest first as before, each restoring the same old
+             * bytes, so the target ends the same; gpmlog_reset() below
+             * persists every tail before the transaction is inactive. It
+             * spares a crashed recovery the undos it had already done. */
             *tail = r.start;
             if (gpm_region_persist(&log->region, tail, sizeof *tail) != 0)
                 return -1;
