@@ -143,7 +143,7 @@ static int pick_store(struct wl_ctx *c)
         return gpm_set_error("--store: unknown store '%s': use kvs, pmemobj or rocksdb", name);
     if (c->m->needs_gpu)
         return gpm_set_error("--store %s: a CPU store: use --mode cpu", name);
-    if (c->opt.recover || c->opt.kill.kind == WL_KILL_COMMIT)
+    if (c->opt.recover || c->opt.kill.kind != WL_KILL_NONE)
         return gpm_set_error("--store %s: no crash trials: Figure 1a measures its throughput",
                              name);
     return 0;

@@ -492,6 +492,10 @@ static void bad_flags_name_the_fix(void)
                  1);
     CHECK_EQ_INT(run(gpu_store, ARGC(gpu_store)), 2);
     CHECK_EQ_INT(wl_test_count_lines(errf, "--store rocksdb: a CPU store: use --mode cpu"), 1);
+    /* Its runs cannot be recovered, so no kill of any kind is taken. */
+    char *killed_store[] = {"kvs", "--mode", "cpu", "--store", "rocksdb", "--kill", "progress:2"};
+    CHECK_EQ_INT(run(killed_store, ARGC(killed_store)), 2);
+    CHECK_EQ_INT(wl_test_count_lines(errf, "--store rocksdb: no crash trials"), 1);
     CHECK_EQ_INT(run(chunk, ARGC(chunk)), 2);
     CHECK_EQ_INT(wl_test_count_lines(errf, "--cap-chunk: '3000' is not 'best' or a power of two"),
                  1);
