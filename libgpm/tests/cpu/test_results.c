@@ -199,26 +199,36 @@ static const char *field_from_end(char *row, int k)
     return row;
 }
 
+/* The TSV text of row A, then row B, on a zeroed platform (free it);
+ * NULL where no memory stream opens. */
+static char *two_rows(const gpm_result *a, const gpm_result *b)
+{
+    gpm_platform p;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m)
+        return NULL;
+    memset(&p, 0, sizeof p);
+    gpm_result_tsv_row(m, &p, a);
+    gpm_result_tsv_row(m, &p, b);
+    fclose(m);
+    return text;
+}
+
 /* The times of a row's repetitions in rep_s, comma-separated in the order
  * run, as precise as median_s; an empty field where the row keeps none. */
 static void repetitions_are_written_as_rep_s(void)
 {
     double t[] = {0.4, 0.1, 0.3, 0.2, 1.23456789e-05}, many[GPM_RESULT_MAX_REP_S + 1];
-    gpm_platform p;
-    gpm_result r = sample();
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m;
-    memset(&p, 0, sizeof p);
+    gpm_result r = sample(), over = sample();
+    char *text;
     for (int i = 0; i <= GPM_RESULT_MAX_REP_S; i++)
         many[i] = 2.0;
-    m = open_memstream(&text, &len);
-    CHECK(m != NULL);
     gpm_result_set_times(&r, t, 5);
-    gpm_result_tsv_row(m, &p, &r);
-    gpm_result_set_times(&r, many, GPM_RESULT_MAX_REP_S + 1);
-    gpm_result_tsv_row(m, &p, &r);
-    fclose(m);
+    gpm_result_set_times(&over, many, GPM_RESULT_MAX_REP_S + 1);
+    text = two_rows(&r, &over);
+    CHECK(text != NULL);
     char *second = strchr(text, '\n') + 1;
     CHECK(strcmp(field_from_end(second, 0), "") == 0);
     CHECK(strcmp(field_from_end(second, 1), "0") == 0); /* rsd_pct still there */
@@ -231,21 +241,14 @@ static void repetitions_are_written_as_rep_s(void)
  * spread at all). */
 static void unknown_spread_is_written_as_nan(void)
 {
-    gpm_platform p;
-    gpm_result r = sample();
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m;
-    memset(&p, 0, sizeof p);
-    r.reps = 1;
-    r.rsd_pct = 0;
-    m = open_memstream(&text, &len);
-    CHECK(m != NULL);
-    gpm_result_tsv_row(m, &p, &r);
-    r.reps = 5;
-    r.rsd_pct = NAN;
-    gpm_result_tsv_row(m, &p, &r);
-    fclose(m);
+    gpm_result one = sample(), unknown = sample();
+    char *text;
+    one.reps = 1;
+    one.rsd_pct = 0;
+    unknown.reps = 5;
+    unknown.rsd_pct = NAN;
+    text = two_rows(&one, &unknown);
+    CHECK(text != NULL);
     char *second = strchr(text, '\n') + 1;
     CHECK(strcmp(field_from_end(second, 1), "nan") == 0);
     CHECK(strcmp(field_from_end(text, 1), "nan") == 0);
