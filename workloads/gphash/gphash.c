@@ -363,11 +363,11 @@ static void note_pm_traffic(struct wl_ctx *c, uint64_t from)
         bytes = st->inserts * (head + v + 8 + 8 * claims) + st->updates * (v + 8) +
                 (st->deletes + batches) * 8;
         if (!st->mirror)
-            reads = st->sessions + (uint64_t)((double)st->sessions * 3 * (1 - served));
+            reads = st->key_runs + (uint64_t)((double)st->key_runs * 3 * (1 - served));
     }
-    wl_note(c, "mirror=%d,run_batches=%llu,sessions=%llu,inserts=%llu,updates=%llu,"
+    wl_note(c, "mirror=%d,run_batches=%llu,key_runs=%llu,inserts=%llu,updates=%llu,"
             "deletes=%llu,pm_records=%llu,pm_record_bytes=%llu,pm_reads=%llu", st->mirror,
-            (unsigned long long)batches, (unsigned long long)st->sessions,
+            (unsigned long long)batches, (unsigned long long)st->key_runs,
             (unsigned long long)st->inserts, (unsigned long long)st->updates,
             (unsigned long long)st->deletes, (unsigned long long)records,
             (unsigned long long)bytes, (unsigned long long)reads);

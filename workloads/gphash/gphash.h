@@ -46,7 +46,7 @@ struct gph_state {
     uint64_t retries;             /* claims by CAS that another key's insert won */
     uint64_t lookups, hits;       /* buckets looked up, and those the cache served */
     int mirror;                   /* d_table mirrors PM for the lookups (gpm, gpm-eadr) */
-    uint64_t sessions;            /* lookups of a key, one a run of its operations; */
+    uint64_t key_runs;            /* runs of one key's operations, a lookup each; */
     uint64_t inserts, updates, deletes; /* and the runs' net changes */
     uint64_t cache_entries;       /* BktCache: buckets it holds (0: none) */
     uint64_t cache_every;         /* batches between its loading phases */

@@ -72,9 +72,10 @@ struct gph_change {
 /* The kernels' counts (gph_state's): inserts without a slot, slots the
  * recovery cleared, swaps of a key's own slot that lost, items found,
  * claims another key won, buckets looked up and those the cache served,
- * entries fetched again; then lookups, inserts, updates and deletes. */
+ * entries fetched again; then key runs (a lookup each), inserts, updates
+ * and deletes. */
 enum { C_FULL, C_CLEARED, C_LOST, C_ITEMS, C_RETRIES, C_LOOKUPS, C_HITS, C_REFETCHED,
-       C_SESSIONS, C_INSERTS, C_UPDATES, C_DELETES };
+       C_KEY_RUNS, C_INSERTS, C_UPDATES, C_DELETES };
 
 /* Cache set C's entries in T, the table as a kernel sees it. */
 static void use_set(struct tbl *t, const struct gph_cache_set *c)
@@ -486,7 +487,7 @@ __device__ void run(const struct tbl *t, const uint8_t *op, const uint64_t *key,
         s.b2 = gph_top(&t->g, s.key, 2);
         lookup(t, &s, lane, count);
         if (lane == 0)
-            atomicAdd(&count[C_SESSIONS], 1ull);
+            atomicAdd(&count[C_KEY_RUNS], 1ull);
         cur = s.seq;
         do {
             n = walk(t, &s, op, key, idx, k, q, seq0, ans, &cur, lane);
@@ -691,7 +692,7 @@ static int check_counts(struct gph_state *st)
     st->lookups = k[C_LOOKUPS];
     st->hits = k[C_HITS];
     st->cache_refetched = k[C_REFETCHED];
-    st->sessions = k[C_SESSIONS];
+    st->key_runs = k[C_KEY_RUNS];
     st->inserts = k[C_INSERTS];
     st->updates = k[C_UPDATES];
     st->deletes = k[C_DELETES];
