@@ -255,8 +255,7 @@ extern "C" int kvs_gpu_alloc(struct kvs_state *st)
     if (wl_dev_alloc((void **)&st->d_sets, st->n * sizeof *st->d_sets) ||
         wl_dev_alloc((void **)&st->d_digest, st->batches * sizeof *st->d_digest) ||
         wl_dev_zero(st->d_digest, st->batches * sizeof *st->d_digest) ||
-        wl_dev_alloc((void **)&st->d_pm, 2 * sizeof *st->d_pm) ||
-        wl_dev_zero(st->d_pm, 2 * sizeof *st->d_pm))
+        wl_dev_alloc((void **)&st->d_pm, 2 * sizeof *st->d_pm)) /* zeroed by kvs_gpu_start */
         return -1;
     return wl_group_alloc(&st->group, st->n);
 }
