@@ -16,7 +16,7 @@
 #       own says so: verified=fail, error=... Sets CHECK_RC (gpm-check's
 #       exit status), CHECK_PARAMS (the row's params), CHECK_S (the check's
 #       wall time), CHECK_LOG, and CHECK_WHY (the last line of a check that
-#       wrote no row).
+#       wrote no row, or gpm-row's where OUT would not take the row).
 #   check_summary PARAMS
 #       "N images: R recovered, W wrong output, C recovery crashed, F refused"
 #   param PARAMS KEY
@@ -76,11 +76,14 @@ run_check() {
         _points=$(sed -n 's/^gpm-check: .* a trace of [0-9]* events, [0-9]* stores, \([0-9]*\) persist points$/\1/p' "$CHECK_LOG" | head -n 1)
         CHECK_PARAMS=$(last_field "$_dir.row" params),trace_points=${_points:-nan}${_extra:+,$_extra}
         CHECK_S=$(last_field "$_dir.row" median_s)
-        "$GPM_BIN/gpm-row" "$_out" workload="$_w" op=check mode="$_m" \
+        # A row that cannot be added (an older schema's file) fails the
+        # check, and its line says why.
+        _why=$("$GPM_BIN/gpm-row" "$_out" workload="$_w" op=check mode="$_m" \
             scale="$(last_field "$_dir.row" scale)" reps=1 \
             median_s="$CHECK_S" \
             min_s="$(last_field "$_dir.row" min_s)" max_s="$(last_field "$_dir.row" max_s)" \
-            verified="$(last_field "$_dir.row" verified)" params="$CHECK_PARAMS" || CHECK_RC=1
+            verified="$(last_field "$_dir.row" verified)" params="$CHECK_PARAMS" 2>&1) ||
+            CHECK_RC=1 CHECK_WHY=$(echo "$_why" | tail -n 1 | tr ',\t' ';;')
         rm -f "$_dir.row"
     else
         # The check could not run: its last line says why (commas would
