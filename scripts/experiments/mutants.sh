@@ -1,7 +1,9 @@
 #!/bin/sh
 # Mutants (make mutants): does the persistency checker catch a missing
 # persist point that a SIGKILL cannot? For each workload of WORKLOADS, each
-# of its operations (OPS) and each mode (MODES; default cpu, and a GPU mode
+# of its operations (OPS) and of the settings whose persists its default run
+# does not reach (--check-settings: GPHash's load, gpKVS's YCSB D; none
+# where OPS is given), and each mode (MODES; default cpu, and a GPU mode
 # only where MODES names it and a GPU is visible; a workload without the
 # mode is skipped with one line):
 #   1. the persist sites of a traced run (gpm-check --sites: SITE, KIND,
@@ -49,9 +51,10 @@
 # run or a program is missing; an unflagged mutant, or one that a SIGKILL trial
 # flagged, is a result, said in the output and the report.
 # Environment: GPM_BIN, RESULTS_DIR, SCALE (tiny from make), WORKLOADS, OPS,
-# MODES, IMAGES, KILLS, RERUN (0 or 1), CHECK_ARGS (more flags for every run of the
-# programs: --cpu-threads 1 makes a CPU counterpart's traces, and so its
-# images, the same every time), GPM_PM_DIR, TRIAL_TIMEOUT.
+# MODES, SITES (a comma list: only these sites' mutants), IMAGES, KILLS,
+# RERUN (0 or 1), CHECK_ARGS (more flags for every run of the programs:
+# --cpu-threads 1 makes a CPU counterpart's traces, and so its images, the
+# same every time), GPM_PM_DIR, TRIAL_TIMEOUT.
 set -u
 name=mutants
 . "$(dirname "$0")/lib.sh"
@@ -125,9 +128,16 @@ for w in $(workloads); do
     modes=$(to_mutate "$w" | tr '\n' ' ')
     [ -n "$modes" ] || continue
     ran=$((ran + 1))
-    for op in $(ops "$w"); do
+    # Its operations, then (unless OPS picks some) the settings whose
+    # persists its default run does not reach (--check-settings), a case a
+    # line: NAME, then its flags; a setting's rows say setting=NAME.
+    for op in $(ops "$w"); do echo "$op $(op_flag "$op")"; done >"$tmp/cases"
+    [ -n "${OPS:-}" ] || "$GPM_BIN/$w" --check-settings | sed 's/^/@/' >>"$tmp/cases"
+    while read -r op flags <&4; do
+        xp=""
+        case $op in @*) op=${op#@} xp="setting=$op," ;; esac
         for m in $modes; do
-            args="$(op_flag "$op") ${CHECK_ARGS:-}"
+            args="$flags ${CHECK_ARGS:-}"
             lbl=$w
             [ "$op" = run ] || lbl="$w($op)"
             # The persist sites of the traced work.
@@ -175,7 +185,7 @@ for w in $(workloads); do
             d=$(check_dir) || exit 1
             # shellcheck disable=SC2086
             run_check "$out" "$d" "$IMAGES" \
-                "sites=$nsites,kills=$nk,kill_units=${ku:-none},sigkill_recovered=$SK_RECOVERED,sigkill_flagged=$SK_FLAGGED,sigkill_mid_work=$SK_MID" \
+                "${xp}sites=$nsites,kills=$nk,kill_units=${ku:-none},sigkill_recovered=$SK_RECOVERED,sigkill_flagged=$SK_FLAGGED,sigkill_mid_work=$SK_MID" \
                 "$w" "$m" "$SCALE" $args
             base=$(param "$CHECK_PARAMS" trace_points)
             if [ "$CHECK_RC" -eq 0 ] && [ "$SK_FLAGGED" -eq 0 ]; then
@@ -192,7 +202,7 @@ for w in $(workloads); do
                 CHECKER_FLAGS=--rerun
                 # shellcheck disable=SC2086
                 run_check "$out" "$d" "$IMAGES" \
-                    "sites=$nsites,kills=$nk,kill_units=${ku:-none},sigkill_recovered=$SK_RECOVERED,sigkill_flagged=$SK_FLAGGED,sigkill_mid_work=$SK_MID" \
+                    "${xp}sites=$nsites,kills=$nk,kill_units=${ku:-none},sigkill_recovered=$SK_RECOVERED,sigkill_flagged=$SK_FLAGGED,sigkill_mid_work=$SK_MID" \
                     "$w" "$m" "$SCALE" $args
                 CHECKER_FLAGS=
                 if [ "$CHECK_RC" -eq 0 ]; then
@@ -208,11 +218,12 @@ for w in $(workloads); do
             # Each site's mutant; a recovery's with its crashes checked too.
             while IFS=$tab read -r site kind count where <&3; do
                 [ -n "$site" ] || continue
+                case ",${SITES:-$site}," in *",$site,"*) ;; *) continue ;; esac
                 sigkill "$site"
                 d=$(check_dir) || exit 1
                 export GPM_MUTATE="$site"
                 [ "$where" != recovery ] || export NESTED=3
-                extra="site_kind=$kind,site_count=$count${where:+,site_where=$where},kills=$nk,kill_units=${ku:-none},sigkill_recovered=$SK_RECOVERED,sigkill_flagged=$SK_FLAGGED,sigkill_mid_work=$SK_MID"
+                extra="${xp}site_kind=$kind,site_count=$count${where:+,site_where=$where},kills=$nk,kill_units=${ku:-none},sigkill_recovered=$SK_RECOVERED,sigkill_flagged=$SK_FLAGGED,sigkill_mid_work=$SK_MID"
                 # shellcheck disable=SC2086
                 run_check "$out" "$d" "$IMAGES" "$extra" "$w" "$m" "$SCALE" $args
                 start=""
@@ -275,7 +286,7 @@ for w in $(workloads); do
                 fi
             done 3<"$tmp/sites"
         done
-    done
+    done 4<"$tmp/cases"
 done
 some_ran "$ran" "has a mode to mutate"
 exit $bad

@@ -45,8 +45,23 @@ ORIGINAL = "(original)"
 
 
 def key(r, p):
-    return (r["workload"], p.get("op", "run"), r.get("mode", ""), r.get("scale", ""),
-            p.get("mutant", ORIGINAL))
+    """A check's case: its operation, and the setting beside the default run
+    it covers (--check-settings) in brackets."""
+    op = p.get("op", "run") + (" [%s]" % p["setting"] if "setting" in p else "")
+    return (r["workload"], op, r.get("mode", ""), r.get("scale", ""), p.get("mutant", ORIGINAL))
+
+
+def by_site(mutants, col):
+    """Each mutant (a site removed, in one workload, mode and scale) over
+    every case it was checked in: flagged where any case flagged it,
+    redundant where every case found it so, else not flagged."""
+    verdicts = {}
+    for t in mutants:
+        verdicts.setdefault((t[0], t[2], t[3], t[4]), []).append(t[col["checker"]])
+    flagged = sum(1 for v in verdicts.values() if "flagged" in v)
+    redundant = sum(1 for v in verdicts.values()
+                    if "flagged" not in v and all(c.startswith("redundant") for c in v))
+    return len(verdicts), flagged, redundant
 
 
 def held_prefix(p):
@@ -133,6 +148,7 @@ def main():
     col = {h: i for i, h in enumerate(header)}
     flagged, redundant, benign, other, by_kill = R.mutant_verdicts(
         (t[col["checker"]] for t in mutants), (t[col["sigkill"]] for t in mutants))
+    sites, sites_flagged, sites_redundant = by_site(mutants, col)
     used = list(newest.values())
     comments = (["Mutants: each persist point of the traced work removed in turn "
                  "(GPM_MUTATE=SITE, in the run and its recoveries); checker: gpm-check's crash "
@@ -152,7 +168,10 @@ def main():
                  "kind",
                  "of %d mutants: %d flagged by the checker, %d redundant, %d not flagged, %d other; "
                  "%d flagged by SIGKILL" % (len(mutants), flagged, redundant, benign, other,
-                                            by_kill)]
+                                            by_kill),
+                 "by site, over the operations and settings each was checked in: of %d, %d "
+                 "flagged in some case, %d redundant in every case, %d neither"
+                 % (sites, sites_flagged, sites_redundant, sites - sites_flagged - sites_redundant)]
                 + R.platform_comments(used) + R.rev_comments(used))
     R.write_tsv(out, header, table, comments)
 

@@ -5,7 +5,8 @@
 # the checker and by no SIGKILL trial, its traced run having no persist
 # point left at the site; the report has a row per site with
 # both verdicts; a site only a recovery reaches (gpDB's undo) is mutated
-# too and flagged by crashing recoveries; nothing is left behind. Bad variables: test_check_vars.sh.
+# too and flagged by crashing recoveries; a setting beside the default run
+# (--check-settings) is checked too; nothing is left behind. Bad variables: test_check_vars.sh.
 set -u
 . "$(dirname "$0")/checker-checks.sh"
 checker_setup mutants
@@ -59,6 +60,27 @@ then
     ok "mutants: a recovery's own persist (tx.c's undo) mutated and flagged by crashing recoveries, not by SIGKILL"
 else
     notok "mutants of a recovery's site" "exit $rc: $(grep -v '^    ' "$tmp/rout" | grep 'recovery only' | head -c 900)"
+fi
+
+# A setting beside the default run (--check-settings): GPHash's header,
+# persisted by reset(), matters only where the load is the run; its
+# mutant is checked in both cases, flagged in the load's, and the report
+# counts it flagged by site.
+# (The header's is the one site of gphash.c that persists once.)
+site=$("$GPM_BIN/gpm-check" --sites "$GPM_BIN/gphash" --mode cpu --scale tiny --workload load |
+    awk -F'\t' '$1 ~ /gphash\.c:/ && $3 == 1 { print $1 }')
+env -u MODES -u OPS RESULTS_DIR="$tmp/sres" REPORTS_DIR="$tmp/srep" WORKLOADS=gphash SCALE=tiny \
+    SITES="$site" IMAGES=20 KILLS=1 RERUN=0 \
+    "$scripts/experiment.sh" mutants "$GPM_BIN" >"$tmp/sout" 2>&1
+rc=$?
+l=$(row_of "$tmp/srep/mutants.tsv" "gphash	run [load]	cpu	tiny	$site")
+if [ "$rc" -eq 0 ] && [ -n "$site" ] && echo "$l" | grep -qx "checker=flagged" &&
+    grep -q "^mutants: gphash(load) (cpu) without $site .*checker flagged" "$tmp/sout" &&
+    row_of "$tmp/srep/mutants.tsv" "gphash	run	cpu	tiny	$site" | grep -q "^checker=" &&
+    grep -q "by site, over the operations and settings each was checked in: of 1, 1 flagged in some case" "$tmp/srep/mutants.tsv"; then
+    ok "mutants: GPHash's header persist checked in the default run and its load setting, flagged in the load's"
+else
+    notok "mutants in a setting" "exit $rc: $(grep -v '^    ' "$tmp/sout" | tail -n 6 | head -c 900) | $l"
 fi
 
 # A missing program is an error naming it.

@@ -102,7 +102,7 @@ static void usage(const struct wl_workload *w, FILE *out)
     fprintf(out, "\n       [--reps N] [--pm-dir DIR] [--cpu-threads N|best] [--recover]\n"
                  "       [--kill " KILL_FORMS "%s]\n"
                  "       [--progress-times] [--seed N] [--out FILE] [--keep] [--trace DIR]\n"
-                 "       [--modes] [--cp-blocks N]\n", KILL_COMMIT(w));
+                 "       [--modes] [--check-settings] [--cp-blocks N]\n", KILL_COMMIT(w));
     if (w->sbrp)
         fprintf(out, "       [--persistency epoch|sbrp]\n");
     for (int i = 0; i < nparams(w); i++) {
@@ -158,7 +158,10 @@ static void usage(const struct wl_workload *w, FILE *out)
                  "kernels_write_pm\n"
                  "                       (stores --trace cannot see) and resumes (--recover "
                  "resumes durable\n"
-                 "                       progress; 0: it restarts), each =1 or =0\n");
+                 "                       progress; 0: it restarts), each =1 or =0\n"
+                 "  --check-settings     list the settings persistency checks cover beside the "
+                 "default run,\n"
+                 "                       one a line: NAME, then its flags\n");
     if (has_transactions(w))
         fprintf(out, "  --kill commit:N      SIGKILL this process just before the N-th "
                      "transaction of the first\n"
@@ -168,7 +171,7 @@ static void usage(const struct wl_workload *w, FILE *out)
 
 enum { OPT_MODE = 1000, OPT_OP, OPT_SCALE, OPT_REPS, OPT_PM_DIR, OPT_CPU_THREADS, OPT_RECOVER,
        OPT_KILL, OPT_SEED, OPT_OUT, OPT_KEEP, OPT_HELP, OPT_PROGRESS_TIMES, OPT_TRACE, OPT_MODES,
-       OPT_CP_BLOCKS, OPT_PERSISTENCY, OPT_PARAM = 2000 };
+       OPT_CHECK_SETTINGS, OPT_CP_BLOCKS, OPT_PERSISTENCY, OPT_PARAM = 2000 };
 
 /* --kill WHEN, parsed here once into K: kind, then its numbers. */
 static int parse_kill(const struct wl_workload *w, const char *val, struct wl_kill *k)
@@ -317,7 +320,8 @@ int wl_parse_args(const struct wl_workload *w, int argc, char **argv, struct wl_
         {"recover", 0, OPT_RECOVER}, {"kill", 1, OPT_KILL},
         {"seed", 1, OPT_SEED}, {"out", 1, OPT_OUT}, {"keep", 0, OPT_KEEP},
         {"progress-times", 0, OPT_PROGRESS_TIMES}, {"trace", 1, OPT_TRACE},
-        {"modes", 0, OPT_MODES}, {"help", 0, OPT_HELP}, {"cp-blocks", 1, OPT_CP_BLOCKS},
+        {"modes", 0, OPT_MODES}, {"check-settings", 0, OPT_CHECK_SETTINGS},
+        {"help", 0, OPT_HELP}, {"cp-blocks", 1, OPT_CP_BLOCKS},
         {"persistency", 1, OPT_PERSISTENCY}};
     const int nc = (int)(sizeof common / sizeof common[0]);
     struct option opts[sizeof common / sizeof common[0] + WL_MAX_PARAMS + 1];
@@ -345,6 +349,11 @@ int wl_parse_args(const struct wl_workload *w, int argc, char **argv, struct wl_
         }
         if (c == OPT_MODES) {
             modes_table(w, help_out);
+            return 1;
+        }
+        if (c == OPT_CHECK_SETTINGS) {
+            for (int i = 0; w->check_also && w->check_also[i]; i++)
+                fprintf(help_out, "%s\n", w->check_also[i]);
             return 1;
         }
         if (c == OPT_RECOVER)

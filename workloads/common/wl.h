@@ -286,6 +286,10 @@ struct wl_workload {
     int sbrp;
     const struct wl_obj_decl *objects; /* terminated by a NULL name */
     const struct wl_param *params;     /* terminated by a NULL flag */
+    /* Settings whose persists the default run does not reach (a reset only
+     * a load makes, a zeroing only inserts depend on), each "NAME FLAGS...",
+     * that persistency checks (make mutants) cover too; NULL-terminated. */
+    const char *const *check_also;
     size_t state_bytes;      /* its own state, c->priv: zeroed before layout(), freed
                                 after teardown() */
     int (*layout)(struct wl_ctx *c);   /* sizes of objects from the params; rejects bad ones */

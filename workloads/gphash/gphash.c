@@ -538,6 +538,10 @@ static void gph_teardown(struct wl_ctx *c)
     free(st->h_heads);
 }
 
+/* Only with the load as the run does a recovery depend on the header that
+ * reset() persists (see there). */
+static const char *const gph_check_also[] = {"load --workload load", NULL};
+
 const struct wl_workload WORKLOAD = {
     .name = "gphash",
     .about = "GPHash: a lock-free, log-free persistent hash index, warp-cooperative, driven "
@@ -549,6 +553,7 @@ const struct wl_workload WORKLOAD = {
     .progress_by = WL_BY_MARKERS_OR_TX,
     .objects = gph_objects,
     .params = gph_params,
+    .check_also = gph_check_also,
     .state_bytes = sizeof(struct gph_state),
     .layout = gph_layout,
     .setup = gph_setup,
