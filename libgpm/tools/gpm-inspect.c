@@ -24,7 +24,7 @@
 #include "gpm/gpm.h"
 #include "gpm/log.h"
 #include "gpm/log_layout.h"
-#include "identity.h"
+#include "gpm/run_id.h"
 
 #define PROG "gpm-inspect"
 
@@ -94,15 +94,15 @@ static int all_zero(const void *p, size_t n)
 }
 
 /* Why slot S is not valid, into WHY. */
-static void slot_problem(const struct wl_identity *s, char *why, size_t n)
+static void slot_problem(const struct gpm_run_id *s, char *why, size_t n)
 {
     if (all_zero(s, sizeof *s))
         snprintf(why, n, "empty (never written)");
-    else if (s->magic != WL_ID_MAGIC)
+    else if (s->magic != GPM_RUN_ID_MAGIC)
         snprintf(why, n, "not an identity slot (bad magic)");
-    else if (s->version != WL_ID_VERSION)
-        snprintf(why, n, "format version %u, this tool reads %u", s->version, WL_ID_VERSION);
-    else if (s->checksum != wl_id_sum(s))
+    else if (s->version != GPM_RUN_ID_VERSION)
+        snprintf(why, n, "format version %u, this tool reads %u", s->version, GPM_RUN_ID_VERSION);
+    else if (s->checksum != gpm_run_id_sum(s))
         snprintf(why, n, "checksum mismatch (a write torn by a crash, or damage)");
     else
         snprintf(why, n, "a field out of range (state %u, mode %u, %u objects)", s->state,
@@ -132,16 +132,16 @@ static void print_run_files(const struct harness_name *h)
     printf(k ? "\n" : "files\tnone beside it\n");
 }
 
-static void print_identity(const char *full, const struct wl_identity *slot,
+static void print_identity(const char *full, const struct gpm_run_id *slot,
                            const struct harness_name *h)
 {
-    int cur = wl_id_current(slot);
+    int cur = gpm_run_id_current(slot);
     printf("file\t%s\n", full);
     printf("kind\trun identity of the workload harness: two slots, each sealed by a checksum; "
            "the valid one with the higher sequence is current\n");
     for (int i = 0; i < 2; i++) {
         char why[160];
-        if (wl_id_valid(&slot[i])) {
+        if (gpm_run_id_valid(&slot[i])) {
             printf("slot %d\tvalid: sequence %llu, %s, epoch %llu%s\n", i,
                    (unsigned long long)slot[i].seq, state_names[slot[i].state],
                    (unsigned long long)slot[i].epoch, i == cur ? " (current)" : "");
@@ -154,7 +154,7 @@ static void print_identity(const char *full, const struct wl_identity *slot,
         printf("current\tnone: no run identity to recover (--recover refuses these files)\n");
         return;
     }
-    const struct wl_identity *s = &slot[cur];
+    const struct gpm_run_id *s = &slot[cur];
     printf("current\tslot %d\n", cur);
     printf("workload\t%s\n", s->workload);
     printf("state\t%s: %s\n", state_names[s->state], state_meaning[s->state]);
@@ -178,16 +178,16 @@ static void print_identity(const char *full, const struct wl_identity *slot,
 /* 1 if FULL is not an identity file; 0 printed; -1 error. */
 static int inspect_identity(const char *full, const struct harness_name *h)
 {
-    static struct wl_identity slot[2];
+    static struct gpm_run_id slot[2];
     struct stat st;
     FILE *f;
     size_t n;
     int named = h && strcmp(h->object, "id") == 0;
-    if (stat(full, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != WL_ID_FILE_BYTES)
+    if (stat(full, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != GPM_RUN_ID_FILE_BYTES)
         return named && stat(full, &st) == 0
                    ? gpm_set_error("%s: %lld bytes, where a run identity has %u: not one the "
                                    "harness wrote (remove it, or check the file name)",
-                                   full, (long long)st.st_size, WL_ID_FILE_BYTES)
+                                   full, (long long)st.st_size, GPM_RUN_ID_FILE_BYTES)
                    : 1;
     if (!(f = fopen(full, "rb")))
         return gpm_set_error("%s: cannot read it: check its permissions", full);
@@ -195,7 +195,7 @@ static int inspect_identity(const char *full, const struct harness_name *h)
     fclose(f);
     if (n != sizeof slot)
         return gpm_set_error("%s: short read: check the file", full);
-    if (!named && slot[0].magic != WL_ID_MAGIC && slot[1].magic != WL_ID_MAGIC)
+    if (!named && slot[0].magic != GPM_RUN_ID_MAGIC && slot[1].magic != GPM_RUN_ID_MAGIC)
         return 1;
     print_identity(full, slot, h);
     return 0;
@@ -206,7 +206,7 @@ static int inspect_identity(const char *full, const struct harness_name *h)
 /* What the identity beside a harness object says, in one line. */
 static void print_run_state(const struct harness_name *h)
 {
-    static struct wl_identity slot[2];
+    static struct gpm_run_id slot[2];
     char path[4400];
     FILE *f;
     int cur;
@@ -215,7 +215,7 @@ static void print_run_state(const struct harness_name *h)
         printf("identity\t%s: absent (files of a run that did not keep it, or no run's)\n", path);
         return;
     }
-    cur = fread(slot, 1, sizeof slot, f) == sizeof slot ? wl_id_current(slot) : -1;
+    cur = fread(slot, 1, sizeof slot, f) == sizeof slot ? gpm_run_id_current(slot) : -1;
     fclose(f);
     if (cur < 0)
         printf("identity\t%s: no valid slot\n", path);

@@ -259,7 +259,7 @@ static int timed(struct wl_ctx *c, struct wl_run *run, int (*fn)(struct wl_ctx *
     if (c->opt.kill.kind == WL_KILL_COMMIT && c->rep == 0)
         fprintf(stderr, "crash: the work finished before commit %lld\n", c->opt.kill.commit);
     if (rc == 0)
-        rc = wl_identity_write(c, run, WL_ID_COMPLETE);
+        rc = wl_identity_write(c, run, GPM_RUN_COMPLETE);
     return rc;
 }
 
@@ -270,10 +270,10 @@ static int start_epoch(struct wl_ctx *c, struct wl_run *run)
 {
     if (++c->epoch == 0)
         c->epoch = 1; /* 0 marks what no run has written */
-    if (wl_identity_write(c, run, WL_ID_PREPARING) != 0 ||
+    if (wl_identity_write(c, run, GPM_RUN_PREPARING) != 0 ||
         (c->wl->prepare && c->wl->prepare(c) != 0))
         return -1;
-    return wl_identity_write(c, run, WL_ID_RUNNING);
+    return wl_identity_write(c, run, GPM_RUN_RUNNING);
 }
 
 static int reps_of_run(struct wl_ctx *c, struct wl_run *run, double *t)
@@ -318,9 +318,9 @@ static int rerun(struct wl_ctx *c, struct wl_run *run, double *t)
 
 static int recovery(struct wl_ctx *c, struct wl_run *run, double *t)
 {
-    int complete = run->found.state == WL_ID_COMPLETE;
+    int complete = run->found.state == GPM_RUN_COMPLETE;
     *t = 0;
-    if (run->found.state == WL_ID_CREATED || run->found.state == WL_ID_PREPARING) {
+    if (run->found.state == GPM_RUN_CREATED || run->found.state == GPM_RUN_PREPARING) {
         /* killed before the work began */
         wl_note(c, "trial=before-progress");
         return rerun(c, run, t);
@@ -336,7 +336,7 @@ static int recovery(struct wl_ctx *c, struct wl_run *run, double *t)
     /* Resume; after a complete run this is the restoration alone (Table 5). */
     if (!c->wl->recover)
         return gpm_set_error("%s has no recovery", c->wl->name);
-    if (wl_identity_write(c, run, WL_ID_RUNNING) != 0 ||
+    if (wl_identity_write(c, run, GPM_RUN_RUNNING) != 0 ||
         timed(c, run, c->wl->recover, crash_asked(c), t) != 0)
         return -1;
     wl_note(c, "total_s=%.6f", *t);
@@ -413,8 +413,8 @@ int wl_run(const struct wl_workload *w, int argc, char **argv)
     when[1] = wl_now();
     /* A resume needs a run that started and whose progress was durable, in
      * a mode that can continue it; anything else starts over. */
-    c->fresh = !(c->opt.recover && run.found.state != WL_ID_CREATED &&
-                 run.found.state != WL_ID_PREPARING &&
+    c->fresh = !(c->opt.recover && run.found.state != GPM_RUN_CREATED &&
+                 run.found.state != GPM_RUN_PREPARING &&
                  wl_resumes(w, (enum wl_mode)run.found.mode, c->opt.mode));
 
     reps = c->opt.recover ? 1 : c->opt.reps;

@@ -3,8 +3,14 @@
 #ifndef WL_HARNESS_H
 #define WL_HARNESS_H
 
-#include "identity.h"
+#include "gpm/run_id.h"
 #include "wl.h"
+
+/* The run identity's format (libgpm) holds every object and mode. */
+typedef char wl_run_id_fits[WL_MAX_OBJECTS <= GPM_RUN_ID_MAX_OBJECTS &&
+                                    WL_MAX_MODES <= GPM_RUN_ID_MAX_MODES
+                                ? 1
+                                : -1];
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,11 +30,11 @@ struct wl_run {
     int id_lock;
     int id_created;
     int cur;                 /* slot holding the current identity, -1: none valid */
-    struct wl_identity found; /* the identity the run started from (valid if found_valid) */
+    struct gpm_run_id found; /* the identity the run started from (valid if found_valid) */
     int found_valid;
     int locked;              /* every file of the run is ours: safe to remove what we made */
     char tag[64];            /* "small", or "custom-<hash>" */
-    char params[WL_ID_PARAMS];
+    char params[GPM_RUN_ID_PARAMS];
 };
 
 /* A transactional log's run-time state (tx.c, tx_engines.c). */
@@ -116,7 +122,7 @@ int wl_dev_copy_ranges(void *dst, const void *src, const gpm_range *v, int n, vo
  * On failure removes what it created. */
 int wl_objects_open(struct wl_ctx *c, struct wl_run *run);
 /* Writes the identity with STATE and c->epoch (and the current mode). */
-int wl_identity_write(struct wl_ctx *c, struct wl_run *run, enum wl_id_state state);
+int wl_identity_write(struct wl_ctx *c, struct wl_run *run, enum gpm_run_state state);
 enum wl_files { WL_FILES_KEEP, WL_FILES_REMOVE, WL_FILES_REMOVE_CREATED };
 /* Closes and unlocks everything; removes the files as WHAT says. */
 void wl_objects_close(struct wl_ctx *c, struct wl_run *run, enum wl_files what);

@@ -288,24 +288,24 @@ static void close_object(struct wl_obj *o)
 
 /* ---- the identity ---- */
 
-static const struct wl_identity *slots(const struct wl_run *run)
+static const struct gpm_run_id *slots(const struct wl_run *run)
 {
-    return (const struct wl_identity *)run->id.host;
+    return (const struct gpm_run_id *)run->id.host;
 }
 
-int wl_identity_write(struct wl_ctx *c, struct wl_run *run, enum wl_id_state state)
+int wl_identity_write(struct wl_ctx *c, struct wl_run *run, enum gpm_run_state state)
 {
-    struct wl_identity s;
-    struct wl_identity *dst;
+    struct gpm_run_id s;
+    struct gpm_run_id *dst;
     int slot = run->cur < 0 ? 0 : 1 - run->cur;
     memset(&s, 0, sizeof s);
-    s.magic = WL_ID_MAGIC;
-    s.version = WL_ID_VERSION;
+    s.magic = GPM_RUN_ID_MAGIC;
+    s.version = GPM_RUN_ID_VERSION;
     s.state = (uint32_t)state;
     s.seq = run->cur < 0 ? 1 : slots(run)[run->cur].seq + 1;
     snprintf(s.workload, sizeof s.workload, "%s", c->wl->name);
     snprintf(s.params, sizeof s.params, "%s", run->params);
-    s.params_hash = wl_id_hash_params(run->params);
+    s.params_hash = gpm_run_id_hash_params(run->params);
     s.seed = c->opt.seed;
     s.mode = (uint32_t)c->opt.mode;
     snprintf(s.mode_name, sizeof s.mode_name, "%s", wl_mode_name(c->opt.mode));
@@ -314,8 +314,8 @@ int wl_identity_write(struct wl_ctx *c, struct wl_run *run, enum wl_id_state sta
     for (int i = 0; i < c->nobj; i++)
         s.obj_bytes[i] = c->obj[i].file_bytes;
     s.pid = (uint64_t)getpid();
-    s.checksum = wl_id_sum(&s);
-    dst = (struct wl_identity *)run->id.host + slot;
+    s.checksum = gpm_run_id_sum(&s);
+    dst = (struct gpm_run_id *)run->id.host + slot;
     memcpy(dst, &s, sizeof s);
     if (gpm_region_persist(&run->id, dst, sizeof s) != 0)
         return -1;
@@ -327,7 +327,7 @@ int wl_identity_write(struct wl_ctx *c, struct wl_run *run, enum wl_id_state sta
  * durable progress this mode can resume (or by this very mode). */
 static int check_identity(const struct wl_ctx *c, const struct wl_run *run)
 {
-    const struct wl_identity *id = &run->found;
+    const struct gpm_run_id *id = &run->found;
     enum wl_mode w = (enum wl_mode)id->mode, m = c->opt.mode;
     if (!run->found_valid)
         return gpm_set_error("%s: holds no valid run identity (the run was killed while its "
@@ -336,7 +336,7 @@ static int check_identity(const struct wl_ctx *c, const struct wl_run *run)
     if (strcmp(id->workload, c->wl->name) != 0)
         return gpm_set_error("%s: written by workload %s, not %s: nothing of %s to recover",
                              run->id.path, id->workload, c->wl->name, c->wl->name);
-    if (id->params_hash != wl_id_hash_params(run->params) || id->seed != c->opt.seed)
+    if (id->params_hash != gpm_run_id_hash_params(run->params) || id->seed != c->opt.seed)
         return gpm_set_error("%s: written with %s and seed %" PRIu64 ": pass the same flags "
                              "and --seed to recover it", run->id.path, id->params, id->seed);
     if (w != m && !wl_resumes(c->wl, w, m))
@@ -356,19 +356,19 @@ static int open_identity(struct wl_ctx *c, struct wl_run *run)
     char path[4096];
     int exists;
     if (set_path(c, run, "id", path, sizeof path) != 0 ||
-        check_size(path, WL_ID_FILE_BYTES, &exists) != 0)
+        check_size(path, GPM_RUN_ID_FILE_BYTES, &exists) != 0)
         return -1;
     if (!exists && c->opt.recover)
         return gpm_set_error("%s: does not exist: nothing to recover (run without --recover "
                              "first, or pass the --pm-dir, --scale and size flags of the "
                              "crashed run)", path);
-    if (gpm_map(&run->id, path, WL_ID_FILE_BYTES,
+    if (gpm_map(&run->id, path, GPM_RUN_ID_FILE_BYTES,
                 (c->opt.recover ? 0 : GPM_CREATE) | GPM_HOST_ONLY) != 0)
         return -1;
     run->id_created = run->id.created;
     if (gpm_lock_file(path, &run->id_lock) != 0)
         return -1;
-    run->cur = wl_id_current(slots(run));
+    run->cur = gpm_run_id_current(slots(run));
     run->found_valid = run->cur >= 0;
     if (run->found_valid)
         run->found = slots(run)[run->cur];
@@ -382,7 +382,7 @@ static void make_tag(struct wl_ctx *c, struct wl_run *run)
     wl_params_string(c, run->params, sizeof run->params);
     if (c->opt.custom)
         snprintf(run->tag, sizeof run->tag, "custom-%08x",
-                 (unsigned)(wl_id_hash_params(run->params) & 0xffffffffu));
+                 (unsigned)(gpm_run_id_hash_params(run->params) & 0xffffffffu));
     else
         snprintf(run->tag, sizeof run->tag, "%s", wl_scale_name(c->opt.scale));
 }
@@ -391,8 +391,8 @@ static void make_tag(struct wl_ctx *c, struct wl_run *run)
  * say so, once, and how to resume it instead. */
 static void note_crashed_run(const struct wl_ctx *c, const struct wl_run *run)
 {
-    const struct wl_identity *id = &run->found;
-    if (!run->found_valid || id->state != WL_ID_RUNNING ||
+    const struct gpm_run_id *id = &run->found;
+    if (!run->found_valid || id->state != GPM_RUN_RUNNING ||
         strcmp(id->workload, c->wl->name) != 0)
         return;
     fprintf(stderr, "%s: %s held a %s run that was killed mid-work (epoch %llu): this run "
@@ -466,7 +466,7 @@ int wl_objects_open(struct wl_ctx *c, struct wl_run *run)
         if (reset_object(c, &c->obj[i], zero_regions) != 0)
             goto fail;
     c->epoch = zero_regions ? 0 : (uint32_t)run->found.epoch;
-    if (wl_identity_write(c, run, WL_ID_CREATED) != 0)
+    if (wl_identity_write(c, run, GPM_RUN_CREATED) != 0)
         goto fail;
     return 0;
 fail:

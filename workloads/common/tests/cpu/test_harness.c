@@ -17,7 +17,7 @@
 #include "gpm/check.h"
 #include "gpm/log.h"
 #include "harness.h"
-#include "identity.h"
+#include "gpm/run_id.h"
 #include "tests/wl_test.h"
 #include "wl.h"
 
@@ -750,7 +750,7 @@ static void recover_refuses_and_leaves_files_untouched(void)
     char id[4300], data[4300];
     unsigned char *before, *after;
     size_t n1, n2;
-    struct wl_identity slot[2];
+    struct gpm_run_id slot[2];
     FILE *f;
     int cur;
     path_of(id, sizeof id, "tiny", "id");
@@ -774,10 +774,10 @@ static void recover_refuses_and_leaves_files_untouched(void)
     /* A run of a mode whose progress is not durable is not resumed by another. */
     f = fopen(id, "r+");
     CHECK(f && fread(slot, sizeof slot, 1, f) == 1);
-    cur = wl_id_current(slot);
+    cur = gpm_run_id_current(slot);
     CHECK(cur >= 0);
     slot[cur].mode = WL_CAP_MM;
-    slot[cur].checksum = wl_id_sum(&slot[cur]);
+    slot[cur].checksum = gpm_run_id_sum(&slot[cur]);
     CHECK(fseek(f, 0, SEEK_SET) == 0 && fwrite(slot, sizeof slot, 1, f) == 1);
     fclose(f);
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--recover",

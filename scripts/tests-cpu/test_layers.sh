@@ -1,0 +1,26 @@
+#!/bin/sh
+# The library sits below the harness: no file of libgpm (its sources, its
+# headers, its tools) includes a header that libgpm does not hold, such as
+# the harness's (workloads/common). Lists each that does.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=${GPM_ROOT:-$(cd "$here/../.." && pwd)}
+if [ ! -d "$root/libgpm/src" ]; then
+    echo "skip - layers: no sources in $root (a bundle)"
+    exit 0
+fi
+cd "$root" || exit 1
+# FILE:HEADER for each quoted include of libgpm that no folder of libgpm has.
+outside=$(grep -rnoE --include='*.c' --include='*.h' --include='*.cu' --include='*.cuh' \
+    '^#include "[^"]+"' libgpm | sed 's/:[0-9]*:#include "/ /; s/"$//' |
+    while read -r file header; do
+        [ -f "libgpm/include/$header" ] || [ -f "$(dirname "$file")/$header" ] ||
+            echo "$file: $header"
+    done)
+n=$(grep -rhE --include='*.c' --include='*.cu' '^#include "' libgpm | wc -l)
+if [ -z "$outside" ] && [ "$n" -gt 0 ]; then
+    echo "ok - libgpm's $n includes are all of its own headers: nothing of the harness"
+else
+    echo "not ok - libgpm includes headers it does not hold (the harness's?)"
+    echo "$outside" | sed 's/^/#   /'
+fi
