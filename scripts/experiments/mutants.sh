@@ -132,7 +132,7 @@ for w in $(workloads); do
     # persists its default run does not reach (--check-settings), a case a
     # line: NAME, then its flags; a setting's rows say setting=NAME.
     for op in $(ops "$w"); do echo "$op $(op_flag "$op")"; done >"$tmp/cases"
-    [ -n "${OPS:-}" ] || "$GPM_BIN/$w" --check-settings | sed 's/^/@/' >>"$tmp/cases"
+    [ -n "${OPS:-}" ] || "$GPM_BIN/$w" --check-settings 2>/dev/null | sed 's/^/@/' >>"$tmp/cases"
     while read -r op flags <&4; do
         xp=""
         case $op in @*) op=${op#@} xp="setting=$op," ;; esac
