@@ -3,12 +3,8 @@
 # headers, its tools) includes a header that libgpm does not hold, such as
 # the harness's (workloads/common). Lists each that does.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=${GPM_ROOT:-$(cd "$here/../.." && pwd)}
-if [ ! -d "$root/libgpm/src" ]; then
-    echo "skip - layers: no sources in $root (a bundle)"
-    exit 0
-fi
+. "$(dirname "$0")/sources.sh"
+need_sources layers libgpm/src
 cd "$root" || exit 1
 # FILE:HEADER for each quoted include of libgpm that no folder of libgpm has.
 outside=$(grep -rnoE --include='*.c' --include='*.h' --include='*.cu' --include='*.cuh' \

@@ -3,12 +3,8 @@
 # however rules are ordered), and a changed revision rebuilds the object
 # that reports it, so rows never name an older build's revision.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=${GPM_ROOT:-$(cd "$here/../.." && pwd)}
-if [ ! -f "$root/Makefile" ]; then
-    echo "skip - makefile: no Makefile in $root (a bundle)"
-    exit 0
-fi
+. "$(dirname "$0")/sources.sh"
+need_sources makefile Makefile
 goal=$(make -C "$root" -pnq 2>/dev/null | awk '$1 == ".DEFAULT_GOAL" { print $3; exit }')
 if [ "$goal" = all ]; then
     echo "ok - a plain make builds all"

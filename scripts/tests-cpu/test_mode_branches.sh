@@ -4,12 +4,8 @@
 # line of the sources (tests aside) that does: WL_ENGINE_, opt.mode compared
 # with a mode constant or switched on, or a row's engine compared with one.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=${GPM_ROOT:-$(cd "$here/../.." && pwd)}
-if [ ! -f "$root/workloads/common/wl.h" ]; then
-    echo "skip - mode branches: no sources in $root (a bundle)"
-    exit 0
-fi
+. "$(dirname "$0")/sources.sh"
+need_sources "mode branches" workloads/common/wl.h
 pattern='WL_ENGINE_|opt\.mode *[!=]= *WL_|WL_[A-Z_]+ *[!=]= *[a-z_>.-]*opt\.mode|switch *\([a-z_>.-]*opt\.mode\)|(commit|tx) *[!=]= *&wl_(commit|tx)_'
 # branches DIR...: the offending lines under DIR, FILE:LINE: TEXT.
 branches() {

@@ -3,13 +3,9 @@
 # matter, it stays short, and the packages it names are those the install
 # script installs.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=${GPM_ROOT:-$(cd "$here/../.." && pwd)}
+. "$(dirname "$0")/sources.sh"
+need_sources readme README.md scripts/install-deps.sh
 readme=$root/README.md
-if [ ! -f "$readme" ] || [ ! -f "$root/scripts/install-deps.sh" ]; then
-    echo "skip - readme: no README.md or install script in $root (a bundle)"
-    exit 0
-fi
 first=$(awk '/^```sh/ { on = 1; next } /^```/ { if (on) exit } on' "$readme" | awk '{ print $1, $2 }' | tr '\n' ';')
 if [ "$first" = "make figure_9;make test;" ]; then
     echo "ok - the README's first commands are make figure_9 and make test"
