@@ -54,8 +54,9 @@ void gpm_result_set_times(gpm_result *res, const double *t, int n);
  * empty; a non-empty file whose first line is not the schema's header is
  * refused and left as it is (one of the schema before rsd_pct or before
  * rep_s too: its rows would end a column or two short). Throughput is
- * bytes_persisted / median_s in GB/s (1e9). A row that cannot be written whole (a full disk) is an error
- * that leaves the file as it was: a file this call created is removed. */
+ * bytes_persisted / median_s in GB/s (1e9). A row that cannot be written
+ * whole (a full disk) is an error that leaves the file as it was: a file
+ * this call created is removed. */
 int gpm_result_append(const char *path, const gpm_platform *p, const gpm_result *res);
 
 /* Checks, before any work is done, that rows can later be appended to

@@ -25,7 +25,12 @@
 
 /* PREPARING: a repetition's epoch is new and prepare() is resetting what
  * it starts from; nothing of it is durable progress yet. */
-enum gpm_run_state { GPM_RUN_CREATED = 1, GPM_RUN_RUNNING = 2, GPM_RUN_COMPLETE = 3, GPM_RUN_PREPARING = 4 };
+enum gpm_run_state {
+    GPM_RUN_CREATED = 1,
+    GPM_RUN_RUNNING = 2,
+    GPM_RUN_COMPLETE = 3,
+    GPM_RUN_PREPARING = 4
+};
 
 struct gpm_run_id {
     uint64_t magic;
@@ -71,8 +76,9 @@ static inline uint64_t gpm_run_id_sum(const struct gpm_run_id *s)
 
 static inline int gpm_run_id_valid(const struct gpm_run_id *s)
 {
-    return s->magic == GPM_RUN_ID_MAGIC && s->version == GPM_RUN_ID_VERSION && s->checksum == gpm_run_id_sum(s) &&
-           s->state >= GPM_RUN_CREATED && s->state <= GPM_RUN_PREPARING && s->mode < GPM_RUN_ID_MAX_MODES &&
+    return s->magic == GPM_RUN_ID_MAGIC && s->version == GPM_RUN_ID_VERSION &&
+           s->checksum == gpm_run_id_sum(s) && s->state >= GPM_RUN_CREATED &&
+           s->state <= GPM_RUN_PREPARING && s->mode < GPM_RUN_ID_MAX_MODES &&
            s->nobj <= GPM_RUN_ID_MAX_OBJECTS && memchr(s->workload, 0, sizeof s->workload) &&
            memchr(s->params, 0, sizeof s->params);
 }
