@@ -81,7 +81,7 @@ static int bfs_setup(struct wl_ctx *c)
                        &st->how) != 0)
         return -1;
     st->n = st->g.n;
-    if (bfs_file_bytes(st->n) != c->obj[BFS_PM].bytes || st->src >= st->n)
+    if (bfs_file_bytes(st->n) != wl_obj_bytes(c, BFS_PM) || st->src >= st->n)
         return gpm_set_error("%s: changed while the run started (now %llu nodes): run again",
                              wl_str(c, "graph"), (unsigned long long)st->n);
     return is_cpu(c) ? bfs_cpu_setup(c) : bfs_gpu_setup(c);
@@ -126,11 +126,11 @@ static int durable_levels(struct wl_ctx *c, uint32_t *levels)
     if (meta->graph_sum != st->g.sum || meta->nodes != st->n || meta->source != st->src)
         return gpm_set_error("%s: holds a search of another graph or source (%llu nodes, from "
                              "node %u): pass the crashed run's --graph, --nodes, --source and "
-                             "--seed, or run without --recover", c->obj[BFS_PM].path,
+                             "--seed, or run without --recover", wl_obj_path(c, BFS_PM),
                              (unsigned long long)meta->nodes, meta->source);
     if (!bfs_starts_ok(start, k, st->n))
         return gpm_set_error("%s: its %u durable levels do not form a search sequence: run "
-                             "without --recover", c->obj[BFS_PM].path, k);
+                             "without --recover", wl_obj_path(c, BFS_PM), k);
     return 0;
 }
 

@@ -96,7 +96,7 @@ static int record_check(struct wl_ctx *c)
         return 0;
     return gpm_set_error("%s: checkpoint of another run (options=%llu seed=%llu iters=%llu): "
                          "pass the same --options, --seed and --iters to recover it",
-                         c->obj[BLK_PRICES].path, (unsigned long long)m->n,
+                         wl_obj_path(c, BLK_PRICES), (unsigned long long)m->n,
                          (unsigned long long)m->seed, (unsigned long long)m->iters);
 }
 

@@ -162,7 +162,7 @@ static int record_check(struct wl_ctx *c)
     return gpm_set_error("%s: checkpoint of another run (mesh %s of %llu elements, hash "
                          "%016llx, seed=%llu iters=%llu checkpoint-every=%llu): pass the "
                          "same --mesh (unchanged), --elements, --seed, --iters and "
-                         "--checkpoint-every to recover it", c->obj[CFD_STATE].path, m->mesh,
+                         "--checkpoint-every to recover it", wl_obj_path(c, CFD_STATE), m->mesh,
                          (unsigned long long)m->n, (unsigned long long)m->mesh_hash,
                          (unsigned long long)m->seed, (unsigned long long)m->iters,
                          (unsigned long long)m->every);

@@ -87,6 +87,21 @@ gpm_region *wl_region(struct wl_ctx *c, int i)
     return &c->obj[i].region;
 }
 
+const char *wl_obj_path(const struct wl_ctx *c, int i)
+{
+    return c->obj[i].path;
+}
+
+size_t wl_obj_bytes(const struct wl_ctx *c, int i)
+{
+    return c->obj[i].bytes;
+}
+
+gpmcp *wl_checkpoint(struct wl_ctx *c, int i)
+{
+    return c->obj[i].cp;
+}
+
 gpmlog *wl_log(struct wl_ctx *c, int i)
 {
     return &c->obj[i].log;

@@ -345,8 +345,13 @@ void wl_obj_region(struct wl_ctx *c, int i, size_t bytes);
 void wl_obj_checkpoint(struct wl_ctx *c, int i, size_t bytes, int nbuf);
 void wl_obj_log_hcl(struct wl_ctx *c, int i, size_t bytes, int blocks, int threads);
 void wl_obj_log_conv(struct wl_ctx *c, int i, size_t bytes, int partitions);
+/* Object I's file (for messages) and the bytes layout() gave it. */
+const char *wl_obj_path(const struct wl_ctx *c, int i);
+size_t wl_obj_bytes(const struct wl_ctx *c, int i);
 /* Region I's mapping: ->host, ->dev (NULL where the mode maps host-only). */
 gpm_region *wl_region(struct wl_ctx *c, int i);
+/* Checkpoint I's handle, for reading what it holds (gpm/cp.h). */
+gpmcp *wl_checkpoint(struct wl_ctx *c, int i);
 /* Log I, and the handle its kernels take (unfenced where the mode does
  * not fence: gpm-ndp then calls wl_log_flush between its phases). */
 gpmlog *wl_log(struct wl_ctx *c, int i);

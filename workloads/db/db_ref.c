@@ -83,7 +83,7 @@ static int cpu_count(struct wl_ctx *c, struct db_state *st, uint64_t step)
     uint64_t old = st->rows + step * st->batch, now = old + st->batch;
     if (wl_tx_host_undo(c, DB_LOG, 0, 0, base, sizeof old) != 0)
         return gpm_set_error("db: batch %llu: the count's undo record did not fit %s",
-                             (unsigned long long)step, c->obj[DB_LOG].path);
+                             (unsigned long long)step, wl_obj_path(c, DB_LOG));
     memcpy(base, &now, sizeof now);
     return wl_pm_persist(c, DB_TABLE, base, sizeof now);
 }
@@ -116,7 +116,7 @@ static int cpu_update(struct wl_ctx *c, struct db_state *st, uint64_t u)
     if (failed)
         return gpm_set_error("db: statement %llu: an undo record did not fit %s, or a persist "
                              "failed: the statement stopped; --recover undoes it",
-                             (unsigned long long)u, c->obj[DB_LOG].path);
+                             (unsigned long long)u, wl_obj_path(c, DB_LOG));
     return 0;
 }
 

@@ -241,7 +241,7 @@ static int record_check(struct wl_ctx *c)
     return gpm_set_error("%s: checkpoint of another run (%llu iterations of %llu images, "
                          "every %llu, seed %llu, dataset %016llx): pass the same "
                          "--iterations, --batch, --checkpoint-every, --lr, --dataset and "
-                         "--seed to recover it", c->obj[DNN_CP].path,
+                         "--seed to recover it", wl_obj_path(c, DNN_CP),
                          (unsigned long long)m.iters, (unsigned long long)m.batch,
                          (unsigned long long)m.every, (unsigned long long)m.seed,
                          (unsigned long long)m.data_fp);
@@ -273,8 +273,8 @@ static int check_restored(struct wl_ctx *c)
     st->perm_epoch = NO_EPOCH;
     if (wl_dev_copy(st->h_params, st->d_params, param_bytes(), 0) != 0)
         return -1;
-    rc = dnn_cp_compare(c->obj[DNN_CP].cp, 0, st->h_params, param_bytes(), "parameters");
-    return rc != 0 ? rc : dnn_cp_compare(c->obj[DNN_CP].cp, 1, &st->meta, sizeof st->meta,
+    rc = dnn_cp_compare(wl_checkpoint(c, DNN_CP), 0, st->h_params, param_bytes(), "parameters");
+    return rc != 0 ? rc : dnn_cp_compare(wl_checkpoint(c, DNN_CP), 1, &st->meta, sizeof st->meta,
                                          "record");
 }
 

@@ -202,8 +202,8 @@ static int gph_setup(struct wl_ctx *c)
     if (gph_gpu_alloc(st) != 0 || gph_gpu_pin(st) != 0 || gph_gpu_cache_alloc(st) != 0)
         return -1;
     if ((!c->m->fences || st->mirror) &&
-        (wl_dev_alloc((void **)&st->d_table, c->obj[GPH_TABLE].bytes) != 0 ||
-         wl_dev_zero(st->d_table, c->obj[GPH_TABLE].bytes) != 0))
+        (wl_dev_alloc((void **)&st->d_table, wl_obj_bytes(c, GPH_TABLE)) != 0 ||
+         wl_dev_zero(st->d_table, wl_obj_bytes(c, GPH_TABLE)) != 0))
         return -1;
     return in_tx(c) ? wl_tx_setup(c, GPH_LOG, st->d_table, first_changes) : 0;
 }
@@ -235,7 +235,7 @@ static int reset(struct wl_ctx *c)
     struct gph_state *st = S(c);
     struct gph_header h = {GPH_MAGIC, st->g.top, st->g.slots, st->g.kw, st->g.vbytes, 0,
                            gph_done_word(c->epoch, 0)};
-    if (st->d_table && wl_dev_zero(st->d_table, c->obj[GPH_TABLE].bytes) != 0)
+    if (st->d_table && wl_dev_zero(st->d_table, wl_obj_bytes(c, GPH_TABLE)) != 0)
         return -1;
     if (!c->m->commit->nothing_durable && clear_states(c) != 0)
         return -1;
@@ -401,7 +401,7 @@ static void note_run(struct wl_ctx *c, uint64_t from)
 static int volatile_copy(struct wl_ctx *c)
 {
     struct gph_state *st = S(c);
-    gpm_range r = {0, c->obj[GPH_TABLE].bytes, st->d_table};
+    gpm_range r = {0, wl_obj_bytes(c, GPH_TABLE), st->d_table};
     return c->m->commit->nothing_durable ? wl_commit(c, GPH_TABLE, &r, 1) : 0;
 }
 
@@ -460,8 +460,8 @@ static int tx_recover(struct wl_ctx *c)
     if (!describes_run(st, h, d))
         return gpm_set_error("%s: it and its log (%llu batches committed) do not describe this "
                              "run's table after its load: run without --recover",
-                             c->obj[GPH_TABLE].path, (unsigned long long)d);
-    if (wl_dev_copy(st->d_table, pm(c), c->obj[GPH_TABLE].bytes, 1) != 0)
+                             wl_obj_path(c, GPH_TABLE), (unsigned long long)d);
+    if (wl_dev_copy(st->d_table, pm(c), wl_obj_bytes(c, GPH_TABLE), 1) != 0)
         return -1;
     c->restore_s = wl_now() - t0;
     st->first_checked = d;
@@ -482,7 +482,7 @@ static int gph_recover(struct wl_ctx *c)
         return tx_recover(c);
     if (!describes_run(st, h, d))
         return gpm_set_error("%s: its header does not describe this run's table after its "
-                             "load: run without --recover", c->obj[GPH_TABLE].path);
+                             "load: run without --recover", wl_obj_path(c, GPH_TABLE));
     if (is_cpu(c))
         rc = gph_cpu_scan(c, st, &cleared, &items);
     else
@@ -491,7 +491,7 @@ static int gph_recover(struct wl_ctx *c)
              wl_persist_end(c);
     /* The mirror: what PM holds now, every lookup's from here on. */
     if (rc == 0 && st->mirror)
-        rc = wl_dev_copy(st->d_table, pm(c), c->obj[GPH_TABLE].bytes, 1);
+        rc = wl_dev_copy(st->d_table, pm(c), wl_obj_bytes(c, GPH_TABLE), 1);
     if (rc != 0)
         return -1;
     c->restore_s = wl_now() - t0;

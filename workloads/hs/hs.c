@@ -157,7 +157,7 @@ static int record_check(struct wl_ctx *c)
     return gpm_set_error("%s: checkpoint of another run (%llu x %llu, seed %llu, %llu "
                          "iterations, height %llu, input %016llx): pass the same --rows, "
                          "--cols, --iterations, --pyramid-height, --input and --seed to "
-                         "recover it", c->obj[HS_TEMP].path, (unsigned long long)m.rows,
+                         "recover it", wl_obj_path(c, HS_TEMP), (unsigned long long)m.rows,
                          (unsigned long long)m.cols, (unsigned long long)m.seed,
                          (unsigned long long)m.iters, (unsigned long long)m.height,
                          (unsigned long long)m.input);

@@ -364,7 +364,7 @@ static int kvs_recover(struct wl_ctx *c)
         return -1;
     if (done > st->batches || done < st->load_batches)
         return gpm_set_error("%s: the log counts %llu committed batches, not %llu to %llu: "
-                             "not this run's", c->obj[KVS_LOG].path, (unsigned long long)done,
+                             "not this run's", wl_obj_path(c, KVS_LOG), (unsigned long long)done,
                              (unsigned long long)st->load_batches,
                              (unsigned long long)st->batches);
     if (st->d_table && wl_dev_copy(st->d_table, r->host, c->data_bytes, 1) != 0)

@@ -31,7 +31,7 @@ static int pm_open(struct wl_ctx *c, struct kvs_state *st)
     struct pool *p = calloc(1, sizeof *p);
     if (!p)
         return gpm_set_error("kvs: out of memory");
-    snprintf(p->path, sizeof p->path, "%s.pmemobj", c->obj[KVS_TABLE].path);
+    snprintf(p->path, sizeof p->path, "%s.pmemobj", wl_obj_path(c, KVS_TABLE));
     st->store_priv = p;
     return 0;
 }

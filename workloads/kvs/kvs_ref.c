@@ -232,7 +232,7 @@ int kvs_cpu_apply(struct wl_ctx *c, struct kvs_state *st, uint64_t b, uint64_t *
     if (failed)
         return gpm_set_error("kvs: batch %llu: an undo record did not fit %s, or a persist "
                              "failed: the batch stopped; --recover undoes it",
-                             (unsigned long long)b, c->obj[KVS_LOG].path);
+                             (unsigned long long)b, wl_obj_path(c, KVS_LOG));
     return 0;
 }
 

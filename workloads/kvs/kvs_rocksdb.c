@@ -56,7 +56,7 @@ static int rdb_open(struct wl_ctx *c, struct kvs_state *st)
     struct rdb *r = calloc(1, sizeof *r);
     if (!r)
         return gpm_set_error("kvs: out of memory");
-    snprintf(r->path, sizeof r->path, "%s.rocksdb", c->obj[KVS_TABLE].path);
+    snprintf(r->path, sizeof r->path, "%s.rocksdb", wl_obj_path(c, KVS_TABLE));
     st->store_priv = r;
     r->opt = rocksdb_options_create();
     r->wo = rocksdb_writeoptions_create();
