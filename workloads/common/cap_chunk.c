@@ -90,7 +90,7 @@ static int timed_persist(struct wl_ctx *c, gpm_region *r, gpm_cap_file *cf, cons
 {
     double t0 = wl_now();
     int rc = c->m->commit->files ? gpm_cap_fs_ranges(cf, v, n, c->stream)
-                                 : gpm_cap_mm_ranges(c->flusher, r, v, n,
+                                 : gpm_cap_mm_ranges(c->h->flusher, r, v, n,
                                                      c->m->commit->fence_only, c->stream);
     *s = wl_now() - t0;
     return rc;
@@ -179,7 +179,7 @@ int wl_cap_chunk(struct wl_ctx *c, int (*changes)(struct wl_ctx *c, uint64_t **o
     if (wl_cap_chunk_arg(c, chunk) != 0)
         return -1;
     if (*chunk) {
-        snprintf(c->setup_note, sizeof c->setup_note, "cap_chunk=%zu", *chunk);
+        snprintf(c->h->setup_note, sizeof c->h->setup_note, "cap_chunk=%zu", *chunk);
         return 0;
     }
     *chunk = 4096; /* where no CAP persist of chunks is to be sized, any chunk does */
@@ -194,7 +194,7 @@ int wl_cap_chunk(struct wl_ctx *c, int (*changes)(struct wl_ctx *c, uint64_t **o
     *chunk = wl_cap_chunk_predict(offsets, n, c->data_bytes, per_range_s, bytes_per_s,
                                   &predicted_s);
     free(offsets);
-    snprintf(c->setup_note, sizeof c->setup_note,
+    snprintf(c->h->setup_note, sizeof c->h->setup_note,
              "cap_chunk=best:%zu,cap_range_us=%.3g,cap_gbps=%.3g,cap_batch_s=%.3g", *chunk,
              per_range_s * 1e6, bytes_per_s / 1e9, predicted_s);
     return 0;

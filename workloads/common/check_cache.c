@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "code_key.h"
-#include "wl.h"
+#include "harness.h"
 #include "wl_hd.h"
 
 /* On unless GPM_CHECK_CACHE=off; -1 with the message for another value. */
@@ -103,7 +103,7 @@ static int cache_path(char *path, size_t n)
 
 int wl_check_digest(struct wl_ctx *c, const void *p, size_t bytes, int on_device)
 {
-    uint64_t *d = c->check_digest, words = bytes / 8, a = 0, b = 0;
+    uint64_t *d = c->h->check_digest, words = bytes / 8, a = 0, b = 0;
     const unsigned char *s = p;
     if (on_device) {
         if (wl_dev_digest(p, bytes, d[2], &d[0], &d[1]) != 0)
@@ -140,10 +140,10 @@ int wl_check_known(struct wl_ctx *c)
         return 0; /* nothing checked yet */
     while (!found && fgets(line, sizeof line, f))
         found = sscanf(line, "%*s %" SCNx64 " %" SCNx64 " %" SCNx64, &k, &a, &b) == 3 &&
-                k == key && a == c->check_digest[0] && b == c->check_digest[1];
+                k == key && a == c->h->check_digest[0] && b == c->h->check_digest[1];
     fclose(f);
     if (found)
-        wl_note(c, "check=cached:%016" PRIx64, c->check_digest[0]);
+        wl_note(c, "check=cached:%016" PRIx64, c->h->check_digest[0]);
     return found;
 }
 
@@ -158,7 +158,7 @@ int wl_check_passed(struct wl_ctx *c)
     if (!(f = fopen(path, "a")))
         return 0; /* a cache that cannot be written only costs time */
     fprintf(f, "%s %016" PRIx64 " %016" PRIx64 " %016" PRIx64 "\n", c->wl->name, key,
-            c->check_digest[0], c->check_digest[1]);
+            c->h->check_digest[0], c->h->check_digest[1]);
     fclose(f);
     return 0;
 }

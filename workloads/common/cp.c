@@ -10,14 +10,14 @@
 
 static int check_kind(struct wl_ctx *c, int i)
 {
-    if (i < 0 || i >= c->nobj || c->obj[i].kind != WL_OBJ_CHECKPOINT || !c->obj[i].cp)
+    if (i < 0 || i >= c->h->nobj || c->h->obj[i].kind != WL_OBJ_CHECKPOINT || !c->h->obj[i].cp)
         return gpm_set_error("%s: PM object %d is not an open checkpoint", c->wl->name, i);
     return 0;
 }
 
 int wl_cp_register(struct wl_ctx *c, int i, void *dev, size_t size)
 {
-    struct wl_obj *o = &c->obj[i];
+    struct wl_obj *o = &c->h->obj[i];
     if (check_kind(c, i) != 0)
         return -1;
     if (o->ncp >= o->nbuf || size > o->bytes - o->cp_bytes)
@@ -44,7 +44,7 @@ int wl_cp_register(struct wl_ctx *c, int i, void *dev, size_t size)
 
 int wl_cp_register_record(struct wl_ctx *c, int i, void *record, size_t size)
 {
-    struct wl_obj *o = &c->obj[i];
+    struct wl_obj *o = &c->h->obj[i];
     void *where = record;
     if (check_kind(c, i) != 0)
         return -1;
@@ -72,7 +72,7 @@ int wl_cp_overlaps(const struct wl_ctx *c)
 
 static gpmcp_how how_of(struct wl_ctx *c, struct wl_obj *o)
 {
-    gpmcp_how how = {c->m->cp_how, c->flusher, c->stream, 0};
+    gpmcp_how how = {c->m->cp_how, c->h->flusher, c->stream, 0};
     if (o->snap) {
         how.stream = o->side;
         how.max_blocks = c->opt.cp_blocks ? (unsigned)c->opt.cp_blocks : wl_cp_pace_blocks(o);
@@ -102,7 +102,7 @@ static cudaError_t wait_for_snapshot(struct wl_ctx *c, struct wl_obj *o)
 
 int wl_cp_start(struct wl_ctx *c, int i)
 {
-    struct wl_obj *o = &c->obj[i];
+    struct wl_obj *o = &c->h->obj[i];
     gpmcp_how how;
     cudaError_t e = cudaSuccess;
     if (check_kind(c, i) != 0)
@@ -140,7 +140,7 @@ int wl_cp_start(struct wl_ctx *c, int i)
 
 int wl_cp_finish(struct wl_ctx *c, int i)
 {
-    struct wl_obj *o = &c->obj[i];
+    struct wl_obj *o = &c->h->obj[i];
     gpmcp_how how = how_of(c, o);
     if (check_kind(c, i) != 0)
         return -1;
@@ -157,7 +157,7 @@ int wl_cp_finish(struct wl_ctx *c, int i)
 
 int wl_cp_checkpoint(struct wl_ctx *c, int i)
 {
-    struct wl_obj *o = &c->obj[i];
+    struct wl_obj *o = &c->h->obj[i];
     gpmcp_how how = how_of(c, o);
     int volatile_ = c->m->commit->nothing_durable, rc;
     double t0 = 0;
@@ -197,17 +197,17 @@ void wl_cp_free(struct wl_obj *o)
 int wl_cp_restore(struct wl_ctx *c, int i)
 {
     long long seq;
-    if (check_kind(c, i) != 0 || (seq = gpmcp_seq(c->obj[i].cp, 0)) < 0)
+    if (check_kind(c, i) != 0 || (seq = gpmcp_seq(c->h->obj[i].cp, 0)) < 0)
         return -1;
     if (seq == 0)
         return 1;
-    if (gpmcp_restore(c->obj[i].cp, 0) != 0)
+    if (gpmcp_restore(c->h->obj[i].cp, 0) != 0)
         return -1;
-    for (int k = 0; c->obj[i].snap && k < c->obj[i].ncp; k++) /* the snapshots to the buffers */
-        if (wl_dev_copy_within(c->obj[i].snap[k].live, c->obj[i].snap[k].copy,
-                               c->obj[i].snap[k].size) != 0)
+    for (int k = 0; c->h->obj[i].snap && k < c->h->obj[i].ncp; k++) /* the snapshots to the buffers */
+        if (wl_dev_copy_within(c->h->obj[i].snap[k].live, c->h->obj[i].snap[k].copy,
+                               c->h->obj[i].snap[k].size) != 0)
             return -1;
-    return c->obj[i].rec_dev
-               ? wl_dev_copy(c->obj[i].rec, c->obj[i].rec_dev, c->obj[i].rec_size, 0)
+    return c->h->obj[i].rec_dev
+               ? wl_dev_copy(c->h->obj[i].rec, c->h->obj[i].rec_dev, c->h->obj[i].rec_size, 0)
                : 0;
 }

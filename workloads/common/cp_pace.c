@@ -183,8 +183,8 @@ void wl_cp_pace_update(struct wl_obj *o)
 
 void wl_cp_pace_note(struct wl_ctx *c)
 {
-    for (int i = 0; i < c->nobj; i++) {
-        const struct wl_cp_pace *p = c->obj[i].pace;
+    for (int i = 0; i < c->h->nobj; i++) {
+        const struct wl_cp_pace *p = c->h->obj[i].pace;
         if (p)
             wl_note(c, "cp_blocks=paced:%u(%u-%u)", p->search.trial, p->least, p->most);
     }

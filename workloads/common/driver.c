@@ -120,16 +120,16 @@ static int check_usable(const struct wl_ctx *c)
 
 static int declare_objects(struct wl_ctx *c)
 {
-    for (c->nobj = 0; c->wl->objects && c->wl->objects[c->nobj].name; c->nobj++) {
-        if (c->nobj == WL_MAX_OBJECTS)
+    for (c->h->nobj = 0; c->wl->objects && c->wl->objects[c->h->nobj].name; c->h->nobj++) {
+        if (c->h->nobj == WL_MAX_OBJECTS)
             return gpm_set_error("%s: declares more than %d PM objects", c->wl->name,
                                  WL_MAX_OBJECTS);
-        c->obj[c->nobj].name = c->wl->objects[c->nobj].name;
-        c->obj[c->nobj].kind = c->wl->objects[c->nobj].kind;
+        c->h->obj[c->h->nobj].name = c->wl->objects[c->h->nobj].name;
+        c->h->obj[c->h->nobj].kind = c->wl->objects[c->h->nobj].kind;
         /* A transactional log is what the mode's engine keeps: chosen once. */
-        if (c->obj[c->nobj].kind == WL_OBJ_TX)
-            c->obj[c->nobj].kind = c->m->tx->log;
-        c->obj[c->nobj].lock_fd = -1;
+        if (c->h->obj[c->h->nobj].kind == WL_OBJ_TX)
+            c->h->obj[c->h->nobj].kind = c->m->tx->log;
+        c->h->obj[c->h->nobj].lock_fd = -1;
     }
     return 0;
 }
@@ -140,18 +140,18 @@ static void write_row(struct wl_ctx *c, const char *op, int reps, const double *
     gpm_platform plat;
     gpm_result res;
     char *params, sizes[1024];
-    const char *note = c->note ? c->note : "";
+    const char *note = c->h->note ? c->h->note : "";
     size_t len;
     wl_params_string(c, sizes, sizeof sizes);
     /* As long as the notes are: a row never loses the end of them. */
-    len = strlen(sizes) + strlen(c->threads_how) + strlen(c->setup_note) + strlen(note) + 64;
+    len = strlen(sizes) + strlen(c->h->threads_how) + strlen(c->h->setup_note) + strlen(note) + 64;
     if (!(params = malloc(len))) {
         fprintf(stderr, "%s: out of memory for the row\n", c->wl->name);
         *row_err = 1;
         return;
     }
     snprintf(params, len, "%s,seed=%llu,cpu_threads=%s%s%s%s%s", sizes, c->opt.seed,
-             c->threads_how, c->setup_note[0] ? "," : "", c->setup_note, note[0] ? "," : "",
+             c->h->threads_how, c->h->setup_note[0] ? "," : "", c->h->setup_note, note[0] ? "," : "",
              note);
     memset(&res, 0, sizeof res);
     res.workload = c->wl->name;
@@ -280,8 +280,8 @@ static int reps_of_run(struct wl_ctx *c, struct wl_run *run, double *t)
 {
     for (int r = 0; r < c->opt.reps; r++) {
         c->rep = r;
-        if (c->note)
-            c->note[0] = '\0'; /* the row keeps the last repetition's notes */
+        if (c->h->note)
+            c->h->note[0] = '\0'; /* the row keeps the last repetition's notes */
         if (start_epoch(c, run) != 0 || timed(c, run, c->wl->run, r == 0 && crash_asked(c), &t[r]))
             return -1;
         progress_line(c, r, c->opt.reps, t[r]);
@@ -365,6 +365,7 @@ static void note_wall(struct wl_ctx *c, const double *when, const double *t, int
 int wl_run(const struct wl_workload *w, int argc, char **argv)
 {
     struct wl_ctx ctx, *c = &ctx;
+    struct wl_harness harness;
     struct wl_run run;
     double *t = NULL, when[5];
     int reps, ok = 0, rc, row_err = 0;
@@ -372,9 +373,11 @@ int wl_run(const struct wl_workload *w, int argc, char **argv)
     enum wl_files files = WL_FILES_REMOVE_CREATED;
 
     memset(c, 0, sizeof *c);
+    memset(&harness, 0, sizeof harness);
+    c->h = &harness;
     c->wl = w;
     c->restore_s = -1;
-    snprintf(c->threads_how, sizeof c->threads_how, "0");
+    snprintf(c->h->threads_how, sizeof c->h->threads_how, "0");
     rc = wl_parse_args(w, argc, argv, &c->opt, stdout);
     if (rc == 1)
         return 0;
@@ -448,7 +451,7 @@ int wl_run(const struct wl_workload *w, int argc, char **argv)
     }
 
     /* Every run verifies its output: a workload without a check fails. */
-    memset(c->check_digest, 0, sizeof c->check_digest);
+    memset(c->h->check_digest, 0, sizeof c->h->check_digest);
     rc = w->verify ? w->verify(c) : gpm_set_error("%s has no verify callback", w->name);
     if (rc < 0) {
         rc = fail(w, 1);
@@ -474,10 +477,10 @@ out:
     if (w->teardown)
         w->teardown(c);
     wl_live_close(c);
-    free(c->note);
+    free(c->h->note);
     free(c->priv);
-    if (c->flusher)
-        gpm_flusher_destroy(c->flusher);
+    if (c->h->flusher)
+        gpm_flusher_destroy(c->h->flusher);
     wl_objects_close(c, &run, files);
     return rc;
 }

@@ -10,7 +10,7 @@
  * row. */
 #include <string.h>
 
-#include "wl.h"
+#include "harness.h"
 
 static struct wl_mode_info modes[WL_MAX_MODES] = {
     /*                 name        pm fence ddio flush commit               tx                   durable gpu host cp */

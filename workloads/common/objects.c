@@ -56,67 +56,67 @@ int wl_resumes(const struct wl_workload *w, enum wl_mode written, enum wl_mode m
 
 void wl_obj_region(struct wl_ctx *c, int i, size_t bytes)
 {
-    c->obj[i].bytes = bytes;
+    c->h->obj[i].bytes = bytes;
 }
 
 void wl_obj_checkpoint(struct wl_ctx *c, int i, size_t bytes, int nbuf)
 {
-    c->obj[i].bytes = bytes;
-    c->obj[i].nbuf = nbuf;
+    c->h->obj[i].bytes = bytes;
+    c->h->obj[i].nbuf = nbuf;
 }
 
 void wl_obj_log_hcl(struct wl_ctx *c, int i, size_t bytes, int blocks, int threads)
 {
-    c->obj[i].bytes = bytes;
-    c->obj[i].log_kind = GPMLOG_HCL;
-    c->obj[i].log_blocks = blocks;
-    c->obj[i].log_threads = threads;
-    c->obj[i].log_parts = 0;
+    c->h->obj[i].bytes = bytes;
+    c->h->obj[i].log_kind = GPMLOG_HCL;
+    c->h->obj[i].log_blocks = blocks;
+    c->h->obj[i].log_threads = threads;
+    c->h->obj[i].log_parts = 0;
 }
 
 void wl_obj_log_conv(struct wl_ctx *c, int i, size_t bytes, int partitions)
 {
-    c->obj[i].bytes = bytes;
-    c->obj[i].log_kind = GPMLOG_CONV;
-    c->obj[i].log_parts = partitions;
-    c->obj[i].log_blocks = c->obj[i].log_threads = 0;
+    c->h->obj[i].bytes = bytes;
+    c->h->obj[i].log_kind = GPMLOG_CONV;
+    c->h->obj[i].log_parts = partitions;
+    c->h->obj[i].log_blocks = c->h->obj[i].log_threads = 0;
 }
 
 gpm_region *wl_region(struct wl_ctx *c, int i)
 {
-    return &c->obj[i].region;
+    return &c->h->obj[i].region;
 }
 
 const char *wl_obj_path(const struct wl_ctx *c, int i)
 {
-    return c->obj[i].path;
+    return c->h->obj[i].path;
 }
 
 size_t wl_obj_bytes(const struct wl_ctx *c, int i)
 {
-    return c->obj[i].bytes;
+    return c->h->obj[i].bytes;
 }
 
 gpmcp *wl_checkpoint(struct wl_ctx *c, int i)
 {
-    return c->obj[i].cp;
+    return c->h->obj[i].cp;
 }
 
 gpmlog *wl_log(struct wl_ctx *c, int i)
 {
-    return &c->obj[i].log;
+    return &c->h->obj[i].log;
 }
 
 gpmlog_dev wl_log_dev(struct wl_ctx *c, int i)
 {
     if (!c->m->fences)
-        return gpmlog_device_unfenced(&c->obj[i].log);
-    return c->opt.sbrp ? gpmlog_device_sbrp(&c->obj[i].log) : gpmlog_device(&c->obj[i].log);
+        return gpmlog_device_unfenced(&c->h->obj[i].log);
+    return c->opt.sbrp ? gpmlog_device_sbrp(&c->h->obj[i].log) : gpmlog_device(&c->h->obj[i].log);
 }
 
 int wl_log_flush(struct wl_ctx *c, int i)
 {
-    return gpmlog_flush(&c->obj[i].log, c->flusher);
+    return gpmlog_flush(&c->h->obj[i].log, c->h->flusher);
 }
 
 /* ---- file names and sizes ---- */
@@ -205,7 +205,7 @@ static int open_region(struct wl_ctx *c, struct wl_obj *o)
             return -1;
         o->cf_open = 1;
         if (o->cf.use_gds)
-            snprintf(c->gds_way, sizeof c->gds_way, "%s", gpm_gds_way(&o->cf.gds));
+            snprintf(c->h->gds_way, sizeof c->h->gds_way, "%s", gpm_gds_way(&o->cf.gds));
     }
     return 0;
 }
@@ -222,7 +222,7 @@ static int open_checkpoint(struct wl_ctx *c, struct wl_obj *o, int exists)
     if (!o->cp)
         return -1;
     if (gpmcp_gds_way(o->cp))
-        snprintf(c->gds_way, sizeof c->gds_way, "%s", gpmcp_gds_way(o->cp));
+        snprintf(c->h->gds_way, sizeof c->h->gds_way, "%s", gpmcp_gds_way(o->cp));
     o->created = !exists;
     return 0;
 }
@@ -324,10 +324,10 @@ int wl_identity_write(struct wl_ctx *c, struct wl_run *run, enum gpm_run_state s
     s.seed = c->opt.seed;
     s.mode = (uint32_t)c->opt.mode;
     snprintf(s.mode_name, sizeof s.mode_name, "%s", wl_mode_name(c->opt.mode));
-    s.nobj = (uint32_t)c->nobj;
+    s.nobj = (uint32_t)c->h->nobj;
     s.epoch = c->epoch;
-    for (int i = 0; i < c->nobj; i++)
-        s.obj_bytes[i] = c->obj[i].file_bytes;
+    for (int i = 0; i < c->h->nobj; i++)
+        s.obj_bytes[i] = c->h->obj[i].file_bytes;
     s.pid = (uint64_t)getpid();
     s.checksum = gpm_run_id_sum(&s);
     dst = (struct gpm_run_id *)run->id.host + slot;
@@ -360,9 +360,9 @@ static int check_identity(const struct wl_ctx *c, const struct wl_run *run)
                              wl_resumable(c->wl, w) ? "this mode cannot resume"
                                                     : "is not durable until it ends",
                              wl_mode_name(w));
-    if ((int)id->nobj != c->nobj)
+    if ((int)id->nobj != c->h->nobj)
         return gpm_set_error("%s: records %u PM objects, %s has %d: run without --recover",
-                             run->id.path, id->nobj, c->wl->name, c->nobj);
+                             run->id.path, id->nobj, c->wl->name, c->h->nobj);
     return 0;
 }
 
@@ -423,8 +423,8 @@ int wl_objects_open(struct wl_ctx *c, struct wl_run *run)
     memset(run, 0, sizeof *run);
     run->id_lock = -1;
     run->cur = -1;
-    for (int i = 0; i < c->nobj; i++)
-        c->obj[i].lock_fd = -1;
+    for (int i = 0; i < c->h->nobj; i++)
+        c->h->obj[i].lock_fd = -1;
     make_tag(c, run);
     /* --recover reads the identity first: the run it names decides what
      * the files must be, and a mismatch is told in its terms. */
@@ -436,8 +436,8 @@ int wl_objects_open(struct wl_ctx *c, struct wl_run *run)
             goto fail;
     }
     /* Every size and path is checked before anything is opened. */
-    for (int i = 0; i < c->nobj; i++) {
-        struct wl_obj *o = &c->obj[i];
+    for (int i = 0; i < c->h->nobj; i++) {
+        struct wl_obj *o = &c->h->obj[i];
         exists[i] = 0;
         if (o->kind == WL_OBJ_NONE)
             continue;
@@ -461,8 +461,8 @@ int wl_objects_open(struct wl_ctx *c, struct wl_run *run)
         run->locked = 1;
         note_crashed_run(c, run);
     }
-    for (int i = 0; i < c->nobj; i++) {
-        struct wl_obj *o = &c->obj[i];
+    for (int i = 0; i < c->h->nobj; i++) {
+        struct wl_obj *o = &c->h->obj[i];
         int rc;
         if (o->kind == WL_OBJ_NONE)
             continue;
@@ -477,8 +477,8 @@ int wl_objects_open(struct wl_ctx *c, struct wl_run *run)
         return 0;
     }
     zero_regions = !(run->found_valid && strcmp(run->found.workload, c->wl->name) == 0);
-    for (int i = 0; i < c->nobj; i++)
-        if (reset_object(c, &c->obj[i], zero_regions) != 0)
+    for (int i = 0; i < c->h->nobj; i++)
+        if (reset_object(c, &c->h->obj[i], zero_regions) != 0)
             goto fail;
     c->epoch = zero_regions ? 0 : (uint32_t)run->found.epoch;
     if (wl_identity_write(c, run, GPM_RUN_CREATED) != 0)
@@ -499,8 +499,8 @@ void wl_objects_close(struct wl_ctx *c, struct wl_run *run, enum wl_files what)
      * run takes that lock before it opens an object, so no other run is
      * using these files. */
     int remove = run->locked && what != WL_FILES_KEEP;
-    for (int i = 0; i < c->nobj; i++) {
-        struct wl_obj *o = &c->obj[i];
+    for (int i = 0; i < c->h->nobj; i++) {
+        struct wl_obj *o = &c->h->obj[i];
         close_object(o);
         if (remove && (what == WL_FILES_REMOVE || o->created) && o->path[0])
             unlink(o->path);

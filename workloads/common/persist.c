@@ -47,7 +47,7 @@ const struct wl_commit_engine wl_commit_kernels = {
 static int flush_commit(struct wl_ctx *c, struct wl_obj *o, const gpm_range *v, int n,
                         const char *site)
 {
-    return gpm_flusher_persist_ranges_at(c->flusher, &o->region, v, n, 0, site);
+    return gpm_flusher_persist_ranges_at(c->h->flusher, &o->region, v, n, 0, site);
 }
 
 const struct wl_commit_engine wl_commit_flush = {
@@ -59,7 +59,7 @@ static int cap_mm_commit(struct wl_ctx *c, struct wl_obj *o, const gpm_range *v,
                          const char *site)
 {
     (void)site;
-    return gpm_cap_mm_ranges(c->flusher, &o->region, v, n, c->m->commit->fence_only,
+    return gpm_cap_mm_ranges(c->h->flusher, &o->region, v, n, c->m->commit->fence_only,
                              c->stream);
 }
 
@@ -90,7 +90,7 @@ static int gds_usable(char *why, size_t len) { return gpm_gds_usable(gpm_pm_dir(
 
 static int gds_note(struct wl_ctx *c)
 {
-    wl_note(c, "cufile=%s", c->gds_way[0] ? c->gds_way : "unused");
+    wl_note(c, "cufile=%s", c->h->gds_way[0] ? c->h->gds_way : "unused");
     return 0;
 }
 
@@ -100,9 +100,14 @@ const struct wl_commit_engine wl_commit_cap_gds = {
     .after_work = gds_note,
 };
 
+int wl_durable(const struct wl_ctx *c)
+{
+    return !c->m->commit->nothing_durable;
+}
+
 int wl_commit_at(struct wl_ctx *c, int i, const gpm_range *v, int n, const char *site)
 {
-    struct wl_obj *o = &c->obj[i];
+    struct wl_obj *o = &c->h->obj[i];
     double bytes;
     if (check_ranges(o, v, n, &bytes) != 0)
         return -1;
@@ -120,7 +125,7 @@ int wl_commit_at(struct wl_ctx *c, int i, const gpm_range *v, int n, const char 
 int wl_pm_write_at(struct wl_ctx *c, int i, size_t off, const void *src, size_t len,
                    const char *site)
 {
-    struct wl_obj *o = &c->obj[i];
+    struct wl_obj *o = &c->h->obj[i];
     int rc;
     if (o->kind != WL_OBJ_REGION || off > o->file_bytes || len > o->file_bytes - off)
         return gpm_set_error("%s: write of %zu bytes at %zu outside the region", o->path, len,
@@ -142,7 +147,7 @@ int wl_pm_write_at(struct wl_ctx *c, int i, size_t off, const void *src, size_t 
 
 int wl_pm_persist_at(struct wl_ctx *c, int i, const void *p, size_t len, const char *site)
 {
-    if (gpm_region_persist_at(&c->obj[i].region, p, len, site) != 0)
+    if (gpm_region_persist_at(&c->h->obj[i].region, p, len, site) != 0)
         return -1;
 #pragma omp atomic
     c->bytes_persisted += (double)len;
@@ -151,7 +156,7 @@ int wl_pm_persist_at(struct wl_ctx *c, int i, const void *p, size_t len, const c
 
 void *wl_pm_dev(struct wl_ctx *c, int i)
 {
-    return c->m->kernels_write_pm ? c->obj[i].region.dev : NULL;
+    return c->m->kernels_write_pm ? c->h->obj[i].region.dev : NULL;
 }
 
 /* --cpu-threads best: one timed persist of the workload's size (at most
@@ -215,13 +220,13 @@ int wl_flusher_setup(struct wl_ctx *c)
 {
     int n = c->opt.cpu_threads;
     c->threads = 0;
-    snprintf(c->threads_how, sizeof c->threads_how, "0");
+    snprintf(c->h->threads_how, sizeof c->h->threads_how, "0");
     if (!c->m->needs_gpu) {
         /* The CPU counterpart's own threads: every core unless told. */
         if (n > 0)
             omp_set_num_threads(n);
         c->threads = n > 0 ? n : omp_get_max_threads();
-        snprintf(c->threads_how, sizeof c->threads_how, n > 0 ? "%d" : "all:%d", c->threads);
+        snprintf(c->h->threads_how, sizeof c->h->threads_how, n > 0 ? "%d" : "all:%d", c->threads);
         return 0;
     }
     if (!c->m->flusher)
@@ -229,11 +234,11 @@ int wl_flusher_setup(struct wl_ctx *c)
     if (n == 0) {
         if (calibrate(c, &n) != 0)
             return -1;
-        snprintf(c->threads_how, sizeof c->threads_how, "best:%d", n);
+        snprintf(c->h->threads_how, sizeof c->h->threads_how, "best:%d", n);
     } else
-        snprintf(c->threads_how, sizeof c->threads_how, "%d", n);
-    c->flusher = gpm_flusher_create(n);
-    if (!c->flusher)
+        snprintf(c->h->threads_how, sizeof c->h->threads_how, "%d", n);
+    c->h->flusher = gpm_flusher_create(n);
+    if (!c->h->flusher)
         return -1;
     c->threads = n;
     return 0;

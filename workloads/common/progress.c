@@ -53,7 +53,7 @@ int wl_live_open(struct wl_ctx *c)
     struct wl_live *l = calloc(1, sizeof *l);
     if (!l)
         return gpm_set_error("out of memory");
-    c->live = l;
+    c->h->live = l;
     if (!c->m->needs_gpu)
         return 0;
     if (cudaMalloc((void **)&l->acct_dev, (2 * WL_ACCT_SLOTS + 1) * sizeof *l->acct_dev) !=
@@ -71,7 +71,7 @@ int wl_live_open(struct wl_ctx *c)
 
 void wl_live_close(struct wl_ctx *c)
 {
-    struct wl_live *l = c->live;
+    struct wl_live *l = c->h->live;
     if (!l)
         return;
     if (l->acct_dev)
@@ -79,7 +79,7 @@ void wl_live_close(struct wl_ctx *c)
     if (l->signal)
         cudaFreeHost(l->signal);
     free(l);
-    c->live = NULL;
+    c->h->live = NULL;
 }
 
 wl_out wl_out_of(const struct wl_ctx *c)
@@ -88,11 +88,11 @@ wl_out wl_out_of(const struct wl_ctx *c)
     memset(&o, 0, sizeof o);
     o.fence = c->m->fences;
     o.sbrp = o.fence && c->opt.sbrp;
-    if (c->live) {
-        o.acct = c->live->acct_dev;
-        o.progress = c->live->units_dev;
-        o.signal = c->live->signal_dev;
-        o.stall_at = c->live->stall_at;
+    if (c->h->live) {
+        o.acct = c->h->live->acct_dev;
+        o.progress = c->h->live->units_dev;
+        o.signal = c->h->live->signal_dev;
+        o.stall_at = c->h->live->stall_at;
     }
     return o;
 }
@@ -120,7 +120,7 @@ static double seconds(uint64_t ns) { return ns ? (double)(ns - 1) / 1e9 : -1; }
 
 void wl_progress_add(struct wl_ctx *c, uint64_t units)
 {
-    struct wl_live *l = c->live;
+    struct wl_live *l = c->h->live;
     unsigned long long k, at = (unsigned long long)c->opt.kill.unit;
     if (!l || !units)
         return;
@@ -142,7 +142,7 @@ static unsigned long long signal_word(const struct wl_live *l, int i)
  * they are counted), then the kills. */
 static void observe(struct wl_ctx *c)
 {
-    struct wl_live *l = c->live;
+    struct wl_live *l = c->h->live;
     double t = wl_now() - l->t0, first;
     if (signal_word(l, 0) && !__atomic_load_n(&l->first_ns, __ATOMIC_SEQ_CST))
         moved(l, t);
@@ -160,7 +160,7 @@ static void *watch(void *arg)
 {
     struct wl_ctx *c = arg;
     const struct timespec tick = {0, 20000};
-    while (!c->live->stop) {
+    while (!c->h->live->stop) {
         observe(c);
         nanosleep(&tick, NULL);
     }
@@ -169,7 +169,7 @@ static void *watch(void *arg)
 
 int wl_live_start(struct wl_ctx *c, int arm)
 {
-    struct wl_live *l = c->live;
+    struct wl_live *l = c->h->live;
     int after = arm && c->opt.kill.kind == WL_KILL_AFTER_PROGRESS;
     unsigned long long unit = arm ? (unsigned long long)c->opt.kill.unit : 0;
     if (l->acct_dev && cudaMemset(l->acct_dev, 0, (2 * WL_ACCT_SLOTS + 1) * sizeof *l->acct_dev) !=
@@ -198,11 +198,11 @@ int wl_live_start(struct wl_ctx *c, int arm)
     return 0;
 }
 
-int wl_live_timing(const struct wl_ctx *c) { return c->live && c->live->timing; }
+int wl_live_timing(const struct wl_ctx *c) { return c->h->live && c->h->live->timing; }
 
 int wl_live_stop(struct wl_ctx *c)
 {
-    struct wl_live *l = c->live;
+    struct wl_live *l = c->h->live;
     unsigned long long a[2 * WL_ACCT_SLOTS + 1], bytes = 0, persists = 0, units = l->host_units;
     int rc = 0;
     if (l->watching) {

@@ -91,7 +91,7 @@ int wl_steps_final(struct wl_ctx *c, const struct wl_steps *s)
     int rc = wl_steps_restore(c, s);
     if (rc == 1) {
         wl_note_wrong(c, &w);
-        return gpm_set_error("%s: holds no checkpoint", c->obj[s->cp].path), 1;
+        return gpm_set_error("%s: holds no checkpoint", c->h->obj[s->cp].path), 1;
     }
     if (rc != 0 || (s->after_restore && (rc = s->after_restore(c)) != 0))
         return rc;

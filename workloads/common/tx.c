@@ -17,7 +17,7 @@ static const char *const log_kinds[] = {"hcl", "conv", NULL};
 
 static struct wl_tx_state *state(struct wl_ctx *c, int tx)
 {
-    return c->obj[tx].tx;
+    return c->h->obj[tx].tx;
 }
 
 int wl_tx_atomic(const struct wl_ctx *c)
@@ -48,7 +48,7 @@ static int test_room(struct wl_tx_state *t)
 
 int wl_tx_layout(struct wl_ctx *c, int tx, const struct wl_tx_sizes *s)
 {
-    struct wl_obj *o = &c->obj[tx];
+    struct wl_obj *o = &c->h->obj[tx];
     const char *kind = wl_str(c, "log");
     int parts = (int)wl_int(c, "partitions");
     size_t chunk;
@@ -93,7 +93,7 @@ int wl_tx_unused(struct wl_ctx *c, int tx)
             return gpm_set_error("--%s: mode %s runs %s without transactions (it keeps no "
                                  "log): drop --%s", flags[k], c->m->name, c->wl->name,
                                  flags[k]);
-    c->obj[tx].kind = WL_OBJ_NONE;
+    c->h->obj[tx].kind = WL_OBJ_NONE;
     return 0;
 }
 
@@ -130,7 +130,7 @@ int wl_tx_setup(struct wl_ctx *c, int tx, void *mirror,
  * failure-atomic, and through which log. */
 static void note_log(struct wl_ctx *c, int tx)
 {
-    const struct wl_obj *o = &c->obj[tx];
+    const struct wl_obj *o = &c->h->obj[tx];
     wl_note(c, "tx=%s,atomic=%s", c->m->tx->name, wl_tx_atomic(c) ? "yes" : "no");
     if (o->kind == WL_OBJ_REDO)
         wl_note(c, "redo_records=%llu", (unsigned long long)o->tx->sz.max_changes);
@@ -180,11 +180,11 @@ int wl_tx_host_undo(struct wl_ctx *c, int tx, uint32_t slot, uint64_t off, const
 {
     double bytes = (double)gpmtx_record_bytes(len) + 4; /* the record, and its tail */
     struct wl_tx_state *t = state(c, tx);
-    if (c->obj[tx].kind != WL_OBJ_LOG)
+    if (c->h->obj[tx].kind != WL_OBJ_LOG)
         return 0;
     if (t->room_now && __atomic_fetch_add(&t->room_used, 1, __ATOMIC_SEQ_CST) >= t->room_now)
-        return gpm_set_error("%s: the batch's log is full", c->obj[tx].path);
-    if (gpmtx_host_log_undo(&c->obj[tx].log, slot, off, old, len) != 0)
+        return gpm_set_error("%s: the batch's log is full", c->h->obj[tx].path);
+    if (gpmtx_host_log_undo(&c->h->obj[tx].log, slot, off, old, len) != 0)
         return -1;
 #pragma omp atomic
     c->bytes_persisted += bytes;

@@ -33,7 +33,7 @@
 #include "gpm/tx.h"
 #include "harness.h"
 
-static struct wl_tx_state *state(struct wl_ctx *c, int tx) { return c->obj[tx].tx; }
+static struct wl_tx_state *state(struct wl_ctx *c, int tx) { return c->h->obj[tx].tx; }
 static int region_of(struct wl_ctx *c, int tx) { return state(c, tx)->sz.region; }
 
 /* ---- what the engines share ---- */
@@ -52,7 +52,7 @@ static int alloc_fails(struct wl_ctx *c, int tx)
 static int alloc_flags(struct wl_ctx *c, int tx, size_t chunk)
 {
     struct wl_tx_state *t = state(c, tx);
-    size_t region = c->obj[region_of(c, tx)].bytes;
+    size_t region = c->h->obj[region_of(c, tx)].bytes;
     t->chunk = chunk;
     t->nflags = region / chunk + 1;
     if (wl_dev_alloc((void **)&t->flags_dev, t->nflags * 4) != 0 ||
@@ -95,7 +95,7 @@ static int check_fails(struct wl_ctx *c, int tx, uint64_t b)
     if (fails)
         return gpm_set_error("%s: batch %llu: %llu undo records did not fit %s, and their "
                              "changes were not made: give the log more room",
-                             c->wl->name, (unsigned long long)b, fails, c->obj[tx].path);
+                             c->wl->name, (unsigned long long)b, fails, c->h->obj[tx].path);
     return 0;
 }
 
@@ -179,7 +179,7 @@ static int flushed_batch(struct wl_ctx *c, int tx, uint64_t b, wl_tx_apply apply
         return -1; /* not begun: the unflushed records belong to no transaction */
     /* The records durable before the transaction that they undo begins. */
     if (wl_log_flush(c, tx) != 0 || gpmtx_begin(wl_log(c, tx)) != 0 ||
-        (n = wl_tx_flagged_ranges(t, c->obj[r].bytes, NULL)) < 0 ||
+        (n = wl_tx_flagged_ranges(t, c->h->obj[r].bytes, NULL)) < 0 ||
         wl_dev_copy_ranges(wl_region(c, r)->dev, t->mirror, t->ranges, n, &t->ranges_dev,
                            &t->ranges_dev_cap) != 0 ||
         wl_commit(c, r, t->ranges, n) != 0)
@@ -208,7 +208,7 @@ static int chunks_batch(struct wl_ctx *c, int tx, uint64_t b, wl_tx_apply apply)
     wl_txdev d = wl_tx_dev_base(c, tx);
     d.flags = t->flags_dev;
     d.shift = wl_chunk_shift(t->chunk);
-    if (apply(c, b, &d) != 0 || (n = wl_tx_flagged_ranges(t, c->obj[r].bytes, t->mirror)) < 0)
+    if (apply(c, b, &d) != 0 || (n = wl_tx_flagged_ranges(t, c->h->obj[r].bytes, t->mirror)) < 0)
         return -1;
     return wl_commit(c, r, t->ranges, n);
 }
@@ -251,13 +251,13 @@ static wl_delta delta_of(struct wl_tx_state *t)
 static int redo_reset(struct wl_ctx *c, int tx)
 {
     struct wl_tx_state *t = state(c, tx);
-    return gpm_redo_init(&c->obj[tx].region, t->sz.change_bytes, capacity(t));
+    return gpm_redo_init(&c->h->obj[tx].region, t->sz.change_bytes, capacity(t));
 }
 
 static int redo_batch(struct wl_ctx *c, int tx, uint64_t b, wl_tx_apply apply)
 {
     struct wl_tx_state *t = state(c, tx);
-    struct wl_obj *o = &c->obj[tx];
+    struct wl_obj *o = &c->h->obj[tx];
     wl_txdev d = wl_tx_dev_base(c, tx);
     unsigned long long n = 0;
     uint64_t applied = 0;
@@ -270,29 +270,29 @@ static int redo_batch(struct wl_ctx *c, int tx, uint64_t b, wl_tx_apply apply)
         return gpm_set_error("%s: batch %llu changed %llu records, more than the %llu the "
                              "redo log holds", o->path, (unsigned long long)b, n,
                              (unsigned long long)d.delta.cap);
-    if (gpm_redo_log(&o->region, c->flusher, d.delta.buf, n, 1, c->stream) != 0)
+    if (gpm_redo_log(&o->region, c->h->flusher, d.delta.buf, n, 1, c->stream) != 0)
         return -1;
     c->bytes_persisted += (double)(n * d.delta.record_bytes);
     wl_tx_commit_point(c);
     rc = gpm_redo_commit(&o->region) ||
-         gpm_redo_apply(&o->region, wl_region(c, t->sz.region), c->flusher, &applied);
+         gpm_redo_apply(&o->region, wl_region(c, t->sz.region), c->h->flusher, &applied);
     c->bytes_persisted += (double)(applied * t->sz.change_bytes);
     return rc ? -1 : 0;
 }
 
 static uint64_t redo_committed(struct wl_ctx *c, int tx)
 {
-    return gpm_redo_committed(&c->obj[tx].region);
+    return gpm_redo_committed(&c->h->obj[tx].region);
 }
 
 /* A committed batch that was not applied is applied again. */
 static int redo_recover(struct wl_ctx *c, int tx, uint64_t *committed)
 {
     struct wl_tx_state *t = state(c, tx);
-    struct wl_obj *o = &c->obj[tx];
+    struct wl_obj *o = &c->h->obj[tx];
     uint64_t applied = 0;
     if (gpm_redo_check(&o->region, t->sz.change_bytes, capacity(t)) != 0 ||
-        gpm_redo_recover(&o->region, wl_region(c, t->sz.region), c->flusher, &applied) != 0)
+        gpm_redo_recover(&o->region, wl_region(c, t->sz.region), c->h->flusher, &applied) != 0)
         return -1;
     *committed = gpm_redo_committed(&o->region);
     wl_note(c, "redo_applied=%llu", (unsigned long long)applied);
@@ -330,7 +330,7 @@ static int volatile_batch(struct wl_ctx *c, int tx, uint64_t b, wl_tx_apply appl
 
 static int volatile_end(struct wl_ctx *c, int tx)
 {
-    struct wl_obj *o = &c->obj[region_of(c, tx)];
+    struct wl_obj *o = &c->h->obj[region_of(c, tx)];
     return wl_dev_copy(o->region.host, state(c, tx)->mirror, o->bytes, 0);
 }
 

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "wl.h"
+#include "harness.h"
 
 double wl_now(void)
 {
@@ -20,7 +20,7 @@ double wl_now(void)
 
 void wl_note(struct wl_ctx *c, const char *fmt, ...)
 {
-    size_t n = c->note ? strlen(c->note) : 0;
+    size_t n = c->h->note ? strlen(c->h->note) : 0;
     int add;
     va_list ap;
     va_start(ap, fmt);
@@ -29,22 +29,22 @@ void wl_note(struct wl_ctx *c, const char *fmt, ...)
     if (add < 0)
         return;
     /* Grown as needed: a note is never cut short. */
-    if (n + (size_t)add + 2 > c->note_cap) {
+    if (n + (size_t)add + 2 > c->h->note_cap) {
         size_t cap = 2 * (n + (size_t)add + 2);
-        char *p = realloc(c->note, cap);
+        char *p = realloc(c->h->note, cap);
         if (!p) {
             fprintf(stderr, "%s: out of memory for the row's notes\n", c->wl->name);
             abort();
         }
-        if (!c->note)
+        if (!c->h->note)
             p[0] = '\0';
-        c->note = p;
-        c->note_cap = cap;
+        c->h->note = p;
+        c->h->note_cap = cap;
     }
     if (n)
-        c->note[n++] = ',';
+        c->h->note[n++] = ',';
     va_start(ap, fmt);
-    vsnprintf(c->note + n, c->note_cap - n, fmt, ap);
+    vsnprintf(c->h->note + n, c->h->note_cap - n, fmt, ap);
     va_end(ap);
 }
 

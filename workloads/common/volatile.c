@@ -127,8 +127,8 @@ static int volatile_finish(struct wl_ctx *c)
     double t0;
     if (wl_exclude_begin(c, &t0) != 0)
         return -1;
-    for (int i = 0; i < c->nobj; i++) {
-        struct wl_obj *o = &c->obj[i];
+    for (int i = 0; i < c->h->nobj; i++) {
+        struct wl_obj *o = &c->h->obj[i];
         if ((o->shadow_n && to_mapping(o) != 0) ||
             (o->tx && c->m->tx->end && c->m->tx->end(c, i) != 0))
             return -1;

@@ -128,41 +128,6 @@ struct wl_obj_decl {
     enum wl_obj_kind kind;
 };
 
-/* One PM object at run time: c->obj[i], i its index in the declaration. */
-struct wl_obj {
-    const char *name;
-    enum wl_obj_kind kind;
-    /* Sizes, set by layout() through wl_obj_region/checkpoint/log_*: */
-    size_t bytes;          /* region: the file's size; checkpoint, log: data capacity */
-    int nbuf;              /* checkpoint: registrations */
-    uint32_t log_kind;     /* GPMLOG_HCL | GPMLOG_CONV */
-    int log_parts, log_blocks, log_threads;
-    /* Set up by the harness: */
-    char path[4096];
-    size_t file_bytes;     /* the file's size */
-    int lock_fd;
-    int created;           /* this run created the file */
-    gpm_region region;     /* region: the mapping (host-only where the mode says) */
-    gpm_cap_file cf;       /* region in cap-fs mode: the same file, for pwrite */
-    int cf_open;
-    void *shadow;          /* region in mode none: the device copy its commits snapshot */
-    gpm_range *shadow_v;   /* and the ranges they put there since the last verification copy */
-    int shadow_n, shadow_cap;
-    gpmcp *cp;             /* checkpoint */
-    int ncp;               /* checkpoint: buffers registered so far */
-    size_t cp_bytes;       /* checkpoint: their bytes */
-    void *rec, *rec_dev;   /* checkpoint: its record on the host, and staged on the GPU */
-    struct wl_cp_snap *snap; /* checkpoint whose copy overlaps the next steps (wl_cp_start):
-                                each registered buffer's device snapshot, which gpmcp copies */
-    void *side;            /* and the stream (cudaStream_t) the copy runs on */
-    struct wl_cp_pace *pace; /* and its block count's pacing (cp_pace.c; not with --cp-blocks) */
-    int pending;           /* a copy started and not finished */
-    size_t rec_size;
-    gpmlog log;            /* log */
-    int log_open;
-    struct wl_tx_state *tx; /* a transactional log (WL_OBJ_TX): its batches (tx.c) */
-};
-
 /* Units of work a recovery found durable and redid (see recover()). */
 struct wl_progress {
     uint64_t total;    /* units of the whole run */
@@ -215,14 +180,8 @@ struct wl_ctx {
     size_t calib_bytes;      /* bytes one CAP persist writes, for --cpu-threads best */
 
     /* Set up by the harness: */
-    int nobj;
-    struct wl_obj obj[WL_MAX_OBJECTS];
-    gpm_flusher *flusher;    /* CPU flush threads (gpm-ndp, cap-mm, cap-eadr) */
+    struct wl_harness *h;    /* its own state (harness.h) */
     int threads;             /* flush threads, or the cpu mode's OpenMP threads (0 where none) */
-    char threads_how[32];    /* "best:8", "8", "all:16" */
-    char gds_way[96];        /* cap-gds: how cuFile wrote ("gds", "compat:tmpfs", ...) */
-    char setup_note[160];    /* "k=v" of choices made once in setup (wl_cap_chunk), in
-                                every row */
     void *stream;            /* cudaStream_t the helpers order against (NULL: the legacy
                                 default stream). A workload whose kernels run on a
                                 blocking stream of its own sets it in setup() (and back
@@ -241,12 +200,7 @@ struct wl_ctx {
                                 its time by the harness) */
     double restore_s;        /* --recover: the restoration part; < 0: whole operation */
     struct wl_progress progress; /* --recover: what it found and redid */
-    char *note;              /* extra "k=v" for the params column (wl_note, which grows
-                                it); emptied before every repetition */
-    size_t note_cap;
     int rep;
-    uint64_t check_digest[3]; /* wl_check_digest: the two sums and the words so far */
-    struct wl_live *live;    /* the harness's counters during timed work (harness.h) */
     void *priv;              /* the workload's own state (state_bytes of it) */
 };
 
@@ -373,28 +327,9 @@ int wl_persist_end(struct wl_ctx *c);
  * durable. */
 int wl_commit_at(struct wl_ctx *c, int i, const gpm_range *v, int n, const char *site);
 #define wl_commit(c, i, v, n) wl_commit_at((c), (i), (v), (n), GPM_SITE)
-/* A commit engine: one row of the mode table names one. */
-struct wl_commit_engine {
-    const char *name;
-    const char *about;   /* what it does, for messages: "its output goes through pwrite" */
-    int nothing_durable; /* mode none: commits are copies for verification, out of the time */
-    int copies;          /* it copies device memory to PM (CAP): what --cap-chunk best times */
-    int fence_only;      /* its CPU makes copies durable by a fence, not flushes (eADR) */
-    int files;           /* it writes the file through the file system, not the mapping, */
-    int file_flags;      /* opened with these gpm_cap_file_open flags (GPM_CAP_GDS) */
-    /* wl_commit of the checked ranges V[0..N) of region O (the caller counts
-     * their bytes). NULL: nothing to do (the kernels persisted and counted). */
-    int (*commit)(struct wl_ctx *c, struct wl_obj *o, const gpm_range *v, int n,
-                  const char *site);
-    /* Optional: 0 where it cannot run here, and WHY (LEN bytes; NULL: none) says so. */
-    int (*usable)(char *why, size_t len);
-    /* Optional: each timed piece of work ends with it, inside the time; and
-     * after each that succeeded, untimed. */
-    int (*work_end)(struct wl_ctx *c);
-    int (*after_work)(struct wl_ctx *c);
-};
-extern const struct wl_commit_engine wl_commit_kernels, wl_commit_flush, wl_commit_cap_mm,
-    wl_commit_cap_eadr, wl_commit_cap_fs, wl_commit_cap_gds, wl_commit_volatile;
+/* Does the mode make anything durable? Not mode none, whose commits are
+ * the copies that feed verification. */
+int wl_durable(const struct wl_ctx *c);
 /* (In cpu mode wl_commit is thread-safe: the calling thread flushes.)
  * The CPU's persist of LEN bytes at P inside region I (the CPU counterpart's
  * stores), counted. Thread-safe: OpenMP threads call it at once. */
@@ -632,31 +567,6 @@ int wl_tx_recover(struct wl_ctx *c, int tx, uint64_t *committed);
 int wl_tx_host_undo(struct wl_ctx *c, int tx, uint32_t slot, uint64_t off, const void *old,
                     uint32_t len); /* thread-safe for distinct slots */
 
-/* A transaction engine: one row of the mode table names one. */
-struct wl_tx_engine {
-    const char *name;       /* the row's tx= */
-    int atomic;             /* committed batches survive a crash, and recovery undoes the rest */
-    int in_flight;          /* its batch returns without waiting for APPLY's kernels */
-    enum wl_obj_kind log;   /* what the WL_OBJ_TX object is: WL_OBJ_LOG, _REDO or _NONE */
-    /* Optional, from wl_tx_setup: what its batches need (device buffers). */
-    int (*setup)(struct wl_ctx *c, int tx,
-                 int (*first_changes)(struct wl_ctx *c, uint64_t **offsets, size_t *n));
-    int (*reset)(struct wl_ctx *c, int tx);
-    int (*batch)(struct wl_ctx *c, int tx, uint64_t b, wl_tx_apply apply);
-    uint64_t (*committed)(struct wl_ctx *c, int tx);
-    int (*recover)(struct wl_ctx *c, int tx, uint64_t *committed); /* atomic engines */
-    /* Optional, mode none's: after each timed piece of work, untimed, called by
-     * its commit engine (the table to the mapping, so that verification reads
-     * what the kernels made). */
-    int (*end)(struct wl_ctx *c, int tx);
-};
-extern const struct wl_tx_engine wl_tx_undo_fenced, wl_tx_undo_flushed, wl_tx_cap_chunks,
-    wl_tx_redo_cpu, wl_tx_undo_cpu, wl_tx_volatile;
-/* For engines (and their tests): the batch's device handle, with nothing
- * set but the mode's wl_out and the device counters. */
-wl_txdev wl_tx_dev_base(struct wl_ctx *c, int tx);
-/* --kill commit:N: the engines call it just before a batch commits. */
-void wl_tx_commit_point(struct wl_ctx *c);
 
 /* ---- device memory, for the workloads' host code (dev.c) ---- */
 int wl_dev_alloc(void **p, size_t bytes); /* *p = NULL on failure */
@@ -685,7 +595,7 @@ wl_out wl_out_of(const struct wl_ctx *c);
 
 /* ---- helpers ---- */
 double wl_now(void); /* CLOCK_MONOTONIC seconds */
-/* Appends "k=v" text (printf-style) to c->note, comma-separated: what the
+/* Appends "k=v" text (printf-style) to c->h->note, comma-separated: what the
  * row's params column says besides the parameters. The note grows as
  * needed: nothing is cut. */
 void wl_note(struct wl_ctx *c, const char *fmt, ...)

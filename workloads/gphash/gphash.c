@@ -237,7 +237,7 @@ static int reset(struct wl_ctx *c)
                            gph_done_word(c->epoch, 0)};
     if (st->d_table && wl_dev_zero(st->d_table, wl_obj_bytes(c, GPH_TABLE)) != 0)
         return -1;
-    if (!c->m->commit->nothing_durable && clear_states(c) != 0)
+    if (wl_durable(c) && clear_states(c) != 0)
         return -1;
     /* Persisted here, though on the CPU the first batch's done word
      * (batch()) lies in the header's line and writes it back with it:
@@ -402,7 +402,7 @@ static int volatile_copy(struct wl_ctx *c)
 {
     struct gph_state *st = S(c);
     gpm_range r = {0, wl_obj_bytes(c, GPH_TABLE), st->d_table};
-    return c->m->commit->nothing_durable ? wl_commit(c, GPH_TABLE, &r, 1) : 0;
+    return !wl_durable(c) ? wl_commit(c, GPH_TABLE, &r, 1) : 0;
 }
 
 /* The run's counts start at zero. */

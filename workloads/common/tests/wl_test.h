@@ -12,7 +12,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "wl.h"
+#include "harness.h"
+
+/* C, a context with nothing set, for tests that call the harness's
+ * helpers directly; H its harness's part. */
+static inline void wl_test_ctx(struct wl_ctx *c, struct wl_harness *h)
+{
+    memset(c, 0, sizeof *c);
+    memset(h, 0, sizeof *h);
+    c->h = h;
+}
 
 /* The length of an argv array literal A, for wl_test_run. */
 #define ARGC(a) ((int)(sizeof(a) / sizeof(a[0])))

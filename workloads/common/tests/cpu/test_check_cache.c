@@ -102,17 +102,19 @@ static void the_digest_covers_every_byte_and_its_place(void)
 {
     uint64_t w[3] = {1, 2, 3}, s[3] = {3, 2, 1};
     struct wl_ctx one, two, swapped, byte;
-    memset(&one, 0, sizeof one), memset(&two, 0, sizeof two);
-    memset(&swapped, 0, sizeof swapped), memset(&byte, 0, sizeof byte);
+    struct wl_harness h[4];
+    wl_test_ctx(&one, &h[0]), wl_test_ctx(&two, &h[1]);
+    wl_test_ctx(&swapped, &h[2]), wl_test_ctx(&byte, &h[3]);
     CHECK(wl_check_digest(&one, w, sizeof w, 0) == 0);
     CHECK(wl_check_digest(&two, w, 16, 0) == 0 && wl_check_digest(&two, w + 2, 8, 0) == 0);
-    CHECK(one.check_digest[0] == two.check_digest[0] && one.check_digest[1] == two.check_digest[1]);
+    CHECK(one.h->check_digest[0] == two.h->check_digest[0] &&
+          one.h->check_digest[1] == two.h->check_digest[1]);
     CHECK(wl_check_digest(&swapped, s, sizeof s, 0) == 0);
-    CHECK(swapped.check_digest[0] != one.check_digest[0]);
+    CHECK(swapped.h->check_digest[0] != one.h->check_digest[0]);
     w[1] ^= 1ull << 40;
     CHECK(wl_check_digest(&byte, w, sizeof w, 0) == 0);
-    CHECK(byte.check_digest[0] != one.check_digest[0] &&
-          byte.check_digest[1] != one.check_digest[1]);
+    CHECK(byte.h->check_digest[0] != one.h->check_digest[0] &&
+          byte.h->check_digest[1] != one.h->check_digest[1]);
 }
 
 static void a_second_run_of_the_same_bytes_is_not_checked_again(void)

@@ -280,12 +280,13 @@ static void defaults_and_values(void)
                    "best", "--scale", "paper"};
     char *av3[] = {"fake", "--mode", "cpu", "--kill", "after-progress:0.25@7"};
     struct wl_ctx c;
+    struct wl_harness h;
     CHECK_EQ_INT(parse(ARGC(av), av, &o), 0);
     CHECK(o.mode == WL_CAP_MM && o.reps == 5 && o.cpu_threads == 8 && o.seed == 42);
     CHECK(o.kill.kind == WL_KILL_TIME && o.kill.seconds == 0.5 && o.keep && o.recover);
     CHECK(strcmp(o.out, "r.tsv") == 0 && strcmp(o.pm_dir, "/dev/shm") == 0);
     CHECK(o.scale == WL_SMALL && !o.custom); /* --rate and --bug are not sizes */
-    memset(&c, 0, sizeof c);
+    wl_test_ctx(&c, &h);
     c.wl = &WORKLOAD;
     wl_resolve_params(&WORKLOAD, &o, c.p);
     CHECK(wl_float(&c, "rate") == 0.75 && strcmp(wl_str(&c, "bug"), "wrong") == 0);
@@ -956,18 +957,19 @@ static void data_dir_from_the_environment(void)
 static void pcie_throughput_is_noted_in_gpu_modes(void)
 {
     struct wl_ctx c;
+    struct wl_harness h;
     char p[1024];
-    memset(&c, 0, sizeof c);
+    wl_test_ctx(&c, &h);
     c.m = wl_mode(WL_GPM);
     wl_pcie_stop(&c, wl_pcie_start(&c));
-    CHECKF(strstr(c.note, "pcie_tx_gbps=") ||
-               (strstr(c.note, "pcie_tx=unavailable") && wl_pcie_why()[0]),
-           "note '%s', why '%s'", c.note, wl_pcie_why());
-    free(c.note);
-    memset(&c, 0, sizeof c);
+    CHECKF(strstr(c.h->note, "pcie_tx_gbps=") ||
+               (strstr(c.h->note, "pcie_tx=unavailable") && wl_pcie_why()[0]),
+           "note '%s', why '%s'", c.h->note, wl_pcie_why());
+    free(c.h->note);
+    wl_test_ctx(&c, &h);
     c.m = wl_mode(WL_CPU);
     wl_pcie_stop(&c, wl_pcie_start(&c));
-    CHECK(c.note == NULL); /* nothing noted */
+    CHECK(c.h->note == NULL); /* nothing noted */
     clean_dir();
     unlink(rows);
     CHECK_EQ_INT(RUN_ARGS("--mode", "cpu", "--scale", "tiny", "--pm-dir", dir, "--reps", "1",
@@ -1040,27 +1042,28 @@ static void checks_count_every_mismatch(void)
 static void wrong_measure_is_noted_in_one_format(void)
 {
     struct wl_ctx c;
+    struct wl_harness h;
     struct wl_wrong w = {.units = "nodes", .bad = 12, .total = 1024};
-    memset(&c, 0, sizeof c);
+    wl_test_ctx(&c, &h);
     wl_note_wrong(&c, &w);
-    CHECKF(c.note && !strcmp(c.note, "wrong_units=12/1024,units=nodes"), "%s", c.note);
-    free(c.note);
-    memset(&c, 0, sizeof c);
+    CHECKF(c.h->note && !strcmp(c.h->note, "wrong_units=12/1024,units=nodes"), "%s", c.h->note);
+    free(c.h->note);
+    wl_test_ctx(&c, &h);
     w.err = "abs";
     w.max_err = 0.125;
     w.marks_bad = 3;
     w.marks = 16;
     wl_note_wrong(&c, &w);
-    CHECKF(c.note && !strcmp(c.note, "wrong_units=12/1024,units=nodes,wrong_max_err=0.125,"
-                                     "wrong_err=abs,wrong_marks=3/16"), "%s", c.note);
-    free(c.note);
+    CHECKF(c.h->note && !strcmp(c.h->note, "wrong_units=12/1024,units=nodes,wrong_max_err=0.125,"
+                                     "wrong_err=abs,wrong_marks=3/16"), "%s", c.h->note);
+    free(c.h->note);
     /* Only a marker read: the output was not compared. */
-    memset(&c, 0, sizeof c);
+    wl_test_ctx(&c, &h);
     memset(&w, 0, sizeof w);
     w.marks_bad = w.marks = 1;
     wl_note_wrong(&c, &w);
-    CHECKF(c.note && !strcmp(c.note, "wrong_marks=1/1"), "%s", c.note);
-    free(c.note);
+    CHECKF(c.h->note && !strcmp(c.h->note, "wrong_marks=1/1"), "%s", c.h->note);
+    free(c.h->note);
 }
 
 static void first_difference_of_records(void)

@@ -463,20 +463,21 @@ static void recovery_in_another_mode_names_the_mode_that_wrote_the_files(void)
 static void a_log_that_counts_too_few_commits_fails_the_verify(void)
 {
     struct wl_ctx c;
+    struct wl_harness h;
     struct wl_wrong w = {.units = "words", .total = 8, .marks = 1, .marks_bad = 1};
-    memset(&c, 0, sizeof c);
+    wl_test_ctx(&c, &h);
     c.wl = &WORKLOAD;
     CHECK_EQ_INT(wl_tx_verified(&c, 0, &w, 3, 5, "batches"), 1);
     CHECK_MSG(gpm_last_error(), "bank: the log counts 3 committed batches of 5");
-    CHECKF(c.note && strstr(c.note, "wrong_units=0/8,units=words,wrong_marks=1/1"), "%s",
-           c.note ? c.note : "(no note)");
-    free(c.note);
-    memset(&c, 0, sizeof c);
+    CHECKF(c.h->note && strstr(c.h->note, "wrong_units=0/8,units=words,wrong_marks=1/1"), "%s",
+           c.h->note ? c.h->note : "(no note)");
+    free(c.h->note);
+    wl_test_ctx(&c, &h);
     c.wl = &WORKLOAD;
     w.marks_bad = 0;
     CHECK_EQ_INT(wl_tx_verified(&c, 0, &w, 5, 5, "batches"), 0);
     CHECK_EQ_INT(wl_tx_verified(&c, -1, &w, 5, 5, "batches"), -1);
-    CHECK(!c.note);
+    CHECK(!c.h->note);
 }
 
 int main(void)

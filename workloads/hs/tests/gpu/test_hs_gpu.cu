@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include "../../hs.h"
+#include "tests/wl_test.h"
 #include "gpm/check_gpu.h"
 
 struct grids {
@@ -136,19 +137,20 @@ static void device_digest_equals_the_host_digest(void)
 {
     struct grids g;
     struct wl_ctx host, dev;
+    struct wl_harness hh, dh;
     uint64_t n = 999999; /* floats; with 2 bytes more, an odd length within the grid */
     CHECK(grids_make(&g, 1000, 1000, 11) == 0);
-    memset(&host, 0, sizeof host);
-    memset(&dev, 0, sizeof dev);
+    wl_test_ctx(&host, &hh);
+    wl_test_ctx(&dev, &dh);
     CHECK(wl_check_digest(&host, g.t, n * 4 + 2, 0) == 0);
     CHECK(wl_check_digest(&dev, g.d_t, n * 4 + 2, 1) == 0);
-    CHECK(host.check_digest[0] == dev.check_digest[0] &&
-          host.check_digest[1] == dev.check_digest[1] &&
-          host.check_digest[2] == dev.check_digest[2]);
+    CHECK(host.h->check_digest[0] == dev.h->check_digest[0] &&
+          host.h->check_digest[1] == dev.h->check_digest[1] &&
+          host.h->check_digest[2] == dev.h->check_digest[2]);
     g.t[777] = -g.t[777];
-    memset(&host, 0, sizeof host);
+    wl_test_ctx(&host, &hh);
     CHECK(wl_check_digest(&host, g.t, n * 4 + 2, 0) == 0);
-    CHECK(host.check_digest[0] != dev.check_digest[0]);
+    CHECK(host.h->check_digest[0] != dev.h->check_digest[0]);
     grids_free(&g);
 }
 

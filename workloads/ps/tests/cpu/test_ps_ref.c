@@ -7,6 +7,7 @@
 
 #include "gpm/check.h"
 #include "../../ps.h"
+#include "tests/wl_test.h"
 
 /* Inputs of seed 1 and their sums, computed separately (splitmix64's
  * finaliser in Python) rather than by this code. */
@@ -56,6 +57,7 @@ static void resume_computes_only_pending_blocks(void)
     const uint32_t block = 64;
     struct ps_state st;
     struct wl_ctx c;
+    struct wl_harness h;
     gpm_region r;
     uint32_t *in, *out, *done;
     uint64_t k = 0;
@@ -68,9 +70,9 @@ static void resume_computes_only_pending_blocks(void)
     CHECKF(gpm_map(&r, name, ps_file_bytes(n, block), GPM_CREATE | GPM_HOST_ONLY) == 0,
            "%s", gpm_last_error());
     /* What the harness hands the CPU counterpart: the mapping, in cpu mode. */
-    memset(&c, 0, sizeof c);
+    wl_test_ctx(&c, &h);
     c.m = wl_mode(WL_CPU);
-    c.obj[PS_SUMS].region = r;
+    c.h->obj[PS_SUMS].region = r;
     in = malloc(n * 4);
     CHECK(in);
     ps_cpu_generate(in, n, 5);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../../srad.h"
+#include "tests/wl_test.h"
 #include "gpm/check.h"
 
 static void layout_offsets(void)
@@ -72,9 +73,10 @@ static int iterations(const gpm_region *r, const struct srad_state *st, const fl
                       uint32_t epoch, uint64_t from, uint64_t to)
 {
     struct wl_ctx c;
-    memset(&c, 0, sizeof c);
+    struct wl_harness h;
+    wl_test_ctx(&c, &h);
     c.m = wl_mode(WL_CPU);
-    c.obj[SRAD_PM].region = *r;
+    c.h->obj[SRAD_PM].region = *r;
     for (uint64_t t = from + 1; t <= to; t++) {
         const float *in = t == 1 ? j0
                                  : (const float *)((uint8_t *)r->host +
