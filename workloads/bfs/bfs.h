@@ -11,6 +11,8 @@
 #include "bfs_graph.h"
 #include "bfs_layout.h"
 #include "wl.h"
+#include "wl_check.h"
+#include "wl_dev.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -11,6 +11,9 @@
 
 #include "blk_model.h"
 #include "wl.h"
+#include "wl_check.h"
+#include "wl_dev.h"
+#include "wl_steps.h"
 
 #ifdef __cplusplus
 extern "C" {

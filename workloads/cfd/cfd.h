@@ -13,6 +13,9 @@
 #include "cfd_mesh.h"
 #include "cfd_model.h"
 #include "wl.h"
+#include "wl_check.h"
+#include "wl_dev.h"
+#include "wl_steps.h"
 
 #ifdef __cplusplus
 extern "C" {

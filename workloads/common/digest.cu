@@ -3,7 +3,7 @@
  * to the two totals. The same terms as on the CPU (wl_digest_word). */
 #include <cuda_runtime.h>
 
-#include "wl.h"
+#include "harness.h"
 #include "wl_hd.h"
 
 __global__ void digest_kernel(const uint64_t *p, uint64_t words, uint64_t first,

@@ -5,6 +5,10 @@
 
 #include "gpm/run_id.h"
 #include "wl.h"
+#include "wl_dev.h"
+#include "wl_check.h"
+#include "wl_steps.h"
+#include "wl_tx.h"
 
 /* The run identity's format (libgpm) holds every object and mode. */
 typedef char wl_run_id_fits[WL_MAX_OBJECTS <= GPM_RUN_ID_MAX_OBJECTS &&
@@ -117,6 +121,74 @@ extern const struct wl_tx_engine wl_tx_undo_fenced, wl_tx_undo_flushed, wl_tx_ca
 wl_txdev wl_tx_dev_base(struct wl_ctx *c, int tx);
 /* --kill commit:N: the engines call it just before a batch commits. */
 void wl_tx_commit_point(struct wl_ctx *c);
+
+/* ---- the mode table (mode.c) ---- */
+/* Adds a mode: ROW (kept by the caller) becomes a mode of its own, run by
+ * every workload that runs ROW->like. Returns its number, or -1 with a
+ * message (a name taken, the table full). Before wl_main. */
+int wl_mode_add(const struct wl_mode_info *row);
+/* The number of the mode named NAME, or -1. */
+int wl_mode_by_name(const char *name);
+/* Does W run mode M (its own modes, or one registered like them)? */
+int wl_runs_mode(const struct wl_workload *w, enum wl_mode m);
+const char *wl_mode_name(enum wl_mode m);
+const char *wl_scale_name(enum wl_scale s);
+
+/* ---- command line (cli.c), objects (objects.c), CAP chunks (cap_chunk.c),
+ * digests (digest.cu): the harness's side ---- */
+/* Parses ARGV for W. Returns 0, 1 for --help (usage printed to HELP_OUT),
+ * or -1 with a one-line message naming the flag and the fix (exit 2). */
+int wl_parse_args(const struct wl_workload *w, int argc, char **argv, struct wl_opts *o,
+                  FILE *help_out);
+/* Fills P from the options (scale values unless a flag overrode them). */
+void wl_resolve_params(const struct wl_workload *w, const struct wl_opts *o,
+                       struct wl_value *p);
+/* Index of FLAG among W's params, or -1. */
+int wl_param_index(const struct wl_workload *w, const char *flag);
+/* "n=...,iters=..." of the resolved params. */
+void wl_params_string(const struct wl_ctx *c, char *out, size_t len);
+
+void wl_obj_log_hcl(struct wl_ctx *c, int i, size_t bytes, int blocks, int threads);
+void wl_obj_log_conv(struct wl_ctx *c, int i, size_t bytes, int partitions);
+
+/* Log I, and the handle its kernels take (unfenced where the mode does
+ * not fence: gpm-ndp then calls wl_log_flush between its phases). */
+gpmlog *wl_log(struct wl_ctx *c, int i);
+gpmlog_dev wl_log_dev(struct wl_ctx *c, int i);
+int wl_log_flush(struct wl_ctx *c, int i);
+
+/* --cap-chunk (a WL_STR parameter: "best" or a power of two, 128 to 2^30),
+ * for CAP modes that persist the chunks of a table an update touched:
+ * "best" times the mode's CAP engine on a scratch file (a cost per copy and
+ * a bandwidth) and takes the chunk predicted fastest for the changes that
+ * CHANGES lists (say the first batch's: *OFFSETS, malloc'd, *N byte offsets
+ * in the table; 0, or -1 with a message). CHANGES is called only then, in a
+ * CAP mode with "best". Sets *CHUNK; the rows note cap_chunk=. Call it from
+ * setup(). */
+int wl_cap_chunk(struct wl_ctx *c, int (*changes)(struct wl_ctx *c, uint64_t **offsets, size_t *n),
+                 size_t *chunk);
+/* The --cap-chunk flag alone, checked (layout() calls it, so that a bad
+ * value stops the run before any file is touched): *CHUNK its bytes, 0 for
+ * best. */
+int wl_cap_chunk_arg(const struct wl_ctx *c, size_t *chunk);
+/* The prediction alone: over power-of-two chunks from 4 KiB until one holds
+ * BYTES (at most 2^30), runs of touched chunks times PER_RANGE_S plus their
+ * bytes over BYTES_PER_S; the fastest chunk, its time in *PREDICTED_S. */
+size_t wl_cap_chunk_predict(uint64_t *offsets, size_t n, size_t bytes, double per_range_s,
+                            double bytes_per_s, double *predicted_s);
+/* The chunks of CHUNK bytes flagged in FLAGS[0..NFLAGS) as ranges clipped
+ * to [LO, HI), adjacent ones merged into one copy; SRC (NULL: none) is the
+ * device copy of offset LO. Returns how many it wrote to OUT (at most the
+ * flags set). */
+int wl_chunk_ranges(const uint32_t *flags, uint64_t nflags, size_t chunk, size_t lo, size_t hi,
+                    const void *src, gpm_range *out);
+/* The shift of a power-of-two CHUNK: a kernel flags the chunk of byte
+ * offset OFF at OFF >> shift. */
+uint32_t wl_chunk_shift(size_t chunk);
+
+/* The digest of BYTES of device memory at P, added to A and B with word
+ * indices from FIRST (digest.cu). */
+int wl_dev_digest(const void *p, size_t bytes, uint64_t first, uint64_t *a, uint64_t *b);
 
 /* One run of the program: wl_main without GPM_RECOVER_EACH. */
 int wl_run(const struct wl_workload *w, int argc, char **argv);

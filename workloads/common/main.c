@@ -1,6 +1,6 @@
 /* main() of every workload binary; in its own object so that test programs,
  * which bring their own main(), link the harness without it. */
-#include "wl.h"
+#include "harness.h"
 
 int main(int argc, char **argv)
 {

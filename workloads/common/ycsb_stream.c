@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "wl.h"
+#include "harness.h"
 #include "ycsb.h"
 
 int wl_ycsb_args(const struct wl_ctx *c, double theta, struct wl_ycsb_args *a)

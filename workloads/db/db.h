@@ -9,6 +9,9 @@
 
 #include "db_model.h"
 #include "wl.h"
+#include "wl_check.h"
+#include "wl_dev.h"
+#include "wl_tx.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -7,7 +7,7 @@
 #include <cuda_runtime.h>
 
 #include "db.h"
-#include "wl.cuh"
+#include "wl_tx.cuh"
 
 #define MAX_BLOCKS 65535u /* the grid-stride loops take the rest */
 

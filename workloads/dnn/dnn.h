@@ -14,6 +14,9 @@
 #include "dnn_model.h"
 #include "gpm/cp.h"
 #include "wl.h"
+#include "wl_check.h"
+#include "wl_dev.h"
+#include "wl_steps.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -11,6 +11,9 @@
 #include "batch_path.h"
 #include "gphash_layout.h"
 #include "wl.h"
+#include "wl_check.h"
+#include "wl_dev.h"
+#include "wl_tx.h"
 #include "ycsb.h"
 
 #ifdef __cplusplus

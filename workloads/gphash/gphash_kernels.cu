@@ -33,7 +33,7 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "gphash.h"
-#include "wl.cuh"
+#include "wl_tx.cuh"
 
 #define THREADS 256u
 #define MAX_BLOCKS 65535u

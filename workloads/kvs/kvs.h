@@ -9,6 +9,9 @@
 #include "batch_path.h"
 #include "kvs_model.h"
 #include "wl.h"
+#include "wl_check.h"
+#include "wl_dev.h"
+#include "wl_tx.h"
 #include "ycsb.h"
 
 #ifdef __cplusplus

@@ -29,7 +29,7 @@
 #include <cuda_runtime.h>
 
 #include "kvs.h"
-#include "wl.cuh"
+#include "wl_tx.cuh"
 
 #define GROUP 8u
 #define MAX_BLOCKS 65535u /* the grid-stride loops take the rest */

@@ -7,6 +7,8 @@
 
 #include "ps_layout.h"
 #include "wl.h"
+#include "wl_check.h"
+#include "wl_dev.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -8,6 +8,8 @@
 
 #include "reduce_layout.h"
 #include "wl.h"
+#include "wl_check.h"
+#include "wl_dev.h"
 
 #ifdef __cplusplus
 extern "C" {

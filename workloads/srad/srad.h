@@ -11,6 +11,8 @@
 #include "srad_layout.h"
 #include "srad_model.h"
 #include "wl.h"
+#include "wl_check.h"
+#include "wl_dev.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "gpm/check.h"
-#include "wl.h"
+#include "harness.h"
 
 #define K 4096u
 
