@@ -8,7 +8,6 @@
 
 #include "gpm/args.h"
 #include "harness.h"
-#include "harness.h"
 
 static const char *const scale_names[] = {"tiny", "small", "paper", "custom", NULL};
 

@@ -19,7 +19,6 @@
 #include "harness.h"
 #include "gpm/run_id.h"
 #include "tests/wl_test.h"
-#include "wl.h"
 
 /* ---- the fake workload ----
  * CHUNKS chunks of 512 words in a region, each written, persisted, then
