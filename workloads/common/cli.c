@@ -86,95 +86,111 @@ static const char *type_word(enum wl_ptype t)
     return t == WL_FLOAT ? "X" : t == WL_STR ? "S" : "N";
 }
 
-static void usage(const struct wl_workload *w, FILE *out)
+/* ---- the harness's flags ---- */
+
+static int set_mode(const struct wl_workload *w, const char *val, struct wl_opts *o)
 {
-    char modes[256], ops[256];
+    char modes[256];
+    int k = wl_mode_by_name(val);
     modes_list(w, modes, sizeof modes);
-    ops_list(w, ops, sizeof ops);
-    fprintf(out, "%s: %s\n", w->name, w->about ? w->about : "");
-    fprintf(out, "usage: %s --mode %s", w->name, modes);
-    if (w->ops)
-        fprintf(out, " [--op %s]", ops);
-    fprintf(out, " [--scale tiny|small|paper]");
-    for (int i = 0; i < nparams(w); i++)
-        fprintf(out, " [--%s %s]", w->params[i].flag, type_word(w->params[i].type));
-    fprintf(out, "\n       [--reps N] [--pm-dir DIR] [--cpu-threads N|best] [--recover]\n"
-                 "       [--kill " KILL_FORMS "%s]\n"
-                 "       [--progress-times] [--seed N] [--out FILE] [--keep] [--trace DIR]\n"
-                 "       [--modes] [--check-settings] [--cp-blocks N]\n", KILL_COMMIT(w));
-    if (w->sbrp)
-        fprintf(out, "       [--persistency epoch|sbrp]\n");
-    for (int i = 0; i < nparams(w); i++) {
-        const struct wl_param *p = &w->params[i];
-        fprintf(out, "  --%-18s %s ", p->flag, p->help);
-        if (p->type == WL_FLOAT)
-            fprintf(out, "(tiny %g, small %g, paper %g)\n", p->fscale[0], p->fscale[1],
-                    p->fscale[2]);
-        else if (p->type == WL_STR)
-            fprintf(out, "(tiny %s, small %s, paper %s)\n", p->sscale[0], p->sscale[1],
-                    p->sscale[2]);
-        else
-            fprintf(out, "(tiny %lld, small %lld, paper %lld)\n", p->scale[0], p->scale[1],
-                    p->scale[2]);
-    }
-    if (w->ops)
-        fprintf(out, "  --op NAME            the operation: %s (default %s)\n", ops, w->ops[0]);
-    if (w->sbrp)
-        fprintf(out, "  --persistency M      the kernels' persist operations in gpm and gpm-eadr: "
-                     "epoch (gpm_persist,\n"
-                     "                       the default) or sbrp (gpm/sbrp.cuh's oFence, dFence, "
-                     "pRel, pAcq)\n");
-    fprintf(out, "  --reps N             timed repetitions, median reported (default 3)\n"
-                 "  --pm-dir DIR         directory of the PM files (default $GPM_PM_DIR or "
-                 "/dev/shm/gpm-UID)\n"
-                 "  --cpu-threads N|best CPU flush threads of the CAP and NDP engines (default "
-                 "best: fastest of 1..32);\n"
-                 "                       in cpu mode the worker threads (default: every core)\n"
-                 "  --cp-blocks N        blocks of 256 threads of the checkpoint copy that "
-                 "overlaps the next\n"
-                 "                       steps, in gpm and gpm-eadr (default: paced, as few as "
-                 "end it within\n"
-                 "                       an interval of steps)\n"
-                 "  --recover            resume (or restart) the crashed run kept in the PM "
-                 "files, finish, verify\n"
-                 "  --kill WHEN          SIGKILL this process in the first repetition (or the "
-                 "recovery): WHEN\n"
-                 "                       time:S (S seconds in), random (a moment within it), "
-                 "progress:K (just\n"
-                 "                       after its K-th unit of progress is durable: a batch, a "
-                 "checkpoint's\n"
-                 "                       steps, a level...) or after-progress:S[@K] (S seconds "
-                 "after the first\n"
-                 "                       unit, or just after unit K if that comes first)\n"
-                 "  --progress-times     note when the first and the last unit of progress "
-                 "came (progress_*_s)\n"
-                 "  --seed N             input seed (default 1)\n"
-                 "  --out FILE           append the result row to FILE (default: print it)\n"
-                 "  --keep               keep the PM files after the run\n"
-                 "  --trace DIR          record the work's PM stores and persist points in DIR "
-                 "(gpm-check)\n"
-                 "  --modes              list the modes, one a line: MODE, then needs_gpu, "
-                 "kernels_write_pm\n"
-                 "                       (stores --trace cannot see) and resumes (--recover "
-                 "resumes durable\n"
-                 "                       progress; 0: it restarts), each =1 or =0\n"
-                 "  --check-settings     list the settings persistency checks cover beside the "
-                 "default run,\n"
-                 "                       one a line: NAME, then its flags\n");
-    if (has_transactions(w))
-        fprintf(out, "  --kill commit:N      SIGKILL this process just before the N-th "
-                     "transaction of the first\n"
-                     "                       repetition commits (its updates durable, its undo "
-                     "records too)\n");
+    if (k < 0 || !wl_runs_mode(w, (enum wl_mode)k))
+        return gpm_set_error("--mode: %s has no mode '%s': use %s", w->name, val, modes);
+    o->mode = (enum wl_mode)k;
+    return 0;
 }
 
-enum { OPT_MODE = 1000, OPT_OP, OPT_SCALE, OPT_REPS, OPT_PM_DIR, OPT_CPU_THREADS, OPT_RECOVER,
-       OPT_KILL, OPT_SEED, OPT_OUT, OPT_KEEP, OPT_HELP, OPT_PROGRESS_TIMES, OPT_TRACE, OPT_MODES,
-       OPT_CHECK_SETTINGS, OPT_CP_BLOCKS, OPT_PERSISTENCY, OPT_PARAM = 2000 };
-
-/* --kill WHEN, parsed here once into K: kind, then its numbers. */
-static int parse_kill(const struct wl_workload *w, const char *val, struct wl_kill *k)
+static int set_op(const struct wl_workload *w, const char *val, struct wl_opts *o)
 {
+    char ops[256];
+    for (int k = 0; w->ops && w->ops[k]; k++)
+        if (strcmp(val, w->ops[k]) == 0) {
+            o->op = k;
+            return 0;
+        }
+    ops_list(w, ops, sizeof ops);
+    return w->ops ? gpm_set_error("--op: %s has no operation '%s': use %s", w->name, val, ops)
+                  : gpm_set_error("--op: %s has one operation: leave --op out", w->name);
+}
+
+static int set_scale(const struct wl_workload *w, const char *val, struct wl_opts *o)
+{
+    int k;
+    (void)w;
+    if (gpm_arg_choice("--scale", val, scale_names, &k) != 0 || k == WL_CUSTOM)
+        return gpm_set_error("--scale: unknown scale '%s': use tiny|small|paper (or the "
+                             "size flags)", val);
+    o->scale = (enum wl_scale)k;
+    return 0;
+}
+
+static int set_reps(const struct wl_workload *w, const char *val, struct wl_opts *o)
+{
+    (void)w;
+    return gpm_arg_int("--reps", val, 1, 1000000, &o->reps);
+}
+
+/* A flag whose value names a file or folder: not empty. */
+static int set_path(const char *flag, const char *val, const char *fix, const char **out)
+{
+    if (!*val)
+        return gpm_set_error("%s: empty: %s", flag, fix);
+    *out = val;
+    return 0;
+}
+
+static int set_pm_dir(const struct wl_workload *w, const char *val, struct wl_opts *o)
+{
+    (void)w;
+    return set_path("--pm-dir", val, "pass an existing directory on PM (or /dev/shm)",
+                    &o->pm_dir);
+}
+
+static int set_out(const struct wl_workload *w, const char *val, struct wl_opts *o)
+{
+    (void)w;
+    return set_path("--out", val, "pass a file name for the result rows", &o->out);
+}
+
+static int set_trace(const struct wl_workload *w, const char *val, struct wl_opts *o)
+{
+    (void)w;
+    return set_path("--trace", val, "pass a directory for the trace", &o->trace);
+}
+
+static int set_cpu_threads(const struct wl_workload *w, const char *val, struct wl_opts *o)
+{
+    long long x;
+    (void)w;
+    if (strcmp(val, "best") == 0) {
+        o->cpu_threads = 0;
+        return 0;
+    }
+    if (gpm_arg_ll("--cpu-threads", val, 1, GPM_FLUSHER_MAX_THREADS, &x) != 0)
+        return gpm_set_error("--cpu-threads: expects a thread count from 1 to %d or 'best', "
+                             "got '%s'", GPM_FLUSHER_MAX_THREADS, val);
+    o->cpu_threads = (int)x;
+    return 0;
+}
+
+static int set_cp_blocks(const struct wl_workload *w, const char *val, struct wl_opts *o)
+{
+    (void)w;
+    return gpm_arg_int("--cp-blocks", val, 1, 1 << 16, &o->cp_blocks);
+}
+
+static int set_persistency(const struct wl_workload *w, const char *val, struct wl_opts *o)
+{
+    static const char *const models[] = {"epoch", "sbrp", NULL};
+    if (!w->sbrp)
+        return gpm_set_error("--persistency: %s's kernels have no SBRP variant: drop the flag",
+                             w->name);
+    return gpm_arg_choice("--persistency", val, models, &o->sbrp);
+}
+
+/* --kill WHEN, parsed here once into its kind and numbers. */
+static int set_kill(const struct wl_workload *w, const char *val, struct wl_opts *o)
+{
+    struct wl_kill *k = &o->kill;
     char s[64], *arg, *at;
     int bad = snprintf(s, sizeof s, "%s", val) >= (int)sizeof s;
     if ((arg = strchr(s, ':')))
@@ -207,6 +223,268 @@ static int parse_kill(const struct wl_workload *w, const char *val, struct wl_ki
     return 0;
 }
 
+static int set_seed(const struct wl_workload *w, const char *val, struct wl_opts *o)
+{
+    long long x;
+    (void)w;
+    if (gpm_arg_ll("--seed", val, 0, 0x7fffffffffffffffll, &x) != 0)
+        return -1;
+    o->seed = (unsigned long long)x;
+    return 0;
+}
+
+static int set_recover(const struct wl_workload *w, const char *val, struct wl_opts *o)
+{
+    (void)w, (void)val;
+    return o->recover = 1, 0;
+}
+
+static int set_keep(const struct wl_workload *w, const char *val, struct wl_opts *o)
+{
+    (void)w, (void)val;
+    return o->keep = 1, 0;
+}
+
+static int set_progress_times(const struct wl_workload *w, const char *val, struct wl_opts *o)
+{
+    (void)w, (void)val;
+    return o->progress_times = 1, 0;
+}
+
+static void list_usage(const struct wl_workload *w, FILE *out);
+
+static void list_modes(const struct wl_workload *w, FILE *out)
+{
+    modes_table(w, out);
+}
+
+static void list_settings(const struct wl_workload *w, FILE *out)
+{
+    for (int i = 0; w->check_also && w->check_also[i]; i++)
+        fprintf(out, "%s\n", w->check_also[i]);
+}
+
+/* The checks of what a flag asks against the mode, once it is known. */
+
+/* --cpu-threads means flush threads, or the CPU counterpart's threads. */
+static int check_cpu_threads(const struct wl_ctx *c)
+{
+    if (c->opt.cpu_threads > 0 && !c->m->flusher && c->m->needs_gpu)
+        return gpm_set_error("--cpu-threads: mode %s uses no CPU threads (%s): drop the flag",
+                             c->m->name, c->m->commit->about);
+    return 0;
+}
+
+/* --cp-blocks sizes the checkpoint copy that overlaps the steps. */
+static int check_cp_blocks(const struct wl_ctx *c)
+{
+    if (c->opt.cp_blocks && !wl_cp_overlaps(c))
+        return gpm_set_error("--cp-blocks: mode %s does not overlap its checkpoints with the "
+                             "steps: drop the flag, or use gpm or gpm-eadr", c->m->name);
+    return 0;
+}
+
+/* SBRP's operations are the kernels' own persists: only where they fence. */
+static int check_persistency(const struct wl_ctx *c)
+{
+    if (c->opt.sbrp && !c->m->fences)
+        return gpm_set_error("--persistency sbrp: mode %s does not persist in-kernel: use gpm "
+                             "or gpm-eadr", c->m->name);
+    return 0;
+}
+
+/* Mode none keeps nothing durable: nothing to crash, recover or trace. */
+static int durable_for(const struct wl_ctx *c, int given, const char *flag)
+{
+    if (!given || !c->m->commit->nothing_durable)
+        return 0;
+    return gpm_set_error("%s: mode %s makes nothing durable: pass a persistent mode (gpm, "
+                         "cap-mm, ...) or drop the flag", flag, c->m->name);
+}
+
+static int check_recover(const struct wl_ctx *c)
+{
+    return durable_for(c, c->opt.recover, "--recover");
+}
+
+static int check_kill(const struct wl_ctx *c)
+{
+    return durable_for(c, c->opt.kill.kind != WL_KILL_NONE, "--kill");
+}
+
+static int check_trace(const struct wl_ctx *c)
+{
+    return durable_for(c, c->opt.trace != NULL, "--trace");
+}
+
+/* One row a flag: its name; its argument's word in the usage (NULL: it
+ * takes none); its help, each '\n' a line indented under the first; what
+ * it sets, or what it lists (and the program stops); where only some
+ * workloads offer it, which; and the check of what it asks against the
+ * mode. The usage, the parser and the checks are made from this table. */
+struct flag {
+    const char *name, *arg, *help;
+    int (*set)(const struct wl_workload *w, const char *val, struct wl_opts *o);
+    void (*list)(const struct wl_workload *w, FILE *out);
+    int (*offered)(const struct wl_workload *w);
+    int (*check)(const struct wl_ctx *c);
+};
+
+static int has_ops(const struct wl_workload *w) { return w->ops != NULL; }
+static int has_sbrp(const struct wl_workload *w) { return w->sbrp; }
+
+static const struct flag flags[] = {
+    {"mode", "M", "how the output is made durable (required)", set_mode, NULL, NULL, NULL},
+    {"op", "NAME", "the operation (default: the first)", set_op, NULL, has_ops, NULL},
+    {"scale", "tiny|small|paper", "the sizes' preset (default small)", set_scale, NULL, NULL,
+     NULL},
+    {"reps", "N", "timed repetitions, median reported (default 3)", set_reps, NULL, NULL, NULL},
+    {"pm-dir", "DIR", "directory of the PM files (default $GPM_PM_DIR or /dev/shm/gpm-UID)",
+     set_pm_dir, NULL, NULL, NULL},
+    {"cpu-threads", "N|best",
+     "CPU flush threads of the CAP and NDP engines (default best: fastest of 1..32);\n"
+     "in cpu mode the worker threads (default: every core)",
+     set_cpu_threads, NULL, NULL, check_cpu_threads},
+    {"cp-blocks", "N",
+     "blocks of 256 threads of the checkpoint copy that overlaps the next\n"
+     "steps, in gpm and gpm-eadr (default: paced, as few as end it within\n"
+     "an interval of steps)",
+     set_cp_blocks, NULL, NULL, check_cp_blocks},
+    {"persistency", "epoch|sbrp",
+     "the kernels' persist operations in gpm and gpm-eadr: epoch (gpm_persist,\n"
+     "the default) or sbrp (gpm/sbrp.cuh's oFence, dFence, pRel, pAcq)",
+     set_persistency, NULL, has_sbrp, check_persistency},
+    {"recover", NULL, "resume (or restart) the crashed run kept in the PM files, finish, verify",
+     set_recover, NULL, NULL, check_recover},
+    {"kill", "WHEN",
+     "SIGKILL this process in the first repetition (or the recovery): WHEN\n"
+     "time:S (S seconds in), random (a moment within it), progress:K (just\n"
+     "after its K-th unit of progress is durable: a batch, a checkpoint's\n"
+     "steps, a level...) or after-progress:S[@K] (S seconds after the first\n"
+     "unit, or just after unit K if that comes first)",
+     set_kill, NULL, NULL, check_kill},
+    {"progress-times", NULL, "note when the first and the last unit of progress came "
+     "(progress_*_s)", set_progress_times, NULL, NULL, NULL},
+    {"seed", "N", "input seed (default 1)", set_seed, NULL, NULL, NULL},
+    {"out", "FILE", "append the result row to FILE (default: print it)", set_out, NULL, NULL,
+     NULL},
+    {"keep", NULL, "keep the PM files after the run", set_keep, NULL, NULL, NULL},
+    {"trace", "DIR", "record the work's PM stores and persist points in DIR (gpm-check)",
+     set_trace, NULL, NULL, check_trace},
+    {"modes", NULL,
+     "list the modes, one a line: MODE, then needs_gpu, kernels_write_pm\n"
+     "(stores --trace cannot see) and resumes (--recover resumes durable\n"
+     "progress; 0: it restarts), each =1 or =0",
+     NULL, list_modes, NULL, NULL},
+    {"check-settings", NULL,
+     "list the settings persistency checks cover beside the default run,\n"
+     "one a line: NAME, then its flags",
+     NULL, list_settings, NULL, NULL},
+    {"help", NULL, "this text", NULL, list_usage, NULL, NULL},
+};
+#define NFLAGS ((int)(sizeof flags / sizeof flags[0]))
+
+static int offered(const struct wl_workload *w, const struct flag *f)
+{
+    return !f->offered || f->offered(w);
+}
+
+/* A flag's argument as the usage's first lines show it: the choices
+ * where they depend on the workload. */
+static const char *synopsis_arg(const struct wl_workload *w, const struct flag *f, char *buf,
+                                size_t len)
+{
+    if (f->set == set_mode)
+        modes_list(w, buf, len);
+    else if (f->set == set_op)
+        ops_list(w, buf, len);
+    else if (f->set == set_kill)
+        snprintf(buf, len, KILL_FORMS "%s", KILL_COMMIT(w));
+    else
+        return f->arg;
+    return buf;
+}
+
+/* Appends " [WORD]" to the synopsis, on a new line where this one is full. */
+static void synopsis_word(FILE *out, int *col, const char *word, int optional)
+{
+    int n = (int)strlen(word) + (optional ? 3 : 1);
+    if (*col + n > 90) {
+        fprintf(out, "\n      ");
+        *col = 6;
+    }
+    fprintf(out, optional ? " [%s]" : " %s", word);
+    *col += n;
+}
+
+/* "  --LABEL   HELP", HELP's further lines indented under its first; a
+ * label too long for its column gets a line of its own. */
+static void help_lines(FILE *out, const char *label, const char *help)
+{
+    const char *nl;
+    if (strlen(label) > 18)
+        fprintf(out, "  --%s\n%23s", label, "");
+    else
+        fprintf(out, "  --%-18s ", label);
+    while ((nl = strchr(help, '\n'))) {
+        fprintf(out, "%.*s\n%23s", (int)(nl - help), help, "");
+        help = nl + 1;
+    }
+    fprintf(out, "%s\n", help);
+}
+
+static void list_usage(const struct wl_workload *w, FILE *out)
+{
+    char buf[256], word[320];
+    int col = 1000; /* the first line is full: what follows starts the next */
+    fprintf(out, "%s: %s\n", w->name, w->about ? w->about : "");
+    /* The first line holds the modes, the operations and the scale, which
+     * scripts read. */
+    fprintf(out, "usage: %s --mode %s", w->name, synopsis_arg(w, &flags[0], buf, sizeof buf));
+    if (w->ops)
+        fprintf(out, " [--op %s]", synopsis_arg(w, &flags[1], buf, sizeof buf));
+    fprintf(out, " [--scale tiny|small|paper]");
+    for (int k = 0; k < nparams(w); k++) {
+        snprintf(word, sizeof word, "--%s %s", w->params[k].flag, type_word(w->params[k].type));
+        synopsis_word(out, &col, word, 1);
+    }
+    for (int i = 0; i < NFLAGS; i++) {
+        const struct flag *f = &flags[i];
+        if (!offered(w, f) || f->list || f->set == set_mode || f->set == set_op ||
+            f->set == set_scale)
+            continue;
+        snprintf(word, sizeof word, "--%s%s%s", f->name, f->arg ? " " : "",
+                 f->arg ? synopsis_arg(w, f, buf, sizeof buf) : "");
+        synopsis_word(out, &col, word, 1);
+    }
+    fprintf(out, "\n");
+    for (int i = 0; i < nparams(w); i++) {
+        const struct wl_param *p = &w->params[i];
+        if (p->type == WL_FLOAT)
+            snprintf(buf, sizeof buf, "%s (tiny %g, small %g, paper %g)", p->help, p->fscale[0],
+                     p->fscale[1], p->fscale[2]);
+        else if (p->type == WL_STR)
+            snprintf(buf, sizeof buf, "%s (tiny %s, small %s, paper %s)", p->help, p->sscale[0],
+                     p->sscale[1], p->sscale[2]);
+        else
+            snprintf(buf, sizeof buf, "%s (tiny %lld, small %lld, paper %lld)", p->help,
+                     p->scale[0], p->scale[1], p->scale[2]);
+        snprintf(word, sizeof word, "%s %s", p->flag, type_word(p->type));
+        help_lines(out, word, buf);
+    }
+    for (int i = 0; i < NFLAGS; i++) {
+        const struct flag *f = &flags[i];
+        if (!offered(w, f))
+            continue;
+        snprintf(word, sizeof word, "%s%s%s", f->name, f->arg ? " " : "", f->arg ? f->arg : "");
+        help_lines(out, word, f->help);
+        if (f->set == set_kill && has_transactions(w))
+            help_lines(out, "kill commit:N", "SIGKILL this process just before the N-th "
+                       "transaction of the first\nrepetition commits (its updates durable, its "
+                       "undo records too)");
+    }
+}
+
 static int parse_param(const struct wl_workload *w, int i, const char *val, struct wl_opts *o)
 {
     const struct wl_param *p = &w->params[i];
@@ -230,111 +508,26 @@ static int parse_param(const struct wl_workload *w, int i, const char *val, stru
     }
 }
 
-static int parse_one(const struct wl_workload *w, int c, const char *val, struct wl_opts *o,
-                     int *have_mode)
-{
-    long long x;
-    int k;
-    switch (c) {
-    case OPT_MODE: {
-        char modes[256];
-        k = wl_mode_by_name(val);
-        modes_list(w, modes, sizeof modes);
-        if (k < 0 || !wl_runs_mode(w, (enum wl_mode)k))
-            return gpm_set_error("--mode: %s has no mode '%s': use %s", w->name, val, modes);
-        o->mode = (enum wl_mode)k;
-        *have_mode = 1;
-        return 0;
-    }
-    case OPT_OP: {
-        char ops[256];
-        for (k = 0; w->ops && w->ops[k]; k++)
-            if (strcmp(val, w->ops[k]) == 0) {
-                o->op = k;
-                return 0;
-            }
-        ops_list(w, ops, sizeof ops);
-        return w->ops ? gpm_set_error("--op: %s has no operation '%s': use %s", w->name, val, ops)
-                      : gpm_set_error("--op: %s has one operation: leave --op out", w->name);
-    }
-    case OPT_SCALE:
-        if (gpm_arg_choice("--scale", val, scale_names, &k) != 0 || k == WL_CUSTOM)
-            return gpm_set_error("--scale: unknown scale '%s': use tiny|small|paper (or the "
-                                 "size flags)", val);
-        o->scale = (enum wl_scale)k;
-        return 0;
-    case OPT_REPS: return gpm_arg_int("--reps", val, 1, 1000000, &o->reps);
-    case OPT_PM_DIR:
-        if (!*val)
-            return gpm_set_error("--pm-dir: empty: pass an existing directory on PM (or "
-                                 "/dev/shm)");
-        o->pm_dir = val;
-        return 0;
-    case OPT_CPU_THREADS:
-        o->cpu_threads_given = 1;
-        if (strcmp(val, "best") == 0) {
-            o->cpu_threads = 0;
-            return 0;
-        }
-        if (gpm_arg_ll("--cpu-threads", val, 1, GPM_FLUSHER_MAX_THREADS, &x) != 0)
-            return gpm_set_error("--cpu-threads: expects a thread count from 1 to %d or "
-                                 "'best', got '%s'", GPM_FLUSHER_MAX_THREADS, val);
-        o->cpu_threads = (int)x;
-        return 0;
-    case OPT_CP_BLOCKS:
-        return gpm_arg_int("--cp-blocks", val, 1, 1 << 16, &o->cp_blocks);
-    case OPT_PERSISTENCY: {
-        static const char *const models[] = {"epoch", "sbrp", NULL};
-        if (!w->sbrp)
-            return gpm_set_error("--persistency: %s's kernels have no SBRP variant: drop the "
-                                 "flag", w->name);
-        return gpm_arg_choice("--persistency", val, models, &o->sbrp);
-    }
-    case OPT_KILL: return parse_kill(w, val, &o->kill);
-    case OPT_TRACE:
-        if (!*val)
-            return gpm_set_error("--trace: empty: pass a directory for the trace");
-        o->trace = val;
-        return 0;
-    case OPT_SEED:
-        if (gpm_arg_ll("--seed", val, 0, 0x7fffffffffffffffll, &x) != 0)
-            return -1;
-        o->seed = (unsigned long long)x;
-        return 0;
-    case OPT_OUT:
-        if (!*val)
-            return gpm_set_error("--out: empty: pass a file name for the result rows");
-        o->out = val;
-        return 0;
-    default: return parse_param(w, c - OPT_PARAM, val, o);
-    }
-}
+/* getopt_long's value for harness flag I and for the workload's parameter I. */
+#define OPT_FLAG 1000
+#define OPT_PARAM 2000
 
 int wl_parse_args(const struct wl_workload *w, int argc, char **argv, struct wl_opts *o,
                   FILE *help_out)
 {
-    static const struct { const char *name; int has_arg, val; } common[] = {
-        {"mode", 1, OPT_MODE}, {"op", 1, OPT_OP}, {"scale", 1, OPT_SCALE}, {"reps", 1, OPT_REPS},
-        {"pm-dir", 1, OPT_PM_DIR}, {"cpu-threads", 1, OPT_CPU_THREADS},
-        {"recover", 0, OPT_RECOVER}, {"kill", 1, OPT_KILL},
-        {"seed", 1, OPT_SEED}, {"out", 1, OPT_OUT}, {"keep", 0, OPT_KEEP},
-        {"progress-times", 0, OPT_PROGRESS_TIMES}, {"trace", 1, OPT_TRACE},
-        {"modes", 0, OPT_MODES}, {"check-settings", 0, OPT_CHECK_SETTINGS},
-        {"help", 0, OPT_HELP}, {"cp-blocks", 1, OPT_CP_BLOCKS},
-        {"persistency", 1, OPT_PERSISTENCY}};
-    const int nc = (int)(sizeof common / sizeof common[0]);
-    struct option opts[sizeof common / sizeof common[0] + WL_MAX_PARAMS + 1];
-    int n = 0, c, have_mode = 0;
+    struct option opts[NFLAGS + WL_MAX_PARAMS + 1];
+    int n = 0, c;
     char modes[256];
 
     memset(o, 0, sizeof *o);
+    o->mode = (enum wl_mode)-1; /* none yet */
     o->scale = WL_SMALL;
     o->reps = 3;
     o->seed = 1;
-    for (int i = 0; i < nc; i++)
-        opts[n++] = (struct option){common[i].name, common[i].has_arg ? required_argument
-                                                                       : no_argument,
-                                    NULL, common[i].val};
+    /* Every flag, offered or not: one not offered is refused with its fix. */
+    for (int i = 0; i < NFLAGS; i++)
+        opts[n++] = (struct option){flags[i].name, flags[i].arg ? required_argument : no_argument,
+                                    NULL, OPT_FLAG + i};
     for (int i = 0; i < nparams(w); i++)
         opts[n++] = (struct option){w->params[i].flag, required_argument, NULL, OPT_PARAM + i};
     opts[n] = (struct option){NULL, 0, NULL, 0};
@@ -342,34 +535,21 @@ int wl_parse_args(const struct wl_workload *w, int argc, char **argv, struct wl_
     optind = 0; /* glibc: start over, so that the parser can run more than once */
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        if (c == OPT_HELP) {
-            usage(w, help_out);
-            return 1;
-        }
-        if (c == OPT_MODES) {
-            modes_table(w, help_out);
-            return 1;
-        }
-        if (c == OPT_CHECK_SETTINGS) {
-            for (int i = 0; w->check_also && w->check_also[i]; i++)
-                fprintf(help_out, "%s\n", w->check_also[i]);
-            return 1;
-        }
-        if (c == OPT_RECOVER)
-            o->recover = 1;
-        else if (c == OPT_KEEP)
-            o->keep = 1;
-        else if (c == OPT_PROGRESS_TIMES)
-            o->progress_times = 1;
-        else if (c == '?' || c == ':')
+        const struct flag *f = c >= OPT_FLAG && c < OPT_FLAG + NFLAGS ? &flags[c - OPT_FLAG]
+                                                                      : NULL;
+        if (c == '?' || c == ':')
             return gpm_args_bad_flag(w->name, c, argv);
-        else if (parse_one(w, c, optarg, o, &have_mode) != 0)
+        if (f && f->list) {
+            f->list(w, help_out);
+            return 1;
+        }
+        if (f ? f->set(w, optarg, o) != 0 : parse_param(w, c - OPT_PARAM, optarg, o) != 0)
             return -1;
     }
     if (gpm_args_no_positional(w->name, argc, argv) != 0)
         return -1;
     modes_list(w, modes, sizeof modes);
-    if (!have_mode)
+    if ((int)o->mode < 0)
         return gpm_set_error("--mode: required: pass --mode %s", modes);
     if (o->kill.kind == WL_KILL_COMMIT && o->recover)
         return gpm_set_error("--kill commit:N: not with --recover (crash the run, then recover "
@@ -377,6 +557,14 @@ int wl_parse_args(const struct wl_workload *w, int argc, char **argv, struct wl_
     for (int i = 0; i < nparams(w); i++)
         if (o->given[i] && w->params[i].sizes)
             o->custom = 1;
+    return 0;
+}
+
+int wl_check_flags(const struct wl_ctx *c)
+{
+    for (int i = 0; i < NFLAGS; i++)
+        if (flags[i].check && flags[i].check(c) != 0)
+            return -1;
     return 0;
 }
 

@@ -34,46 +34,6 @@ static int fail(const struct wl_workload *w, int status)
     return status;
 }
 
-/* --cpu-threads means flush threads, or the CPU counterpart's threads. */
-static int check_cpu_threads(const struct wl_ctx *c)
-{
-    if (c->opt.cpu_threads > 0 && !c->m->flusher && c->m->needs_gpu)
-        return gpm_set_error("--cpu-threads: mode %s uses no CPU threads (%s): drop the flag",
-                             c->m->name, c->m->commit->about);
-    return 0;
-}
-
-/* --cp-blocks sizes the checkpoint copy that overlaps the steps. */
-static int check_cp_blocks(const struct wl_ctx *c)
-{
-    if (c->opt.cp_blocks && !wl_cp_overlaps(c))
-        return gpm_set_error("--cp-blocks: mode %s does not overlap its checkpoints with the "
-                             "steps: drop the flag, or use gpm or gpm-eadr", c->m->name);
-    return 0;
-}
-
-/* SBRP's operations are the kernels' own persists: only where they fence. */
-static int check_persistency(const struct wl_ctx *c)
-{
-    if (c->opt.sbrp && !c->m->fences)
-        return gpm_set_error("--persistency sbrp: mode %s does not persist in-kernel: use gpm "
-                             "or gpm-eadr", c->m->name);
-    return 0;
-}
-
-/* Mode none keeps nothing durable: nothing to crash, recover or trace. */
-static int check_volatile(const struct wl_ctx *c)
-{
-    const char *flag = c->opt.recover                   ? "--recover"
-                       : c->opt.kill.kind != WL_KILL_NONE ? "--kill"
-                       : c->opt.trace                     ? "--trace"
-                                                          : NULL;
-    if (!c->m->commit->nothing_durable || !flag)
-        return 0;
-    return gpm_set_error("%s: mode %s makes nothing durable: pass a persistent mode (gpm, "
-                         "cap-mm, ...) or drop the flag", flag, c->m->name);
-}
-
 /* The PM directory must exist before anything is created in it. */
 static int check_pm_dir(const struct wl_ctx *c)
 {
@@ -384,9 +344,7 @@ int wl_run(const struct wl_workload *w, int argc, char **argv)
     if (rc != 0)
         return fail(w, 2);
     c->m = wl_mode(c->opt.mode);
-    if (check_cpu_threads(c) != 0 || check_cp_blocks(c) != 0 || check_persistency(c) != 0 ||
-        check_volatile(c) != 0 ||
-        check_pm_dir(c) != 0 || declare_objects(c) != 0)
+    if (wl_check_flags(c) != 0 || check_pm_dir(c) != 0 || declare_objects(c) != 0)
         return fail(w, 2);
     if (c->opt.out && gpm_result_check_out(c->opt.out) != 0) {
         char why[1024];

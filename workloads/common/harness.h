@@ -147,6 +147,9 @@ void wl_resolve_params(const struct wl_workload *w, const struct wl_opts *o,
 int wl_param_index(const struct wl_workload *w, const char *flag);
 /* "n=...,iters=..." of the resolved params. */
 void wl_params_string(const struct wl_ctx *c, char *out, size_t len);
+/* Each harness flag given, against the mode: 0, or -1 with a message
+ * naming the flag and the fix. */
+int wl_check_flags(const struct wl_ctx *c);
 
 void wl_obj_log_hcl(struct wl_ctx *c, int i, size_t bytes, int blocks, int threads);
 void wl_obj_log_conv(struct wl_ctx *c, int i, size_t bytes, int partitions);

@@ -146,7 +146,6 @@ struct wl_opts {
     int reps;
     const char *pm_dir;     /* NULL: GPM_PM_DIR or its default */
     int cpu_threads;        /* 0: best (calibrated) or, in cpu mode, every core */
-    int cpu_threads_given;
     int cp_blocks;          /* --cp-blocks: the overlapping checkpoint copy's blocks (0: paced) */
     int sbrp;               /* --persistency sbrp (1; epoch 0): the kernels' SBRP variant */
     int recover;
