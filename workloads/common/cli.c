@@ -2,6 +2,7 @@
  * suite's option helpers (gpm/args.h): each bad flag gets one line that
  * names it and says what to pass instead. */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,40 +124,6 @@ static int set_scale(const struct wl_workload *w, const char *val, struct wl_opt
     return 0;
 }
 
-static int set_reps(const struct wl_workload *w, const char *val, struct wl_opts *o)
-{
-    (void)w;
-    return gpm_arg_int("--reps", val, 1, 1000000, &o->reps);
-}
-
-/* A flag whose value names a file or folder: not empty. */
-static int set_path(const char *flag, const char *val, const char *fix, const char **out)
-{
-    if (!*val)
-        return gpm_set_error("%s: empty: %s", flag, fix);
-    *out = val;
-    return 0;
-}
-
-static int set_pm_dir(const struct wl_workload *w, const char *val, struct wl_opts *o)
-{
-    (void)w;
-    return set_path("--pm-dir", val, "pass an existing directory on PM (or /dev/shm)",
-                    &o->pm_dir);
-}
-
-static int set_out(const struct wl_workload *w, const char *val, struct wl_opts *o)
-{
-    (void)w;
-    return set_path("--out", val, "pass a file name for the result rows", &o->out);
-}
-
-static int set_trace(const struct wl_workload *w, const char *val, struct wl_opts *o)
-{
-    (void)w;
-    return set_path("--trace", val, "pass a directory for the trace", &o->trace);
-}
-
 static int set_cpu_threads(const struct wl_workload *w, const char *val, struct wl_opts *o)
 {
     long long x;
@@ -170,12 +137,6 @@ static int set_cpu_threads(const struct wl_workload *w, const char *val, struct 
                              "got '%s'", GPM_FLUSHER_MAX_THREADS, val);
     o->cpu_threads = (int)x;
     return 0;
-}
-
-static int set_cp_blocks(const struct wl_workload *w, const char *val, struct wl_opts *o)
-{
-    (void)w;
-    return gpm_arg_int("--cp-blocks", val, 1, 1 << 16, &o->cp_blocks);
 }
 
 static int set_persistency(const struct wl_workload *w, const char *val, struct wl_opts *o)
@@ -233,30 +194,7 @@ static int set_seed(const struct wl_workload *w, const char *val, struct wl_opts
     return 0;
 }
 
-static int set_recover(const struct wl_workload *w, const char *val, struct wl_opts *o)
-{
-    (void)w, (void)val;
-    return o->recover = 1, 0;
-}
-
-static int set_keep(const struct wl_workload *w, const char *val, struct wl_opts *o)
-{
-    (void)w, (void)val;
-    return o->keep = 1, 0;
-}
-
-static int set_progress_times(const struct wl_workload *w, const char *val, struct wl_opts *o)
-{
-    (void)w, (void)val;
-    return o->progress_times = 1, 0;
-}
-
 static void list_usage(const struct wl_workload *w, FILE *out);
-
-static void list_modes(const struct wl_workload *w, FILE *out)
-{
-    modes_table(w, out);
-}
 
 static void list_settings(const struct wl_workload *w, FILE *out)
 {
@@ -318,12 +256,18 @@ static int check_trace(const struct wl_ctx *c)
 }
 
 /* One row a flag: its name; its argument's word in the usage (NULL: it
- * takes none); its help, each '\n' a line indented under the first; what
- * it sets, or what it lists (and the program stops); where only some
+ * takes none); its help, each '\n' a line indented under the first; the
+ * field of struct wl_opts it sets, by kind (a custom kind: SET parses it;
+ * a list: LIST prints it, and the program stops); where only some
  * workloads offer it, which; and the check of what it asks against the
  * mode. The usage, the parser and the checks are made from this table. */
+enum flag_kind { FLAG_ON, FLAG_INT, FLAG_PATH, FLAG_SET, FLAG_LIST };
 struct flag {
     const char *name, *arg, *help;
+    enum flag_kind kind;
+    size_t field;     /* FLAG_ON, FLAG_INT, FLAG_PATH: offsetof(struct wl_opts, ...) */
+    int max;          /* FLAG_INT: from 1 to MAX */
+    const char *fix;  /* FLAG_PATH: what to pass instead of an empty value */
     int (*set)(const struct wl_workload *w, const char *val, struct wl_opts *o);
     void (*list)(const struct wl_workload *w, FILE *out);
     int (*offered)(const struct wl_workload *w);
@@ -333,55 +277,80 @@ struct flag {
 static int has_ops(const struct wl_workload *w) { return w->ops != NULL; }
 static int has_sbrp(const struct wl_workload *w) { return w->sbrp; }
 
+#define OPT(f) offsetof(struct wl_opts, f)
 static const struct flag flags[] = {
-    {"mode", "M", "how the output is made durable (required)", set_mode, NULL, NULL, NULL},
-    {"op", "NAME", "the operation (default: the first)", set_op, NULL, has_ops, NULL},
-    {"scale", "tiny|small|paper", "the sizes' preset (default small)", set_scale, NULL, NULL,
-     NULL},
-    {"reps", "N", "timed repetitions, median reported (default 3)", set_reps, NULL, NULL, NULL},
+    {"mode", "M", "how the output is made durable (required)", .kind = FLAG_SET, .set = set_mode},
+    {"op", "NAME", "the operation (default: the first)", .kind = FLAG_SET, .set = set_op,
+     .offered = has_ops},
+    {"scale", "tiny|small|paper", "the sizes' preset (default small)", .kind = FLAG_SET,
+     .set = set_scale},
+    {"reps", "N", "timed repetitions, median reported (default 3)", .kind = FLAG_INT,
+     .field = OPT(reps), .max = 1000000},
     {"pm-dir", "DIR", "directory of the PM files (default $GPM_PM_DIR or /dev/shm/gpm-UID)",
-     set_pm_dir, NULL, NULL, NULL},
+     .kind = FLAG_PATH, .field = OPT(pm_dir),
+     .fix = "pass an existing directory on PM (or /dev/shm)"},
     {"cpu-threads", "N|best",
      "CPU flush threads of the CAP and NDP engines (default best: fastest of 1..32);\n"
      "in cpu mode the worker threads (default: every core)",
-     set_cpu_threads, NULL, NULL, check_cpu_threads},
+     .kind = FLAG_SET, .set = set_cpu_threads, .check = check_cpu_threads},
     {"cp-blocks", "N",
      "blocks of 256 threads of the checkpoint copy that overlaps the next\n"
      "steps, in gpm and gpm-eadr (default: paced, as few as end it within\n"
      "an interval of steps)",
-     set_cp_blocks, NULL, NULL, check_cp_blocks},
+     .kind = FLAG_INT, .field = OPT(cp_blocks), .max = 1 << 16, .check = check_cp_blocks},
     {"persistency", "epoch|sbrp",
      "the kernels' persist operations in gpm and gpm-eadr: epoch (gpm_persist,\n"
      "the default) or sbrp (gpm/sbrp.cuh's oFence, dFence, pRel, pAcq)",
-     set_persistency, NULL, has_sbrp, check_persistency},
+     .kind = FLAG_SET, .set = set_persistency, .offered = has_sbrp, .check = check_persistency},
     {"recover", NULL, "resume (or restart) the crashed run kept in the PM files, finish, verify",
-     set_recover, NULL, NULL, check_recover},
+     .kind = FLAG_ON, .field = OPT(recover), .check = check_recover},
     {"kill", "WHEN",
      "SIGKILL this process in the first repetition (or the recovery): WHEN\n"
      "time:S (S seconds in), random (a moment within it), progress:K (just\n"
      "after its K-th unit of progress is durable: a batch, a checkpoint's\n"
      "steps, a level...) or after-progress:S[@K] (S seconds after the first\n"
      "unit, or just after unit K if that comes first)",
-     set_kill, NULL, NULL, check_kill},
+     .kind = FLAG_SET, .set = set_kill, .check = check_kill},
     {"progress-times", NULL, "note when the first and the last unit of progress came "
-     "(progress_*_s)", set_progress_times, NULL, NULL, NULL},
-    {"seed", "N", "input seed (default 1)", set_seed, NULL, NULL, NULL},
-    {"out", "FILE", "append the result row to FILE (default: print it)", set_out, NULL, NULL,
-     NULL},
-    {"keep", NULL, "keep the PM files after the run", set_keep, NULL, NULL, NULL},
+     "(progress_*_s)", .kind = FLAG_ON, .field = OPT(progress_times)},
+    {"seed", "N", "input seed (default 1)", .kind = FLAG_SET, .set = set_seed},
+    {"out", "FILE", "append the result row to FILE (default: print it)", .kind = FLAG_PATH,
+     .field = OPT(out), .fix = "pass a file name for the result rows"},
+    {"keep", NULL, "keep the PM files after the run", .kind = FLAG_ON, .field = OPT(keep)},
     {"trace", "DIR", "record the work's PM stores and persist points in DIR (gpm-check)",
-     set_trace, NULL, NULL, check_trace},
+     .kind = FLAG_PATH, .field = OPT(trace), .fix = "pass a directory for the trace",
+     .check = check_trace},
     {"modes", NULL,
      "list the modes, one a line: MODE, then needs_gpu, kernels_write_pm\n"
      "(stores --trace cannot see) and resumes (--recover resumes durable\n"
      "progress; 0: it restarts), each =1 or =0",
-     NULL, list_modes, NULL, NULL},
+     .kind = FLAG_LIST, .list = modes_table},
     {"check-settings", NULL,
      "list the settings persistency checks cover beside the default run,\n"
      "one a line: NAME, then its flags",
-     NULL, list_settings, NULL, NULL},
-    {"help", NULL, "this text", NULL, list_usage, NULL, NULL},
+     .kind = FLAG_LIST, .list = list_settings},
+    {"help", NULL, "this text", .kind = FLAG_LIST, .list = list_usage},
 };
+#define NFLAGS ((int)(sizeof flags / sizeof flags[0]))
+
+/* Sets what row F stands for from VAL. */
+static int set_flag(const struct wl_workload *w, const struct flag *f, const char *val,
+                    struct wl_opts *o)
+{
+    char name[64];
+    void *field = (char *)o + f->field;
+    snprintf(name, sizeof name, "--%s", f->name);
+    switch (f->kind) {
+    case FLAG_ON: *(int *)field = 1; return 0;
+    case FLAG_INT: return gpm_arg_int(name, val, 1, f->max, (int *)field);
+    case FLAG_PATH:
+        if (!*val)
+            return gpm_set_error("%s: empty: %s", name, f->fix);
+        *(const char **)field = val;
+        return 0;
+    default: return f->set(w, val, o);
+    }
+}
 #define NFLAGS ((int)(sizeof flags / sizeof flags[0]))
 
 static int offered(const struct wl_workload *w, const struct flag *f)
@@ -450,7 +419,7 @@ static void list_usage(const struct wl_workload *w, FILE *out)
     }
     for (int i = 0; i < NFLAGS; i++) {
         const struct flag *f = &flags[i];
-        if (!offered(w, f) || f->list || f->set == set_mode || f->set == set_op ||
+        if (!offered(w, f) || f->kind == FLAG_LIST || f->set == set_mode || f->set == set_op ||
             f->set == set_scale)
             continue;
         snprintf(word, sizeof word, "--%s%s%s", f->name, f->arg ? " " : "",
@@ -539,11 +508,11 @@ int wl_parse_args(const struct wl_workload *w, int argc, char **argv, struct wl_
                                                                       : NULL;
         if (c == '?' || c == ':')
             return gpm_args_bad_flag(w->name, c, argv);
-        if (f && f->list) {
+        if (f && f->kind == FLAG_LIST) {
             f->list(w, help_out);
             return 1;
         }
-        if (f ? f->set(w, optarg, o) != 0 : parse_param(w, c - OPT_PARAM, optarg, o) != 0)
+        if (f ? set_flag(w, f, optarg, o) != 0 : parse_param(w, c - OPT_PARAM, optarg, o) != 0)
             return -1;
     }
     if (gpm_args_no_positional(w->name, argc, argv) != 0)
