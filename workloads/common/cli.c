@@ -194,6 +194,20 @@ static int set_seed(const struct wl_workload *w, const char *val, struct wl_opts
     return 0;
 }
 
+/* --log-room RECORDS@BATCH, for tests: from batch BATCH on, a batch's
+ * undo log holds RECORDS records, so that it fills up on demand. */
+static int set_log_room(const struct wl_workload *w, const char *val, struct wl_opts *o)
+{
+    char tail;
+    if (!has_transactions(w))
+        return gpm_set_error("--log-room: %s runs no transactions: drop the flag", w->name);
+    if (sscanf(val, "%llu@%llu%c", &o->log_room, &o->log_room_from, &tail) != 2 ||
+        o->log_room == 0)
+        return gpm_set_error("--log-room: expects RECORDS@BATCH (RECORDS from 1), got '%s'",
+                             val);
+    return 0;
+}
+
 static void list_usage(const struct wl_workload *w, FILE *out);
 
 static void list_settings(const struct wl_workload *w, FILE *out)
@@ -256,7 +270,8 @@ static int check_trace(const struct wl_ctx *c)
 }
 
 /* One row a flag: its name; its argument's word in the usage (NULL: it
- * takes none); its help, each '\n' a line indented under the first; the
+ * takes none); its help, each '\n' a line indented under the first (NULL:
+ * a flag for tests, not listed); the
  * field of struct wl_opts it sets, by kind (a custom kind: SET parses it;
  * a list: LIST prints it, and the program stops); where only some
  * workloads offer it, which; and the check of what it asks against the
@@ -330,6 +345,8 @@ static const struct flag flags[] = {
      "one a line: NAME, then its flags",
      .kind = FLAG_LIST, .list = list_settings},
     {"help", NULL, "this text", .kind = FLAG_LIST, .list = list_usage},
+    /* For tests, not listed: */
+    {"log-room", "RECORDS@BATCH", NULL, .kind = FLAG_SET, .set = set_log_room},
 };
 #define NFLAGS ((int)(sizeof flags / sizeof flags[0]))
 
@@ -419,7 +436,7 @@ static void list_usage(const struct wl_workload *w, FILE *out)
     }
     for (int i = 0; i < NFLAGS; i++) {
         const struct flag *f = &flags[i];
-        if (!offered(w, f) || f->kind == FLAG_LIST || f->set == set_mode || f->set == set_op ||
+        if (!offered(w, f) || !f->help || f->kind == FLAG_LIST || f->set == set_mode || f->set == set_op ||
             f->set == set_scale)
             continue;
         snprintf(word, sizeof word, "--%s%s%s", f->name, f->arg ? " " : "",
@@ -443,7 +460,7 @@ static void list_usage(const struct wl_workload *w, FILE *out)
     }
     for (int i = 0; i < NFLAGS; i++) {
         const struct flag *f = &flags[i];
-        if (!offered(w, f))
+        if (!offered(w, f) || !f->help)
             continue;
         snprintf(word, sizeof word, "%s%s%s", f->name, f->arg ? " " : "", f->arg ? f->arg : "");
         help_lines(out, word, f->help);

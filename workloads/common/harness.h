@@ -196,7 +196,12 @@ int wl_dev_digest(const void *p, size_t bytes, uint64_t first, uint64_t *a, uint
 /* One run of the program: wl_main without GPM_RECOVER_EACH. */
 int wl_run(const struct wl_workload *w, int argc, char **argv);
 /* GPM_RECOVER_EACH=LIST: one recovery per crash image LIST names, in this
- * process (recover_each.c). */
+ * process (recover_each.c). It stays in the environment, as libgpm's
+ * GPM_MUTATE and GPM_TRACE_RING do (any program linking libgpm reads
+ * them): gpm-check sets it around whatever command recovers, and a program
+ * that does not know it recovers one image, as it would anyway, where a
+ * flag it did not know would stop it. GPM_CHECK_CACHE (check_cache.c) is
+ * a setting for every run of an experiment, not of one command line. */
 int wl_recover_each(const struct wl_workload *w, const char *list, int argc, char **argv);
 /* From now on, wl_dev_alloc fills what it hands out with BYTE. */
 void wl_dev_poison(unsigned char byte);
@@ -227,8 +232,8 @@ struct wl_tx_state {
     void *delta_dev;         /* cap-delta: the gathered records, then their count */
     unsigned long long *fails_dev; /* undo records that did not fit */
     unsigned long long *fails_host; /* fails_dev[0], copied back (pinned) */
-    /* GPM_TEST_LOG_ROOM=RECORDS@BATCH, for tests only: from batch BATCH on,
-     * a batch's log holds RECORDS undo records, so that it fills up on
+    /* --log-room RECORDS@BATCH, for tests only: from batch BATCH on, a
+     * batch's log holds RECORDS undo records, so that it fills up on
      * demand (fails_dev[1] counts the device's, room_used the host's). */
     uint64_t room, room_now, room_from, room_used;
 };

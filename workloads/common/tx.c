@@ -32,20 +32,6 @@ int wl_tx_in_flight(const struct wl_ctx *c)
 
 static int power_of_two(size_t x) { return x && !(x & (x - 1)); }
 
-/* GPM_TEST_LOG_ROOM=RECORDS@BATCH: a test's way to fill a log on demand. */
-static int test_room(struct wl_tx_state *t)
-{
-    const char *e = getenv("GPM_TEST_LOG_ROOM");
-    unsigned long long records, from;
-    if (!e || !*e)
-        return 0;
-    if (sscanf(e, "%llu@%llu", &records, &from) != 2 || records == 0)
-        return gpm_set_error("GPM_TEST_LOG_ROOM: '%s' is not RECORDS@BATCH: unset it", e);
-    t->room = records;
-    t->room_from = from;
-    return 0;
-}
-
 int wl_tx_layout(struct wl_ctx *c, int tx, const struct wl_tx_sizes *s)
 {
     struct wl_obj *o = &c->h->obj[tx];
@@ -68,8 +54,8 @@ int wl_tx_layout(struct wl_ctx *c, int tx, const struct wl_tx_sizes *s)
     if (!o->tx && !(o->tx = calloc(1, sizeof *o->tx)))
         return gpm_set_error("out of memory");
     o->tx->sz = *s;
-    if (test_room(o->tx) != 0)
-        return -1;
+    o->tx->room = c->opt.log_room;
+    o->tx->room_from = c->opt.log_room_from;
     switch (o->kind) {
     case WL_OBJ_LOG:
         if (strcmp(kind, "hcl") == 0)

@@ -41,7 +41,7 @@ static int region_of(struct wl_ctx *c, int tx) { return state(c, tx)->sz.region;
 static int alloc_fails(struct wl_ctx *c, int tx)
 {
     struct wl_tx_state *t = state(c, tx);
-    /* [0] records that did not fit, [1] records taken (GPM_TEST_LOG_ROOM) */
+    /* [0] records that did not fit, [1] records taken (--log-room) */
     if (!t->fails_dev && wl_dev_alloc((void **)&t->fails_dev, 2 * sizeof *t->fails_dev) != 0)
         return -1;
     return t->fails_host ? 0 : wl_pinned_alloc((void **)&t->fails_host, sizeof *t->fails_host);

@@ -156,6 +156,9 @@ struct wl_opts {
     int progress_times;     /* note when the first and the last unit became durable */
     const char *trace;      /* record the run's PM stores and persist points here
                                (gpm/trace.h: what gpm-check reads); NULL: none */
+    unsigned long long log_room, log_room_from; /* --log-room (tests): from batch
+                                                   log_room_from on, a batch's undo log
+                                                   holds log_room records (0: no limit) */
 };
 
 /* What the harness hands a workload's callbacks. */

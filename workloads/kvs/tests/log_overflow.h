@@ -1,4 +1,4 @@
-/* gpKVS with a log that fills up mid-batch (GPM_TEST_LOG_ROOM): the batch
+/* gpKVS with a log that fills up mid-batch (--log-room): the batch
  * must fail with none of the ways it could not log changed, and the undo
  * of recovery must give back exactly the table before the batch. Shared
  * by the CPU counterpart's test and the GPU modes' (tests/cpu, tests/gpu). */
@@ -21,7 +21,7 @@ static void kvs_log_overflow_case(const char *mode, const char *dir, const char 
 {
     char full_dir[4200], ref_dir[4200], table[4300], ref_table[4300], log_path[4300];
     char *full[] = {"kvs", "--mode", (char *)mode, "--scale", "tiny", "--pm-dir", full_dir,
-                    "--reps", "1", "--keep"};
+                    "--reps", "1", "--keep", "--log-room", "500@2"};
     char *ref[] = {"kvs", "--mode", (char *)mode, "--scale", "tiny", "--pm-dir", ref_dir,
                    "--reps", "1", "--kill", "progress:2"};
     char *rec[] = {"kvs", "--mode", (char *)mode, "--scale", "tiny", "--pm-dir", full_dir,
@@ -42,9 +42,7 @@ static void kvs_log_overflow_case(const char *mode, const char *dir, const char 
     snprintf(log_path, sizeof log_path, "%s/kvs-tiny.log", full_dir);
 
     /* From batch 2 on, a batch's log holds 500 of its some 3,000 records. */
-    setenv("GPM_TEST_LOG_ROOM", "500@2", 1);
     rc = wl_test_run(&WORKLOAD, full, ARGC(full), errf);
-    unsetenv("GPM_TEST_LOG_ROOM");
     wl_test_line(errf, 1, why, sizeof why);
     CHECKF(rc == 1 && wl_test_count_lines(errf, "kvs: batch 2: ") >= 1, "%s: exit %d: %s", mode,
            rc, why);

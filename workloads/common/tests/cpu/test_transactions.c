@@ -376,7 +376,8 @@ static void kills_after_the_first_batch_land_inside_the_work(void)
  * the undo gives back exactly the table before the batch. */
 static void a_full_log_leaves_exactly_what_recovery_undoes(void)
 {
-    char *full[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--reps", "1", "--keep"};
+    char *full[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--reps", "1", "--keep",
+                    "--log-room", "10@3"};
     char *rec[] = {"bank", "--mode", "cpu", "--pm-dir", dir, "--recover", "--out", rows};
     char table_path[4300], log_path[4300];
     uint64_t *before = malloc(WORDS * 8), *now;
@@ -390,9 +391,7 @@ static void a_full_log_leaves_exactly_what_recovery_undoes(void)
     reference(before, 3, 64);
     /* From batch 3 on a batch's log holds 10 records: batch 3 stops at its
      * 11th. */
-    setenv("GPM_TEST_LOG_ROOM", "10@3", 1);
     CHECK_EQ_INT(run(full, ARGC(full)), 1);
-    unsetenv("GPM_TEST_LOG_ROOM");
     CHECK_EQ_INT(wl_test_count_lines(errf, "the batch's log is full"), 1);
     now = (uint64_t *)check_read_file(table_path, &n);
     CHECK(now && n == WORDS * 8 && memcmp(now, before, n) != 0); /* the logged changes */
