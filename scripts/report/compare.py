@@ -29,7 +29,6 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rows as R  # noqa: E402
-import figure_9 as F  # noqa: E402
 
 FILES = ("figure_9", "figure_10", "figure_1b")
 # The paper's speedup over CAP-fs of a mode: (its report, its column).
@@ -51,7 +50,7 @@ def selected(results_dir):
     rows = []
     for name in FILES:
         rows += R.read_rows(results_dir, name + ".tsv")
-    best, _ = F.newest(rows)
+    best, _ = R.newest(rows)
     return {(k[0], k[1], k[2]): r for k, r in best.items()}
 
 
@@ -103,14 +102,14 @@ def mann_whitney(a, b):
 def verdict(a, b):
     """(verdict, p) of RULE for rows A and B."""
     ra, rb = R.repetitions(a), R.repetitions(b)
-    if not ra or not rb or not all(F.finite(x) for x in ra + rb):
+    if not ra or not rb or not all(R.finite(x) for x in ra + rb):
         return "ambiguous", float("nan")
     p, lower = mann_whitney(ra, rb)
     if min(len(ra), len(rb)) < MIN_REPS:
         return "ambiguous", p
     if p < ALPHA:
         return ("faster" if lower else "slower"), p
-    apart = F.ratio(F.fnum(b.get("median_s")), F.fnum(a.get("median_s")))
+    apart = R.ratio(R.fnum(b.get("median_s")), R.fnum(a.get("median_s")))
     return ("same" if abs(apart - 1) * 100 < SAME_PCT else "ambiguous"), p
 
 
@@ -118,12 +117,12 @@ def paper_over_capfs(label, mode):
     """The paper's speedup over CAP-fs of MODE for workload LABEL, as its
     text states it ("" where it states none), and its range as numbers."""
     if mode == "gpm":
-        p = F.paper_by_workload("figure_9")
-        text = F.paper_gpm_text(p, label)
-        return ("" if text == "not stated" else text, F.paper_val(p, label, "gpm_lo"),
-                F.paper_val(p, label, "gpm_hi"))
+        p = R.paper_by_workload("figure_9")
+        text = R.paper_gpm_text(p, label)
+        return ("" if text == "not stated" else text, R.paper_val(p, label, "gpm_lo"),
+                R.paper_val(p, label, "gpm_hi"))
     if mode in PAPER:
-        v = F.paper_val(F.paper_by_workload(PAPER[mode][0]), label, PAPER[mode][1])
+        v = R.paper_val(R.paper_by_workload(PAPER[mode][0]), label, PAPER[mode][1])
         return v, v, v
     return "", "", ""
 
@@ -135,7 +134,7 @@ def over_capfs(sel, key):
     if mode == "cap-fs":
         return ""
     capfs = sel.get((label, scale, "cap-fs"))
-    return F.ratio(F.fnum(capfs["median_s"]), F.fnum(sel[key]["median_s"])) if capfs \
+    return R.ratio(R.fnum(capfs["median_s"]), R.fnum(sel[key]["median_s"])) if capfs \
         else float("nan")
 
 
@@ -183,9 +182,9 @@ def main():
         text, lo, hi = paper_over_capfs(key[0], key[2])
         v, p = verdict(a, b)
         table.append([key[0], key[1], key[2]]
-                     + [F.fnum(a.get(c)) for c in ("median_s", "min_s", "max_s")] + [R.rsd(a)]
-                     + [F.fnum(b.get(c)) for c in ("median_s", "min_s", "max_s")] + [R.rsd(b)]
-                     + [F.ratio(F.fnum(a["median_s"]), F.fnum(b["median_s"])), v,
+                     + [R.fnum(a.get(c)) for c in ("median_s", "min_s", "max_s")] + [R.rsd(a)]
+                     + [R.fnum(b.get(c)) for c in ("median_s", "min_s", "max_s")] + [R.rsd(b)]
+                     + [R.ratio(R.fnum(a["median_s"]), R.fnum(b["median_s"])), v,
                         over_capfs(sel["A"], key), over_capfs(sel["B"], key), text, lo, hi,
                         R.noisy([("A", a), ("B", b)]), a.get("reps"), b.get("reps"), p])
     counts = {v: sum(1 for r in table if r[12] == v)

@@ -29,7 +29,6 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rows as R  # noqa: E402
-import figure_9 as F  # noqa: E402
 
 FILES = ("crash.tsv", "crash-log.tsv", "crash-cp.tsv")
 COUNTS = ("trials", "mid_work", "before_progress", "finished_first", "recovered",
@@ -105,7 +104,7 @@ def main():
         else:
             shown = ["?"] * 9
         table.append(list(key) + shown + [
-            statistics.median([F.fnum(r.get("median_s")) for r in newest]), verdict(c),
+            statistics.median([R.fnum(r.get("median_s")) for r in newest]), verdict(c),
             len(newest), sum(x["trials"] + x["before_commit"] for x in allc if x),
             sum(x["unrecovered"] for x in allc if x)])
         rows += newest

@@ -10,7 +10,6 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rows as R  # noqa: E402
-import figure_9 as F  # noqa: E402
 
 MODES = ("cap-fs", "gpm-ndp", "gpm", "gpm-eadr", "cap-eadr")
 GDS = "cap-gds"  # GPUDirect Storage, where it ran: Figure 9's rows or this figure's
@@ -20,9 +19,9 @@ def main():
     if len(sys.argv) != 3:
         R.fail("usage: figure_10.py RESULTS_DIR OUT_TSV")
     results_dir, out = sys.argv[1], sys.argv[2]
-    rows, table, used, warnings = F.speedup_table(results_dir, "figure_10", MODES + (GDS,),
+    rows, table, used, warnings = R.speedup_table(results_dir, "figure_10", MODES + (GDS,),
                                                   also=("figure_9",))
-    paper = F.paper_by_workload("figure_10")
+    paper = R.paper_by_workload("figure_10")
     header = ["workload", "scale", "capfs_s", "gpmndp_s", "gpm_s", "gpmeadr_s", "capeadr_s",
               "gpmndp_speedup", "gpm_speedup", "gpmeadr_speedup", "capeadr_speedup",
               "gpm_over_gpmndp", "gpmeadr_over_gpm", "gpmeadr_over_capeadr",
@@ -32,34 +31,34 @@ def main():
     cols = {k: [] for k in ("ndp", "gpm", "geadr", "ceadr", "g_ndp", "ge_g", "ge_ce")}
     for wl, scale, t, threads, noise in table:
         v = {
-            "ndp": F.ratio(t["cap-fs"], t["gpm-ndp"]),
-            "gpm": F.ratio(t["cap-fs"], t["gpm"]),
-            "geadr": F.ratio(t["cap-fs"], t["gpm-eadr"]),
-            "ceadr": F.ratio(t["cap-fs"], t["cap-eadr"]),
-            "g_ndp": F.ratio(t["gpm-ndp"], t["gpm"]),
-            "ge_g": F.ratio(t["gpm"], t["gpm-eadr"]),
-            "ge_ce": F.ratio(t["cap-eadr"], t["gpm-eadr"]),
+            "ndp": R.ratio(t["cap-fs"], t["gpm-ndp"]),
+            "gpm": R.ratio(t["cap-fs"], t["gpm"]),
+            "geadr": R.ratio(t["cap-fs"], t["gpm-eadr"]),
+            "ceadr": R.ratio(t["cap-fs"], t["cap-eadr"]),
+            "g_ndp": R.ratio(t["gpm-ndp"], t["gpm"]),
+            "ge_g": R.ratio(t["gpm"], t["gpm-eadr"]),
+            "ge_ce": R.ratio(t["cap-eadr"], t["gpm-eadr"]),
         }
         for k in cols:
             cols[k].append(v[k])
         out_rows.append([wl, scale] + [t[m] for m in MODES]
                         + [v[k] for k in ("ndp", "gpm", "geadr", "ceadr", "g_ndp", "ge_g", "ge_ce")]
-                        + [F.paper_val(paper, wl, c) for c in
+                        + [R.paper_val(paper, wl, c) for c in
                            ("gpmndp_speedup", "gpm_speedup", "gpmeadr_speedup", "capeadr_speedup")]
-                        + [threads, noise, t[GDS], F.ratio(t["cap-fs"], t[GDS])])
-    gm = {k: F.geomean(v) for k, v in cols.items()}
+                        + [threads, noise, t[GDS], R.ratio(t["cap-fs"], t[GDS])])
+    gm = {k: R.geomean(v) for k, v in cols.items()}
     for scale in sorted({r[1] for r in out_rows}):  # one geomean per scale, never mixed
         sub = [r for r in out_rows if r[1] == scale]
         out_rows.append(["geomean", scale, "", "", "", "", ""]
-                        + [F.geomean([r[i] for r in sub]) for i in range(7, 14)]
-                        + ["", "", "", "", "", "", "", F.geomean([r[21] for r in sub])])
+                        + [R.geomean([r[i] for r in sub]) for i in range(7, 14)]
+                        + ["", "", "", "", "", "", "", R.geomean([r[21] for r in sub])])
 
     def mx(k):
-        vals = [x for x in cols[k] if F.finite(x)]
+        vals = [x for x in cols[k] if R.finite(x)]
         return max(vals) if vals else float("nan")
 
     def mean(k):
-        vals = [x for x in cols[k] if F.finite(x)]
+        vals = [x for x in cols[k] if R.finite(x)]
         return sum(vals) / len(vals) if vals else float("nan")
 
     ours = ["ours beside the paper's stated relations (Sec 6.1):",
@@ -71,7 +70,7 @@ def main():
     comments = (["Figure 10: speedup over CAP-fs (ratio of median operation times; newest "
                  "verified run per workload, mode and scale)", R.NOISY_COMMENT]
                 + R.platform_comments(used or rows) + R.rev_comments(used or rows)
-                + warnings + ours + F.paper_comments("figure_10"))
+                + warnings + ours + R.paper_comments("figure_10"))
     R.write_tsv(out, header, out_rows, comments)
 
 

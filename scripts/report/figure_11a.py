@@ -10,7 +10,6 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rows as R  # noqa: E402
-import figure_9 as F  # noqa: E402
 
 
 def main():
@@ -18,18 +17,18 @@ def main():
         R.fail("usage: figure_11a.py RESULTS_DIR OUT_TSV")
     results_dir, out = sys.argv[1], sys.argv[2]
     rows = [r for r in R.read_rows(results_dir, "figure_11a.tsv")
-            if r.get("mode") == "gpm" and F.kind(r) == "run"]
+            if r.get("mode") == "gpm" and R.kind(r) == "run"]
     if not rows:
         R.fail("figure_11a: no rows in %s (run make figure_11a first)"
                % os.path.join(results_dir, "figure_11a.tsv"))
     newest = {}
     for r in rows:  # in the order written: the last verified one of each key wins
         p = R.params(r)
-        key = (F.label(r), r.get("scale", ""), p.get("log", ""),
+        key = (R.label(r), r.get("scale", ""), p.get("log", ""),
                p.get("partitions", "") if p.get("log") == "conv" else "")
         if r.get("verified") == "ok":
             newest[key] = r
-    paper = F.paper_by_workload("figure_11a")
+    paper = R.paper_by_workload("figure_11a")
     header = ["workload", "scale", "hcl_s", "conv_best_s", "conv_best_partitions",
               "conv_partitions_tried", "hcl_speedup", "paper_hcl_speedup", "noisy"]
     out_rows, used = [], []
@@ -38,18 +37,18 @@ def main():
         conv = {int(k[3]): r for k, r in newest.items()
                 if k[0] == wl and k[1] == scale and k[2] == "conv" and k[3]}
         used += ([hcl] if hcl else []) + list(conv.values())
-        best = min(conv, key=lambda p: F.fnum(conv[p]["median_s"])) if conv else None
-        t_hcl = F.fnum(hcl["median_s"]) if hcl else float("nan")
-        t_conv = F.fnum(conv[best]["median_s"]) if best is not None else float("nan")
+        best = min(conv, key=lambda p: R.fnum(conv[p]["median_s"])) if conv else None
+        t_hcl = R.fnum(hcl["median_s"]) if hcl else float("nan")
+        t_conv = R.fnum(conv[best]["median_s"]) if best is not None else float("nan")
         out_rows.append([wl, scale, t_hcl, t_conv, best if best is not None else "",
-                         ",".join(str(p) for p in sorted(conv)), F.ratio(t_conv, t_hcl),
-                         F.paper_val(paper, wl, "hcl_speedup"),
+                         ",".join(str(p) for p in sorted(conv)), R.ratio(t_conv, t_hcl),
+                         R.paper_val(paper, wl, "hcl_speedup"),
                          R.noisy([("hcl", hcl), ("conv", conv.get(best))])])
     comments = (["Figure 11a: speedup of HCL over the conventional log (ratio of median GPM "
                  "operation times), the conventional log at its best partition count of those "
                  "tried; newest verified run of each", R.NOISY_COMMENT]
                 + R.platform_comments(used or rows) + R.rev_comments(used or rows)
-                + F.paper_comments("figure_11a"))
+                + R.paper_comments("figure_11a"))
     R.write_tsv(out, header, out_rows, comments)
 
 

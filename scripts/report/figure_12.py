@@ -30,7 +30,6 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rows as R  # noqa: E402
 import figure_3 as F3  # noqa: E402
-import figure_9 as F  # noqa: E402
 
 
 # NVML samples every 20 ms (workloads/common/pcie.c); a run of fewer than
@@ -57,7 +56,7 @@ def line_rate_gbps(pcie):
 def tx_samples(gpm_s):
     """About how many 20-ms samples NVML gave over a run of GPM_S seconds
     (one at its start, then one a window), or nan."""
-    return 1 + int(gpm_s / WINDOW_S) if F.finite(gpm_s) else float("nan")
+    return 1 + int(gpm_s / WINDOW_S) if R.finite(gpm_s) else float("nan")
 
 
 def explain(rows, ceiling, line_rate):
@@ -72,7 +71,7 @@ def explain(rows, ceiling, line_rate):
     def named(rs):
         return ", ".join(r["workload"] for r in rs)
     out = []
-    tx = [r for r in rows if F.finite(r["tx_over_write"])]
+    tx = [r for r in rows if R.finite(r["tx_over_write"])]
     stream = [r for r in tx if 1 <= r["tx_over_write"] < 2]
     if stream:
         out.append("why: NVML transmits %s the bytes persisted for the streaming writers "
@@ -84,13 +83,13 @@ def explain(rows, ceiling, line_rate):
                    "link in a packet of its own, with a header of about 20-30 bytes, and/or "
                    "bytes_persisted leaves out the undo-log records (gpKVS, gpDB) that cross "
                    "it too" % (span(sparse), named(sparse)))
-    over = [r for r in tx if F.finite(ceiling) and r["pcie_tx_gbps"] > ceiling]
+    over = [r for r in tx if R.finite(ceiling) and r["pcie_tx_gbps"] > ceiling]
     if over:
         out.append("why: pcie_tx_gbps exceeds the write ceiling (%s GB/s) for %s, at most %s GB/s%s: "
                    "the counter counts bytes on the link, the ceiling only those written"
                    % (R.fmt(ceiling), named(over), R.fmt(max(r["pcie_tx_gbps"] for r in over)),
                       " (the line rate of the link: %s GB/s per direction)" % R.fmt(line_rate)
-                      if F.finite(line_rate) else ""))
+                      if R.finite(line_rate) else ""))
     short = [r for r in tx if r["tx_samples"] < SHORT_WINDOWS]
     if short:
         out.append("why: %s ran for under %d samples (tx_samples): their pcie_tx_gbps rests on a "
@@ -111,29 +110,29 @@ def main():
     if len(sys.argv) != 3:
         R.fail("usage: figure_12.py RESULTS_DIR OUT_TSV")
     results_dir, out = sys.argv[1], sys.argv[2]
-    rows, table, used, warnings = F.speedup_table(results_dir, "figure_12", ("gpm",),
+    rows, table, used, warnings = R.speedup_table(results_dir, "figure_12", ("gpm",),
                                                   also=("figure_9",))
-    best, _ = F.newest(rows)
+    best, _ = R.newest(rows)
     ceiling, ceiling_file = F3.link_ceiling(results_dir)
-    paper = F.paper_by_workload("figure_12")
+    paper = R.paper_by_workload("figure_12")
     header = ["workload", "scale", "gpm_s", "bytes_persisted", "pm_write_gbps",
               "pcie_tx_gbps", "tx_over_write", "tx_samples", "write_ceiling_gbps",
               "share_of_ceiling", "paper_class", "noisy"]
     out_rows = []
     for wl, scale, t, _, noise in table:
-        r = F.pick(best, wl, scale, "gpm")
+        r = R.pick(best, wl, scale, "gpm")
         if r is None:
             continue
-        b = F.fnum(r.get("bytes_persisted"))
-        gbps = F.ratio(b, t["gpm"]) / 1e9
-        tx = F.fnum(R.params(r).get("pcie_tx_gbps"))
+        b = R.fnum(r.get("bytes_persisted"))
+        gbps = R.ratio(b, t["gpm"]) / 1e9
+        tx = R.fnum(R.params(r).get("pcie_tx_gbps"))
         out_rows.append({"workload": wl, "scale": scale, "gpm_s": t["gpm"],
-                         "bytes_persisted": int(b) if F.finite(b) else b,
+                         "bytes_persisted": int(b) if R.finite(b) else b,
                          "pm_write_gbps": gbps, "pcie_tx_gbps": tx,
-                         "tx_over_write": F.ratio(tx, gbps),
-                         "tx_samples": tx_samples(t["gpm"]) if F.finite(tx) else "",
-                         "write_ceiling_gbps": ceiling, "share_of_ceiling": F.ratio(gbps, ceiling),
-                         "paper_class": F.paper_val(paper, wl, "class"), "noisy": noise})
+                         "tx_over_write": R.ratio(tx, gbps),
+                         "tx_samples": tx_samples(t["gpm"]) if R.finite(tx) else "",
+                         "write_ceiling_gbps": ceiling, "share_of_ceiling": R.ratio(gbps, ceiling),
+                         "paper_class": R.paper_val(paper, wl, "class"), "noisy": noise})
     if not out_rows:
         R.fail("figure_12: no verified GPM rows in %s/figure_12.tsv or figure_9.tsv (run make "
                "figure_12 first)" % results_dir)
@@ -153,7 +152,7 @@ def main():
                  "counts payload", R.NOISY_COMMENT]
                 + explain(out_rows, ceiling, line_rate)
                 + R.platform_comments(shown) + R.rev_comments(shown)
-                + warnings + F.paper_comments("figure_12"))
+                + warnings + R.paper_comments("figure_12"))
     R.write_tsv(out, header, [[r[h] for h in header] for r in out_rows], comments)
 
 

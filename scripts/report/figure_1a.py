@@ -13,7 +13,6 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rows as R  # noqa: E402
-import figure_9 as F  # noqa: E402
 
 STORES = (("kvs", "kvs-cpu"), ("pmemobj", "pmemobj"), ("rocksdb", "rocksdb"))
 
@@ -21,7 +20,7 @@ STORES = (("kvs", "kvs-cpu"), ("pmemobj", "pmemobj"), ("rocksdb", "rocksdb"))
 def sets_of(row):
     """The SETs a run made: its batch times its batches (op set)."""
     p = R.params(row)
-    return F.fnum(p.get("batch")) * F.fnum(p.get("batches"))
+    return R.fnum(p.get("batch")) * R.fnum(p.get("batches"))
 
 
 def fastest(rows):
@@ -33,8 +32,8 @@ def fastest(rows):
         return None
     rev = ok[-1].get("git_rev")
     ok = [r for r in ok if r.get("git_rev") == rev]
-    most = max(F.fnum(r["reps"]) for r in ok)
-    return min((r for r in ok if F.fnum(r["reps"]) == most), key=lambda r: F.fnum(r["median_s"]))
+    most = max(R.fnum(r["reps"]) for r in ok)
+    return min((r for r in ok if R.fnum(r["reps"]) == most), key=lambda r: R.fnum(r["median_s"]))
 
 
 def main():
@@ -43,19 +42,19 @@ def main():
     results_dir, out = sys.argv[1], sys.argv[2]
     rows = [r for r in R.read_rows(results_dir, "figure_1a.tsv") +
             R.read_rows(results_dir, "figure_9.tsv")
-            if r.get("workload") == "kvs" and F.kind(r) == "run" and F.op_name(r) == "set"]
+            if r.get("workload") == "kvs" and R.kind(r) == "run" and R.op_name(r) == "set"]
     cpu = [r for r in rows if r.get("mode") == "cpu"]
     if not cpu:
         R.fail("figure_1a: no CPU store rows in %s (run make figure_1a first)"
                % os.path.join(results_dir, "figure_1a.tsv"))
-    best, warnings = F.newest([r for r in rows if r.get("mode") == "gpm"])
+    best, warnings = R.newest([r for r in rows if r.get("mode") == "gpm"])
     paper = {p["system"]: p for p in R.read_paper("figure_1a")}
     header = ["system", "scale", "msets_per_s", "median_s", "threads", "gpm_over_it",
               "paper_lo", "paper_hi", "noisy"]
     out_rows, used = [], []
     for scale in sorted({r.get("scale", "") for r in cpu}):
-        gpm = F.pick(best, "kvs(set)", scale, "gpm")
-        t_gpm = F.fnum(gpm["median_s"]) if gpm else float("nan")
+        gpm = R.pick(best, "kvs(set)", scale, "gpm")
+        t_gpm = R.fnum(gpm["median_s"]) if gpm else float("nan")
         if gpm:
             used.append(gpm)
             out_rows.append(["gpm", scale, sets_of(gpm) / t_gpm / 1e6, t_gpm, "", "", "", "",
@@ -67,10 +66,10 @@ def main():
                 warnings.append("WARNING: no verified %s row at scale %s" % (store, scale))
                 continue
             used.append(r)
-            t = F.fnum(r["median_s"])
+            t = R.fnum(r["median_s"])
             p = paper.get(system, {})
             out_rows.append([system, scale, sets_of(r) / t / 1e6, t, r.get("threads", ""),
-                             F.ratio(t, t_gpm), (p.get("lo") or "").strip(),
+                             R.ratio(t, t_gpm), (p.get("lo") or "").strip(),
                              (p.get("hi") or "").strip(), R.noisy([(system, r)])])
     comments = (["Figure 1a: throughput of batched SETs (8-byte keys and values), million SETs "
                  "a second over the median operation time; each CPU store at the thread count "
@@ -80,7 +79,7 @@ def main():
                  "one synced WriteBatch a batch, its files in the PM directory", R.NOISY_COMMENT]
                 + R.platform_comments(used or rows)
                 + R.cpu_comment(used)
-                + R.rev_comments(used or rows) + warnings + F.paper_comments("figure_1a"))
+                + R.rev_comments(used or rows) + warnings + R.paper_comments("figure_1a"))
     R.write_tsv(out, header, out_rows, comments)
 
 

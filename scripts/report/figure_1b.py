@@ -9,33 +9,32 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rows as R  # noqa: E402
-import figure_9 as F  # noqa: E402
 
 
 def main():
     if len(sys.argv) != 3:
         R.fail("usage: figure_1b.py RESULTS_DIR OUT_TSV")
     results_dir, out = sys.argv[1], sys.argv[2]
-    rows, table, used, warnings = F.speedup_table(results_dir, "figure_1b", ("cpu", "gpm"),
+    rows, table, used, warnings = R.speedup_table(results_dir, "figure_1b", ("cpu", "gpm"),
                                                   also=("figure_9",))
-    best, _ = F.newest(rows)
-    paper = F.paper_by_workload("figure_1b")
+    best, _ = R.newest(rows)
+    paper = R.paper_by_workload("figure_1b")
     header = ["workload", "scale", "cpu_s", "gpm_s", "gpm_over_cpu", "cpu_threads",
               "paper_lo", "paper_hi", "noisy"]
     out_rows = []
     for wl, scale, t, _, noise in table:
-        cpu = F.pick(best, wl, scale, "cpu")
+        cpu = R.pick(best, wl, scale, "cpu")
         if cpu is None:  # a workload of Figure 9 alone, without a CPU counterpart
             continue
-        out_rows.append([wl, scale, t["cpu"], t["gpm"], F.ratio(t["cpu"], t["gpm"]),
-                         cpu.get("threads", ""), F.paper_val(paper, wl, "lo"),
-                         F.paper_val(paper, wl, "hi"), noise])
+        out_rows.append([wl, scale, t["cpu"], t["gpm"], R.ratio(t["cpu"], t["gpm"]),
+                         cpu.get("threads", ""), R.paper_val(paper, wl, "lo"),
+                         R.paper_val(paper, wl, "hi"), noise])
     if not out_rows:
         R.fail("figure_1b: no cpu-mode rows in %s (run make figure_1b first)"
                % os.path.join(results_dir, "figure_1b.tsv"))
     for scale in sorted({r[1] for r in out_rows}):  # one geomean per scale, never mixed
         sub = [r for r in out_rows if r[1] == scale]
-        out_rows.append(["geomean", scale, "", "", F.geomean([r[4] for r in sub]), "", "", "",
+        out_rows.append(["geomean", scale, "", "", R.geomean([r[4] for r in sub]), "", "", "",
                          ""])
     used = [r for r in used if r.get("workload") in {o[0] for o in out_rows}]
     comments = (["Figure 1b: speedup of GPM over the workload's CPU counterpart (OpenMP threads "
@@ -43,7 +42,7 @@ def main():
                  "newest verified run per workload, mode and scale", R.NOISY_COMMENT]
                 + R.platform_comments(used or rows)
                 + R.cpu_comment(used)
-                + R.rev_comments(used or rows) + warnings + F.paper_comments("figure_1b"))
+                + R.rev_comments(used or rows) + warnings + R.paper_comments("figure_1b"))
     R.write_tsv(out, header, out_rows, comments)
 
 

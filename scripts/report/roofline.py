@@ -43,7 +43,6 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import figure_9 as F  # noqa: E402
 import rows as R  # noqa: E402
 
 MODES = ("none", "gpm", "cap-mm", "cap-fs")
@@ -63,7 +62,7 @@ def roofs_of(results_dir, roof_rows, host, scale):
     rows = [r for r in roof_rows if r.get("workload") == "roofs"
             and r.get("host") == host and r.get("verified") == "ok"]
     for r in sorted(rows, key=lambda r: r.get("scale") == scale):  # stable: newest last
-        out[r["op"]] = (F.fnum(R.params(r).get("rate_per_s")), r)
+        out[r["op"]] = (R.fnum(R.params(r).get("rate_per_s")), r)
     missing = [p for p in PROBES if p not in out]
     if missing:
         R.fail("roofline: %s has no verified %s row of host %s: run make roofline on that "
@@ -79,7 +78,7 @@ def stride_rates(roof_rows, like):
     key = ("host", "git_rev", "size_bytes")
     rows = [r for r in roof_rows if r.get("op") == "persist-stride16"
             and r.get("verified") == "ok" and all(r.get(k) == like.get(k) for k in key)]
-    rates = {int(R.params(r).get("stride_bytes", "0")): F.fnum(R.params(r).get("rate_per_s"))
+    rates = {int(R.params(r).get("stride_bytes", "0")): R.fnum(R.params(r).get("rate_per_s"))
              for r in rows}
     return sorted(rates.items())
 
@@ -92,22 +91,22 @@ def stride_text(rates):
 
 
 def div(a, b):
-    return a / b if F.finite(a) and F.finite(b) and b > 0 else float("nan")
+    return a / b if R.finite(a) and R.finite(b) and b > 0 else float("nan")
 
 
 def link_bandwidth(roofs):
     """B: the faster of the link-write probe and persist-seq's bytes."""
     seq = roofs["persist-seq"]
-    width = F.fnum(R.params(seq[1]).get("store_bytes", "8"))
-    return max(roofs["link-write"][0], seq[0] * width if F.finite(width) else 0.0)
+    width = R.fnum(R.params(seq[1]).get("store_bytes", "8"))
+    return max(roofs["link-write"][0], seq[0] * width if R.finite(width) else 0.0)
 
 
 def gpm_bound(v, p, n, roofs):
     """(bound, what binds, P/B, N/R) of a GPM run."""
     r_best = max(roofs[k][0] for k in ("persist-seq", "persist-rand8", "persist-rand16"))
     terms = {"V": v, "P/B": div(p, link_bandwidth(roofs)), "N/R": div(n, r_best)}
-    known = {k: t for k, t in terms.items() if F.finite(t)}
-    if not F.finite(v):
+    known = {k: t for k, t in terms.items() if R.finite(t)}
+    if not R.finite(v):
         return float("nan"), "", terms["P/B"], terms["N/R"]
     what = max(known, key=known.get)
     return known[what], what, terms["P/B"], terms["N/R"]
@@ -126,7 +125,7 @@ def ycsb_row(r):
 def scatter_probe(roofs, size):
     """The write-scatter probe of the smallest records of at least SIZE
     bytes, the largest where none is; None where ROOFS has none."""
-    have = sorted((F.fnum(R.params(r).get("record_bytes")), op) for op, (_, r) in roofs.items()
+    have = sorted((R.fnum(R.params(r).get("record_bytes")), op) for op, (_, r) in roofs.items()
                   if op.startswith("write-scatter"))
     return next((op for b, op in have if b >= size), have[-1][1]) if have else None
 
@@ -151,7 +150,7 @@ def batch_bound(row, roofs, host):
             why.append("batch-floor-graph measured at batch=%s, above the row's %s: left out"
                        % (fp.get("batch"), p.get("batch")))
         else:
-            terms["batch-floor-graph"] = n["run_batches"] * F.fnum(fp.get("s_per_batch"))
+            terms["batch-floor-graph"] = n["run_batches"] * R.fnum(fp.get("s_per_batch"))
     if gpm and n["pm_records"]:
         scatter = scatter_probe(roofs, n["pm_record_bytes"] / n["pm_records"])
         if scatter:
@@ -165,7 +164,7 @@ def batch_bound(row, roofs, host):
             terms["read-rand8"] = div(n["pm_reads"], roofs["read-rand8"][0])
         else:
             missing.append("read-rand8")
-    known = {k: t for k, t in terms.items() if F.finite(t)}
+    known = {k: t for k, t in terms.items() if R.finite(t)}
     if missing or not known:
         why.append("roofs.tsv has no %s row of host %s (make roofline ROOFS=again measures it): "
                    "no bound" % (", ".join(missing), host) if missing else "no term: no bound")
@@ -185,10 +184,10 @@ def ycsb_columns(sel, v, roofs, host):
     gp = R.params(sel["gpm"]) if sel["gpm"] else {}
     scatter = [s for k, s in terms.items() if k.startswith("write-scatter")]
     vb, vby = got["none"][:2]
-    return (F.fnum(gp.get("pm_record_bytes")), F.fnum(gp.get("pm_records")),
+    return (R.fnum(gp.get("pm_record_bytes")), R.fnum(gp.get("pm_records")),
             terms.get("P/B", NAN), scatter[0] if scatter else NAN, bound, by,
             [terms.get("batch-floor-graph", NAN), terms.get("read-rand8", NAN), vb, vby,
-             F.ratio(v, vb), note_text(got["gpm"][3], got["none"][3])])
+             R.ratio(v, vb), note_text(got["gpm"][3], got["none"][3])])
 
 
 def note_text(gpm, none):
@@ -209,7 +208,7 @@ def batch_roofs_text(roofs):
     floor = [(k, roofs[k][1]) for k in ("batch-floor-graph", "batch-floor") if k in roofs]
     out = ["one batch of %s operations with nothing to do: %s"
            % (R.params(floor[0][1]).get("batch"),
-              ", ".join("%.3g us (%s)" % (1e6 * F.fnum(R.params(r).get("s_per_batch")),
+              ", ".join("%.3g us (%s)" % (1e6 * R.fnum(R.params(r).get("s_per_batch")),
                                           "a CUDA Graph" if k.endswith("graph") else "stream calls")
                         for k, r in floor))] if floor else []
     for prefix, what in (("write-scatter", "scattered records with a fence a warp"),
@@ -229,7 +228,7 @@ def main():
     ycsb = {r["workload"] for r in relabelled if r}  # held against the batch path's roofs
     rows = [y or r for y, r in zip(relabelled, rows)]
     roof_rows = R.read_rows(results_dir, "roofs.tsv")  # once, for every host and scale
-    best, warnings = F.newest(rows)
+    best, warnings = R.newest(rows)
     hosts = {r.get("host") for r in best.values()}
     if len(hosts) > 1:
         warnings.append("WARNING: rows of several hosts (%s): each is held against the roofs "
@@ -240,17 +239,17 @@ def main():
               "capfs_over_bound", "gpm_over_v", "noisy", "floor_s", "reads_s", "v_bound_s",
               "v_bound_by", "v_over_bound", "note"]
     out_rows, used, roofs_used = [], [], {}
-    for wl, scale in F.groups(best):
-        sel = {m: F.pick(best, wl, scale, m) for m in MODES}
+    for wl, scale in R.groups(best):
+        sel = {m: R.pick(best, wl, scale, m) for m in MODES}
         used += [r for r in sel.values() if r]
         g = sel["gpm"]
         host = (g or next(r for r in sel.values() if r)).get("host")
         if (host, scale) not in roofs_used:
             roofs_used[(host, scale)] = roofs_of(results_dir, roof_rows, host, scale)
         roofs = roofs_used[(host, scale)]
-        t = {m: F.fnum(r["median_s"]) if r else float("nan") for m, r in sel.items()}
+        t = {m: R.fnum(r["median_s"]) if r else float("nan") for m, r in sel.items()}
         v = t["none"]
-        p = F.fnum(g["bytes_persisted"]) if g else float("nan")
+        p = R.fnum(g["bytes_persisted"]) if g else float("nan")
         n = float(R.param_count(R.params(g), "persists")) if g else float("nan")
         if wl in ycsb:
             p, n, pb, nr, bound, by, batch = ycsb_columns(sel, v, roofs, host)
@@ -259,16 +258,16 @@ def main():
             bound, by, pb, nr = gpm_bound(v, p, n, roofs)
             if_random, batch = div(n, roofs["persist-rand8"][0]), ["", "", "", "", "", ""]
         copy, flush, write = (roofs[k][0] for k in ("d2h-copy", "cpu-flush", "fs-write"))
-        pm = F.fnum(sel["cap-mm"]["bytes_persisted"]) if sel["cap-mm"] else float("nan")
-        pf = F.fnum(sel["cap-fs"]["bytes_persisted"]) if sel["cap-fs"] else float("nan")
+        pm = R.fnum(sel["cap-mm"]["bytes_persisted"]) if sel["cap-mm"] else float("nan")
+        pf = R.fnum(sel["cap-fs"]["bytes_persisted"]) if sel["cap-fs"] else float("nan")
         mm_bound = v + div(pm, copy) + div(pm, flush)
         fs_bound = v + max(div(pf, copy), div(pf, write))
-        over = F.ratio(t["gpm"], bound)
+        over = R.ratio(t["gpm"], bound)
         out_rows.append([wl, scale, v, t["gpm"], p, n, pb, nr, if_random, bound, by, over,
-                         ("yes" if over <= GOAL else "no") if F.finite(over) else "",
-                         t["cap-mm"], mm_bound, F.ratio(t["cap-mm"], mm_bound),
-                         t["cap-fs"], fs_bound, F.ratio(t["cap-fs"], fs_bound),
-                         F.ratio(t["gpm"], v), R.noisy([(m, sel[m]) for m in MODES])] + batch)
+                         ("yes" if over <= GOAL else "no") if R.finite(over) else "",
+                         t["cap-mm"], mm_bound, R.ratio(t["cap-mm"], mm_bound),
+                         t["cap-fs"], fs_bound, R.ratio(t["cap-fs"], fs_bound),
+                         R.ratio(t["gpm"], v), R.noisy([(m, sel[m]) for m in MODES])] + batch)
     roof_lines = []
     for (host, scale), roofs in sorted(roofs_used.items()):
         roof_lines.append(

@@ -2,6 +2,7 @@
 libgpm/include/gpm/results.h) and writing report tables."""
 import csv
 import glob
+import math
 import os
 import statistics
 import sys
@@ -253,3 +254,155 @@ def fmt(v):
 def fail(msg):
     sys.stderr.write(msg + "\n")
     sys.exit(1)
+
+
+# ---- numbers, and the selection of the rows a report shows (Figures 9 and
+# 10, Tables 4 and 5, and the others that pick the newest verified run) ----
+
+NOT_RUNS = ("recover", "crash-campaign")
+
+
+def fnum(v):
+    """A float from a TSV field; nan for empty or unparsable fields."""
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def finite(x):
+    return isinstance(x, float) and not math.isnan(x) and not math.isinf(x)
+
+
+def ratio(num, den):
+    return num / den if finite(num) and finite(den) and den > 0 else float("nan")
+
+
+def geomean(values):
+    vals = [v for v in values if finite(v) and v > 0]
+    if not vals:
+        return float("nan")
+    return math.exp(sum(math.log(v) for v in vals) / len(vals))
+
+
+def kind(row):
+    """What a row is: "run", or one of NOT_RUNS (a recovery, a campaign)."""
+    op = row.get("op") or "run"
+    return op if op in NOT_RUNS else "run"
+
+
+def op_name(row):
+    """The operation of a workload with several (gpDB's insert and update):
+    a run row's op column, a recovery's or campaign's op= param; "" for a
+    workload with one operation."""
+    op = row.get("op") or "run"
+    if op in NOT_RUNS:
+        return params(row).get("op", "")
+    return "" if op == "run" else op
+
+
+def label(row):
+    """The workload name a report shows: the workload, plus its operation
+    when it has several (e.g. INSERT and UPDATE)."""
+    op = op_name(row)
+    return row["workload"] if not op else "%s(%s)" % (row["workload"], op)
+
+
+def newest(rows, ops=None):
+    """{(label, scale, mode, kind): row}: the newest verified row of each key
+    (the last in file order), of the kinds in OPS (default: runs). Unverified
+    rows never count; every key whose newest row failed verification is
+    returned in a list of warnings."""
+    best, last_any = {}, {}
+    for r in rows:
+        k = kind(r)
+        if k not in (ops or ("run",)):
+            continue
+        key = (label(r), r.get("scale", ""), r.get("mode", ""), k)
+        last_any[key] = r
+        if r.get("verified") == "ok":
+            best[key] = r
+    warnings = []
+    for key, r in sorted(last_any.items()):
+        if r.get("verified") != "ok":
+            what = "%s --mode %s op=%s (scale %s)" % (key[0], key[2], key[3], key[1])
+            if key in best:
+                warnings.append("WARNING: newest %s failed verification; an older "
+                                "verified run (rev %s) is used" % (what, best[key].get("git_rev", "?")))
+            else:
+                warnings.append("WARNING: %s has no verified row; left out" % what)
+    return best, warnings
+
+
+def groups(best):
+    """Sorted (label, scale) pairs present in a newest() result."""
+    return sorted({(k[0], k[1]) for k in best})
+
+
+def paper_by_workload(name):
+    return {p["workload"]: p for p in read_paper(name)}
+
+
+def paper_val(paper, workload, col):
+    """The paper's value or '' where the paper states none."""
+    v = paper.get(workload, {}).get(col, "") or ""
+    return v.strip()
+
+
+def paper_gpm_text(paper, workload):
+    """GPM over CAP-fs as the paper's text states it for WORKLOAD: its own
+    number, else the range stated for it or its class ("11-18"), else "not
+    stated". The paper gives no bar heights, only these ranges."""
+    v = paper_val(paper, workload, "gpm_speedup")
+    lo, hi = paper_val(paper, workload, "gpm_lo"), paper_val(paper, workload, "gpm_hi")
+    if v:
+        return v
+    if lo and hi:
+        return lo if lo == hi else "%s-%s" % (lo, hi)
+    return "not stated"
+
+
+def paper_comments(name):
+    """The '#' lines of reports/paper/NAME.tsv (the paper's stated ranges)."""
+    path = paper_path(name)
+    if not os.path.exists(path):
+        return ["paper values: %s missing" % path]
+    with open(path) as f:
+        return ["paper: " + line[1:].strip() for line in f if line.startswith("#")]
+
+
+def pick(best, wl, scale, mode, op=None):
+    """The selected row of (workload label, scale, mode[, op]) or None."""
+    for k, r in best.items():
+        if k[0] == wl and k[1] == scale and k[2] == mode and (op is None or k[3] == op):
+            return r
+    return None
+
+
+def checkpoint_s(row):
+    """The seconds a run's checkpoints took (checkpoint_s= in its params), or
+    nan for a row without them."""
+    return fnum(params(row).get("checkpoint_s")) if row else float("nan")
+
+
+def speedup_table(results_dir, name, modes, also=()):
+    """Shared by Figures 9 and 10: reads RESULTS_DIR/NAME.tsv (and the files
+    named in ALSO) and returns (rows, table, used, warnings); table holds per
+    (workload, scale) the median_s of each mode (nan where missing), the
+    CAP-mm thread count and the noisy column of the modes' rows."""
+    rows = read_rows(results_dir, name + ".tsv")
+    for other in also:
+        rows += read_rows(results_dir, other + ".tsv")
+    if not rows:
+        fail("%s: no rows in %s (run make %s first)"
+               % (name, os.path.join(results_dir, name + ".tsv"), name))
+    best, warnings = newest(rows)
+    table, used = [], []
+    for wl, scale in groups(best):
+        sel = {m: pick(best, wl, scale, m) for m in modes}
+        used += [r for r in sel.values() if r is not None]
+        t = {m: fnum(r["median_s"]) if r else float("nan") for m, r in sel.items()}
+        capmm = sel.get("cap-mm") or sel.get("cap-eadr")
+        table.append((wl, scale, t, capmm.get("threads", "") if capmm else "",
+                      noisy([(m, sel[m]) for m in modes])))
+    return rows, table, used, warnings

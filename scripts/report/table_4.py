@@ -17,7 +17,6 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rows as R  # noqa: E402
-import figure_9 as F  # noqa: E402
 
 
 def chunk(row):
@@ -38,7 +37,7 @@ def why_chunks(wl, sel, b, size):
         p = R.params(sel[m])
         return ("%s, at %s-byte chunks, persists %s a repetition (%s copies of the %s table; "
                 "its engine took %s us a range and moved %s GB/s)"
-                % (name, chunk(sel[m]), gb(b[m]), R.fmt(F.ratio(b[m], size)), gb(size),
+                % (name, chunk(sel[m]), gb(b[m]), R.fmt(R.ratio(b[m], size)), gb(size),
                    p.get("cap_range_us", "?"), p.get("cap_gbps", "?")))
     return ("why: %s: %s; %s; GPM persists %s, the changed bytes alone: --cap-chunk best takes "
             "the chunk that persists fastest, so an engine that moves bytes fast copies nearly "
@@ -55,24 +54,24 @@ def main():
     if not rows:
         R.fail("table_4: no rows in %s/figure_9.tsv or table_4.tsv (run make table_4 first)"
                % results_dir)
-    best, warnings = F.newest(rows)
-    paper = F.paper_by_workload("table_4")
+    best, warnings = R.newest(rows)
+    paper = R.paper_by_workload("table_4")
     header = ["workload", "scale", "gpm_bytes", "capmm_bytes", "capfs_bytes",
               "capmm_wa", "capfs_wa", "paper_wa", "capmm_chunk", "capfs_chunk",
               "capmm_table_copies", "capfs_table_copies"]
     out_rows, used, why = [], [], []
-    for wl, scale in F.groups(best):
-        sel = {m: F.pick(best, wl, scale, m) for m in ("gpm", "cap-mm", "cap-fs")}
+    for wl, scale in R.groups(best):
+        sel = {m: R.pick(best, wl, scale, m) for m in ("gpm", "cap-mm", "cap-fs")}
         used += [r for r in sel.values() if r is not None]
-        b = {m: F.fnum(r["bytes_persisted"]) if r else float("nan") for m, r in sel.items()}
+        b = {m: R.fnum(r["bytes_persisted"]) if r else float("nan") for m, r in sel.items()}
         chunks = {m: chunk(sel[m]) for m in ("cap-mm", "cap-fs")}
         # Copies of the table: only where CAP persisted chunks of one.
-        size = F.fnum(sel["gpm"].get("size_bytes")) if sel["gpm"] else float("nan")
-        copies = {m: F.ratio(b[m], size) if chunks[m] else "" for m in chunks}
-        out_rows.append([wl, scale] + [int(b[m]) if F.finite(b[m]) else b[m]
+        size = R.fnum(sel["gpm"].get("size_bytes")) if sel["gpm"] else float("nan")
+        copies = {m: R.ratio(b[m], size) if chunks[m] else "" for m in chunks}
+        out_rows.append([wl, scale] + [int(b[m]) if R.finite(b[m]) else b[m]
                                        for m in ("gpm", "cap-mm", "cap-fs")] + [
-                         F.ratio(b["cap-mm"], b["gpm"]), F.ratio(b["cap-fs"], b["gpm"]),
-                         F.paper_val(paper, wl, "wa"), chunks["cap-mm"], chunks["cap-fs"],
+                         R.ratio(b["cap-mm"], b["gpm"]), R.ratio(b["cap-fs"], b["gpm"]),
+                         R.paper_val(paper, wl, "wa"), chunks["cap-mm"], chunks["cap-fs"],
                          copies["cap-mm"], copies["cap-fs"]])
         if all(chunks.values()) and chunks["cap-mm"] != chunks["cap-fs"] and sel["gpm"]:
             why.append(why_chunks(wl, sel, b, size))
@@ -83,7 +82,7 @@ def main():
                  "predicted fastest on its engine, not the one that persists least; "
                  "*_table_copies: bytes persisted a repetition over the table's size"]
                 + why + R.platform_comments(used or rows) + R.rev_comments(used or rows)
-                + warnings + F.paper_comments("table_4"))
+                + warnings + R.paper_comments("table_4"))
     R.write_tsv(out, header, out_rows, comments)
 
 

@@ -12,7 +12,6 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rows as R  # noqa: E402
-import figure_9 as F  # noqa: E402
 
 
 def per_checkpoint(run):
@@ -20,10 +19,10 @@ def per_checkpoint(run):
     checkpointing run, from its checkpoints= and checkpoint_s= (the last
     repetition's) and its median_s; nan for a run that did not checkpoint."""
     p = R.params(run) if run else {}
-    n, cp = F.fnum(p.get("checkpoints")), F.fnum(p.get("checkpoint_s"))
-    if not (F.finite(n) and n > 0 and F.finite(cp)):
+    n, cp = R.fnum(p.get("checkpoints")), R.fnum(p.get("checkpoint_s"))
+    if not (R.finite(n) and n > 0 and R.finite(cp)):
         return float("nan"), float("nan")
-    return 1e3 * (F.fnum(run["median_s"]) - cp) / n, 1e3 * cp / n
+    return 1e3 * (R.fnum(run["median_s"]) - cp) / n, 1e3 * cp / n
 
 
 def main():
@@ -31,26 +30,26 @@ def main():
         R.fail("usage: table_5.py RESULTS_DIR OUT_TSV")
     results_dir, out = sys.argv[1], sys.argv[2]
     rows = R.target_rows(results_dir, "table_5")
-    best, warnings = F.newest(rows, ops=("run", "recover"))
-    paper = F.paper_by_workload("table_5")
+    best, warnings = R.newest(rows, ops=("run", "recover"))
+    paper = R.paper_by_workload("table_5")
     header = ["workload", "scale", "run_s", "restore_s", "restore_pct", "undo_s", "undo_pct",
               "reload_s", "paper_restore_pct",
               "between_checkpoints_ms", "checkpoint_ms", "restore_ms",
               "paper_between_checkpoints_ms", "paper_checkpoint_ms", "paper_restore_ms", "noisy"]
     out_rows, used = [], []
-    for wl, scale in F.groups(best):
-        run = F.pick(best, wl, scale, "gpm", "run")
-        rec = F.pick(best, wl, scale, "gpm", "recover")
+    for wl, scale in R.groups(best):
+        run = R.pick(best, wl, scale, "gpm", "run")
+        rec = R.pick(best, wl, scale, "gpm", "recover")
         used += [r for r in (run, rec) if r is not None]
-        t_run = F.fnum(run["median_s"]) if run else float("nan")
-        t_rec = F.fnum(rec["median_s"]) if rec else float("nan")
-        t_undo = F.fnum(R.params(rec).get("undo_s")) if rec else float("nan")
+        t_run = R.fnum(run["median_s"]) if run else float("nan")
+        t_rec = R.fnum(rec["median_s"]) if rec else float("nan")
+        t_undo = R.fnum(R.params(rec).get("undo_s")) if rec else float("nan")
         between, one = per_checkpoint(run)
-        out_rows.append([wl, scale, t_run, t_rec, 100.0 * F.ratio(t_rec, t_run), t_undo,
-                         100.0 * F.ratio(t_undo, t_run), t_rec - t_undo,
-                         F.paper_val(paper, wl, "rl_pct"), between, one,
-                         1e3 * t_rec if F.finite(between) else float("nan")]
-                        + [F.paper_val(paper, wl, c) for c in
+        out_rows.append([wl, scale, t_run, t_rec, 100.0 * R.ratio(t_rec, t_run), t_undo,
+                         100.0 * R.ratio(t_undo, t_run), t_rec - t_undo,
+                         R.paper_val(paper, wl, "rl_pct"), between, one,
+                         1e3 * t_rec if R.finite(between) else float("nan")]
+                        + [R.paper_val(paper, wl, c) for c in
                            ("between_checkpoints_ms", "checkpoint_ms", "restore_ms")]
                         + [R.noisy([("run", run), ("recover", rec)])])
     comments = (["Table 5: restoration latency = median time of a GPM --recover run (restore from "
@@ -66,7 +65,7 @@ def main():
                  "run: their restore_s is a resume that finds every block durable (PS: it "
                  "only recomputes the final sums)", R.NOISY_COMMENT]
                 + R.platform_comments(used or rows) + R.rev_comments(used or rows)
-                + warnings + F.paper_comments("table_5"))
+                + warnings + R.paper_comments("table_5"))
     R.write_tsv(out, header, out_rows, comments)
 
 

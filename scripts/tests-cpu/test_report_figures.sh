@@ -86,11 +86,11 @@ check "figure_9 the paper's range for native workloads" "$f" ps paper_gpm_speedu
 if python3 -c "
 import sys
 sys.path.insert(0, '$scripts/report')
-import figure_9 as F
-p = F.paper_by_workload('figure_9')
-sys.exit(not (F.paper_gpm_text(p, 'kvs(set)') == '7-8' and
-              F.paper_gpm_text(p, 'db(insert)') == 'not stated' and
-              F.paper_gpm_text({'x': {'gpm_speedup': '12'}}, 'x') == '12'))"; then
+import rows as R
+p = R.paper_by_workload('figure_9')
+sys.exit(not (R.paper_gpm_text(p, 'kvs(set)') == '7-8' and
+              R.paper_gpm_text(p, 'db(insert)') == 'not stated' and
+              R.paper_gpm_text({'x': {'gpm_speedup': '12'}}, 'x') == '12'))"; then
     echo "ok - figure_9 the paper's GPM speedup: its number, else its range, else not stated"
 else
     echo "not ok - figure_9 paper_gpm_text gives another text than the paper's statement"
