@@ -443,8 +443,3 @@ out:
     return rc;
 }
 
-int wl_main(const struct wl_workload *w, int argc, char **argv)
-{
-    const char *list = getenv("GPM_RECOVER_EACH");
-    return list && *list ? wl_recover_each(w, list, argc, argv) : wl_run(w, argc, argv);
-}

@@ -25,33 +25,6 @@
 #include "gpm/tx.h"
 #include "harness.h"
 
-int wl_resumable(const struct wl_workload *w, enum wl_mode m)
-{
-    const struct wl_mode_info *i = wl_mode(m);
-    if (i->commit->nothing_durable)
-        return 0; /* nothing is durable */
-    switch (w->progress_by) {
-    case WL_BY_COMMITS: return 1;
-    case WL_BY_TRANSACTIONS: return i->tx->atomic;
-    case WL_BY_MARKERS_OR_TX: return wl_batches_in_tx(i) ? i->tx->atomic : i->durable_progress;
-    default: return i->durable_progress;
-    }
-}
-
-int wl_batches_in_tx(const struct wl_mode_info *m)
-{
-    return !m->durable_progress && !m->commit->nothing_durable;
-}
-
-int wl_resumes(const struct wl_workload *w, enum wl_mode written, enum wl_mode m)
-{
-    if (!wl_resumable(w, written) || !wl_resumable(w, m))
-        return 0;
-    /* Markers and transactions keep their progress in different places. */
-    return w->progress_by != WL_BY_MARKERS_OR_TX ||
-           wl_batches_in_tx(wl_mode(written)) == wl_batches_in_tx(wl_mode(m));
-}
-
 /* ---- sizes, set by layout() ---- */
 
 void wl_obj_region(struct wl_ctx *c, int i, size_t bytes)

@@ -126,3 +126,11 @@ int wl_recover_each(const struct wl_workload *w, const char *list, int argc, cha
     close(err);
     return bad ? 2 : 0;
 }
+
+/* The whole program: a recovery of each image where gpm-check asks for
+ * them, else one run. */
+int wl_main(const struct wl_workload *w, int argc, char **argv)
+{
+    const char *list = getenv("GPM_RECOVER_EACH");
+    return list && *list ? wl_recover_each(w, list, argc, argv) : wl_run(w, argc, argv);
+}

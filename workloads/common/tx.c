@@ -83,21 +83,6 @@ int wl_tx_unused(struct wl_ctx *c, int tx)
     return 0;
 }
 
-void wl_tx_free(struct wl_obj *o)
-{
-    struct wl_tx_state *t = o->tx;
-    if (!t)
-        return;
-    wl_dev_free(t->flags_dev);
-    wl_dev_free(t->ranges_dev);
-    wl_dev_free(t->delta_dev);
-    wl_dev_free(t->fails_dev);
-    wl_pinned_free(t->fails_host);
-    free(t->flags_host);
-    free(t->ranges);
-    free(t);
-    o->tx = NULL;
-}
 
 int wl_tx_setup(struct wl_ctx *c, int tx, void *mirror,
                 int (*first_changes)(struct wl_ctx *c, uint64_t **offsets, size_t *n))
