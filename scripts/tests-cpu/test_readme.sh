@@ -1,10 +1,10 @@
 #!/bin/sh
 # The README a new user reads first: its first commands are the two that
 # matter, it stays short, and the packages it names are those the install
-# script installs.
+# script installs; and how to add a workload stays short too.
 set -u
 . "$(dirname "$0")/sources.sh"
-need_sources readme README.md scripts/install-deps.sh
+need_sources readme README.md scripts/install-deps.sh workloads/README.md
 readme=$root/README.md
 first=$(awk '/^```sh/ { on = 1; next } /^```/ { if (on) exit } on' "$readme" | awk '{ print $1, $2 }' | tr '\n' ';')
 if [ "$first" = "make figure_9;make test;" ]; then
@@ -27,4 +27,11 @@ if [ -n "$pkgs" ] && [ -z "$missing" ]; then
     echo "ok - the README names every package install-deps.sh installs"
 else
     echo "not ok - the README does not name:${missing:- (no PKGS in install-deps.sh)}"
+fi
+# A newcomer reads how to add a workload in under ten minutes.
+words=$(awk '/^## /{f = ($0 == "## Adding a workload")} f' "$root/workloads/README.md" | wc -w)
+if [ "$words" -gt 200 ] && [ "$words" -le 1500 ]; then
+    echo "ok - workloads/README.md's 'Adding a workload' has at most 1500 words ($words)"
+else
+    echo "not ok - workloads/README.md's 'Adding a workload' has $words words: keep it to 1500"
 fi
