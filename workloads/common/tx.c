@@ -32,11 +32,30 @@ int wl_tx_in_flight(const struct wl_ctx *c)
 
 static int power_of_two(size_t x) { return x && !(x & (x - 1)); }
 
+uint32_t wl_tx_partitions(const struct wl_ctx *c)
+{
+    return strcmp(wl_str(c, "log"), "conv") == 0 ? (uint32_t)wl_int(c, "partitions") : 0;
+}
+
+/* The undo log's bytes: S->records a slot, each of S->change_bytes and its
+ * footer. HCL: a slot a thread of the grid; conv: a slot a partition, each
+ * holding what the grid's threads that share it log (on the GPU). */
+static size_t undo_bytes(const struct wl_ctx *c, const struct wl_tx_sizes *s)
+{
+    uint32_t parts = wl_tx_partitions(c);
+    uint64_t slots = (uint64_t)s->blocks * (uint64_t)s->threads;
+    if (parts)
+        slots = (uint64_t)parts *
+                (c->m->needs_gpu ? gpmlog_conv_share(parts, (uint32_t)s->blocks,
+                                                     (uint32_t)s->threads)
+                                 : 1);
+    return (size_t)(slots * s->records * gpmtx_record_bytes((uint32_t)s->change_bytes));
+}
+
 int wl_tx_layout(struct wl_ctx *c, int tx, const struct wl_tx_sizes *s)
 {
     struct wl_obj *o = &c->h->obj[tx];
     const char *kind = wl_str(c, "log");
-    int parts = (int)wl_int(c, "partitions");
     size_t chunk;
     if (o->kind != WL_OBJ_LOG && o->kind != WL_OBJ_REDO && o->kind != WL_OBJ_NONE)
         return gpm_set_error("%s: PM object '%s' is not declared WL_OBJ_TX", c->wl->name,
@@ -58,10 +77,10 @@ int wl_tx_layout(struct wl_ctx *c, int tx, const struct wl_tx_sizes *s)
     o->tx->room_from = c->opt.log_room_from;
     switch (o->kind) {
     case WL_OBJ_LOG:
-        if (strcmp(kind, "hcl") == 0)
-            wl_obj_log_hcl(c, tx, s->undo_bytes, s->blocks, s->threads);
+        if (wl_tx_partitions(c))
+            wl_obj_log_conv(c, tx, undo_bytes(c, s), (int)wl_tx_partitions(c));
         else
-            wl_obj_log_conv(c, tx, s->undo_bytes, parts);
+            wl_obj_log_hcl(c, tx, undo_bytes(c, s), s->blocks, s->threads);
         break;
     case WL_OBJ_REDO:
         wl_obj_region(c, tx, gpm_redo_bytes(s->change_bytes, s->max_changes ? s->max_changes : 1));

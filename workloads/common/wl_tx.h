@@ -51,10 +51,11 @@ extern "C" {
 /* The sizes of a transactional log, for wl_tx_layout. */
 struct wl_tx_sizes {
     int region;           /* the region the batches change */
-    size_t undo_bytes;    /* undo logs: the records one batch may log, in bytes, in all */
+    uint64_t records;     /* undo logs: the most undo records (of change_bytes each) one
+                             logging slot takes in a batch; the harness sizes the log */
     int blocks, threads;  /* the logging grid: an HCL slot a thread (a CPU counterpart: one
                              block of its threads, rounded up to 32); --log conv:
-                             --partitions slots */
+                             --partitions slots, each shared by its part of the grid */
     size_t change_bytes;  /* the bytes one change sets (a multiple of 8): what wl_tx_changed
                              takes, and a redo record holds */
     uint64_t max_changes; /* redo: the most changes one batch makes */
@@ -64,6 +65,9 @@ struct wl_tx_sizes {
 /* Sizes log object TX (WL_OBJ_TX) for the mode's engine, and checks
  * --log, --partitions and --cap-chunk. In layout(). */
 int wl_tx_layout(struct wl_ctx *c, int tx, const struct wl_tx_sizes *s);
+/* --log conv's partitions, or 0 for HCL: a CPU counterpart runs at most
+ * that many logging threads. */
+uint32_t wl_tx_partitions(const struct wl_ctx *c);
 /* In layout(), instead of wl_tx_layout: this mode's batches do not go
  * through transactions (WL_BY_MARKERS_OR_TX's marker modes), so object TX
  * keeps nothing and makes no file, and --log, --partitions and --cap-chunk

@@ -47,8 +47,8 @@ static int cpu_slots(struct wl_ctx *c)
     int t = c->opt.cpu_threads > 0 ? c->opt.cpu_threads : omp_get_max_threads();
     if (t > DB_CPU_SLOTS)
         t = DB_CPU_SLOTS;
-    if (strcmp(wl_str(c, "log"), "conv") == 0 && wl_int(c, "partitions") < t)
-        t = (int)wl_int(c, "partitions");
+    if (wl_tx_partitions(c) && wl_tx_partitions(c) < (uint32_t)t)
+        t = (int)wl_tx_partitions(c);
     return t;
 }
 
@@ -80,8 +80,7 @@ static uint64_t most_changed(const struct db_state *st)
 static int db_layout(struct wl_ctx *c)
 {
     struct db_state *st = S(c);
-    int cpu = !c->m->needs_gpu, conv = strcmp(wl_str(c, "log"), "conv") == 0;
-    uint64_t parts = (uint64_t)wl_int(c, "partitions");
+    int cpu = !c->m->needs_gpu;
     struct wl_tx_sizes tx = {.region = DB_TABLE, .unit = DB_ROW_BYTES};
     st->rows = (uint64_t)wl_int(c, "rows");
     st->batch = (uint64_t)wl_int(c, "batch");
@@ -94,12 +93,12 @@ static int db_layout(struct wl_ctx *c)
     wl_obj_region(c, DB_TABLE, db_row_off(st->cap));
     if (inserting(c)) {
         /* One change a transaction, the count (the header's first word),
-         * logged by one thread: a line a slot. */
+         * logged by one thread: a record a slot, and room to spare. */
         tx.change_bytes = sizeof(uint64_t);
         tx.max_changes = 1;
         tx.blocks = 1;
         tx.threads = 32;
-        tx.undo_bytes = (size_t)128 * (conv ? parts : 32);
+        tx.records = 5;
     } else {
         /* The log holds, for every slot, the most rows one slot changes in a
          * statement, counted exactly from the predicate's column. */
@@ -108,14 +107,11 @@ static int db_layout(struct wl_ctx *c)
         if (predicate_column(st, c->opt.seed) != 0)
             return -1;
         st->max_matches = db_max_matches(st, cpu ? (uint64_t)st->cpu_slots : slots, !cpu);
-        if (conv)
-            slots = parts * (cpu ? 1 : gpmlog_conv_share((uint32_t)parts, DB_LOG_BLOCKS,
-                                                         DB_LOG_THREADS));
         tx.change_bytes = DB_ROW_BYTES;
         tx.max_changes = most_changed(st);
         tx.blocks = cpu ? 1 : DB_LOG_BLOCKS;
         tx.threads = cpu ? (st->cpu_slots + 31) / 32 * 32 : DB_LOG_THREADS;
-        tx.undo_bytes = (size_t)slots * (st->max_matches + 1) * gpmtx_record_bytes(DB_ROW_BYTES);
+        tx.records = st->max_matches + 1;
     }
     if (wl_tx_layout(c, DB_LOG, &tx) != 0)
         return -1;

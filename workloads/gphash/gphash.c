@@ -79,11 +79,10 @@ static int ycsb_args(const struct wl_ctx *c, struct wl_ycsb_args *a)
 static int tx_layout(struct wl_ctx *c)
 {
     struct gph_state *st = S(c);
-    uint64_t slots = (uint64_t)GPH_LOG_BLOCKS * GPH_LOG_THREADS,
-             per_slot = (st->batch + slots - 1) / slots;
-    size_t rec = gpmtx_record_bytes(8);
+    uint64_t slots = (uint64_t)GPH_LOG_BLOCKS * GPH_LOG_THREADS;
     struct wl_tx_sizes tx = {
         .region = GPH_TABLE,
+        .records = (st->batch + slots - 1) / slots,
         .blocks = GPH_LOG_BLOCKS,
         .threads = GPH_LOG_THREADS,
         .change_bytes = 8,
@@ -92,13 +91,6 @@ static int tx_layout(struct wl_ctx *c)
     };
     if (!in_tx(c))
         return wl_tx_unused(c, GPH_LOG);
-    if (strcmp(wl_str(c, "log"), "conv") == 0) {
-        uint32_t p = (uint32_t)wl_int(c, "partitions");
-        tx.undo_bytes = (size_t)p * gpmlog_conv_share(p, GPH_LOG_BLOCKS, GPH_LOG_THREADS) *
-                        per_slot * rec;
-    } else {
-        tx.undo_bytes = (size_t)(slots * per_slot * rec);
-    }
     return wl_tx_layout(c, GPH_LOG, &tx);
 }
 

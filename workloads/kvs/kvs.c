@@ -103,32 +103,21 @@ static int cpu_slots(struct wl_ctx *c)
     int t = c->opt.cpu_threads > 0 ? c->opt.cpu_threads : omp_get_max_threads();
     if (t > KVS_CPU_SLOTS)
         t = KVS_CPU_SLOTS;
-    if (strcmp(wl_str(c, "log"), "conv") == 0 && wl_int(c, "partitions") < t)
-        t = (int)wl_int(c, "partitions");
+    if (wl_tx_partitions(c) && wl_tx_partitions(c) < (uint32_t)t)
+        t = (int)wl_tx_partitions(c);
     return t;
 }
 
-/* Undo records of 16 bytes and their footer. A lane logs each way of a run
- * at most once, and a group heads at most ceil(N / groups) runs; a CPU
- * thread's share of a batch's SETs is N / threads, plus one run that
- * crosses its end. */
-static size_t log_bytes(struct wl_ctx *c, uint64_t n, int cpu_threads)
+/* Undo records a logging slot takes in a batch of N SETs. A lane logs
+ * each way of a run at most once, and a group heads at most ceil(N /
+ * groups) runs; a CPU thread's share of a batch's SETs is N / threads,
+ * plus one run that crosses its end. */
+static uint64_t log_records(uint64_t n, int cpu_threads)
 {
-    size_t rec = gpmtx_record_bytes(sizeof(kvs_pair));
-    uint64_t groups = (uint64_t)KVS_LOG_BLOCKS * KVS_LOG_THREADS / 8, per_slot, slots;
-    int conv = strcmp(wl_str(c, "log"), "conv") == 0;
-    if (cpu_threads) {
-        per_slot = (n + (uint64_t)cpu_threads - 1) / (uint64_t)cpu_threads + KVS_WAYS;
-        slots = conv ? (uint64_t)wl_int(c, "partitions") : (uint64_t)(cpu_threads + 31) / 32 * 32;
-        return (size_t)(slots * per_slot * rec);
-    }
-    per_slot = (n + groups - 1) / groups;
-    if (conv) {
-        uint64_t p = (uint64_t)wl_int(c, "partitions");
-        return (size_t)(p * gpmlog_conv_share((uint32_t)p, KVS_LOG_BLOCKS, KVS_LOG_THREADS) *
-                        per_slot * rec);
-    }
-    return (size_t)KVS_LOG_BLOCKS * KVS_LOG_THREADS * per_slot * rec;
+    uint64_t groups = (uint64_t)KVS_LOG_BLOCKS * KVS_LOG_THREADS / 8;
+    if (cpu_threads)
+        return (n + (uint64_t)cpu_threads - 1) / (uint64_t)cpu_threads + KVS_WAYS;
+    return (n + groups - 1) / groups;
 }
 
 /* --store: gpKVS's own table, or one of Figure 1a's CPU stores. */
@@ -163,7 +152,7 @@ static int kvs_layout(struct wl_ctx *c)
     nsets = st->nsets, n = st->n;
     tx = (struct wl_tx_sizes){
         .region = KVS_TABLE,
-        .undo_bytes = log_bytes(c, n, cpu ? slots : 0),
+        .records = log_records(n, cpu ? slots : 0),
         .blocks = cpu ? 1 : KVS_LOG_BLOCKS,
         .threads = cpu ? (slots + 31) / 32 * 32 : KVS_LOG_THREADS,
         .change_bytes = sizeof(kvs_pair), /* a way */

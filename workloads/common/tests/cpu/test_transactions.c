@@ -59,9 +59,9 @@ static void reference(uint64_t *t, uint64_t batches, uint64_t updates)
 static int bank_layout(struct wl_ctx *c)
 {
     size_t updates = (size_t)wl_int(c, "updates");
-    /* One logging thread (slot 0): a batch's records, 8 bytes each plus the
-     * record footer, with room to spare. */
-    struct wl_tx_sizes tx = {.region = BANK_TABLE, .undo_bytes = updates * 64 * 32,
+    /* One logging thread (slot 0) takes a batch's records, with room to
+     * spare. */
+    struct wl_tx_sizes tx = {.region = BANK_TABLE, .records = updates * 2,
                              .blocks = 1, .threads = 32, .change_bytes = 8,
                              .max_changes = updates, .unit = 8};
     wl_obj_region(c, BANK_TABLE, WORDS * sizeof(uint64_t));
