@@ -22,22 +22,25 @@ static int failed(cudaError_t e, const char *what)
     return e == cudaSuccess ? 0 : gpm_set_error("%s failed (%s)", what, cudaGetErrorString(e));
 }
 
-extern "C" int wl_pipe_open(struct wl_pipe *p, size_t in_bytes, double *lat)
+extern "C" int wl_pipe_open(struct wl_pipe *p, size_t in_bytes, size_t ans_bytes, double *lat)
 {
     cudaError_t e = cudaSuccess;
+    void **streams[3] = {&p->copy, &p->run, &p->out};
     memset(p, 0, sizeof *p);
     p->in_bytes = in_bytes;
+    p->ans_bytes = ans_bytes;
     p->lat = lat;
+    p->last[0] = p->last[1] = -1;
     /* Blocking streams: work a workload still puts on the legacy stream
      * (BktCache's, the transactions' copies) stays ordered with them. */
-    for (int i = 0; e == cudaSuccess && i < 2; i++) {
-        e = cudaStreamCreate((cudaStream_t *)(i ? &p->copy : &p->run));
+    for (int i = 0; e == cudaSuccess && i < 3; i++)
+        e = cudaStreamCreate((cudaStream_t *)streams[i]);
+    for (int k = 0; e == cudaSuccess && k < 2; k++) {
+        e = cudaMalloc((void **)&p->in[k], in_bytes ? in_bytes : 1);
         if (e == cudaSuccess)
-            e = cudaMalloc((void **)&p->in[i], in_bytes ? in_bytes : 1);
+            e = cudaMalloc((void **)&p->ans[k], ans_bytes ? ans_bytes : 1);
         if (e == cudaSuccess)
-            e = cudaEventCreateWithFlags((cudaEvent_t *)&p->landed[i], cudaEventDisableTiming);
-        if (e == cudaSuccess)
-            e = cudaEventCreateWithFlags((cudaEvent_t *)&p->read[i], cudaEventDisableTiming);
+            e = cudaEventCreateWithFlags((cudaEvent_t *)&p->landed[k], cudaEventDisableTiming);
     }
     for (int d = 0; e == cudaSuccess && d < WL_PIPE_DEPTH; d++)
         for (int k = 0; e == cudaSuccess && k < 4; k++)
@@ -52,34 +55,36 @@ extern "C" int wl_pipe_open(struct wl_pipe *p, size_t in_bytes, double *lat)
 
 void wl_pipe_close(struct wl_pipe *p)
 {
-    if (p->run)
-        cudaStreamSynchronize(stream_of(p->run));
-    for (int i = 0; i < 2; i++) {
-        if (p->in[i])
-            cudaFree(p->in[i]);
-        if (p->landed[i])
-            cudaEventDestroy(event(p->landed[i]));
-        if (p->read[i])
-            cudaEventDestroy(event(p->read[i]));
+    void *streams[3] = {p->copy, p->run, p->out};
+    for (int i = 0; i < 3; i++)
+        if (streams[i])
+            cudaStreamSynchronize(stream_of(streams[i]));
+    for (int k = 0; k < 2; k++) {
+        if (p->in[k])
+            cudaFree(p->in[k]);
+        if (p->ans[k])
+            cudaFree(p->ans[k]);
+        if (p->landed[k])
+            cudaEventDestroy(event(p->landed[k]));
     }
     for (int d = 0; d < WL_PIPE_DEPTH; d++)
         for (int k = 0; k < 4; k++)
             if (p->ev[d][k])
                 cudaEventDestroy(event(p->ev[d][k]));
-    if (p->run)
-        cudaStreamDestroy(stream_of(p->run));
-    if (p->copy)
-        cudaStreamDestroy(stream_of(p->copy));
+    for (int i = 0; i < 3; i++)
+        if (streams[i])
+            cudaStreamDestroy(stream_of(streams[i]));
     memset(p, 0, sizeof *p);
 }
 
 void *wl_pipe_stream(const struct wl_pipe *p) { return p->run; }
+void *wl_pipe_prep(const struct wl_pipe *p) { return p->copy; }
 
 static float between(void *a, void *b)
 {
     float ms = 0;
     cudaEventElapsedTime(&ms, event(a), event(b));
-    return ms;
+    return ms / 1e3f;
 }
 
 /* Slot D's batch done: its times read. */
@@ -90,63 +95,90 @@ static int settle(struct wl_pipe *p, int d)
     if (failed(cudaEventSynchronize(event(p->ev[d][EV_OUT])), "a batch on the GPU") != 0)
         return -1;
     p->busy[d] = 0;
-    p->lat[p->batch[d]] = between(p->ev[d][EV_IN], p->ev[d][EV_OUT]) / 1e3;
-    p->kernel_s += between(p->ev[d][EV_KERNELS], p->ev[d][EV_KERNELS_END]) / 1e3;
+    p->lat[p->batch[d]] = between(p->ev[d][EV_IN], p->ev[d][EV_OUT]);
+    p->kernel_s += between(p->ev[d][EV_KERNELS], p->ev[d][EV_KERNELS_END]);
     return 0;
+}
+
+/* STREAM waits for event I of the batch that used buffer K last, if any:
+ * its kernels' end frees the inputs' buffer, its answers' arrival the
+ * answers'. (A slot recorded again since by a later batch only makes the
+ * wait longer, never short.) */
+static cudaError_t after_last(const struct wl_pipe *p, int k, int i, void *stream)
+{
+    return p->last[k] < 0 ? cudaSuccess
+                          : cudaStreamWaitEvent(stream_of(stream), event(p->ev[p->last[k]][i]), 0);
 }
 
 uint8_t *wl_pipe_in(struct wl_pipe *p, uint64_t b, const void *const *src, const size_t *bytes,
                     int n)
 {
     int d = (int)(b % WL_PIPE_DEPTH), k = (int)(b % 2);
-    cudaStream_t copy = stream_of(p->copy), run = stream_of(p->run);
     size_t at = 0;
     cudaError_t e;
     if (settle(p, d) != 0)
         return NULL;
     p->batch[d] = b;
     p->cur = b;
-    /* The buffer is free once the batch two before has read it. */
-    e = cudaStreamWaitEvent(copy, event(p->read[k]), 0);
+    e = after_last(p, k, EV_KERNELS_END, p->copy);
     if (e == cudaSuccess)
-        e = cudaEventRecord(event(p->ev[d][EV_IN]), copy);
+        e = cudaEventRecord(event(p->ev[d][EV_IN]), stream_of(p->copy));
     for (int i = 0; e == cudaSuccess && i < n; i++) {
         if (at + bytes[i] > p->in_bytes) {
             gpm_set_error("batch %llu's inputs need more than the pipe's %zu bytes",
                           (unsigned long long)b, p->in_bytes);
             return NULL;
         }
-        e = cudaMemcpyAsync(p->in[k] + at, src[i], bytes[i], cudaMemcpyHostToDevice, copy);
+        e = cudaMemcpyAsync(p->in[k] + at, src[i], bytes[i], cudaMemcpyHostToDevice,
+                            stream_of(p->copy));
         at += bytes[i];
     }
-    if (e == cudaSuccess)
-        e = cudaEventRecord(event(p->landed[k]), copy);
-    if (e == cudaSuccess)
-        e = cudaStreamWaitEvent(run, event(p->landed[k]), 0);
-    if (e == cudaSuccess)
-        e = cudaEventRecord(event(p->ev[d][EV_KERNELS]), run);
     if (e != cudaSuccess) {
         gpm_set_error("copying batch %llu to the GPU failed (%s)", (unsigned long long)b,
                       cudaGetErrorString(e));
         return NULL;
     }
-    p->busy[d] = 1;
     return p->in[k];
 }
 
-int wl_pipe_out(struct wl_pipe *p, void *out_host, const void *out_dev, size_t out_bytes)
+uint8_t *wl_pipe_go(struct wl_pipe *p)
 {
     int d = (int)(p->cur % WL_PIPE_DEPTH), k = (int)(p->cur % 2);
-    cudaStream_t run = stream_of(p->run);
+    cudaError_t e = cudaGetLastError(); /* a launch of its preparation refused */
+    if (e == cudaSuccess)
+        e = cudaEventRecord(event(p->landed[k]), stream_of(p->copy));
+    if (e == cudaSuccess)
+        e = cudaStreamWaitEvent(stream_of(p->run), event(p->landed[k]), 0);
+    if (e == cudaSuccess)
+        e = after_last(p, k, EV_OUT, p->run);
+    if (e == cudaSuccess)
+        e = cudaEventRecord(event(p->ev[d][EV_KERNELS]), stream_of(p->run));
+    if (e != cudaSuccess) {
+        gpm_set_error("preparing batch %llu on the GPU failed (%s)", (unsigned long long)p->cur,
+                      cudaGetErrorString(e));
+        return NULL;
+    }
+    p->last[k] = d;
+    p->busy[d] = 1;
+    return p->ans[k];
+}
+
+int wl_pipe_out(struct wl_pipe *p, void *out_host, size_t out_bytes)
+{
+    int d = (int)(p->cur % WL_PIPE_DEPTH), k = (int)(p->cur % 2);
+    cudaStream_t out = stream_of(p->out);
     cudaError_t e = cudaGetLastError(); /* a launch the batch's kernels had refused */
+    if (out_bytes > p->ans_bytes)
+        return gpm_set_error("batch %llu's answers need more than the pipe's %zu bytes",
+                             (unsigned long long)p->cur, p->ans_bytes);
     if (e == cudaSuccess)
-        e = cudaEventRecord(event(p->ev[d][EV_KERNELS_END]), run);
+        e = cudaEventRecord(event(p->ev[d][EV_KERNELS_END]), stream_of(p->run));
     if (e == cudaSuccess)
-        e = cudaEventRecord(event(p->read[k]), run);
+        e = cudaStreamWaitEvent(out, event(p->ev[d][EV_KERNELS_END]), 0);
     if (e == cudaSuccess && out_bytes)
-        e = cudaMemcpyAsync(out_host, out_dev, out_bytes, cudaMemcpyDeviceToHost, run);
+        e = cudaMemcpyAsync(out_host, p->ans[k], out_bytes, cudaMemcpyDeviceToHost, out);
     if (e == cudaSuccess)
-        e = cudaEventRecord(event(p->ev[d][EV_OUT]), run);
+        e = cudaEventRecord(event(p->ev[d][EV_OUT]), out);
     if (e != cudaSuccess)
         return gpm_set_error("batch %llu on the GPU failed (%s)", (unsigned long long)p->cur,
                              cudaGetErrorString(e));

@@ -60,9 +60,10 @@ struct gph_state {
     int cache_concurrent;         /* --cache-loading concurrent */
     /* GPU modes (device memory): */
     struct wl_pipe pipe;          /* the batches' inputs in, answers out, times */
-    struct wl_group group;        /* a batch's operations grouped by key */
-    uint64_t *d_ans;
-    uint32_t *d_fp;               /* each operation's grouping key */
+    struct wl_group group[2];     /* a batch's operations grouped by key, */
+    uint32_t *d_fp[2];            /* from each operation's grouping key: a pair each of
+                                     the pipe's two buffers, so that a batch is grouped
+                                     while the batch before runs */
     unsigned long long *d_count;  /* the kernels' counts (gphash_kernels.cu), GPH_COUNTS */
     uint8_t *d_table;             /* the table in GPU memory: the mirror lookups read (gpm,
                                      gpm-eadr unless --mirror 0), the copy a transaction's

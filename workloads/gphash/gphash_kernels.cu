@@ -651,23 +651,25 @@ static size_t keys_bytes(const struct gph_state *st) { return st->batch * st->g.
 int gph_gpu_alloc(struct gph_state *st)
 {
     uint64_t n = st->batch;
-    if (wl_dev_alloc((void **)&st->d_ans, n * 16) || wl_dev_alloc((void **)&st->d_fp, n * 4) ||
-        wl_dev_alloc((void **)&st->d_count, GPH_COUNTS * 8) ||
+    for (int k = 0; k < 2; k++)
+        if (wl_dev_alloc((void **)&st->d_fp[k], n * 4) || wl_group_alloc(&st->group[k], n) != 0)
+            return -1;
+    if (wl_dev_alloc((void **)&st->d_count, GPH_COUNTS * 8) ||
         wl_dev_zero(st->d_count, GPH_COUNTS * 8) ||
         wl_dev_alloc((void **)&st->d_lists, 2 * 8) || wl_dev_zero(st->d_lists, 2 * 8) ||
         wl_dev_alloc((void **)&st->d_chg, n * sizeof(struct gph_change)) ||
-        wl_dev_alloc((void **)&st->d_del, n * sizeof(struct gph_change)) ||
-        wl_group_alloc(&st->group, n) != 0)
+        wl_dev_alloc((void **)&st->d_del, n * sizeof(struct gph_change)))
         return -1;
-    return wl_pipe_open(&st->pipe, keys_bytes(st) + n, st->lat);
+    return wl_pipe_open(&st->pipe, keys_bytes(st) + n, n * 16, st->lat);
 }
 
 void gph_gpu_free(struct gph_state *st)
 {
     wl_pipe_close(&st->pipe);
-    wl_group_free(&st->group);
-    wl_dev_free(st->d_ans);
-    wl_dev_free(st->d_fp);
+    for (int k = 0; k < 2; k++) {
+        wl_group_free(&st->group[k]);
+        wl_dev_free(st->d_fp[k]);
+    }
     wl_dev_free(st->d_count);
     wl_dev_free(st->d_lists);
     wl_dev_free(st->d_chg);
@@ -712,18 +714,22 @@ int gph_gpu_batch(struct gph_state *st, uint8_t *pm, uint64_t b, int cached, wl_
     unsigned blocks = wl_blocks(n, THREADS, MAX_BLOCKS);
     unsigned warps_blocks = wl_blocks(n * 32, THREADS, MAX_BLOCKS);
     cudaStream_t s = (cudaStream_t)wl_pipe_stream(&st->pipe);
-    uint8_t *in = wl_pipe_in(&st->pipe, b, src, bytes, 2);
+    cudaStream_t prep = (cudaStream_t)wl_pipe_prep(&st->pipe);
+    struct wl_group *g = &st->group[b % 2];
+    uint32_t *fp = st->d_fp[b % 2];
+    uint8_t *in = wl_pipe_in(&st->pipe, b, src, bytes, 2), *ans;
     const uint64_t *key = (const uint64_t *)in;
     const uint8_t *op = in + bytes[0]; /* right after this batch's keys (a last batch is short) */
     if (!in)
         return -1;
+    /* Grouped while the batch before runs: it reads only the inputs. */
+    fp_kernel<<<blocks, THREADS, 0, prep>>>(key, (uint32_t)kw, (uint32_t)n, fp);
+    if (wl_group_sort(g, fp, n, GROUP_BITS, prep) != 0 || !(ans = wl_pipe_go(&st->pipe)))
+        return -1;
     if (d && cudaMemsetAsync(st->d_lists, 0, 2 * 8, s) != cudaSuccess)
         return gpm_set_error("clearing batch %llu's lists failed", (unsigned long long)b);
-    fp_kernel<<<blocks, THREADS, 0, s>>>(key, (uint32_t)kw, (uint32_t)n, st->d_fp);
-    if (wl_group_sort(&st->group, st->d_fp, n, GROUP_BITS, s) != 0)
-        return -1;
-    run_kernel<<<warps_blocks, THREADS, 0, s>>>(t, op, key, st->group.key, st->group.idx,
-                                                (uint32_t)n, first, st->d_ans, st->d_count, o);
+    run_kernel<<<warps_blocks, THREADS, 0, s>>>(t, op, key, g->key, g->idx, (uint32_t)n, first,
+                                                (uint64_t *)ans, st->d_count, o);
     if (d) {
         delete_kernel<<<blocks, THREADS, 0, s>>>(t, st->d_count);
         if (d->log.pm)
@@ -731,7 +737,7 @@ int gph_gpu_batch(struct gph_state *st, uint8_t *pm, uint64_t b, int cached, wl_
     }
     if (done)
         done_kernel<<<1, 1, 0, s>>>(gph_word(pm, offsetof(struct gph_header, done)), done, o);
-    if (wl_pipe_out(&st->pipe, st->h_ans + 2 * first, st->d_ans, n * 16) != 0)
+    if (wl_pipe_out(&st->pipe, st->h_ans + 2 * first, n * 16) != 0)
         return -1;
     /* A transaction's engine goes on from the batch's changes: done first. */
     if (d && gph_gpu_drain(st) != 0)
