@@ -268,8 +268,11 @@ __device__ __forceinline__ uint64_t slot_ref(const struct tbl *t, int64_t slot, 
 }
 
 /* One-shot warp access: every candidate slot at once; the key's slot, its
- * cell, and its whole value, read once (a lane a word). Counts each
- * candidate bucket's lookup for the cache, and those the cache served. */
+ * cell, and its whole value, read once (a lane a word). Each lane reads its
+ * candidate's state, key and reference together, before it knows whether
+ * the state matches: one round trip to the table where waiting for the
+ * state first would make three. Counts each candidate bucket's lookup for
+ * the cache, and those the cache served. */
 __device__ void lookup(const struct tbl *t, struct sess *s, unsigned lane,
                        unsigned long long *count)
 {
@@ -277,10 +280,15 @@ __device__ void lookup(const struct tbl *t, struct sess *s, unsigned lane,
     int match = 0;
     unsigned m;
     uint64_t ref = 0, word = 0;
-    if (my >= 0 && slot_state(t, my, c) == s->fp) {
-        match = 1;
+    if (my >= 0) {
+        uint64_t k[4];
+        uint64_t st = slot_state(t, my, c);
         for (uint32_t j = 0; j < t->g.kw; j++)
-            match &= slot_key(t, my, c, j) == s->key[j];
+            k[j] = slot_key(t, my, c, j);
+        ref = slot_ref(t, my, c);
+        match = st == s->fp;
+        for (uint32_t j = 0; j < t->g.kw; j++)
+            match &= k[j] == s->key[j];
     }
     if (t->entry) { /* a lane a candidate bucket counts its lookup */
         int head = my >= 0 && (uint64_t)my % t->g.slots == 0;
@@ -299,8 +307,6 @@ __device__ void lookup(const struct tbl *t, struct sess *s, unsigned lane,
         return;
     {
         unsigned f = __ffs(m) - 1;
-        if (lane == f)
-            ref = slot_ref(t, my, c);
         s->slot = __shfl_sync(FULL, (long long)my, f);
         s->ref = __shfl_sync(FULL, ref, f);
     }
@@ -500,7 +506,11 @@ __device__ void run(const struct tbl *t, const uint8_t *op, const uint64_t *key,
     }
 }
 
-__global__ void run_kernel(struct tbl t, const uint8_t *op, const uint64_t *key,
+/* At most 64 registers a thread, so that four blocks fit an SM and a
+ * batch of 4,096 operations' warps (a warp an operation) are one wave on
+ * an H100 (at 72, two waves, the second waiting for the first's slowest
+ * warps). */
+__global__ void __launch_bounds__(THREADS, 4) run_kernel(struct tbl t, const uint8_t *op, const uint64_t *key,
                            const uint32_t *fp, const uint32_t *idx, uint32_t n, uint64_t seq0,
                            uint64_t *ans, unsigned long long *count, wl_out o)
 {
