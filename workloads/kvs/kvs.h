@@ -31,7 +31,7 @@ enum { KVS_OP_SET, KVS_OP_GET_SET, KVS_OP_YCSB };
  * its slot comes round again or when the batches end, so the host runs at
  * most this many batches ahead of the GPU where it waits for none. */
 #define KVS_RING 16
-enum { KVS_EV_BEGIN, KVS_EV_GETS, KVS_EV_SORT, KVS_EV_APPLY, KVS_EVS };
+enum { KVS_EV_GROUP0, KVS_EV_GROUP, KVS_EV_BEGIN, KVS_EV_GETS, KVS_EV_APPLY, KVS_EVS };
 
 struct kvs_state {
     uint64_t nsets, n, batches, keyspace;
@@ -50,17 +50,22 @@ struct kvs_state {
     uint64_t *d_keys;
     uint8_t *d_op;
     kvs_set *d_table;        /* the table's device copy: serves GETs, mirrors PM */
-    uint32_t *d_sets;        /* a batch's grouping keys (kvs_group_bits) */
+    uint32_t *d_sets[2];     /* a batch's grouping keys (kvs_group_bits), */
     int group_bits;
-    struct wl_group group;   /* the batch's SETs grouped by set */
+    struct wl_group group[2]; /* and its SETs grouped by set: a pair, so that the next
+                                 batch is grouped while this one's SETs apply */
+    void *group_stream;      /* cudaStream_t: the groupings */
+    uint64_t grouped;        /* the last batch whose grouping is queued (UINT64_MAX: none) */
     unsigned long long *d_digest; /* every batch's GET digest, copied back once */
     unsigned long long *d_pm; /* pairs the kernels stored to PM, and their bytes */
-    void *stream;            /* cudaStream_t: every batch's kernels, in order */
-    void *ev[KVS_RING][KVS_EVS]; /* cudaEvent_t: a batch's begin and phases' ends */
+    void *stream;            /* cudaStream_t: every batch's GETs and SETs, in order */
+    void *ev[KVS_RING][KVS_EVS]; /* cudaEvent_t: a batch's grouping's start and end, its
+                                    begin and its phases' ends */
     uint64_t ev_batch[KVS_RING]; /* the batch each slot times, */
     int ev_busy[KVS_RING];       /* and whether its times are still to be read */
     int lat_gpu;             /* lat from the events: the engine waits for no batch */
-    double gets_s, sort_s, apply_s; /* the batches' kernels, phase by phase */
+    double gets_s, sort_s, apply_s; /* the batches' kernels, phase by phase (sort_s: the
+                                       grouping, beside the batch before) */
     uint64_t pm_records, pm_record_bytes; /* d_pm, after the batches */
     /* cpu mode: */
     uint32_t *h_sets, *h_idx, *h_tmp_sets, *h_tmp_idx;

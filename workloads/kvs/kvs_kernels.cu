@@ -1,27 +1,29 @@
 /* gpKVS kernels and the GPU's batch path. Every batch's keys and
- * operations are on the device from setup, so a batch needs no input copy:
- * it is queued on gpKVS's stream, with no host wait between its phases,
- * and nothing comes back per batch but what the mode's engine asks for:
+ * operations are on the device from setup, so a batch needs no input copy,
+ * and nothing comes back per batch but what the mode's engine asks for.
+ * Its grouping goes on a stream of its own while the batch before applies
+ * its SETs; the rest on gpKVS's stream, with no host wait between phases:
  *
- *   1. gets_kernel: a group of 8 lanes a GET reads the device table as it
- *      is (before the batch's SETs) and adds to the batch's slot of the
- *      digests, copied back once after the batches; lane 0 of each group
- *      also writes the operation's grouping key (its set for a SET, the
- *      all-ones marker otherwise: kvs_group_bits);
- *   2. wl_group_sort (batch_path.h): the keys ordered stably by their low
+ *   0. (grouping stream) sets_kernel writes each operation's grouping key
+ *      (its set for a SET, the all-ones marker otherwise: kvs_group_bits),
+ *      and wl_group_sort (batch_path.h) orders them stably by their low
  *      BITS bits, one block and one kernel up to 4096 operations (cub's
  *      device radix sort beyond), so each set's SETs form one run in batch
- *      order, ahead of every other operation;
- *   3. apply_kernel on the first M grouped entries (the batch's SET count,
- *      known on the host): a group of 8 lanes, one per way, takes each run
- *      and applies its SETs in order, as the model says (kvs_model.h): the
- *      lanes compare their way's key with the SET's, and the lane of the
- *      chosen way takes the new pair. At the end of the run each way that
- *      changed is a change: its old pair (the undo record the mode logs,
- *      wl_tx_undo) and its new one. The warp queues its four groups'
- *      changes and makes them 32 at a time, a lane each: the record, then
- *      the new pair in the device table and, where the mode stores there,
- *      on PM, counted (pm_records).
+ *      order, ahead of every other operation; two pairs of buffers, so
+ *      that batch B+1's grouping does not wait for batch B's SETs;
+ *   1. gets_kernel: a group of 8 lanes a GET reads the device table as it
+ *      is (before the batch's SETs) and adds to the batch's slot of the
+ *      digests, copied back once after the batches;
+ *   2. apply_kernel on the first M grouped entries (the batch's SET count,
+ *      known on the host), once its grouping is done: a group of 8 lanes,
+ *      one per way, takes each run and applies its SETs in order, as the
+ *      model says (kvs_model.h): the lanes compare their way's key with
+ *      the SET's, and the lane of the chosen way takes the new pair. At the
+ *      end of the run each way that changed is a change: its old pair (the
+ *      undo record the mode logs, wl_tx_undo) and its new one. The warp
+ *      queues its four groups' changes and makes them 32 at a time, a lane
+ *      each: the record, then the new pair in the device table and, where
+ *      the mode stores there, on PM, counted (pm_records).
  *
  * Events before and after the phases give each batch's phase times, read
  * when the batch is known to be done (its slot of KVS_RING comes round, or
@@ -45,11 +47,17 @@ __device__ __forceinline__ uint32_t group_ballot(unsigned mask, int pred)
     return (__ballot_sync(mask, pred) & mask) >> (threadIdx.x & 24u);
 }
 
-/* SETS (NULL: the batch has no SET, none needed) gets each operation's
- * grouping key; DIGEST the sum of the GETs' contributions. */
+/* Each operation's grouping key: its set for a SET, MARKER otherwise. */
+__global__ void sets_kernel(const uint64_t *keys, const uint8_t *op, uint64_t nsets, uint64_t n,
+                            uint32_t marker, uint32_t *sets)
+{
+    for (uint64_t i = gpm_grid_rank(); i < n; i += gpm_grid_threads())
+        sets[i] = op[i] & KVS_SET ? (uint32_t)kvs_set_of(keys[i], nsets) : marker;
+}
+
+/* DIGEST gets the sum of the GETs' contributions. */
 __global__ void gets_kernel(const uint64_t *keys, const uint8_t *op, const kvs_set *table,
-                            uint64_t nsets, uint64_t n, uint32_t marker, uint32_t *sets,
-                            unsigned long long *digest)
+                            uint64_t nsets, uint64_t n, unsigned long long *digest)
 {
     unsigned mask = group_mask(), lane = threadIdx.x & (GROUP - 1);
     uint64_t g = gpm_grid_rank() / GROUP, ng = gpm_grid_threads() / GROUP;
@@ -57,8 +65,6 @@ __global__ void gets_kernel(const uint64_t *keys, const uint8_t *op, const kvs_s
         const kvs_set *s;
         uint32_t hit;
         uint64_t val = 0;
-        if (sets && lane == 0)
-            sets[i] = op[i] & KVS_SET ? (uint32_t)kvs_set_of(keys[i], nsets) : marker;
         if (!(op[i] & KVS_GET))
             continue; /* uniform across the group */
         s = &table[kvs_set_of(keys[i], nsets)];
@@ -232,19 +238,21 @@ static int settle(struct kvs_state *st, int slot)
         return failed(e, "the kernels", st->ev_batch[slot]);
     st->ev_busy[slot] = 0;
     st->gets_s += between(st, slot, KVS_EV_BEGIN, KVS_EV_GETS);
-    st->sort_s += between(st, slot, KVS_EV_GETS, KVS_EV_SORT);
-    st->apply_s += between(st, slot, KVS_EV_SORT, KVS_EV_APPLY);
+    st->sort_s += between(st, slot, KVS_EV_GROUP0, KVS_EV_GROUP);
+    st->apply_s += between(st, slot, KVS_EV_GETS, KVS_EV_APPLY);
     /* Where the host waits for no batch, its latency is its time on the
-     * GPU, from its first kernel's start to its last one's end (its wait
-     * behind the batch before is not in it). */
+     * GPU, from its grouping's start to its last kernel's end (the
+     * grouping runs beside the batch before, whose end it may wait for). */
     if (st->lat_gpu)
-        st->lat[st->ev_batch[slot]] = between(st, slot, KVS_EV_BEGIN, KVS_EV_APPLY);
+        st->lat[st->ev_batch[slot]] = between(st, slot, KVS_EV_GROUP0, KVS_EV_APPLY);
     return 0;
 }
 
 extern "C" int kvs_gpu_alloc(struct kvs_state *st)
 {
     cudaError_t e = cudaStreamCreate((cudaStream_t *)&st->stream);
+    if (e == cudaSuccess)
+        e = cudaStreamCreate((cudaStream_t *)&st->group_stream);
     for (int k = 0; e == cudaSuccess && k < KVS_RING; k++)
         for (int i = 0; e == cudaSuccess && i < KVS_EVS; i++)
             e = cudaEventCreate((cudaEvent_t *)&st->ev[k][i]);
@@ -252,27 +260,37 @@ extern "C" int kvs_gpu_alloc(struct kvs_state *st)
         return gpm_set_error("kvs: cannot create the batches' stream and events (%s)",
                              cudaGetErrorString(e));
     st->group_bits = kvs_group_bits(st->nsets);
-    if (wl_dev_alloc((void **)&st->d_sets, st->n * sizeof *st->d_sets) ||
-        wl_dev_alloc((void **)&st->d_digest, st->batches * sizeof *st->d_digest) ||
+    st->grouped = UINT64_MAX;
+    for (int k = 0; k < 2; k++)
+        if (wl_dev_alloc((void **)&st->d_sets[k], st->n * sizeof *st->d_sets[k]) ||
+            wl_group_alloc(&st->group[k], st->n) != 0)
+            return -1;
+    if (wl_dev_alloc((void **)&st->d_digest, st->batches * sizeof *st->d_digest) ||
         wl_dev_zero(st->d_digest, st->batches * sizeof *st->d_digest) ||
         wl_dev_alloc((void **)&st->d_pm, 2 * sizeof *st->d_pm)) /* zeroed by kvs_gpu_start */
         return -1;
-    return wl_group_alloc(&st->group, st->n);
+    return 0;
 }
 
 extern "C" void kvs_gpu_free(struct kvs_state *st)
 {
     if (st->stream)
         cudaStreamSynchronize(stream_of(st));
+    if (st->group_stream)
+        cudaStreamSynchronize((cudaStream_t)st->group_stream);
     for (int k = 0; k < KVS_RING; k++)
         for (int i = 0; i < KVS_EVS; i++)
             if (st->ev[k][i])
                 cudaEventDestroy((cudaEvent_t)st->ev[k][i]);
     if (st->stream)
         cudaStreamDestroy(stream_of(st));
-    st->stream = NULL;
-    wl_group_free(&st->group);
-    wl_dev_free(st->d_sets);
+    if (st->group_stream)
+        cudaStreamDestroy((cudaStream_t)st->group_stream);
+    st->stream = st->group_stream = NULL;
+    for (int k = 0; k < 2; k++) {
+        wl_group_free(&st->group[k]);
+        wl_dev_free(st->d_sets[k]);
+    }
     wl_dev_free(st->d_digest);
     wl_dev_free(st->d_pm);
 }
@@ -283,11 +301,38 @@ extern "C" int kvs_gpu_start(struct kvs_state *st)
     return wl_dev_zero_on(st->d_pm, 2 * sizeof *st->d_pm, st->stream);
 }
 
-/* Phase PHASE of batch B done (its event recorded in SLOT). */
-static int mark(struct kvs_state *st, int slot, int phase, uint64_t b)
+/* Phase PHASE of batch B done (its event recorded in SLOT) on STREAM. */
+static int mark(struct kvs_state *st, int slot, int phase, uint64_t b, void *stream)
 {
-    return failed(cudaEventRecord((cudaEvent_t)st->ev[slot][phase], stream_of(st)),
+    return failed(cudaEventRecord((cudaEvent_t)st->ev[slot][phase], (cudaStream_t)stream),
                   "an event", b);
+}
+
+/* Batch B's SETs grouped, on the grouping stream, into the pair of buffers
+ * the batch two before applied from, once it has. Its slot's times are
+ * those of the batch KVS_RING before: read first. */
+static int group(struct kvs_state *st, uint64_t b)
+{
+    int slot = (int)(b % KVS_RING), k = (int)(b % 2);
+    cudaStream_t g = (cudaStream_t)st->group_stream;
+    uint64_t m = st->h_nsetops[b];
+    if (settle(st, slot) != 0)
+        return -1;
+    if (b >= 2 && cudaStreamWaitEvent(g, (cudaEvent_t)st->ev[(b - 2) % KVS_RING][KVS_EV_APPLY],
+                                      0) != cudaSuccess)
+        return failed(cudaGetLastError(), "the grouping's wait", b);
+    if (mark(st, slot, KVS_EV_GROUP0, b, g) != 0)
+        return -1;
+    if (m) {
+        sets_kernel<<<wl_blocks(st->n, 256, MAX_BLOCKS), 256, 0, g>>>(
+            st->d_keys + b * st->n, st->d_op + b * st->n, st->nsets, st->n,
+            kvs_group_marker(st->group_bits), st->d_sets[k]);
+        if (failed(cudaGetLastError(), "the grouping keys' kernel", b) != 0 ||
+            wl_group_sort(&st->group[k], st->d_sets[k], st->n, st->group_bits, g) != 0)
+            return -1;
+    }
+    st->grouped = b;
+    return mark(st, slot, KVS_EV_GROUP, b, g);
 }
 
 static void launch_apply(struct kvs_state *st, uint64_t seed, uint64_t b, const wl_txdev *d)
@@ -295,8 +340,8 @@ static void launch_apply(struct kvs_state *st, uint64_t seed, uint64_t b, const 
     struct apply_args a;
     memset(&a, 0, sizeof a);
     a.keys = st->d_keys + b * st->n;
-    a.sets = st->group.key;
-    a.idx = st->group.idx;
+    a.sets = st->group[b % 2].key;
+    a.idx = st->group[b % 2].idx;
     a.m = st->h_nsetops[b];
     a.n = st->n;
     a.seed = seed;
@@ -312,26 +357,29 @@ extern "C" int kvs_gpu_batch(struct kvs_state *st, uint64_t seed, uint64_t b, co
 {
     int slot = (int)(b % KVS_RING);
     uint64_t m = st->h_nsetops[b];
-    if (settle(st, slot) != 0 || mark(st, slot, KVS_EV_BEGIN, b) != 0)
+    if ((st->grouped != b && group(st, b) != 0) || mark(st, slot, KVS_EV_BEGIN, b, st->stream))
         return -1;
-    /* A batch of GETs alone needs no keys; one of neither, no kernel. */
-    if (m || st->h_ngets[b])
+    /* A batch of neither GETs nor SETs needs no kernel. */
+    if (st->h_ngets[b])
         gets_kernel<<<wl_blocks(st->n * GROUP, 256, MAX_BLOCKS), 256, 0, stream_of(st)>>>(
             st->d_keys + b * st->n, st->d_op + b * st->n, st->d_table, st->nsets, st->n,
-            kvs_group_marker(st->group_bits), m ? st->d_sets : NULL, st->d_digest + b);
+            st->d_digest + b);
     if (failed(cudaGetLastError(), "the GET kernel", b) != 0 ||
-        mark(st, slot, KVS_EV_GETS, b) != 0 ||
-        (m && wl_group_sort(&st->group, st->d_sets, st->n, st->group_bits, st->stream) != 0) ||
-        mark(st, slot, KVS_EV_SORT, b) != 0)
+        mark(st, slot, KVS_EV_GETS, b, st->stream) != 0)
         return -1;
+    if (m && cudaStreamWaitEvent(stream_of(st), (cudaEvent_t)st->ev[slot][KVS_EV_GROUP], 0) !=
+                 cudaSuccess)
+        return failed(cudaGetLastError(), "the wait for the grouping", b);
     if (m)
         launch_apply(st, seed, b, d);
     if (failed(cudaGetLastError(), "the SET kernel", b) != 0 ||
-        mark(st, slot, KVS_EV_APPLY, b) != 0)
+        mark(st, slot, KVS_EV_APPLY, b, st->stream) != 0)
         return -1;
     st->ev_batch[slot] = b;
     st->ev_busy[slot] = 1;
-    return 0;
+    /* The next batch's grouping runs while this one's SETs apply (the
+     * engine waits for the batches' stream alone). */
+    return b + 1 < st->batches ? group(st, b + 1) : 0;
 }
 
 extern "C" int kvs_gpu_finish(struct kvs_state *st, uint64_t from, uint64_t to)
