@@ -12,7 +12,8 @@
  * message in gpm_last_error(). The harness is single-threaded: its helpers
  * are called from the thread that runs the callbacks, except those a CPU
  * counterpart's OpenMP threads call at once, each said thread-safe below
- * (wl_pm_persist, wl_commit in cpu mode, wl_tx_host_undo, wl_progress_add). */
+ * (wl_pm_persist, wl_commit in cpu mode, wl_progress_add; wl_tx.h's
+ * wl_tx_host_undo). */
 #ifndef WL_H
 #define WL_H
 
@@ -332,8 +333,8 @@ int wl_pm_write_at(struct wl_ctx *c, int i, size_t off, const void *src, size_t 
 
 /* ---- helpers ---- */
 double wl_now(void); /* CLOCK_MONOTONIC seconds */
-/* Appends "k=v" text (printf-style) to c->h->note, comma-separated: what the
- * row's params column says besides the parameters. The note grows as
+/* Appends "k=v" text (printf-style) to the run's notes, comma-separated:
+ * what the row's params column says besides the parameters. The note grows as
  * needed: nothing is cut. */
 void wl_note(struct wl_ctx *c, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -28,7 +28,8 @@ extern "C" {
  *     region (same offsets), and for every change call wl_tx_undo before
  *     it and wl_tx_changed after it; where d->pm is not NULL they also
  *     store the new bytes there with wl_store_* (d->o) and wl_persist
- *     (wl.cuh). Nothing else: the engine logs, copies, flushes, commits.
+ *     (wl.cuh; wl_tx_undo and wl_tx_changed: wl_tx.cuh). Nothing else:
+ *     the engine logs, copies, flushes, commits.
  *     APPLY may return with its kernels queued and not waited for, on
  *     c->stream (NULL: the legacy stream): the engine waits where it must.
  *   the CPU counterpart (!d->gpu): it logs each change's old bytes with
@@ -74,7 +75,7 @@ uint32_t wl_tx_partitions(const struct wl_ctx *c);
  * are refused, naming the mode. */
 int wl_tx_unused(struct wl_ctx *c, int tx);
 
-/* What a batch's kernels get (by value: wl.cuh's wl_tx_undo, wl_tx_changed). */
+/* What a batch's kernels get (by value: wl_tx.cuh's wl_tx_undo, wl_tx_changed). */
 typedef struct wl_delta {
     uint8_t *buf;              /* records: an 8-byte offset, then the bytes set there */
     unsigned long long *count; /* records put; those past cap are dropped, and counted */
