@@ -2,9 +2,9 @@
 # A new workload needs only its own folder: in a copy of the sources, a
 # workload written as workloads/README.md says (a descriptor, a kernel, a
 # CPU reference, a layout) is found by the Makefile, built with no other
-# file touched, and runs, verifies and writes its row in cpu mode; its GPU
-# modes are listed and refused plainly without a GPU. The build reuses the
-# objects of this build's library and harness.
+# file touched, runs, verifies and writes its row in cpu mode, and offers
+# every mode its descriptor names. The build reuses the objects of this
+# build's library and harness.
 set -u
 . "$(dirname "$0")/sources.sh"
 need_sources new_workload Makefile workloads/common/wl.h
