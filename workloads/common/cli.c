@@ -271,11 +271,11 @@ static int check_trace(const struct wl_ctx *c)
 
 /* One row a flag: its name; its argument's word in the usage (NULL: it
  * takes none); its help, each '\n' a line indented under the first (NULL:
- * a flag for tests, not listed); the
- * field of struct wl_opts it sets, by kind (a custom kind: SET parses it;
- * a list: LIST prints it, and the program stops); where only some
- * workloads offer it, which; and the check of what it asks against the
- * mode. The usage, the parser and the checks are made from this table. */
+ * a flag for tests, not listed); the field of struct wl_opts it sets, by
+ * kind (a custom kind: SET parses it; a list: LIST prints it, and the
+ * program stops); where only some workloads offer it, which; and the check
+ * of what it asks against the mode. The usage, the parser and the checks
+ * are made from this table. */
 enum flag_kind { FLAG_ON, FLAG_INT, FLAG_PATH, FLAG_SET, FLAG_LIST };
 struct flag {
     const char *name, *arg, *help;
@@ -368,38 +368,32 @@ static int set_flag(const struct wl_workload *w, const struct flag *f, const cha
     default: return f->set(w, val, o);
     }
 }
-#define NFLAGS ((int)(sizeof flags / sizeof flags[0]))
 
 static int offered(const struct wl_workload *w, const struct flag *f)
 {
     return !f->offered || f->offered(w);
 }
 
-/* A flag's argument as the usage's first lines show it: the choices
- * where they depend on the workload. */
+/* A flag's argument as the usage's first lines show it: --kill's forms
+ * depend on the workload. */
 static const char *synopsis_arg(const struct wl_workload *w, const struct flag *f, char *buf,
                                 size_t len)
 {
-    if (f->set == set_mode)
-        modes_list(w, buf, len);
-    else if (f->set == set_op)
-        ops_list(w, buf, len);
-    else if (f->set == set_kill)
-        snprintf(buf, len, KILL_FORMS "%s", KILL_COMMIT(w));
-    else
+    if (f->set != set_kill)
         return f->arg;
+    snprintf(buf, len, KILL_FORMS "%s", KILL_COMMIT(w));
     return buf;
 }
 
 /* Appends " [WORD]" to the synopsis, on a new line where this one is full. */
-static void synopsis_word(FILE *out, int *col, const char *word, int optional)
+static void synopsis_word(FILE *out, int *col, const char *word)
 {
-    int n = (int)strlen(word) + (optional ? 3 : 1);
+    int n = (int)strlen(word) + 3;
     if (*col + n > 90) {
         fprintf(out, "\n      ");
         *col = 6;
     }
-    fprintf(out, optional ? " [%s]" : " %s", word);
+    fprintf(out, " [%s]", word);
     *col += n;
 }
 
@@ -426,22 +420,24 @@ static void list_usage(const struct wl_workload *w, FILE *out)
     fprintf(out, "%s: %s\n", w->name, w->about ? w->about : "");
     /* The first line holds the modes, the operations and the scale, which
      * scripts read. */
-    fprintf(out, "usage: %s --mode %s", w->name, synopsis_arg(w, &flags[0], buf, sizeof buf));
+    modes_list(w, buf, sizeof buf);
+    fprintf(out, "usage: %s --mode %s", w->name, buf);
+    ops_list(w, buf, sizeof buf);
     if (w->ops)
-        fprintf(out, " [--op %s]", synopsis_arg(w, &flags[1], buf, sizeof buf));
+        fprintf(out, " [--op %s]", buf);
     fprintf(out, " [--scale tiny|small|paper]");
     for (int k = 0; k < nparams(w); k++) {
         snprintf(word, sizeof word, "--%s %s", w->params[k].flag, type_word(w->params[k].type));
-        synopsis_word(out, &col, word, 1);
+        synopsis_word(out, &col, word);
     }
     for (int i = 0; i < NFLAGS; i++) {
         const struct flag *f = &flags[i];
-        if (!offered(w, f) || !f->help || f->kind == FLAG_LIST || f->set == set_mode || f->set == set_op ||
-            f->set == set_scale)
+        if (!offered(w, f) || !f->help || f->kind == FLAG_LIST || f->set == set_mode ||
+            f->set == set_op || f->set == set_scale) /* those are on the first line */
             continue;
         snprintf(word, sizeof word, "--%s%s%s", f->name, f->arg ? " " : "",
                  f->arg ? synopsis_arg(w, f, buf, sizeof buf) : "");
-        synopsis_word(out, &col, word, 1);
+        synopsis_word(out, &col, word);
     }
     fprintf(out, "\n");
     for (int i = 0; i < nparams(w); i++) {
