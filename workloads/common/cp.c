@@ -196,18 +196,16 @@ void wl_cp_free(struct wl_obj *o)
 
 int wl_cp_restore(struct wl_ctx *c, int i)
 {
+    struct wl_obj *o = &c->h->obj[i];
     long long seq;
-    if (check_kind(c, i) != 0 || (seq = gpmcp_seq(c->h->obj[i].cp, 0)) < 0)
+    if (check_kind(c, i) != 0 || (seq = gpmcp_seq(o->cp, 0)) < 0)
         return -1;
     if (seq == 0)
         return 1;
-    if (gpmcp_restore(c->h->obj[i].cp, 0) != 0)
+    if (gpmcp_restore(o->cp, 0) != 0)
         return -1;
-    for (int k = 0; c->h->obj[i].snap && k < c->h->obj[i].ncp; k++) /* the snapshots to the buffers */
-        if (wl_dev_copy_within(c->h->obj[i].snap[k].live, c->h->obj[i].snap[k].copy,
-                               c->h->obj[i].snap[k].size) != 0)
+    for (int k = 0; o->snap && k < o->ncp; k++) /* the snapshots to the buffers */
+        if (wl_dev_copy_within(o->snap[k].live, o->snap[k].copy, o->snap[k].size) != 0)
             return -1;
-    return c->h->obj[i].rec_dev
-               ? wl_dev_copy(c->h->obj[i].rec, c->h->obj[i].rec_dev, c->h->obj[i].rec_size, 0)
-               : 0;
+    return o->rec_dev ? wl_dev_copy(o->rec, o->rec_dev, o->rec_size, 0) : 0;
 }

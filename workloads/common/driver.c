@@ -100,19 +100,19 @@ static void write_row(struct wl_ctx *c, const char *op, int reps, const double *
     gpm_platform plat;
     gpm_result res;
     char *params, sizes[1024];
-    const char *note = c->h->note ? c->h->note : "";
+    const struct wl_harness *h = c->h;
+    const char *note = h->note ? h->note : "";
     size_t len;
     wl_params_string(c, sizes, sizeof sizes);
     /* As long as the notes are: a row never loses the end of them. */
-    len = strlen(sizes) + strlen(c->h->threads_how) + strlen(c->h->setup_note) + strlen(note) + 64;
+    len = strlen(sizes) + strlen(h->threads_how) + strlen(h->setup_note) + strlen(note) + 64;
     if (!(params = malloc(len))) {
         fprintf(stderr, "%s: out of memory for the row\n", c->wl->name);
         *row_err = 1;
         return;
     }
     snprintf(params, len, "%s,seed=%llu,cpu_threads=%s%s%s%s%s", sizes, c->opt.seed,
-             c->h->threads_how, c->h->setup_note[0] ? "," : "", c->h->setup_note, note[0] ? "," : "",
-             note);
+             h->threads_how, h->setup_note[0] ? "," : "", h->setup_note, note[0] ? "," : "", note);
     memset(&res, 0, sizeof res);
     res.workload = c->wl->name;
     res.op = op;

@@ -56,6 +56,7 @@ int wl_tx_layout(struct wl_ctx *c, int tx, const struct wl_tx_sizes *s)
 {
     struct wl_obj *o = &c->h->obj[tx];
     const char *kind = wl_str(c, "log");
+    uint32_t parts = wl_tx_partitions(c);
     size_t chunk;
     if (o->kind != WL_OBJ_LOG && o->kind != WL_OBJ_REDO && o->kind != WL_OBJ_NONE)
         return gpm_set_error("%s: PM object '%s' is not declared WL_OBJ_TX", c->wl->name,
@@ -77,8 +78,8 @@ int wl_tx_layout(struct wl_ctx *c, int tx, const struct wl_tx_sizes *s)
     o->tx->room_from = c->opt.log_room_from;
     switch (o->kind) {
     case WL_OBJ_LOG:
-        if (wl_tx_partitions(c))
-            wl_obj_log_conv(c, tx, undo_bytes(c, s), (int)wl_tx_partitions(c));
+        if (parts)
+            wl_obj_log_conv(c, tx, undo_bytes(c, s), (int)parts);
         else
             wl_obj_log_hcl(c, tx, undo_bytes(c, s), s->blocks, s->threads);
         break;

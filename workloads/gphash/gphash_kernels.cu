@@ -507,12 +507,13 @@ __device__ void run(const struct tbl *t, const uint8_t *op, const uint64_t *key,
 }
 
 /* At most 64 registers a thread, so that four blocks fit an SM and a
- * batch of 4,096 operations' warps (a warp an operation) are one wave on
- * an H100 (at 72, two waves, the second waiting for the first's slowest
- * warps). */
-__global__ void __launch_bounds__(THREADS, 4) run_kernel(struct tbl t, const uint8_t *op, const uint64_t *key,
-                           const uint32_t *fp, const uint32_t *idx, uint32_t n, uint64_t seq0,
-                           uint64_t *ans, unsigned long long *count, wl_out o)
+ * batch of 4,096 operations' warps (a warp an operation: 512 blocks) fit
+ * the H100's 132 SMs at once (at 72 registers three blocks fit: two
+ * waves). */
+__global__ void __launch_bounds__(THREADS, 4)
+run_kernel(struct tbl t, const uint8_t *op, const uint64_t *key, const uint32_t *fp,
+           const uint32_t *idx, uint32_t n, uint64_t seq0, uint64_t *ans,
+           unsigned long long *count, wl_out o)
 {
     unsigned lane = threadIdx.x & 31u;
     uint64_t w = gpm_grid_rank() / 32, nw = gpm_grid_threads() / 32;
