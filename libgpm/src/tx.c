@@ -185,7 +185,8 @@ static int undo_on_cpu(gpmlog *log, const gpm_region *target, uint64_t *undone,
              * again, newest first as before, each restoring the same old
              * bytes, so the target ends the same; gpmlog_reset() below
              * persists every tail before the transaction is inactive. It
-             * spares a crashed recovery the undos it had already done. */
+             * spares a crashed recovery the undos it had already done
+             * (test_tx.c: recovery_that_lost_its_tail_stores_ends_exactly_right). */
             *tail = r.start;
             if (gpm_region_persist(&log->region, tail, sizeof *tail) != 0)
                 return -1;

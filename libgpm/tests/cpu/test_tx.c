@@ -242,26 +242,30 @@ static void committed_but_untruncated_log_is_only_truncated(void)
 
 /* The recovery's own steps, done partly by hand as a recovery killed half
  * way would leave them: some records undone and removed, one undone but
- * not yet removed, others untouched. */
-static void half_recover(gpmlog *log, gpm_region *t)
+ * not yet removed, others untouched. With LOST, every slot's records are
+ * undone and none removed: a recovery whose tail stores never became
+ * durable (the persist after each, tx.c's undo_on_cpu, removed). */
+static void half_recover(gpmlog *log, gpm_region *t, int lost)
 {
     uint8_t *base = log->region.host;
     for (uint32_t s = 0; s < log->g.n_slots; s++) {
         uint32_t *tail = (uint32_t *)(base + gpmlog_tail_off(&log->g, s));
-        uint32_t steps = s % 4; /* records this slot got through */
-        for (uint32_t k = 0; k < steps && *tail > 0; k++) {
+        uint32_t steps = lost ? UINT32_MAX : s % 4; /* records this slot got through */
+        uint32_t at = *tail;
+        for (uint32_t k = 0; k < steps && at > 0; k++) {
             gpmtx_rec r;
-            if (gpmtx_rec_parse(&log->g, base, s, *tail, t->size, &r) != GPMTX_REC_OK)
+            if (gpmtx_rec_parse(&log->g, base, s, at, t->size, &r) != GPMTX_REC_OK)
                 return;
             gpmtx_rec_undo(&log->g, base, s, &r, t->host);
+            at = r.start;
             /* every other slot was killed between its last undo and remove */
-            if (k + 1 < steps || s % 8 < 4)
+            if (!lost && (k + 1 < steps || s % 8 < 4))
                 *tail = r.start;
         }
     }
 }
 
-static void interrupted(int hcl, const char *lname, const char *tname)
+static void interrupted(int hcl, const char *lname, const char *tname, int lost)
 {
     gpmlog log;
     gpm_region t;
@@ -274,11 +278,12 @@ static void interrupted(int hcl, const char *lname, const char *tname)
     memcpy(before, t.host, t.size);
     CHECK(gpmtx_begin(&log) == 0);
     CHECK(updates(&log, &t, 1500) == 1500);
-    half_recover(&log, &t);
+    half_recover(&log, &t, lost);
     gpmlog_close(&log);
     CHECK(gpmlog_open(&log, lname, GPM_HOST_ONLY) == 0);
     CHECKF(gpmtx_recover(&log, &t, &st) == 0, "%s", gpm_last_error());
-    CHECK(st.was_active && st.undone > 0 && st.undone < 1500);
+    CHECK(st.was_active && st.undone > 0 && st.undone <= 1500);
+    CHECK(!lost || st.undone == 1500); /* every record undone again */
     CHECK(memcmp(before, t.host, t.size) == 0);
     CHECK(log_empty(&log) && !gpmtx_active(&log));
     /* and one killed after emptying the log, before clearing the bit */
@@ -293,10 +298,22 @@ static void interrupted(int hcl, const char *lname, const char *tname)
 
 static void interrupted_recovery_still_ends_exactly_right(void)
 {
-    interrupted(1, "tx-int-hcl", "tx-int-hcl-t");
+    interrupted(1, "tx-int-hcl", "tx-int-hcl-t", 0);
     if (check_case_failed)
         return;
-    interrupted(0, "tx-int-conv", "tx-int-conv-t");
+    interrupted(0, "tx-int-conv", "tx-int-conv-t", 0);
+}
+
+/* The tail's persist after each undo is progress only: a recovery that
+ * undid every record and lost every tail store (the mutant without that
+ * persist, which gpm-check cannot flag) leaves records that the next
+ * recovery undoes again, newest first, restoring the same old bytes. */
+static void recovery_that_lost_its_tail_stores_ends_exactly_right(void)
+{
+    interrupted(1, "tx-lost-hcl", "tx-lost-hcl-t", 1);
+    if (check_case_failed)
+        return;
+    interrupted(0, "tx-lost-conv", "tx-lost-conv-t", 1);
 }
 
 /* A damaged record, or one pointing outside the target: recovery writes
@@ -486,6 +503,7 @@ int main(void)
     RUN(recovery_restores_the_target_exactly_conv);
     RUN(committed_but_untruncated_log_is_only_truncated);
     RUN(interrupted_recovery_still_ends_exactly_right);
+    RUN(recovery_that_lost_its_tail_stores_ends_exactly_right);
     RUN(corrupt_records_are_refused_and_files_unchanged);
     RUN(every_bit_flip_in_a_record_is_caught);
     RUN(records_of_every_length_round_trip);
