@@ -115,12 +115,12 @@ PLATFORM_KEYS = ("gpu", "pcie", "pm_backend", "persist_domain", "ddio")
 
 def mutant_verdicts(checkers, sigkills):
     """The mutants report's counts, from its checker and sigkill columns:
-    flagged, redundant, not flagged (older rows: benign), other, and
-    flagged by SIGKILL."""
+    flagged, redundant, not flagged (older rows: benign; and those argued
+    benign), other, and flagged by SIGKILL."""
     checkers = list(checkers)
     flagged = sum(1 for c in checkers if c == "flagged")
     redundant = sum(1 for c in checkers if c.startswith("redundant"))
-    unflagged = sum(1 for c in checkers if c.startswith(("benign", "not flagged")))
+    unflagged = sum(1 for c in checkers if c.startswith(("benign", "not flagged", "argued")))
     killed = sum(1 for s in sigkills if s.startswith("flagged"))
     return flagged, redundant, unflagged, len(checkers) - flagged - redundant - unflagged, killed
 
