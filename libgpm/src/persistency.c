@@ -415,8 +415,21 @@ uint64_t gpm_image_hash(const gpm_ptrace *t, uint8_t **img)
     return h;
 }
 
+/* The objects (1 each) in which BEFORE makes a store durable by CRASH
+ * that DURABLE does not: those a mutant's removal holds a word back in. */
+static uint8_t *objects_held(const gpm_ptrace *t, const uint64_t *durable, const uint64_t *before,
+                             uint64_t crash)
+{
+    uint8_t *held = calloc(t->nobj ? t->nobj : 1, 1);
+    for (uint64_t k = 0; held && k < crash && k < t->nev; k++)
+        if (t->ev[k].kind == GPM_TR_STORE && durable[k] >= crash && before[k] < crash)
+            held[t->ev[k].obj] = 1;
+    return held;
+}
+
 /* gpm_image, and with BEFORE (not NULL) gpm_image_spare: PICK is then
- * APPLY but for the words that BEFORE's stores hold. */
+ * APPLY but for the words that BEFORE's stores hold, or with
+ * GPM_SPARE_TORN, gpm_image_spare_torn's. */
 static uint64_t image(const gpm_ptrace *t, const uint64_t *durable, const uint64_t *before,
                       uint64_t crash, gpm_pick pick, uint64_t *arg, uint8_t **img,
                       uint64_t *pending)
@@ -425,8 +438,10 @@ static uint64_t image(const gpm_ptrace *t, const uint64_t *durable, const uint64
     uint32_t **n = calloc(t->nobj ? t->nobj : 1, sizeof *n), **ix = calloc(t->nobj ? t->nobj : 1,
                                                                           sizeof *ix);
     uint8_t **hold = before ? calloc(t->nobj ? t->nobj : 1, sizeof *hold) : NULL;
+    int torn = before && pick == GPM_SPARE_TORN;
+    uint8_t *near = torn ? objects_held(t, durable, before, crash) : NULL;
     uint64_t h = 0xcbf29ce484222325ull, npend = 0;
-    int ok = cur && n && ix && (!before || hold);
+    int ok = cur && n && ix && (!before || hold) && (!torn || near);
     for (uint32_t o = 0; ok && o < t->nobj; o++) {
         uint64_t words = (t->obj[o].size + GPM_PWORD - 1) / GPM_PWORD;
         memcpy(img[o], t->obj[o].start, t->obj[o].size);
@@ -470,9 +485,12 @@ static uint64_t image(const gpm_ptrace *t, const uint64_t *durable, const uint64
                  * any one of its values, as RANDOM's do (a flag stored
                  * twice may be left at its first value). */
                 if (spared && hold && !hold[s->obj][w])
-                    hold[s->obj][w] = *arg == 0 || next_random(arg) & 1 ? 1 : 2;
-                take = pick == GPM_APPLY ||
-                       (pick == GPM_RANDOM && next_random(arg) % *opt == 0);
+                    hold[s->obj][w] = torn || *arg == 0 || next_random(arg) & 1 ? 1 : 2;
+                if (torn && near[s->obj]) /* beside a held-back word: any value */
+                    take = next_random(arg) % *opt == 0;
+                else
+                    take = pick == GPM_APPLY || pick == GPM_SPARE_TORN ||
+                           (pick == GPM_RANDOM && next_random(arg) % *opt == 0);
                 if (hold && hold[s->obj][w] == 1)
                     take = 0;
                 else if (hold && hold[s->obj][w] == 2)
@@ -524,6 +542,7 @@ static uint64_t image(const gpm_ptrace *t, const uint64_t *durable, const uint64
     free(n);
     free(ix);
     free(hold);
+    free(near);
     if (pending)
         *pending = npend;
     return ok ? h : 0;
@@ -539,6 +558,13 @@ uint64_t gpm_image_spare(const gpm_ptrace *t, const uint64_t *durable, const uin
                          uint64_t crash, uint64_t seed, uint8_t **img, uint64_t *pending)
 {
     return image(t, durable, before, crash, GPM_APPLY, &seed, img, pending);
+}
+
+uint64_t gpm_image_spare_torn(const gpm_ptrace *t, const uint64_t *durable,
+                              const uint64_t *before, uint64_t crash, uint64_t seed,
+                              uint8_t **img, uint64_t *pending)
+{
+    return image(t, durable, before, crash, GPM_SPARE_TORN, &seed, img, pending);
 }
 
 /* ---- completeness ---- */

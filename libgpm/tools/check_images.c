@@ -31,7 +31,7 @@ static int write_image(const gpm_ptrace *t, uint8_t **img, const char *dir)
 }
 
 /* The image at CRASH as the model builds it into C->img (gpm_image,
- * gpm_sbrp_image, and a mutant's gpm_image_spare). */
+ * gpm_sbrp_image, and a mutant's gpm_image_spare and _torn). */
 static uint64_t image_of(const struct check *c, uint64_t crash, gpm_pick pick, uint64_t *arg,
                          uint64_t *pending)
 {
@@ -39,6 +39,8 @@ static uint64_t image_of(const struct check *c, uint64_t crash, gpm_pick pick, u
         return gpm_sbrp_image(&c->t, c->sbrp, crash, pick, arg, c->img, pending);
     if (pick == GPM_SPARE && c->unmutated)
         return gpm_image_spare(&c->t, c->dur, c->unmutated, crash, *arg, c->img, pending);
+    if (pick == GPM_SPARE_TORN && c->unmutated)
+        return gpm_image_spare_torn(&c->t, c->dur, c->unmutated, crash, *arg, c->img, pending);
     return gpm_image(&c->t, c->dur, crash, pick, arg, c->img, pending);
 }
 
@@ -112,14 +114,16 @@ int plan(struct check *c, struct image_counts *counts)
         /* A mutant: half the images, at most, where its removal holds
          * stores back, best points first: those dropped and the rest
          * applied (the other threads' progress that needed them), then
-         * each held-back word dropped or not (a torn record), then all
-         * dropped. A point whose images were all built already costs
-         * none of the share. */
+         * each held-back word dropped or not (a torn record), then those
+         * dropped and the rest of their objects torn (a copy in flight
+         * beside a held-back flag), then all dropped. A point whose
+         * images were all built already costs none of the share. */
         int share = n + o->images / 2;
         for (uint64_t i = 0; i < c->held.nat && n < share && n < o->images; i++) {
             uint64_t at = c->held.at[i];
             TRY(at, GPM_SPARE, 0, "held back by the mutant", held_back);
             TRY(at, GPM_SPARE, gpm_mix64(rng++) | 1, "held back by the mutant", held_back);
+            TRY(at, GPM_SPARE_TORN, gpm_mix64(rng++) | 1, "held back by the mutant", held_back);
             TRY(at, GPM_DROP, 0, "held back by the mutant", held_back);
         }
     }

@@ -110,8 +110,9 @@ int gpm_ptrace_has_removed(const gpm_ptrace *t);
  * or, the I-th such word in the order of their first pending store, its
  * last value where bit I of *ARG is set and its durable one elsewhere
  * (MASK: the subsets of up to 64 words). */
-typedef enum { GPM_DROP, GPM_APPLY, GPM_RANDOM, GPM_MASK, GPM_SPARE } gpm_pick;
-/* (GPM_SPARE is gpm_image_spare's; gpm_image takes it as APPLY.) */
+typedef enum { GPM_DROP, GPM_APPLY, GPM_RANDOM, GPM_MASK, GPM_SPARE, GPM_SPARE_TORN } gpm_pick;
+/* (GPM_SPARE and GPM_SPARE_TORN are gpm_image_spare's; gpm_image takes
+ * them as APPLY.) */
 /* The image at crash point CRASH (before event CRASH: the events
  * 0..CRASH-1 happened): IMG[o] (the objects' sizes, the caller's) gets the
  * start image with the durable stores, and the pending ones as PICK says.
@@ -130,6 +131,15 @@ uint64_t gpm_image(const gpm_ptrace *t, const uint64_t *durable, uint64_t crash,
  * Returns its hash; *PENDING as gpm_image. */
 uint64_t gpm_image_spare(const gpm_ptrace *t, const uint64_t *durable, const uint64_t *before,
                          uint64_t crash, uint64_t seed, uint8_t **img, uint64_t *pending);
+/* The same with every held-back word dropped, and every other pending word
+ * of an object that holds one drawn from its values with SEED (as RANDOM
+ * does) rather than given its last: a copy in flight beside a flag the
+ * mutant holds back, left half done (a checkpoint's next copy torn while
+ * the old flip still names its group). Other objects' pending words take
+ * their last value. */
+uint64_t gpm_image_spare_torn(const gpm_ptrace *t, const uint64_t *durable,
+                              const uint64_t *before, uint64_t crash, uint64_t seed,
+                              uint8_t **img, uint64_t *pending);
 
 /* What a mutant's removed persist points change, from DURABLE (the
  * mutant's durability) and BEFORE (the original's,

@@ -647,6 +647,43 @@ static void spare_image_with_a_seed_tears_what_it_holds_back(void)
     gpm_ptrace_free(&t);
 }
 
+/* The torn spare image: the held-back flag dropped, the copy pending
+ * beside it in its object torn (some words new, some old), and the pending
+ * words of other objects applied. */
+static void spare_torn_image_tears_the_copy_beside_a_held_flag(void)
+{
+    gpm_ptrace t;
+    uint64_t sizes[2] = {256, 64}, *d = NULL, *u = NULL, pend = 0;
+    uint8_t img0[256], img1[64], *imgs[2] = {img0, img1};
+    int torn = 0, whole = 0;
+    CHECK(gpm_ptrace_init(&t, 2, sizes) == 0);
+    CPU_STORE(&t, 0, 8, 0x11); /* the flip */
+    REMOVED(&t, GPM_TR_PERSIST, 0, 8, CPU_A);
+    CPU_STORE(&t, 64, 64, 0x22); /* the next copy: 8 words, pending */
+    store(&t, 1, 0, 8, 0x33, CPU_A, GPM_TR_CPU); /* another object's, pending */
+    PERSIST(&t, 192, 8);
+    CHECK(durable(&t, GPM_MODEL_STRICT, &d) == 0);
+    CHECK(gpm_durability_unmutated(&t, GPM_MODEL_STRICT, &u) == 0);
+    for (uint64_t seed = 1; seed <= 64; seed++) {
+        int n = 0;
+        gpm_image_spare_torn(&t, d, u, t.nev, seed, imgs, &pend);
+        CHECK_EQ_INT(pend, 10);
+        CHECK(word(img0, 0) == 0);         /* held back */
+        CHECK(word(img1, 0) == rep(0x33)); /* another object: applied */
+        for (int w = 8; w < 16; w++)
+            n += word(img0, w) == rep(0x22);
+        torn += n > 0 && n < 8;
+        whole += n == 8;
+    }
+    CHECK(torn > 32 && whole < 8);
+    /* The plain spare image applies that copy whole. */
+    gpm_image_spare(&t, d, u, t.nev, 0, imgs, &pend);
+    CHECK(word(img0, 0) == 0 && word(img0, 8) == rep(0x22) && word(img0, 15) == rep(0x22));
+    free(d);
+    free(u);
+    gpm_ptrace_free(&t);
+}
+
 /* A flag stored twice, each persist removed: a seeded spare image may
  * leave it at its durable value, its first or its last (a checkpoint flip
  * that names the group the next copy is overwriting). */
@@ -925,6 +962,7 @@ int main(void)
     RUN(spare_image_drops_only_what_the_removal_held_back);
     RUN(spare_image_with_a_seed_tears_what_it_holds_back);
     RUN(spare_image_with_a_seed_takes_any_value_of_a_held_word);
+    RUN(spare_torn_image_tears_the_copy_beside_a_held_flag);
     RUN(held_back_window_end_is_the_point);
     RUN(held_back_points_take_turns_over_sites);
     RUN(none_honours_no_persist_point);
