@@ -5,7 +5,8 @@
 # the checker and by no SIGKILL trial, its traced run having no persist
 # point left at the site; the report has a row per site with
 # both verdicts; a site only a recovery reaches (gpDB's undo) is mutated
-# too and flagged by crashing recoveries; a setting beside the default run
+# too and flagged by crashing recoveries, and its undo tail's persist is
+# argued benign with its test; a setting beside the default run
 # (--check-settings) is checked too; nothing is left behind. Bad variables: test_check_vars.sh.
 set -u
 . "$(dirname "$0")/checker-checks.sh"
