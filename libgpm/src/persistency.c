@@ -415,14 +415,20 @@ uint64_t gpm_image_hash(const gpm_ptrace *t, uint8_t **img)
     return h;
 }
 
-/* The objects (1 each) in which BEFORE makes a store durable by CRASH
- * that DURABLE does not: those a mutant's removal holds a word back in. */
+/* Is event K held back at CRASH: durable there under BEFORE (a mutant's
+ * removed persist points restored, NULL: none) and not under DURABLE? */
+static int held_at(const uint64_t *durable, const uint64_t *before, uint64_t k, uint64_t crash)
+{
+    return before && durable[k] >= crash && before[k] < crash;
+}
+
+/* The objects (1 each) that hold a store held back at CRASH. */
 static uint8_t *objects_held(const gpm_ptrace *t, const uint64_t *durable, const uint64_t *before,
                              uint64_t crash)
 {
     uint8_t *held = calloc(t->nobj ? t->nobj : 1, 1);
     for (uint64_t k = 0; held && k < crash && k < t->nev; k++)
-        if (t->ev[k].kind == GPM_TR_STORE && durable[k] >= crash && before[k] < crash)
+        if (t->ev[k].kind == GPM_TR_STORE && held_at(durable, before, k, crash))
             held[t->ev[k].obj] = 1;
     return held;
 }
@@ -459,7 +465,7 @@ static uint64_t image(const gpm_ptrace *t, const uint64_t *durable, const uint64
         const gpm_trace_rec *s = &t->ev[k];
         int dur = durable[k] < crash;
         /* Durable at CRASH but for the removed persist points: held back. */
-        int spared = before && !dur && before[k] < crash;
+        int spared = held_at(durable, before, k, crash);
         if (s->kind != GPM_TR_STORE)
             continue;
         memcpy(cur[s->obj] + s->off, t->bytes + t->data[k], s->len);
