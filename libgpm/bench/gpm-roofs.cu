@@ -26,6 +26,14 @@
  *                  two of them, so 5/8 of the file), a warp a record: S/16
  *                  lanes store 16 bytes each, then every lane persists, one
  *                  fence per warp and record; records/s (a KVS's SET);
+ *   write-scatter128-inN a 128-byte record at byte 48 of a slot of N =
+ *                  304 bytes (GPHash's value cell: its lines straddle) or
+ *                  at byte 128 of N = 384 (the cell on a line of its own);
+ *   update-inN     the same record, persisted, then an 8-byte store at
+ *                  byte 8 of its slot, persisted (GPHash's update: the
+ *                  value, then the swing of its reference): updates/s;
+ *   fence-only     every thread persists 64 times with nothing stored:
+ *                  the rate of a warp's system fences, alone;
  *   read-randS     groups of S/16 lanes (one lane for 8) read records of
  *                  S = 8, 64 or 128 bytes at scattered places, each read
  *                  independent, with loads that bypass the caches:
@@ -82,6 +90,7 @@
  * apart. */
 #define SCATTER 0x9E3779B97F4A7C15ull
 #define FENCE_STEPS 16384 /* lines: 1 MiB, the smallest --size */
+#define FENCE_EACH 64     /* fence-only's persists a thread */
 #define READS (1u << 24)  /* records a read probe reads each repetition, at most */
 #define BATCH_WARM 100    /* untimed batches before batch-floor's timed ones */
 #define BATCH_TIMED 2000  /* batches whose median is batch-floor's (>= MAX_REPS) */
@@ -169,20 +178,40 @@ __device__ uint4 rf_v4(uint64_t a, uint64_t b)
     return make_uint4((unsigned)a, (unsigned)(a >> 32), (unsigned)b, (unsigned)(b >> 32));
 }
 
-/* Warp w writes record slot (j * SCATTER) mod SLOTS (RB bytes) for j = w,
+/* Where a scatter probe writes: a record of RB bytes at byte OFF of each
+ * slot of SB bytes (16-byte multiples); with SWING, an 8-byte word at byte
+ * 8 of the slot after it. */
+typedef struct scatter {
+    const char *name;
+    unsigned rb, sb, off, swing;
+} scatter;
+
+/* Warp w writes the record of slot (j * SCATTER) mod SLOTS for j = w,
  * w + warps, ...: RB / 16 lanes store 16 bytes each (word i of the file
  * holds rf_pattern(i)), then every lane persists: one fence per warp and
- * record. */
-__global__ void rf_scatter(uint64_t *pm, size_t slots, unsigned rb, uint64_t seed)
+ * record; with a swing, lane 0 then stores it and persists. */
+__global__ void rf_scatter(uint64_t *pm, size_t slots, scatter g, uint64_t seed)
 {
     unsigned lane = threadIdx.x % 32;
     size_t warps = gpm_grid_threads() / 32;
     for (size_t j = gpm_grid_rank() / 32; j < slots; j += warps) {
-        size_t w = (size_t)((j * SCATTER) & (slots - 1)) * (rb / 8) + 2 * lane;
-        if (lane < rb / 16)
+        size_t slot = (size_t)((j * SCATTER) & (slots - 1)) * (g.sb / 8);
+        size_t w = slot + g.off / 8 + 2 * lane;
+        if (lane < g.rb / 16)
             gpm_store_v4((uint4 *)(pm + w), rf_v4(rf_pattern(w, seed), rf_pattern(w + 1, seed)));
         gpm_persist();
+        if (g.swing && lane == 0) {
+            gpm_store_u64(pm + slot + 1, rf_pattern(slot + 1, seed));
+            gpm_persist();
+        }
     }
+}
+
+/* fence-only: N persists a thread, nothing stored. */
+__global__ void rf_fences(int n)
+{
+    for (int k = 0; k < n; k++)
+        gpm_persist();
 }
 
 /* This lane's part of record REC (RB bytes), loaded so that it is fetched
@@ -256,6 +285,21 @@ static size_t bad_lines(const uint64_t *pm, size_t lines, uint64_t seed, int wid
         uint64_t v = rf_pattern(l, seed);
         const uint64_t *p = pm + l * (LINE / 8);
         bad += wide ? p[0] != v || p[1] != ~v : p[0] != v;
+    }
+    return bad;
+}
+
+/* Words of the scatter probe's records (and swings) that differ. */
+static size_t bad_records(const uint64_t *pm, size_t slots, const scatter *g, uint64_t seed)
+{
+    size_t bad = 0;
+#pragma omp parallel for reduction(+ : bad) schedule(static)
+    for (size_t s = 0; s < slots; s++) {
+        size_t slot = s * (g->sb / 8), w = slot + g->off / 8;
+        for (size_t i = 0; i < g->rb / 8; i++)
+            bad += pm[w + i] != rf_pattern(w + i, seed);
+        if (g->swing)
+            bad += pm[slot + 1] != rf_pattern(slot + 1, seed);
     }
     return bad;
 }
@@ -337,6 +381,7 @@ typedef struct ctx {
     gpm_platform plat;
     uint64_t *dev;
     int grid, block, batch;
+    const char *probes; /* --probes: names or their beginnings, comma-separated */
     uint64_t seed;
     cudaEvent_t ev[2];
     int failed;
@@ -354,11 +399,37 @@ static int cuda_ok(cudaError_t e, const char *what)
     return e == cudaSuccess ? 0 : gpm_set_error("%s: %s", what, cudaGetErrorString(e));
 }
 
+/* The probes, as --probes names them. */
+static const char *const probe_names[] = {
+    "link-write", "persist-seq", "persist-rand8", "persist-rand16", "write-rand16",
+    "fence-latency", "persist-stride16", "write-scatter64", "write-scatter128",
+    "write-scatter320", "write-scatter128-in304", "write-scatter128-in384", "update-in304",
+    "update-in384", "fence-only", "read-rand8", "read-rand64", "read-rand128", "read-dep8",
+    "read-dep64", "read-dep128", "batch-floor", "batch-floor-graph", "d2h-copy", "cpu-flush",
+    "fs-write", NULL};
+
+/* Whether LIST (comma-separated; NULL: every probe) names probe NAME, or
+ * the beginning of its name. */
+static int listed(const char *list, const char *name)
+{
+    if (!list)
+        return 1;
+    for (const char *t = list; *t;) {
+        size_t n = strcspn(t, ",");
+        if (n && strncmp(name, t, n) == 0)
+            return 1;
+        t += n + (t[n] == ',');
+    }
+    return 0;
+}
+
 static int emit(ctx *x, probe *p)
 {
     gpm_result res;
     char params[512];
     double med;
+    if (!listed(x->probes, p->op))
+        return 0;
     memset(&res, 0, sizeof res);
     res.workload = "roofs";
     res.op = p->op;
@@ -406,7 +477,7 @@ static int gpu_start(ctx *x)
     return cuda_ok(cudaEventRecord(x->ev[0]), "cudaEventRecord");
 }
 
-enum kind { K_LINK, K_SEQ, K_RAND8, K_RAND16, K_WRAND16, K_FENCE, K_STRIDE16, K_SCATTER };
+enum kind { K_LINK, K_SEQ, K_RAND8, K_RAND16, K_WRAND16, K_FENCE, K_STRIDE16 };
 
 static size_t pow2_floor(size_t v)
 {
@@ -416,22 +487,18 @@ static size_t pow2_floor(size_t v)
     return p;
 }
 
-/* Probe K; PER, for K_STRIDE16 the lines between a warp's lanes, for
- * K_SCATTER the bytes of a record. */
+/* Probe K; PER, for K_STRIDE16, the lines between a warp's lanes. */
 static int gpu_probe(ctx *x, enum kind k, size_t per)
 {
     static const char *const names[] = {"link-write",       "persist-seq",  "persist-rand8",
                                         "persist-rand16",   "write-rand16", "fence-latency",
                                         "persist-stride16", "write-scatter"};
-    int wide = k == K_RAND16 || k == K_WRAND16 || k == K_STRIDE16 || k == K_SCATTER;
+    int wide = k == K_RAND16 || k == K_WRAND16 || k == K_STRIDE16;
     size_t words = x->size / 8, lines = x->size / LINE;
-    size_t slots = k == K_SCATTER ? pow2_floor(x->size / per) : 0;
     uint64_t *pm = (uint64_t *)x->r.dev;
     static probe p;
     memset(&p, 0, sizeof p);
     p.op = names[k];
-    if (k == K_SCATTER)
-        snprintf(p.name, sizeof p.name, "%s%zu", names[k], per), p.op = p.name;
     p.mode = "gpm";
     p.threads = k == K_FENCE ? 1 : x->grid * x->block;
     /* One warm-up, then the repetitions. */
@@ -448,12 +515,10 @@ static int gpu_probe(ctx *x, enum kind k, size_t per)
         case K_WRAND16: rf_rand<<<x->grid, x->block>>>(pm, lines, seed, 1, 0); break;
         case K_FENCE: rf_fence<<<1, 1>>>(pm, FENCE_STEPS, seed); break;
         case K_STRIDE16: rf_stride<<<x->grid, x->block>>>(pm, lines, per, seed); break;
-        case K_SCATTER: rf_scatter<<<x->grid, x->block>>>(pm, slots, (unsigned)per, seed); break;
         }
         if (gpu_time(x, &t) != 0)
             return -1;
-        p.bad += k == K_SCATTER ? bad_seq((uint64_t *)x->r.host, slots * per / 8, seed)
-                 : k == K_LINK || k == K_SEQ ? bad_seq((uint64_t *)x->r.host, words, seed)
+        p.bad += k == K_LINK || k == K_SEQ ? bad_seq((uint64_t *)x->r.host, words, seed)
                  : k == K_FENCE ? bad_strided((uint64_t *)x->r.host, FENCE_STEPS, seed)
                                 : bad_lines((uint64_t *)x->r.host, lines, seed, wide);
         if (i >= 0)
@@ -470,17 +535,63 @@ static int gpu_probe(ctx *x, enum kind k, size_t per)
         break;
     case K_WRAND16: p.unit = "writes", p.per_rep = (double)lines, p.bytes = lines * 16.0; break;
     case K_FENCE: p.unit = "persists", p.per_rep = FENCE_STEPS, p.bytes = FENCE_STEPS * 8.0; break;
-    case K_SCATTER: p.unit = "records", p.per_rep = (double)slots, p.bytes = (double)(slots * per); break;
     }
     snprintf(p.extra, sizeof p.extra, "grid=%d,block=%d,store_bytes=%d", k == K_FENCE ? 1 : x->grid,
              k == K_FENCE ? 1 : x->block, wide ? 16 : 8);
     if (k == K_STRIDE16)
         snprintf(p.extra + strlen(p.extra), sizeof p.extra - strlen(p.extra), ",stride_bytes=%zu",
                  per * LINE);
-    if (k == K_SCATTER)
-        snprintf(p.extra + strlen(p.extra), sizeof p.extra - strlen(p.extra),
-                 ",record_bytes=%zu,slot_bytes=%zu,slots=%zu,fences=warp_per_record", per, per,
-                 slots);
+    return emit(x, &p);
+}
+
+/* A write-scatter or update probe (G). */
+static int scatter_probe(ctx *x, const scatter *g)
+{
+    size_t slots = pow2_floor(x->size / g->sb);
+    static probe p;
+    memset(&p, 0, sizeof p);
+    p.op = g->name, p.mode = "gpm", p.threads = x->grid * x->block;
+    for (int i = -1; i < x->reps; i++) {
+        uint64_t seed = ++x->seed;
+        double t;
+        if (gpu_start(x) != 0)
+            return -1;
+        rf_scatter<<<x->grid, x->block>>>((uint64_t *)x->r.dev, slots, *g, seed);
+        if (gpu_time(x, &t) != 0)
+            return -1;
+        p.bad += bad_records((const uint64_t *)x->r.host, slots, g, seed);
+        if (i >= 0)
+            p.t[p.n++] = t;
+    }
+    p.unit = g->swing ? "updates" : "records", p.per_rep = (double)slots;
+    p.bytes = (double)slots * (g->rb + 8.0 * g->swing);
+    snprintf(p.extra, sizeof p.extra,
+             "grid=%d,block=%d,store_bytes=16,record_bytes=%u,slot_bytes=%u,record_at=%u,"
+             "slots=%zu,fences=%s",
+             x->grid, x->block, g->rb, g->sb, g->off, slots,
+             g->swing ? "record_then_swing" : "warp_per_record");
+    return emit(x, &p);
+}
+
+/* fence-only: FENCE_EACH persists a thread at full occupancy. */
+static int fence_probe(ctx *x)
+{
+    static probe p;
+    memset(&p, 0, sizeof p);
+    p.op = "fence-only", p.mode = "gpm", p.threads = x->grid * x->block;
+    for (int i = -1; i < x->reps; i++) {
+        double t;
+        if (gpu_start(x) != 0)
+            return -1;
+        rf_fences<<<x->grid, x->block>>>(FENCE_EACH);
+        if (gpu_time(x, &t) != 0)
+            return -1;
+        if (i >= 0)
+            p.t[p.n++] = t;
+    }
+    p.unit = "fences", p.per_rep = (double)p.threads / 32 * FENCE_EACH;
+    snprintf(p.extra, sizeof p.extra, "grid=%d,block=%d,per_thread=%d,fence=one_per_warp",
+             x->grid, x->block, FENCE_EACH);
     return emit(x, &p);
 }
 
@@ -690,6 +801,8 @@ static const char usage_text[] =
     "  --reps N       timed repetitions after one warm-up, 1..32 (default 5)\n"
     "  --batch N      batch-floor's operations a batch, 1..1M (default 4096)\n"
     "  --scale NAME   recorded in the rows: tiny|small|paper|custom (default custom)\n"
+    "  --probes LIST  only these probes: names or their beginnings, comma-separated\n"
+    "                 (e.g. write-scatter,fence-only; default: every probe)\n"
     "  --out FILE     append result rows (TSV) to FILE\n"
     "  --help         this text\n";
 
@@ -702,6 +815,7 @@ static int parse(int argc, char **argv, ctx *x, const char **file)
                                          {"batch", required_argument, NULL, 'b'},
                                          {"scale", required_argument, NULL, 'S'},
                                          {"out", required_argument, NULL, 'o'},
+                                         {"probes", required_argument, NULL, 'p'},
                                          {0, 0, 0, 0}};
     static const char *const scales[] = {"tiny", "small", "paper", "custom", NULL};
     long long size;
@@ -738,18 +852,36 @@ static int parse(int argc, char **argv, ctx *x, const char **file)
             x->scale = scales[k];
             break;
         case 'o': x->out = optarg; break;
+        case 'p': x->probes = optarg; break;
         default: return gpm_args_bad_flag(PROG, c, argv);
         }
     }
     if ((size_t)x->batch * 8 > x->size)
         return gpm_set_error("--batch %d: its PM words (8 bytes each) exceed --size %zu: pass a "
                              "smaller --batch or a larger --size", x->batch, x->size);
+    for (const char *t = x->probes; t && *t;) {
+        size_t n = strcspn(t, ",");
+        int known = 0;
+        for (int i = 0; probe_names[i] && n; i++)
+            known |= strncmp(probe_names[i], t, n) == 0;
+        if (!known)
+            return gpm_set_error("--probes: '%.*s' names no probe: pass probes' names or "
+                                 "their beginnings, e.g. write-scatter,read-dep8,batch-floor",
+                                 (int)n, t);
+        t += n + (t[n] == ',');
+    }
     return gpm_args_no_positional(PROG, argc, argv);
 }
 
 int main(int argc, char **argv)
 {
-    static const size_t scatter_bytes[] = {64, 128, 320};
+    static const scatter scatters[] = {
+        {"write-scatter64", 64, 64, 0, 0},           {"write-scatter128", 128, 128, 0, 0},
+        {"write-scatter320", 320, 320, 0, 0},        {"write-scatter128-in304", 128, 304, 48, 0},
+        {"write-scatter128-in384", 128, 384, 128, 0}, {"update-in304", 128, 304, 48, 1},
+        {"update-in384", 128, 384, 128, 1}};
+    static const char *const kinds[] = {"link-write",   "persist-seq",   "persist-rand8",
+                                        "persist-rand16", "write-rand16", "fence-latency"};
     static const unsigned read_bytes[] = {8, 64, 128};
     static ctx x;
     const char *file;
@@ -784,16 +916,27 @@ int main(int argc, char **argv)
     printf("# roofs: %zu bytes on %s (%s), %d x %d GPU threads\n", x.size, x.r.path,
            gpm_backend_name(x.r.backend), x.grid, x.block);
     for (int k = K_LINK; rc == 0 && k <= K_FENCE; k++)
-        rc = gpu_probe(&x, (enum kind)k, 0);
+        if (listed(x.probes, kinds[k]))
+            rc = gpu_probe(&x, (enum kind)k, 0);
     for (size_t per = 1; rc == 0 && per <= 4096 && per <= x.size / LINE; per *= 8)
-        rc = gpu_probe(&x, K_STRIDE16, per);
-    for (int i = 0; rc == 0 && i < 3; i++)
-        rc = gpu_probe(&x, K_SCATTER, scatter_bytes[i]);
-    for (int i = 0; rc == 0 && i < 6; i++)
-        rc = read_probe(&x, i / 3, read_bytes[i % 3]);
+        if (listed(x.probes, "persist-stride16"))
+            rc = gpu_probe(&x, K_STRIDE16, per);
+    for (size_t i = 0; rc == 0 && i < sizeof scatters / sizeof *scatters; i++)
+        if (listed(x.probes, scatters[i].name))
+            rc = scatter_probe(&x, &scatters[i]);
+    if (rc == 0 && listed(x.probes, "fence-only"))
+        rc = fence_probe(&x);
+    for (int i = 0; rc == 0 && i < 6; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "%s%u", i / 3 ? "read-dep" : "read-rand", read_bytes[i % 3]);
+        if (listed(x.probes, name))
+            rc = read_probe(&x, i / 3, read_bytes[i % 3]);
+    }
     for (int graph = 0; rc == 0 && graph < 2; graph++)
-        rc = batch_probe(&x, graph);
-    if (rc == 0)
+        if (listed(x.probes, graph ? "batch-floor-graph" : "batch-floor"))
+            rc = batch_probe(&x, graph);
+    if (rc == 0 && (listed(x.probes, "d2h-copy") || listed(x.probes, "cpu-flush") ||
+                    listed(x.probes, "fs-write")))
         rc = cpu_probes(&x);
     if (rc != 0)
         fprintf(stderr, PROG ": %s\n", gpm_last_error());

@@ -2,9 +2,10 @@
 # The persistence roofline: this machine's roofs (gpm-roofs: the link's
 # write bandwidth, the rates of coalesced, random and strided fenced
 # persists and of scattered unfenced 16-byte writes, the fence latency, the
-# batch path's roofs (scattered records with a fence per warp, independent
-# and dependent reads of PM, the floor of one synchronous batch with stream
-# calls and as a CUDA Graph), and CAP's copy, flush and file-write rates),
+# batch path's roofs (scattered records with a fence per warp, GPHash's
+# update, fences alone, independent and dependent reads of PM, the floor
+# of one synchronous batch with stream calls and as a CUDA Graph), and
+# CAP's copy, flush and file-write rates),
 # measured once per revision, host and size (64 MiB at tiny scale, else
 # 1 GiB) into $RESULTS_DIR/roofs.tsv; then every workload of
 # WORKLOADS (each of its operations) in none (the volatile baseline V), gpm,
@@ -26,7 +27,7 @@ name=roofline
 . "$(dirname "$0")/lib.sh"
 roofs=$RESULTS_DIR/roofs.tsv
 case $SCALE in tiny) size=64M bytes=67108864 ;; *) size=1G bytes=1073741824 ;; esac
-# have_roofs: roofs.tsv holds every probe (21 of them, by op) of this
+# have_roofs: roofs.tsv holds every probe (26 of them, by op) of this
 # revision and host at this size (a small file fits caches that a large
 # one does not).
 have_roofs() {
@@ -39,7 +40,7 @@ have_roofs() {
         !hdr { for (i = 1; i <= NF; i++) c[$i] = i; hdr = 1; next }
         $c["git_rev"] == rev && $c["host"] == host && $c["size_bytes"] == bytes &&
         $c["verified"] == "ok" && !($c["op"] in seen) { seen[$c["op"]] = 1; n++ }
-        END { exit n < 21 }' "$roofs"
+        END { exit n < 26 }' "$roofs"
 }
 # ycsb_op W: the operation under which W runs YCSB's workloads (gphash's
 # one, gpKVS's --op ycsb), or status 1 for a workload without them.

@@ -78,6 +78,8 @@ usage_error persist_scaling_bad_variant gpm-persist-scaling --variants --variant
 usage_error persist_scaling_bad_block gpm-persist-scaling --block --block 48
 usage_error cap_tune_bad_threads gpm-cap-tune --threads --threads 1,0
 usage_error cap_tune_bad_size gpm-cap-tune --size --size 12
+usage_error roofs_unknown_probe gpm-roofs "--probes: 'write-scatterx' names no probe" \
+    --probes write-scatter,write-scatterx
 usage_error info_dump_needs_ddio_port gpm-info --dump --dump x.dump
 usage_error info_flag_takes_no_value gpm-info --check-gpu --check-gpu=yes
 usage_error inspect_needs_a_file gpm-inspect "no FILE"
