@@ -40,6 +40,7 @@ from their rows' notes:
                      the note column says so; without run_batches, or a roof
                      that a term needs, no bound, and the note says why."""
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -124,9 +125,11 @@ def ycsb_row(r):
 
 def scatter_probe(roofs, size):
     """The write-scatter probe of the smallest records of at least SIZE
-    bytes, the largest where none is; None where ROOFS has none."""
+    bytes, the largest where none is; None where ROOFS has none. Only
+    records that fill their slots (write-scatterS): a record inside a
+    larger slot (-inN) covers fewer slots of the file."""
     have = sorted((R.fnum(R.params(r).get("record_bytes")), op) for op, (_, r) in roofs.items()
-                  if op.startswith("write-scatter"))
+                  if re.fullmatch(r"write-scatter\d+", op))
     return next((op for b, op in have if b >= size), have[-1][1]) if have else None
 
 

@@ -390,11 +390,12 @@ import sys
 sys.path.insert(0, '$scripts/report')
 import roofline as L
 roofs = {'write-scatter%d' % b: (1.0, {'params': 'record_bytes=%d' % b}) for b in (64, 128, 320)}
+roofs['write-scatter100-in304'] = (9.0, {'params': 'record_bytes=100'}) # a record in a slot
 sys.exit(not (L.scatter_probe(roofs, 64) == 'write-scatter64' and
               L.scatter_probe(roofs, 65) == 'write-scatter128' and
               L.scatter_probe(roofs, 400) == 'write-scatter320' and
               L.scatter_probe({}, 8) is None))"; then
-    echo "ok - roofline YCSB: records above the largest probe take its rate"
+    echo "ok - roofline YCSB: records above the largest probe take its rate, and no record inside a larger slot"
 else
     echo "not ok - roofline scatter_probe picks another probe than the smallest that holds the records"
 fi
