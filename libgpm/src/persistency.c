@@ -173,6 +173,8 @@ int gpm_ptrace_load(gpm_ptrace *t, const char *dir)
             buf[r.len] = '\0';
             free(t->site[r.site]);
             t->site[r.site] = strdup(buf);
+        } else if (r.kind == GPM_TR_MODEL) {
+            t->model = (int)r.aux + 1;
         } else {
             if (r.kind == GPM_TR_STORE && (r.obj >= t->nobj || !t->obj[r.obj].path[0]))
                 rc = gpm_set_error("%s: a store to an object it never named: trace again", path);

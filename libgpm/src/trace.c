@@ -36,6 +36,7 @@ struct tobj {
 
 static struct {
     int open, recording;
+    int model; /* gpm_trace_model's + 1; 0: none declared */
     char dir[4096];
     FILE *f;
     struct tobj obj[MAX_OBJECTS];
@@ -272,10 +273,17 @@ int gpm_trace_open(const char *dir)
     snprintf(T.dir, sizeof T.dir, "%s", dir);
     T.page = (size_t)sysconf(_SC_PAGESIZE);
     T.open = 1;
+    T.model = 0;
     return 0;
 }
 
 int gpm_trace_active(void) { return T.recording; }
+
+void gpm_trace_model(int model)
+{
+    if (T.open)
+        T.model = model + 1;
+}
 
 void gpm_trace_map(const void *host, size_t size, const char *path)
 {
@@ -377,6 +385,8 @@ int gpm_trace_end(void)
     pthread_mutex_lock(&gpm_trace_mu);
     sync_all();
     /* A trace that lost kernel records is cut short: it ends without END. */
+    if (T.model)
+        emit(GPM_TR_MODEL, 0, 0, 0, 0, (uint32_t)(T.model - 1), NULL, 0);
     if (lost == 0)
         emit(GPM_TR_END, 0, 0, 0, 0, 0, NULL, 0);
     T.recording = 0;

@@ -36,7 +36,9 @@ static const char usage_text[] =
     "                 PROGRAM ARGS...\n"
     "  runs PROGRAM ARGS once, traced, then recovers every crash image the model\n"
     "  allows (at most --images, default 200) with PROGRAM ARGS --recover\n"
-    "  --model     strict (default), eadr (the default for *-eadr modes), ndp (gpm-ndp's),\n"
+    "  --model     strict, eadr, ndp, none or sbrp; by default the model PROGRAM's trace\n"
+    "              declares (the suite's programs declare their mode's: eadr for the\n"
+    "              *-eadr modes, ndp for gpm-ndp), else strict;\n"
     "              none (no persist honoured: any value written may be what PM holds),\n"
     "              sbrp (scoped buffered release persistency: GPU persists ordered only\n"
     "              by oFences and scoped pRel/pAcq pairs, durable by dFences)\n"
@@ -134,10 +136,6 @@ static int parse(int argc, char **argv, struct opts *o)
             !strcmp(o->argv[i], "--recover") || !strcmp(o->argv[i], "--out") ||
             !strcmp(o->argv[i], "--trace"))
             return gpm_set_error("%s: gpm-check passes it itself: leave it out", o->argv[i]);
-    if (!o->model_given)
-        o->model = strstr(mode_of(o), "eadr")       ? GPM_MODEL_EADR
-                   : !strcmp(mode_of(o), "gpm-ndp") ? GPM_MODEL_NDP
-                                                    : GPM_MODEL_STRICT;
     if (o->rerun && o->from)
         return gpm_set_error("--rerun with --from: a recovery runs over its crash image "
                              "already: leave one out");
@@ -265,10 +263,12 @@ static int traced_run(struct check *c, struct outcome *out)
  * model (a mutant's, beside the original's). 0, or the exit status. */
 static int apply_model(struct check *c, struct outcome *out)
 {
-    const struct opts *o = &c->o;
+    struct opts *o = &c->o;
     gpm_ptrace *t = &c->t;
     uint64_t stores = 0, points = 0;
     char why[4400];
+    if (!o->model_given) /* the program's word for its PM, else strict */
+        o->model = t->model ? (gpm_model)(t->model - 1) : GPM_MODEL_STRICT;
     for (uint32_t k = 0; o->honour && k < t->nobj; k++) {
         size_t n = strlen(t->obj[k].path), m = strlen(o->honour);
         t->obj[k].honoured = n >= m && strcmp(t->obj[k].path + n - m, o->honour) == 0;

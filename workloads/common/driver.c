@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gpm/persistency.h"
 #include "gpm/platform.h"
 #include "gpm/results.h"
 #include "harness.h"
@@ -366,6 +367,7 @@ int wl_run(const struct wl_workload *w, int argc, char **argv)
         free(c->priv);
         return fail(w, 2);
     }
+    gpm_trace_model(c->opt.sbrp ? GPM_MODEL_SBRP : c->m->model);
     if (check_usable(c) != 0 || check_gpu(c) != 0 || wl_objects_open(c, &run) != 0) {
         free(c->priv);
         return fail(w, 1);

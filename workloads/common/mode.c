@@ -10,16 +10,17 @@
  * row. */
 #include <string.h>
 
+#include "gpm/persistency.h"
 #include "harness.h"
 
 static struct wl_mode_info modes[WL_MAX_MODES] = {
-    /*                 name        pm fence ddio flush commit               tx                   durable gpu host cp */
+    /*                 name        pm fence ddio flush commit               tx                   durable gpu host cp, like, model */
     [WL_GPM]      = {"gpm",      1, 1, 1, 0, &wl_commit_kernels,  &wl_tx_undo_fenced,  1, 1, 0, GPMCP_GPM, WL_GPM},
-    [WL_GPM_NDP]  = {"gpm-ndp",  1, 0, 0, 1, &wl_commit_flush,    &wl_tx_undo_flushed, 0, 1, 0, GPMCP_GPM_NDP, WL_GPM_NDP},
-    [WL_GPM_EADR] = {"gpm-eadr", 1, 1, 0, 0, &wl_commit_kernels,  &wl_tx_undo_fenced,  1, 1, 0, GPMCP_GPM_EADR, WL_GPM_EADR},
+    [WL_GPM_NDP]  = {"gpm-ndp",  1, 0, 0, 1, &wl_commit_flush,    &wl_tx_undo_flushed, 0, 1, 0, GPMCP_GPM_NDP, WL_GPM_NDP, GPM_MODEL_NDP},
+    [WL_GPM_EADR] = {"gpm-eadr", 1, 1, 0, 0, &wl_commit_kernels,  &wl_tx_undo_fenced,  1, 1, 0, GPMCP_GPM_EADR, WL_GPM_EADR, GPM_MODEL_EADR},
     [WL_CAP_MM]   = {"cap-mm",   0, 0, 0, 1, &wl_commit_cap_mm,   &wl_tx_cap_chunks,   0, 1, 0, GPMCP_CAP_MM, WL_CAP_MM},
     [WL_CAP_FS]   = {"cap-fs",   0, 0, 0, 0, &wl_commit_cap_fs,   &wl_tx_cap_chunks,   0, 1, 1, GPMCP_CAP_FS, WL_CAP_FS},
-    [WL_CAP_EADR] = {"cap-eadr", 0, 0, 0, 1, &wl_commit_cap_eadr, &wl_tx_cap_chunks,   0, 1, 0, GPMCP_CAP_EADR, WL_CAP_EADR},
+    [WL_CAP_EADR] = {"cap-eadr", 0, 0, 0, 1, &wl_commit_cap_eadr, &wl_tx_cap_chunks,   0, 1, 0, GPMCP_CAP_EADR, WL_CAP_EADR, GPM_MODEL_EADR},
     /* Beside the paper's CAP: CPU-assisted transactions through a redo
      * log; what else it persists goes as in cap-mm. */
     [WL_CAP_DELTA] = {"cap-delta", 0, 0, 0, 1, &wl_commit_cap_mm, &wl_tx_redo_cpu,     0, 1, 0, GPMCP_CAP_MM, WL_CAP_DELTA},

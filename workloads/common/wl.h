@@ -78,6 +78,8 @@ struct wl_mode_info {
     enum wl_mode like;      /* a mode wl_mode_add registers: the built-in mode whose
                                workloads run it too (their code reads the columns, never
                                the mode's name or number) */
+    int model;              /* the persistency model (gpm_model) its PM follows, which a
+                               traced run declares for gpm-check (0: strict) */
 };
 const struct wl_mode_info *wl_mode(enum wl_mode m);
 

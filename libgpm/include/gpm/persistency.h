@@ -76,6 +76,8 @@ typedef struct gpm_ptrace {
     char **site;             /* names, by site id */
     uint32_t nsites;
     int ended;               /* the trace has its END (the work finished) */
+    int model;               /* the model the program declared (GPM_TR_MODEL) + 1;
+                                0: none */
     int restore_removed;     /* gpm_durability honours GPM_TR_REMOVED records as
                                 the persist points they were: the original's
                                 durability, beside the mutant's */

@@ -66,7 +66,10 @@ enum gpm_trace_kind {
      * record it would have been, with AUX its kind (FLUSH, DRAIN, PERSIST,
      * FSYNC or FENCE). No model honours it; gpm-check restores it to find
      * the stores the removal leaves pending longer (gpm_durability). */
-    GPM_TR_REMOVED
+    GPM_TR_REMOVED,
+    /* The persistency model (gpm/persistency.h's gpm_model, AUX) that the
+     * program says its PM follows (gpm_trace_model): gpm-check's default. */
+    GPM_TR_MODEL
 };
 /* A pRel's or pAcq's scope (AUX). GPM_MUTATE narrows one: device to block,
  * block to none (a plain store or load, which orders nothing); the scope
@@ -133,6 +136,11 @@ int gpm_trace_open(const char *dir);
 int gpm_trace_begin(void);
 int gpm_trace_end(void);
 int gpm_trace_active(void);
+/* The persistency model (a gpm_model) the program's PM follows: the
+ * trace's last record says it, and gpm-check builds crash images by it
+ * unless told another (--model). After gpm_trace_open (nothing without
+ * one), before gpm_trace_end. */
+void gpm_trace_model(int model);
 
 /* What libgpm calls (and a program may, for its own persist points). */
 void gpm_trace_map(const void *host, size_t size, const char *path);

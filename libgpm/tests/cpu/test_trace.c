@@ -516,6 +516,34 @@ static void sbrp_records_become_trace_events(void)
     gpm_unmap(&r);
 }
 
+/* The model a program declares is its trace's word, read back at load; a
+ * trace that declares none says so (0), and a new trace forgets the last
+ * one's. */
+static void a_trace_says_its_model(void)
+{
+    char dir[4200], path[4200];
+    gpm_region r;
+    gpm_ptrace t;
+    CHECK(fresh("trace-model", dir, sizeof dir, path, sizeof path) == 0);
+    for (int declare = 1; declare >= 0; declare--) {
+        CHECKF(gpm_trace_open(dir) == 0, "%s", gpm_last_error());
+        if (declare)
+            gpm_trace_model(GPM_MODEL_EADR);
+        CHECKF(gpm_map(&r, path, page, GPM_CREATE | GPM_HOST_ONLY) == 0, "%s",
+               gpm_last_error());
+        CHECKF(gpm_trace_begin() == 0, "%s", gpm_last_error());
+        ((uint8_t *)r.host)[0] = (uint8_t)(7 + declare);
+        CHECK(gpm_region_persist(&r, r.host, 8) == 0);
+        CHECKF(gpm_trace_end() == 0, "%s", gpm_last_error());
+        gpm_unmap(&r);
+        CHECKF(gpm_ptrace_load(&t, dir) == 0, "%s", gpm_last_error());
+        CHECK_EQ_INT(t.model, declare ? GPM_MODEL_EADR + 1 : 0);
+        CHECK(t.ended && find(&t, GPM_TR_PERSIST, 0, 0) != GPM_NEVER);
+        gpm_ptrace_free(&t);
+        unlink(path);
+    }
+}
+
 int main(int argc, char **argv)
 {
     page = (size_t)sysconf(_SC_PAGESIZE);
@@ -535,5 +563,6 @@ int main(int argc, char **argv)
     RUN(mutate_names_a_site_or_its_path_suffix);
     RUN(a_renamed_site_keeps_the_others);
     RUN(sbrp_records_become_trace_events);
+    RUN(a_trace_says_its_model);
     CHECK_EXIT();
 }
