@@ -64,6 +64,8 @@ struct gph_state {
     uint32_t *d_fp[2];            /* from each operation's grouping key: a pair each of
                                      the pipe's two buffers, so that a batch is grouped
                                      while the batch before runs */
+    uint32_t *d_taken;            /* a batch's positions whose key took its turn (run()), */
+    uint64_t stamp;               /* marked with the batch's stamp: one a launch */
     unsigned long long *d_count;  /* the kernels' counts (gphash_kernels.cu), GPH_COUNTS */
     uint8_t *d_table;             /* the table in GPU memory: the mirror lookups read (gpm,
                                      gpm-eadr unless --mirror 0), the copy a transaction's

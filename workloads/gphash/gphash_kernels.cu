@@ -2,11 +2,11 @@
  * (batch_path.h): its keys and operations copied in while the batch before
  * runs, its operations grouped by the low bits of their fingerprints (one
  * block's stable sort, so one key's operations keep their batch order),
- * and a warp takes each run of one group: its lanes read the key's 32
- * candidate slots at once (the paper's one-shot warp access), then the
- * warp walks the run's operations in order, answering each read from the
- * key's value at that point, and makes the run's net change durable,
- * log-free:
+ * and a warp takes each run of one group, a turn for each of its keys: its
+ * lanes read the key's 32 candidate slots at once (the paper's one-shot
+ * warp access), then the warp walks the key's operations in order,
+ * answering each read from the key's value at that point, and makes the
+ * key's net change in the batch durable, log-free:
  *   insert  claim a free slot (EMPTY -> INSERT by CAS); the record's
  *           reference, key and first cell stored as one run of bytes and
  *           persisted; then the fingerprint stored and persisted;
@@ -440,50 +440,65 @@ __device__ __forceinline__ int same_key(const uint64_t *a, const uint64_t *b, ui
     return same;
 }
 
-/* The next up-to-32 operations of the key at K, one a lane: how many are
- * its (they stop where a key sharing the fingerprint begins), and each
- * lane's operation and place. The key's state then steps through them in
- * order (a shuffle each, all in registers), each lane keeping the value
- * its operation met, and the lanes answer their reads at once. */
+/* The operations at positions K..K+31 (below Q), one a lane, that are
+ * key S's: the key's state steps through them in order (a shuffle each,
+ * all in registers), each lane keeping the value its operation met, and
+ * those lanes answer their reads at once. Where READ, positions whose keys
+ * took their turn already (TAKEN holds STAMP) are passed over. This key's
+ * positions after another key's (one in this chunk, or SEEN before it) are
+ * marked taken: the turns after this one scan from there. How many were
+ * the key's; in *OTHERS, the lanes of keys still to take their turn. */
 __device__ uint32_t walk(const struct tbl *t, const struct sess *s, const uint8_t *op,
-                         const uint64_t *key, const uint32_t *idx, uint64_t k, uint64_t q,
-                         uint64_t seq0, uint64_t *ans, uint64_t *cur, unsigned lane)
+                         const uint64_t *key, const uint32_t *idx, uint32_t *taken,
+                         uint32_t stamp, int read, int seen, uint64_t k, uint64_t q,
+                         uint64_t seq0, uint64_t *ans, uint64_t *cur, unsigned *others,
+                         unsigned lane)
 {
     uint64_t kk = k + lane, before = 0;
-    int valid = kk < q;
-    uint32_t i = valid ? idx[kk] : 0, o_ = 0, n;
-    unsigned other = __ballot_sync(
-        FULL, valid && !same_key(key + (uint64_t)i * t->g.kw, s->key, t->g.kw));
-    n = other ? __ffs(other) - 1 : __popc(__ballot_sync(FULL, valid));
-    if (lane < n)
+    int valid = kk < q && !(read && *(const volatile uint32_t *)&taken[kk] == stamp);
+    uint32_t i = valid ? idx[kk] : 0, o_ = 0;
+    int mine = valid && same_key(key + (uint64_t)i * t->g.kw, s->key, t->g.kw);
+    unsigned m = __ballot_sync(FULL, mine);
+    *others = __ballot_sync(FULL, valid && !mine);
+    if (mine)
         o_ = op[i];
-    for (uint32_t j = 0; j < n; j++) {
+    for (unsigned r = m; r; r &= r - 1) { /* uniform: every lane steps */
+        unsigned j = __ffs(r) - 1;
         uint32_t oj = __shfl_sync(FULL, o_, j), ij = __shfl_sync(FULL, i, j);
         uint64_t b = gph_step(oj, seq0 + ij + 1, cur);
         if (lane == j)
             before = b;
     }
-    if (lane < n) {
+    if (mine) {
         int a = gph_answers(o_);
         ans[2 * i] = a ? before : 0;
         ans[2 * i + 1] = !a ? 0 : before == s->seq ? s->fold
                                                   : gph_value_sum(s->vk, before, t->g.vbytes);
+        if (seen || (*others & ((1u << lane) - 1)))
+            taken[kk] = stamp;
     }
-    return n;
+    __syncwarp();
+    return (uint32_t)__popc(m);
 }
 
-/* Positions P..Q-1 of the sorted batch: one fingerprint's operations, in
- * batch order. Keys that share a fingerprint take turns, each from a fresh
- * lookup, so every key's operations still apply in batch order. */
+/* Positions P..Q-1 of the sorted batch: one group's operations, in batch
+ * order. Each key of the group takes one turn, in the order the keys first
+ * appear: a lookup, every operation of the key in the group, in order,
+ * then its net change. One turn a key a batch, even where keys that share
+ * the grouped bits interleave (A, B, A): no word changes twice in a batch
+ * (a transaction's undo record a word suffices, and the cell the reference
+ * named before the batch is never overwritten), and a delete deferred to
+ * the batch's end is never met again by its own key's insert. A group of
+ * one key, nearly every group, reads and marks nothing. */
 __device__ void run(const struct tbl *t, const uint8_t *op, const uint64_t *key,
-                    const uint32_t *idx, uint64_t p, uint64_t q, uint64_t seq0, uint64_t *ans,
-                    unsigned long long *count, wl_out o, unsigned lane)
+                    const uint32_t *idx, uint32_t *taken, uint32_t stamp, uint64_t p,
+                    uint64_t q, uint64_t seq0, uint64_t *ans, unsigned long long *count,
+                    wl_out o, unsigned lane)
 {
     uint32_t kw = t->g.kw;
-    while (p < q) {
+    for (int turn = 0; p < q; turn++) {
         struct sess s;
-        uint64_t cur, k = p;
-        uint32_t n;
+        uint64_t cur, next = q, units = 0;
         const uint64_t *k0 = key + (uint64_t)idx[p] * kw;
         for (uint32_t j = 0; j < kw; j++)
             s.key[j] = k0[j];
@@ -495,14 +510,17 @@ __device__ void run(const struct tbl *t, const uint8_t *op, const uint64_t *key,
         if (lane == 0)
             atomicAdd(&count[C_KEY_RUNS], 1ull);
         cur = s.seq;
-        do {
-            n = walk(t, &s, op, key, idx, k, q, seq0, ans, &cur, lane);
-            k += n;
-        } while (n == 32 && k < q);
+        for (uint64_t k = p; k < q; k += 32) {
+            unsigned others;
+            units += walk(t, &s, op, key, idx, taken, stamp, turn > 0, next < q, k, q, seq0,
+                          ans, &cur, &others, lane);
+            if (others && next == q)
+                next = k + __ffs(others) - 1;
+        }
         finish(t, &s, cur, lane, o, count);
         if (lane == 0)
-            wl_progressed(o, k - p);
-        p = k;
+            wl_progressed(o, units);
+        p = next;
     }
 }
 
@@ -512,8 +530,8 @@ __device__ void run(const struct tbl *t, const uint8_t *op, const uint64_t *key,
  * waves). */
 __global__ void __launch_bounds__(THREADS, 4)
 run_kernel(struct tbl t, const uint8_t *op, const uint64_t *key, const uint32_t *fp,
-           const uint32_t *idx, uint32_t n, uint64_t seq0, uint64_t *ans,
-           unsigned long long *count, wl_out o)
+           const uint32_t *idx, uint32_t *taken, uint32_t stamp, uint32_t n, uint64_t seq0,
+           uint64_t *ans, unsigned long long *count, wl_out o)
 {
     unsigned lane = threadIdx.x & 31u;
     uint64_t w = gpm_grid_rank() / 32, nw = gpm_grid_threads() / 32;
@@ -530,7 +548,7 @@ run_kernel(struct tbl t, const uint8_t *op, const uint64_t *key, const uint32_t 
             }
             q += 32;
         }
-        run(&t, op, key, idx, p, q, seq0, ans, count, o, lane);
+        run(&t, op, key, idx, taken, stamp, p, q, seq0, ans, count, o, lane);
     }
 }
 
@@ -665,6 +683,8 @@ int gph_gpu_alloc(struct gph_state *st)
     for (int k = 0; k < 2; k++)
         if (wl_dev_alloc((void **)&st->d_fp[k], n * 4) || wl_group_alloc(&st->group[k], n) != 0)
             return -1;
+    if (wl_dev_alloc((void **)&st->d_taken, n * 4) || wl_dev_zero(st->d_taken, n * 4))
+        return -1;
     if (wl_dev_alloc((void **)&st->d_count, GPH_COUNTS * 8) ||
         wl_dev_zero(st->d_count, GPH_COUNTS * 8) ||
         wl_dev_alloc((void **)&st->d_lists, 2 * 8) || wl_dev_zero(st->d_lists, 2 * 8) ||
@@ -681,6 +701,7 @@ void gph_gpu_free(struct gph_state *st)
         wl_group_free(&st->group[k]);
         wl_dev_free(st->d_fp[k]);
     }
+    wl_dev_free(st->d_taken);
     wl_dev_free(st->d_count);
     wl_dev_free(st->d_lists);
     wl_dev_free(st->d_chg);
@@ -739,7 +760,8 @@ int gph_gpu_batch(struct gph_state *st, uint8_t *pm, uint64_t b, int cached, wl_
         return -1;
     if (d && cudaMemsetAsync(st->d_lists, 0, 2 * 8, s) != cudaSuccess)
         return gpm_set_error("clearing batch %llu's lists failed", (unsigned long long)b);
-    run_kernel<<<warps_blocks, THREADS, 0, s>>>(t, op, key, g->key, g->idx, (uint32_t)n, first,
+    run_kernel<<<warps_blocks, THREADS, 0, s>>>(t, op, key, g->key, g->idx, st->d_taken,
+                                                (uint32_t)++st->stamp, (uint32_t)n, first,
                                                 (uint64_t *)ans, st->d_count, o);
     if (d) {
         delete_kernel<<<blocks, THREADS, 0, s>>>(t, st->d_count);
