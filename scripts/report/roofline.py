@@ -32,7 +32,10 @@ from their rows' notes:
                      of the CUDA Graph's probe, measured at a batch no larger)
   write-scatterS     pm_records at the rate of scattered records of S bytes,
                      S the smallest probed of at least pm_record_bytes /
-                     pm_records (the largest where none is)
+                     pm_records (the largest where none is), measured over
+                     the smallest file of at least the table's bytes
+                     (size_bytes; the largest file where none is): the rate
+                     falls as writes spread over more of PM
   P/B                pm_record_bytes over B
   read-rand8         pm_reads at the rate of independent 8-byte reads of PM
   GPM's bound        the largest of the four; mode none's the floor and the
@@ -133,10 +136,37 @@ def scatter_probe(roofs, size):
     return next((op for b, op in have if b >= size), have[-1][1]) if have else None
 
 
-def batch_bound(row, roofs, host):
+def span_rows(roof_rows, host):
+    """{probe: {file bytes: (rate per second, row)}}: the newest verified
+    row of each probe over each file size that HOST measured, whatever the
+    scale."""
+    out = {}
+    for r in roof_rows:
+        if r.get("workload") == "roofs" and r.get("host") == host and r.get("verified") == "ok":
+            out.setdefault(r["op"], {})[R.fnum(r.get("size_bytes"))] = (
+                R.fnum(R.params(r).get("rate_per_s")), r)
+    return out
+
+
+def over_span(roofs, spans, op, span):
+    """(rate, row, file bytes) of probe OP measured over the smallest file
+    of at least SPAN bytes, the largest where none is (a scattered write
+    costs more as the writes spread: the GPU translates each page of host
+    memory it writes); ROOFS's row where SPAN is unknown or SPANS lacks OP."""
+    sizes = sorted(spans.get(op, {}))
+    if not sizes or not R.finite(span):
+        return roofs[op][0], roofs[op][1], NAN
+    size = next((b for b in sizes if b >= span), sizes[-1])
+    if size == R.fnum(roofs[op][1].get("size_bytes")):  # the scale's own row
+        return roofs[op][0], roofs[op][1], size
+    return spans[op][size] + (size,)
+
+
+def batch_bound(row, roofs, host, spans=None):
     """(bound, what binds, {term: seconds}, why) of ROW, a YCSB run in gpm
-    or none, on the batch path (the module's comment); why: the terms left
-    out, or why there is no bound."""
+    or none, on the batch path (the module's comment), its records' roof
+    over the table's span where SPANS (span_rows) has it; why: the terms
+    left out, or why there is no bound."""
     p, why, terms = R.params(row), [], {}
     if "run_batches" not in p:
         return NAN, "", terms, "notes no run_batches=: no bound"
@@ -157,7 +187,11 @@ def batch_bound(row, roofs, host):
     if gpm and n["pm_records"]:
         scatter = scatter_probe(roofs, n["pm_record_bytes"] / n["pm_records"])
         if scatter:
-            terms[scatter] = div(n["pm_records"], roofs[scatter][0])
+            rate, r, size = over_span(roofs, spans or {}, scatter, R.fnum(row.get("size_bytes")))
+            terms[scatter] = div(n["pm_records"], rate)
+            if r is not roofs[scatter][1]:
+                why.append("%s over a %.3g GB file, for the table's %.3g GB"
+                           % (scatter, size / 1e9, R.fnum(row.get("size_bytes")) / 1e9))
         else:
             missing.append("write-scatter")
     if gpm and n["pm_record_bytes"]:
@@ -176,12 +210,12 @@ def batch_bound(row, roofs, host):
     return known[what], what, terms, "; ".join(why)
 
 
-def ycsb_columns(sel, v, roofs, host):
+def ycsb_columns(sel, v, roofs, spans, host):
     """(P, N, P/B, N over the scatter rate, bound, what binds, [floor_s,
     reads_s, v_bound_s, v_bound_by, v_over_bound, note]) of a YCSB run's
     rows SEL by mode, V mode none's time: P and N its gpm row's
     pm_record_bytes and pm_records."""
-    got = {m: batch_bound(sel[m], roofs, host) if sel[m] else (NAN, "", {}, "")
+    got = {m: batch_bound(sel[m], roofs, host, spans) if sel[m] else (NAN, "", {}, "")
            for m in ("gpm", "none")}
     bound, by, terms, _ = got["gpm"]
     gp = R.params(sel["gpm"]) if sel["gpm"] else {}
@@ -255,7 +289,8 @@ def main():
         p = R.fnum(g["bytes_persisted"]) if g else float("nan")
         n = float(R.param_count(R.params(g), "persists")) if g else float("nan")
         if wl in ycsb:
-            p, n, pb, nr, bound, by, batch = ycsb_columns(sel, v, roofs, host)
+            p, n, pb, nr, bound, by, batch = ycsb_columns(sel, v, roofs,
+                                                          span_rows(roof_rows, host), host)
             if_random = NAN  # records of several stores, not single persists
         else:
             bound, by, pb, nr = gpm_bound(v, p, n, roofs)
@@ -302,7 +337,8 @@ def main():
                  "W(ycsb Y): YCSB workload Y of a key-value store, on the batch path: "
                  "bound_s = max(floor_s, n_over_r_s, p_over_b_s, reads_s), with floor_s "
                  "run_batches x a CUDA Graph's batch with nothing to do, n_over_r_s N "
-                 "(pm_records) at the scattered-record rate of their mean size, p_over_b_s P "
+                 "(pm_records) at the scattered-record rate of their mean size over the "
+                 "table's span, p_over_b_s P "
                  "(pm_record_bytes) over B, reads_s pm_reads at the random 8-byte read rate; "
                  "v_bound_s mode none's (floor_s and reads_s of its row); note: a term left "
                  "out, or why there is no bound",

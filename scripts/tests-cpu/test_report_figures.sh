@@ -399,6 +399,38 @@ sys.exit(not (L.scatter_probe(roofs, 64) == 'write-scatter64' and
 else
     echo "not ok - roofline scatter_probe picks another probe than the smallest that holds the records"
 fi
+# A scattered record's roof over the table's span: the smallest file
+# measured that holds the table (the largest where none does), the
+# scale's own row where that is its size, and a note naming the file.
+if python3 -c "
+import sys
+sys.path.insert(0, '$scripts/report')
+import roofline as L
+def row(size, rate):
+    return {'workload': 'roofs', 'host': 'h', 'verified': 'ok', 'op': 'write-scatter128',
+            'size_bytes': str(size), 'params': 'rate_per_s=%g,record_bytes=128' % rate}
+own = row(2 ** 30, 2e8)
+rows = [row(2 ** 33, 5e7), own, row(2 ** 31, 9e7), dict(row(2 ** 32, 1e9), host='other')]
+roofs = {'write-scatter128': (2e8, own)}
+spans = L.span_rows(rows, 'h')
+gb = 1e9
+ok = (sorted(spans['write-scatter128']) == [2 ** 30, 2 ** 31, 2 ** 33] and
+      L.over_span(roofs, spans, 'write-scatter128', 7.65 * gb)[:1] == (5e7,) and
+      L.over_span(roofs, spans, 'write-scatter128', 2.0 ** 31)[0] == 9e7 and
+      L.over_span(roofs, spans, 'write-scatter128', 20 * gb)[0] == 5e7 and
+      L.over_span(roofs, spans, 'write-scatter128', 1000)[1] is own and
+      L.over_span(roofs, {}, 'write-scatter128', 7.65 * gb)[1] is own and
+      L.over_span(roofs, spans, 'write-scatter128', float('nan'))[1] is own)
+ycsb = {'mode': 'gpm', 'size_bytes': str(7650414592),
+        'params': 'run_batches=10,pm_records=1000000,pm_record_bytes=128000000,pm_reads=0'}
+bound, by, terms, why = L.batch_bound(ycsb, dict(roofs, **{'link-write': (5e10, own), 'persist-seq': (1e9, own)}), 'h', spans)
+ok = ok and terms['write-scatter128'] == 1e6 / 5e7 and \
+    why.startswith('write-scatter128 over a 8.59 GB file, for the table\'s 7.65 GB')
+sys.exit(not ok)"; then
+    echo "ok - roofline YCSB: scattered records at their rate over the table's span"
+else
+    echo "not ok - roofline YCSB: the scatter roof is not the one over the table's span"
+fi
 mkdir -p "$tmp/nofloor"
 cp "$fix/roofline/roofline.tsv" "$tmp/nofloor/"
 grep -v "	batch-floor-graph	" "$fix/roofline/roofs.tsv" >"$tmp/nofloor/roofs.tsv"
