@@ -187,11 +187,12 @@ def batch_bound(row, roofs, host, spans=None):
     if gpm and n["pm_records"]:
         scatter = scatter_probe(roofs, n["pm_record_bytes"] / n["pm_records"])
         if scatter:
-            rate, r, size = over_span(roofs, spans or {}, scatter, R.fnum(row.get("size_bytes")))
+            table = R.fnum(row.get("size_bytes"))
+            rate, r, size = over_span(roofs, spans or {}, scatter, table)
             terms[scatter] = div(n["pm_records"], rate)
             if r is not roofs[scatter][1]:
                 why.append("%s over a %.3g GB file, for the table's %.3g GB"
-                           % (scatter, size / 1e9, R.fnum(row.get("size_bytes")) / 1e9))
+                           % (scatter, size / 1e9, table / 1e9))
         else:
             missing.append("write-scatter")
     if gpm and n["pm_record_bytes"]:
@@ -275,7 +276,7 @@ def main():
               "capmm_s", "capmm_bound_s", "capmm_over_bound", "capfs_s", "capfs_bound_s",
               "capfs_over_bound", "gpm_over_v", "noisy", "floor_s", "reads_s", "v_bound_s",
               "v_bound_by", "v_over_bound", "note"]
-    out_rows, used, roofs_used = [], [], {}
+    out_rows, used, roofs_used, spans_of = [], [], {}, {}
     for wl, scale in R.groups(best):
         sel = {m: R.pick(best, wl, scale, m) for m in MODES}
         used += [r for r in sel.values() if r]
@@ -289,8 +290,9 @@ def main():
         p = R.fnum(g["bytes_persisted"]) if g else float("nan")
         n = float(R.param_count(R.params(g), "persists")) if g else float("nan")
         if wl in ycsb:
-            p, n, pb, nr, bound, by, batch = ycsb_columns(sel, v, roofs,
-                                                          span_rows(roof_rows, host), host)
+            if host not in spans_of:
+                spans_of[host] = span_rows(roof_rows, host)
+            p, n, pb, nr, bound, by, batch = ycsb_columns(sel, v, roofs, spans_of[host], host)
             if_random = NAN  # records of several stores, not single persists
         else:
             bound, by, pb, nr = gpm_bound(v, p, n, roofs)
