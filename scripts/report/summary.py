@@ -382,6 +382,16 @@ def days(results_dir, revisions):
     return "date unknown" if not d else d[0] if d[0] == d[-1] else d[0] + " to " + d[-1]
 
 
+def held_revisions(results_dir):
+    """The revisions of every row of RESULTS_DIR's TSV files (of REF_REV's,
+    where it names one), in the order met; none without a folder."""
+    held = []
+    for r in R.read_rows(results_dir, "*.tsv", "git_rev") if results_dir else []:
+        if r.get("git_rev") and r["git_rev"] not in held:
+            held.append(r["git_rev"])
+    return held
+
+
 def main():
     if len(sys.argv) not in (3, 4):
         R.fail("usage: summary.py REPORTS_DIR OUT_MD [RESULTS_DIR]")
@@ -448,6 +458,12 @@ def main():
                  % (", ".join(revisions), len(revisions)) if len(revisions) > 1
                  else "Revision: %s." % (revisions[0] if revisions else "?")),
             "", "Not run: %s." % ", ".join(missing) if missing else "Every experiment ran.", ""]
+    held = held_revisions(results)
+    if len(held) > len(revisions):
+        head[-3:-3] = ["", "The results folder holds rows of %d revisions: %s; the reports "
+                       "show the newest rows of each experiment, from the %d above. Rerun "
+                       "them at one revision before the reference results are final."
+                       % (len(held), ", ".join(held), len(revisions))]
     with open(out, "w") as f:
         f.write("\n".join(head + lines) + "\n")
 

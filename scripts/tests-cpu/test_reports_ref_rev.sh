@@ -3,7 +3,7 @@
 # revision's: rows of two (fixtures/timing: rev-a's Figure 9 on 2026-01-01,
 # rev-b's on 2026-01-02) are refused in one line, REF_REV=rev-a reports
 # rev-a's rows alone under a first line naming it and its day, and
-# REF_REV=any reports them as a history.
+# REF_REV=any reports them as a history that names every revision held.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=${GPM_ROOT:-$(cd "$here/../.." && pwd)}
@@ -46,6 +46,10 @@ fi
 
 if reports any any; then echo "ok - REF_REV=any reports"; else echo "not ok - REF_REV=any: $(cat "$tmp/any.log")"; fi
 has "REF_REV=any: the summary is a history" "$tmp/any/summary.md" "^# History of .*, two-revs$"
+# Figure 9 shows rev-b's newer rows alone: the summary still names every
+# revision the folder holds.
+has "REF_REV=any: the summary names the folder's revisions, those not shown too" \
+    "$tmp/any/summary.md" "^The results folder holds rows of 2 revisions: rev-a, rev-b; the reports show the newest rows of each experiment, from the 1 above"
 
 reports nosuch nosuch
 rc=$?
