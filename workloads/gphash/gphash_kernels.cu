@@ -441,8 +441,8 @@ __device__ __forceinline__ int same_key(const uint64_t *a, const uint64_t *b, ui
 }
 
 /* The operations at positions K..K+31 (below Q), one a lane, that are
- * key S's: the key's state steps through them in order (a shuffle each,
- * all in registers), each lane keeping the value its operation met, and
+ * key S's: their steps, composed by a scan over the lanes (gph_then), give
+ * each lane the value its operation met and the key's state after them, and
  * those lanes answer their reads at once. Where READ, positions whose keys
  * took their turn already (TAKEN holds STAMP) are passed over. This key's
  * positions after another key's (one in this chunk, or SEEN before it) are
@@ -459,15 +459,25 @@ __device__ uint32_t walk(const struct tbl *t, const struct sess *s, const uint8_
     uint32_t i = valid ? idx[kk] : 0, o_ = 0;
     int mine = valid && same_key(key + (uint64_t)i * t->g.kw, s->key, t->g.kw);
     unsigned m = __ballot_sync(FULL, mine);
+    struct gph_fn f = {0, GPH_KEEP}, g;
     *others = __ballot_sync(FULL, valid && !mine);
-    if (mine)
+    if (mine) {
         o_ = op[i];
-    for (unsigned r = m; r; r &= r - 1) { /* uniform: every lane steps */
-        unsigned j = __ffs(r) - 1;
-        uint32_t oj = __shfl_sync(FULL, o_, j), ij = __shfl_sync(FULL, i, j);
-        uint64_t b = gph_step(oj, seq0 + ij + 1, cur);
-        if (lane == j)
-            before = b;
+        f = gph_fn_of(o_, seq0 + i + 1);
+    }
+    if (m) { /* uniform: every lane shuffles */
+        for (unsigned d = 1; d < 32; d *= 2) { /* f: the steps of lanes 0..lane, composed */
+            g.v = __shfl_up_sync(FULL, f.v, d);
+            g.kind = __shfl_up_sync(FULL, f.kind, d);
+            if (lane >= d)
+                f = gph_then(g, f);
+        }
+        g.v = __shfl_up_sync(FULL, f.v, 1); /* g: those of the lanes before it */
+        g.kind = __shfl_up_sync(FULL, f.kind, 1);
+        before = gph_apply(lane ? g : gph_fn_of(GPH_READ, 0), *cur);
+        g.v = __shfl_sync(FULL, f.v, 31);
+        g.kind = __shfl_sync(FULL, f.kind, 31);
+        *cur = gph_apply(g, *cur);
     }
     if (mine) {
         int a = gph_answers(o_);

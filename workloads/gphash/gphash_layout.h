@@ -193,4 +193,37 @@ GPM_HD uint64_t gph_step(uint32_t op, uint64_t seq, uint64_t *cur)
 }
 GPM_HD int gph_answers(uint32_t op) { return op == GPH_READ || op == GPH_RMW; }
 
+/* An operation's step as a function of CUR, which composes: KEEP (a read),
+ * SET v (an insert; a delete sets 0) or IF v (an update, a read-modify-
+ * write: v where the key is present). Any run of steps is one of the
+ * three, so a warp finds what each of 32 operations met by a scan in five
+ * rounds of shuffles, not one step after another. */
+enum { GPH_KEEP, GPH_SET, GPH_IF };
+struct gph_fn {
+    uint64_t v;
+    uint32_t kind;
+};
+GPM_HD struct gph_fn gph_fn_of(uint32_t op, uint64_t seq)
+{
+    struct gph_fn f = {0, GPH_KEEP};
+    if (op == GPH_INSERT_OP || op == GPH_DELETE)
+        f.kind = GPH_SET, f.v = op == GPH_DELETE ? 0 : seq;
+    else if (op == GPH_UPDATE || op == GPH_RMW)
+        f.kind = GPH_IF, f.v = seq;
+    return f;
+}
+/* A, then B. */
+GPM_HD struct gph_fn gph_then(struct gph_fn a, struct gph_fn b)
+{
+    if (b.kind == GPH_KEEP)
+        return a;
+    if (b.kind == GPH_IF && a.kind == GPH_SET)
+        b.kind = GPH_SET, b.v = a.v ? b.v : 0;
+    return b;
+}
+GPM_HD uint64_t gph_apply(struct gph_fn f, uint64_t cur)
+{
+    return f.kind == GPH_KEEP ? cur : f.kind == GPH_SET ? f.v : cur ? f.v : 0;
+}
+
 #endif

@@ -130,6 +130,34 @@ static void redoing_a_run_ends_as_doing_it_once(void)
     }
 }
 
+/* The composed steps (the kernels' scan) give what stepping one at a time
+ * gives: every prefix of every sequence of up to 6 operations, from an
+ * absent key and a present one, composed left to right and in pairs. */
+static void composed_steps_are_the_steps(void)
+{
+    for (uint32_t code = 0; code < 15625; code++) { /* 5^6 */
+        for (uint64_t start = 0; start <= 7; start += 7) {
+            uint64_t cur = start;
+            struct gph_fn all = {0, GPH_KEEP}, pair = {0, GPH_KEEP}, pairs = {0, GPH_KEEP};
+            uint32_t c = code;
+            for (int i = 0; i < 6; i++, c /= 5) {
+                struct gph_fn f = gph_fn_of(c % 5, 10 + (uint64_t)i);
+                uint64_t before = gph_step(c % 5, 10 + (uint64_t)i, &cur);
+                CHECKF(gph_apply(all, start) == before, "sequence %u, op %d from %llu", code, i,
+                       (unsigned long long)start);
+                all = gph_then(all, f);
+                pair = i % 2 ? gph_then(pair, f) : f;
+                if (i % 2)
+                    pairs = gph_then(pairs, pair); /* ((f0 f1) (f2 f3)) (f4 f5) */
+                CHECKF(gph_apply(all, start) == cur, "sequence %u after op %d from %llu", code,
+                       i, (unsigned long long)start);
+            }
+            CHECKF(gph_apply(pairs, start) == cur, "sequence %u in pairs from %llu", code,
+                   (unsigned long long)start);
+        }
+    }
+}
+
 static void every_workload_verifies(void)
 {
     static const char *const mixes[] = {"load", "a", "b", "c", "d", "f", "search",
@@ -334,6 +362,7 @@ int main(void)
     RUN(an_older_runs_done_word_counts_nothing);
     RUN(steps_follow_ycsb);
     RUN(redoing_a_run_ends_as_doing_it_once);
+    RUN(composed_steps_are_the_steps);
     RUN(every_workload_verifies);
     RUN(small_keys_and_a_full_table);
     RUN(bad_flags_are_one_line);
