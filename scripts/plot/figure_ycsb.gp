@@ -15,7 +15,9 @@ set datafile separator "\t"
 set datafile missing "nan"
 set datafile columnheaders
 set multiplot layout 1,2 title ("YCSB on GPHash and gpKVS") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
+# A variant, or (rows from before the mirror) its "-pm" twin: gpm-k8, gpm-pm-k8.
 mix(v, off) = (strcol(1) eq "mix" && strcol(5) eq v && $14 == 1) ? $3 + off : NaN
+mix2(v, w, off) = (strcol(1) eq "mix" && (strcol(5) eq v || strcol(5) eq w) && $14 == 1) ? $3 + off : NaN
 set title "throughput by workload (batches of the default size)"
 set ylabel "Mops (log scale)"
 set logscale y
@@ -28,7 +30,7 @@ set xtics ("load" 0, "a" 1, "b" 2, "c" 3, "d" 4, "f" 5, "search" 6, "search-miss
 set key outside below horizontal maxrows 4 font ",9"
 plot in using (mix("gpm", -0.36)):7 with boxes lc rgb '#ee6677' title 'GPHash gpm (mirror)', \
      in using (mix("gpm-pm", -0.288)):7 with boxes lc rgb '#aa3377' title 'GPHash gpm, lookups from PM (BktCache)', \
-     in using (mix("gpm-k8", -0.216)):7 with boxes lc rgb '#cc99bb' title 'GPHash gpm, 8-byte keys, values', \
+     in using (mix2("gpm-k8", "gpm-pm-k8", -0.216)):7 with boxes lc rgb '#cc99bb' title 'GPHash gpm, 8-byte keys, values', \
      in using (mix("none", -0.144)):7 with boxes lc rgb '#bbbbbb' title 'GPHash none', \
      in using (mix("cap-delta", -0.072)):7 with boxes lc rgb '#ee7733' title 'GPHash cap-delta', \
      in using (mix("cpu", 0)):7 with boxes lc rgb '#4477aa' title 'GPHash CPU counterpart', \
@@ -45,7 +47,9 @@ set logscale x
 set autoscale x
 set xtics autofreq
 set key outside below horizontal maxrows 4 font ",9"
-sweep(y, v) = (strcol(1) eq "sweep" && strcol(2) eq y && strcol(5) eq v && $14 == 1) ? $10 : NaN
+# GPHash's sweep is of gpm, or where a workload has only rows from before
+# the mirror, of gpm-pm (the report gives one of the two).
+sweep(y, v) = (strcol(1) eq "sweep" && strcol(2) eq y && (strcol(5) eq v || strcol(5) eq v . "-pm") && $14 == 1) ? $10 : NaN
 plot for [y in "load a b c d f"] in using (sweep(y, "gpm")):7 with linespoints pt 7 title ("GPHash, YCSB " . y), \
      for [y in "load a b c d f"] in using (sweep(y, "kvs-gpm")):7 with linespoints pt 6 dt 2 title ("gpKVS, YCSB " . y)
 unset multiplot

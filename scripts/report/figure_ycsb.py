@@ -21,10 +21,13 @@ import rows as R  # noqa: E402
 
 ORDER = ["load", "a", "b", "c", "d", "f", "search", "search-miss", "insert", "update", "delete"]
 VARIANTS = ["gpm", "gpm-pm", "gpm-pm-nocache", "gpm-pm-cache100", "gpm-pm-blocking", "gpm-k8",
+            "gpm-pm-k8",
             "none", "none-k8",
             "cap-delta", "cpu",
             "kvs-gpm", "kvs-cap-delta", "kvs-none", "kvs-cpu", "pmemobj", "rocksdb"]
 # The variants swept over batch sizes; the others run at the default batch.
+# Where a workload has no gpm rows (all from before the mirror), its
+# gpm-pm rows are its sweep.
 SWEPT = ("gpm", "kvs-gpm")
 
 
@@ -98,10 +101,18 @@ def main():
         p = R.params(r)
         key = (scale_for(r, p), p.get("workload"), variant(r, p), int(p.get("batch", "0")))
         newest[key] = (r, p)
-    default_batch = {}
-    for (sc, y, v, b), (r, p) in newest.items():
-        if v not in SWEPT:
-            default_batch[(sc, y)] = b  # the mix's rows are run at the default batch
+    with_gpm = {(sc, y) for (sc, y, v, b) in newest if v == "gpm"}
+
+    def swept(sc, y, v):
+        return v in SWEPT or (v == "gpm-pm" and (sc, y) not in with_gpm)
+    # The mix's rows are run at the scale's default batch, the same for
+    # every workload: the batch most of the scale's points not swept ran
+    # at (an old sweep of a variant no longer swept must not set it).
+    runs_at = {}
+    for (sc, y, v, b) in newest:
+        if not swept(sc, y, v):
+            runs_at.setdefault(sc, {}).setdefault(b, set()).add((y, v))
+    default_batch = {sc: max(sorted(at), key=lambda b: len(at[b])) for sc, at in runs_at.items()}
     out_rows, used = [], []
     for (scale, y, v, b), (r, p) in sorted(
             newest.items(), key=lambda kv: (kv[0][0], ORDER.index(kv[0][1])
@@ -111,14 +122,14 @@ def main():
         med = R.number(r, "median_s")
         ops = fnum(p, "run_ops")
         kern = fnum(p, "kernel_s")
-        kind = "mix" if default_batch.get((scale, y)) == b else "sweep"
-        if kind == "sweep" and v not in SWEPT:
+        kind = "mix" if default_batch.get(scale) == b else "sweep"
+        if kind == "sweep" and not swept(scale, y, v):
             continue
         out_rows.append([kind, y, ORDER.index(y) if y in ORDER else 99, scale, v, b,
                          ops / med / 1e6, ops / kern / 1e6 if kern > 0 else float("nan"),
                          fnum(p, "batch_p50_us"), fnum(p, "batch_p99_us"),
                          fnum(p, "bktcache_hit_rate"), med, R.noisy([(v, r)])])
-        if kind == "mix" and v in SWEPT and b == default_batch.get((scale, y)):
+        if kind == "mix" and swept(scale, y, v):
             out_rows.append(["sweep"] + out_rows[-1][1:])  # the default batch is a sweep point too
         used.append(r)
     # The plot shows one scale, the largest measured: bars of two scales
@@ -131,7 +142,9 @@ def main():
     paper = {p["claim"]: p for p in R.read_paper("figure_ycsb")}
     notes = []
     for (scale, y, v), m in sorted(mops.items()):
-        if v != "gpm":
+        # GPHash gpm, or where a point has only rows of lookups from PM
+        # (rows from before the mirror), those
+        if v != "gpm" and not (v == "gpm-pm" and (scale, y, "gpm") not in mops):
             continue
         parts = []
         for other, what in (("gpm-pm", "%.2fx its lookups from PM through BktCache"),
@@ -142,15 +155,19 @@ def main():
                             ("kvs-cap-delta", "%.2fx gpKVS cap-delta"),
                             ("kvs-cpu", "%.2fx gpKVS-CPU"), ("pmemobj", "%.2fx libpmemobj"),
                             ("rocksdb", "%.2fx RocksDB")):
-            o = mops.get((scale, y, other))
+            o = mops.get((scale, y, other)) if other != v else None
             if o:
                 parts.append(what % (m / o * 100 if other == "none" else m / o))
-            if o and other == "gpm-pm":
-                parts[-1] += bktcache_gains(mops, scale, y, o)
+            if other == "gpm-pm" and mops.get((scale, y, other)):
+                gains = bktcache_gains(mops, scale, y, mops[(scale, y, other)])
+                if o:
+                    parts[-1] += gains
+                elif gains:
+                    parts.append(gains[2:-1])
         every = mops.get((scale, y, "gpm-pm-cache100"))
         if every:
             parts.append("every bucket cached %.2f Mops" % every)
-        k8 = mops.get((scale, y, "gpm-k8"))
+        k8 = mops.get((scale, y, v + "-k8"))
         k8_parts = ["%.2fx gpKVS %s" % (k8 / mops[(scale, y, o)], o[4:])
                     for o in ("kvs-gpm", "kvs-cap-delta") if k8 and mops.get((scale, y, o))]
         if k8 and mops.get((scale, y, "none-k8")):
@@ -159,7 +176,7 @@ def main():
             parts.append("with gpKVS's 8-byte keys and values %.2f Mops, %s"
                          % (k8, ", ".join(k8_parts)))
         if parts:
-            notes.append("%s (%s): gpm %.2f Mops: %s" % (y, scale, m, ", ".join(parts)))
+            notes.append("%s (%s): %s %.2f Mops: %s" % (y, scale, v, m, ", ".join(parts)))
     claims = ["paper: %s = %s (%s)" % (k, p["value"], p["source"]) for k, p in paper.items()]
     comments = (["YCSB on GPHash and on gpKVS (--op ycsb: a read is a GET, an update or insert "
                  "a SET, a read-modify-write both; 8-byte keys and values); a row of a size "
