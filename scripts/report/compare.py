@@ -54,21 +54,10 @@ def selected(results_dir):
     return {(k[0], k[1], k[2]): r for k, r in best.items()}
 
 
-def inputs(row):
-    """The run's inputs: the params the harness writes first (the
-    operation, the workload's parameters, the seed), up to cpu_threads=."""
-    out = []
-    for kv in (row.get("params") or "").split(","):
-        if kv.startswith("cpu_threads="):
-            break
-        out.append(kv)
-    return out
-
-
 def differing(a, b):
     """The inputs of A and B that differ, as "A: ...; B: ..." text."""
-    da, db = dict(kv.partition("=")[::2] for kv in inputs(a)), \
-        dict(kv.partition("=")[::2] for kv in inputs(b))
+    da, db = dict(kv.partition("=")[::2] for kv in R.inputs(a)), \
+        dict(kv.partition("=")[::2] for kv in R.inputs(b))
     keys = [k for k in list(da) + [k for k in db if k not in da] if da.get(k) != db.get(k)]
     return "A: %s; B: %s" % (",".join("%s=%s" % (k, da.get(k, "?")) for k in keys),
                               ",".join("%s=%s" % (k, db.get(k, "?")) for k in keys))
@@ -158,7 +147,7 @@ def main():
                    "(make figure_9) first" % (name, R.shown_path(d, "").rstrip("/"),
                                                ", ".join(f + ".tsv" for f in FILES)))
     common = sorted(set(sel["A"]) & set(sel["B"]))
-    both = [k for k in common if inputs(sel["A"][k]) == inputs(sel["B"][k])]
+    both = [k for k in common if R.inputs(sel["A"][k]) == R.inputs(sel["B"][k])]
     # Other inputs at the same scale: named once per workload and scale.
     other = {}
     for k in common:

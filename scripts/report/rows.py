@@ -94,6 +94,17 @@ def params(row):
     return out
 
 
+def inputs(row):
+    """The run's inputs: the params the harness writes first (the
+    operation, the workload's parameters, the seed), up to cpu_threads=."""
+    out = []
+    for kv in (row.get("params") or "").split(","):
+        if kv.startswith("cpu_threads="):
+            break
+        out.append(kv)
+    return out
+
+
 def param_count(p, key):
     """PARAMS' KEY (params()) as a whole number, 0 where it has none."""
     try:

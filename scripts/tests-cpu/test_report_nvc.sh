@@ -4,7 +4,8 @@
 # restarts were comes from gpm-check's params (the median and largest
 # share of the workload's units wrong, the largest error where there is
 # one, how many said), a row from before the measure says it was not
-# measured, and the summary names how wrong each silently wrong one was.
+# measured, the summary names how wrong each silently wrong one was, and
+# what dropping the persists would save pairs GPM and none of one run.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=${GPM_ROOT:-$(cd "$here/../.." && pwd)}
@@ -47,6 +48,10 @@ expect "none wrong: nothing measured" bfs run wrong_units_median nan
 expect "a row from before the measure: none measured" db update wrong_measured 0
 expect "a row from before the measure says so" db update summary \
     "its persists cannot be dropped: 3 of 60 restarts gave a wrong result (how wrong was not measured)"
+# roofline.tsv: a newer gpm row of other inputs, with no none row beside
+# it, must not be set against the older run's none row.
+expect "GPM's paper-scale time, of the run that has a none row of its inputs" kvs set gpm_paper_s 2
+expect "and that none row's" kvs set none_paper_s 1.5
 mkdir -p "$tmp/res" && cp "$here/fixtures/nvc/nvc.tsv" "$tmp/res/"
 if RESULTS_DIR="$tmp/res" REPORTS_DIR="$tmp/rep" "$root/scripts/reports.sh" >/dev/null 2>&1 &&
     grep -q "silently wrong in some images: db(update) cpu, kvs(set) cpu (a median 28.9% of its keys wrong), ps cpu (a median 12.6% of its sums wrong), srad cpu (a median 2% of its pixels wrong)" "$tmp/rep/summary.md"; then
