@@ -1,7 +1,8 @@
 #!/bin/sh
 # The README a new user reads first: its first commands are the two that
 # matter, it stays short, and the packages it names are those the install
-# script installs; and how to add a workload stays short too.
+# script installs; how to add a workload stays short too, and so does
+# each platform's results README.
 set -u
 . "$(dirname "$0")/sources.sh"
 need_sources readme README.md scripts/install-deps.sh workloads/README.md
@@ -35,3 +36,14 @@ if [ "$words" -gt 200 ] && [ "$words" -le 1500 ]; then
 else
     echo "not ok - workloads/README.md's 'Adding a workload' has $words words: keep it to 1500"
 fi
+# A platform's results README is read in five minutes; how its numbers
+# moved goes to HISTORY.md beside it.
+for r in "$root"/results/*/README.md; do
+    [ -f "$r" ] || continue
+    p=$(basename "$(dirname "$r")") n=$(wc -l <"$r")
+    if [ "$n" -le 150 ]; then
+        echo "ok - results/$p/README.md has at most 150 lines ($n)"
+    else
+        echo "not ok - results/$p/README.md has $n lines: keep it to 150, the history in results/$p/HISTORY.md"
+    fi
+done
