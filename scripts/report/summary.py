@@ -255,6 +255,12 @@ def verdict(name, rows):
     if name == "table_5":
         return "ours: %s" % ", ".join("%s %s%%" % (r["workload"], r.get("restore_pct"))
                                       for r in rows)
+    if name == "figure_ycsb":
+        main = [r for r in rows if r.get("kind") == "mix" and r.get("plotted") == "1" and
+                r.get("variant") in ("gpm", "gpm-pm") and num(r.get("mops"))]
+        return ("ours: GPHash %s" % ", ".join("%s %s %s Mops" % (r["variant"], r["ycsb"],
+                                                                 r["mops"]) for r in main)
+                + " (%s scale)" % main[0]["scale"] if main else "no GPHash run")
     if name == "roofline":
         runs = [r for r in rows if num(r.get("gpm_over_bound"))]
         over = ["%s %sx (%s binds)" % (r["workload"], r["gpm_over_bound"], r.get("bound_by"))
@@ -434,6 +440,10 @@ def main():
                                               else "")]
         if why:
             lines += ["", "Why: %s." % "; ".join(why)]
+        beside = [c[len("paper beside ours: "):] for c in comments
+                  if c.startswith("paper beside ours: ")]
+        if beside:
+            lines += ["", "Beside the paper:", ""] + ["- %s." % b for b in beside]
         spread = noise(rows)
         if spread:
             lines += ["", "Noise: %s." % spread]
