@@ -3,9 +3,11 @@
 # persist point that a SIGKILL cannot? For each workload of WORKLOADS, each
 # of its operations (OPS) and of the settings whose persists its default run
 # does not reach (--check-settings: GPHash's load, gpKVS's YCSB D; none
-# where OPS is given), and each mode (MODES; default cpu, and a GPU mode
-# only where MODES names it and a GPU is visible; a workload without the
-# mode is skipped with one line):
+# where OPS is given), and each mode (MODES, a comma list; by default, as
+# check-persistency, every mode whose --recover resumes durable progress
+# that runs here: with a GPU the GPM modes, the CAP modes that resume and
+# cpu, without one cpu; a workload without a mode MODES names is skipped
+# with one line):
 #   1. the persist sites of a traced run (gpm-check --sites: SITE, KIND,
 #      COUNT), and the unmutated program, which must pass: gpm-check with
 #      IMAGES (default 100) crash images, and KILLS (default 3) SIGKILL trials
@@ -74,14 +76,6 @@ bad=0
 
 gpu_or_cpu_only "$name" mutating
 
-# to_mutate W: the modes of W to mutate (MODES, default cpu), one per word.
-to_mutate() {
-    (
-        MODES=${MODES:-cpu}
-        modes_given "$1"
-    )
-}
-
 # kill_points UNITS: KILLS units of progress to kill after, spread over
 # 1..UNITS-1, one per word, each once (fewer where the work has fewer
 # units; none where it has fewer than 2).
@@ -125,8 +119,12 @@ sigkill() {
 ran=0
 for w in $(workloads); do
     have_program "$w" || { bad=1; continue; }
-    modes=$(to_mutate "$w" | tr '\n' ' ')
-    [ -n "$modes" ] || continue
+    modes=$(modes_that_resume "$w" | tr '\n' ' ')
+    if [ -z "$modes" ]; then
+        [ -n "${MODES:-}" ] ||
+            echo "$name: $w has no mode to mutate$([ "$gpu" -eq 1 ] || echo " without a GPU"): skipped"
+        continue
+    fi
     ran=$((ran + 1))
     # Its operations, then (unless OPS picks some) the settings whose
     # persists its default run does not reach (--check-settings), a case a
