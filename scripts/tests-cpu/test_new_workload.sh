@@ -84,9 +84,9 @@ static int run(struct wl_ctx *c)
     gpm_range all = {0, n_of(c) * 4, NULL};
     if (!c->m->needs_gpu)
         for (uint64_t i = 0; i < n_of(c); i++)
-            out[i] = squares_value(i, c->opt.seed);
+            out[i] = squares_value(i, wl_seed(c));
     else if ((!d && wl_dev_alloc((void **)&d, n_of(c) * 4) != 0) ||
-             squares_gpu(d, n_of(c), c->opt.seed, wl_out_of(c)) != 0)
+             squares_gpu(d, n_of(c), wl_seed(c), wl_out_of(c)) != 0)
         return -1;
     all.src = dev ? NULL : d;
     int rc = wl_commit(c, 0, &all, 1);
@@ -113,7 +113,7 @@ int squares_verify(struct wl_ctx *c)
     if (!want)
         return gpm_set_error("squares: out of memory"), -1;
     for (uint64_t i = 0; i < n; i++)
-        want[i] = squares_value(i, c->opt.seed);
+        want[i] = squares_value(i, wl_seed(c));
     rc = wl_check_u32("squares", wl_region(c, 0)->host, want, n, &w);
     if (rc == 1)
         wl_note_wrong(c, &w);

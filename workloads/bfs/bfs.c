@@ -77,7 +77,7 @@ static int bfs_setup(struct wl_ctx *c)
 {
     struct bfs_state *st = S(c);
     st->src = (uint32_t)wl_int(c, "source");
-    if (bfs_graph_load(wl_str(c, "graph"), (uint64_t)wl_int(c, "nodes"), c->opt.seed, &st->g,
+    if (bfs_graph_load(wl_str(c, "graph"), (uint64_t)wl_int(c, "nodes"), wl_seed(c), &st->g,
                        &st->how) != 0)
         return -1;
     st->n = st->g.n;

@@ -47,7 +47,7 @@ static int zero_state(struct wl_ctx *c)
     memset(&st->meta, 0, sizeof st->meta);
     st->meta.magic = BLK_META_MAGIC;
     st->meta.n = st->n;
-    st->meta.seed = c->opt.seed;
+    st->meta.seed = wl_seed(c);
     st->meta.iters = st->iters;
     return wl_dev_zero(st->d_call, acc_bytes(st->n)) || wl_dev_zero(st->d_put, acc_bytes(st->n))
                ? -1
@@ -66,7 +66,7 @@ static int blk_setup(struct wl_ctx *c)
         wl_dev_alloc((void **)&st->d_t, b) || wl_dev_alloc((void **)&st->d_call, b) ||
         wl_dev_alloc((void **)&st->d_put, b) ||
         wl_dev_alloc((void **)&st->d_bad, sizeof *st->d_bad) ||
-        blk_gpu_generate(st->d_s, st->d_x, st->d_t, st->n, c->opt.seed))
+        blk_gpu_generate(st->d_s, st->d_x, st->d_t, st->n, wl_seed(c)))
         return -1;
     return wl_cp_register(c, BLK_PRICES, st->d_call, b) ||
                    wl_cp_register(c, BLK_PRICES, st->d_put, b) ||
@@ -92,7 +92,7 @@ static int record_check(struct wl_ctx *c)
 {
     struct blk_state *st = S(c);
     const blk_meta *m = &st->meta;
-    if (blk_meta_matches(m, st->n, c->opt.seed, st->iters))
+    if (blk_meta_matches(m, st->n, wl_seed(c), st->iters))
         return 0;
     return gpm_set_error("%s: checkpoint of another run (options=%llu seed=%llu iters=%llu): "
                          "pass the same --options, --seed and --iters to recover it",
@@ -141,7 +141,7 @@ static void note_wrong(struct wl_ctx *c)
         (put = malloc(st->n * sizeof *put)) &&
         wl_dev_copy(call, st->d_call, st->n * sizeof *call, 0) == 0 &&
         wl_dev_copy(put, st->d_put, st->n * sizeof *put, 0) == 0)
-        blk_check(call, put, st->n, c->opt.seed, st->iters, &w);
+        blk_check(call, put, st->n, wl_seed(c), st->iters, &w);
     free(call);
     free(put);
     wl_note_wrong(c, &w);
@@ -161,7 +161,7 @@ static int blk_verify(struct wl_ctx *c)
         return -1;
     if ((rc = wl_check_known(c)) != 0)
         return rc < 0 ? -1 : 0; /* these prices passed the check before */
-    rc = blk_gpu_check(st->d_call, st->d_put, st->n, c->opt.seed, st->iters, st->d_bad);
+    rc = blk_gpu_check(st->d_call, st->d_put, st->n, wl_seed(c), st->iters, st->d_bad);
     if (rc == 1)
         note_wrong(c);
     return rc == 0 ? wl_check_passed(c) : rc;

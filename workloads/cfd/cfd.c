@@ -56,7 +56,7 @@ static int load_mesh(struct wl_ctx *c, struct cfd_state *st)
     char buf[4096];
     enum cfd_cache_state cs;
     if (strcmp(name, "gen") == 0) {
-        struct cfd_gen g = {(uint64_t)wl_int(c, "elements"), c->opt.seed, 1};
+        struct cfd_gen g = {(uint64_t)wl_int(c, "elements"), wl_seed(c), 1};
         st->mesh_src = "generated";
         snprintf(st->mesh_name, sizeof st->mesh_name, "gen");
         return cfd_mesh_generate(&st->mesh, &g);
@@ -105,7 +105,7 @@ static int zero_state(struct wl_ctx *c)
     memset(&st->meta, 0, sizeof st->meta);
     st->meta.magic = CFD_META_MAGIC;
     st->meta.n = st->mesh.n;
-    st->meta.seed = c->opt.seed;
+    st->meta.seed = wl_seed(c);
     st->meta.iters = st->iters;
     st->meta.every = st->every;
     st->meta.mesh_hash = st->mesh.hash;
@@ -157,7 +157,7 @@ static int record_check(struct wl_ctx *c)
     struct cfd_state *st = S(c);
     cfd_meta *m = &st->meta;
     m->mesh[sizeof m->mesh - 1] = '\0';
-    if (cfd_meta_matches(m, st->mesh.n, c->opt.seed, st->iters, st->every, st->mesh.hash))
+    if (cfd_meta_matches(m, st->mesh.n, wl_seed(c), st->iters, st->every, st->mesh.hash))
         return 0;
     return gpm_set_error("%s: checkpoint of another run (mesh %s of %llu elements, hash "
                          "%016llx, seed=%llu iters=%llu checkpoint-every=%llu): pass the "

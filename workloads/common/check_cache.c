@@ -84,8 +84,8 @@ static int key_of(const struct wl_ctx *c, uint64_t *key)
         return 0;
     wl_params_string(c, params, sizeof params);
     snprintf(text, sizeof text, "%016llx|%s|%s|%s|%llu|%016llx", (unsigned long long)code,
-             c->wl->name, c->opt.custom ? "custom" : wl_scale_name(c->opt.scale), params,
-             (unsigned long long)c->opt.seed, (unsigned long long)inputs_key(c));
+             c->wl->name, c->h->opt.custom ? "custom" : wl_scale_name(c->h->opt.scale), params,
+             (unsigned long long)c->h->opt.seed, (unsigned long long)inputs_key(c));
     for (const char *t = text; *t; t++)
         h = (h ^ (unsigned char)*t) * 0x100000001b3ull;
     *key = gpm_mix64(h);

@@ -43,7 +43,7 @@ static void ops_list(const struct wl_workload *w, char *out, size_t len)
 
 const char *wl_op(const struct wl_ctx *c)
 {
-    return c->wl->ops ? c->wl->ops[c->opt.op] : "run";
+    return c->wl->ops ? c->wl->ops[c->h->opt.op] : "run";
 }
 
 /* A workload with a transactional log runs transactions (wl_tx_*). */
@@ -221,7 +221,7 @@ static void list_settings(const struct wl_workload *w, FILE *out)
 /* --cpu-threads means flush threads, or the CPU counterpart's threads. */
 static int check_cpu_threads(const struct wl_ctx *c)
 {
-    if (c->opt.cpu_threads > 0 && !c->m->flusher && c->m->needs_gpu)
+    if (c->h->opt.cpu_threads > 0 && !c->m->flusher && c->m->needs_gpu)
         return gpm_set_error("--cpu-threads: mode %s uses no CPU threads (%s): drop the flag",
                              c->m->name, c->m->commit->about);
     return 0;
@@ -230,7 +230,7 @@ static int check_cpu_threads(const struct wl_ctx *c)
 /* --cp-blocks sizes the checkpoint copy that overlaps the steps. */
 static int check_cp_blocks(const struct wl_ctx *c)
 {
-    if (c->opt.cp_blocks && !wl_cp_overlaps(c))
+    if (c->h->opt.cp_blocks && !wl_cp_overlaps(c))
         return gpm_set_error("--cp-blocks: mode %s does not overlap its checkpoints with the "
                              "steps: drop the flag, or use gpm or gpm-eadr", c->m->name);
     return 0;
@@ -239,7 +239,7 @@ static int check_cp_blocks(const struct wl_ctx *c)
 /* SBRP's operations are the kernels' own persists: only where they fence. */
 static int check_persistency(const struct wl_ctx *c)
 {
-    if (c->opt.sbrp && !c->m->fences)
+    if (c->h->opt.sbrp && !c->m->fences)
         return gpm_set_error("--persistency sbrp: mode %s does not persist in-kernel: use gpm "
                              "or gpm-eadr", c->m->name);
     return 0;
@@ -256,17 +256,17 @@ static int durable_for(const struct wl_ctx *c, int given, const char *flag)
 
 static int check_recover(const struct wl_ctx *c)
 {
-    return durable_for(c, c->opt.recover, "--recover");
+    return durable_for(c, c->h->opt.recover, "--recover");
 }
 
 static int check_kill(const struct wl_ctx *c)
 {
-    return durable_for(c, c->opt.kill.kind != WL_KILL_NONE, "--kill");
+    return durable_for(c, c->h->opt.kill.kind != WL_KILL_NONE, "--kill");
 }
 
 static int check_trace(const struct wl_ctx *c)
 {
-    return durable_for(c, c->opt.trace != NULL, "--trace");
+    return durable_for(c, c->h->opt.trace != NULL, "--trace");
 }
 
 /* One row a flag: its name; its argument's word in the usage (NULL: it
@@ -600,6 +600,15 @@ static int typed_index(const struct wl_ctx *c, const char *flag, enum wl_ptype t
     return i;
 }
 
+unsigned long long wl_seed(const struct wl_ctx *c) { return c->h->opt.seed; }
+int wl_op_index(const struct wl_ctx *c) { return c->h->opt.op; }
+int wl_sbrp(const struct wl_ctx *c) { return c->h->opt.sbrp; }
+int wl_cpu_threads(const struct wl_ctx *c) { return c->h->opt.cpu_threads; }
+int wl_crash_asked(const struct wl_ctx *c)
+{
+    return c->h->opt.recover || c->h->opt.kill.kind != WL_KILL_NONE;
+}
+
 long long wl_int(const struct wl_ctx *c, const char *flag)
 {
     return c->p[typed_index(c, flag, WL_INT)].i;
@@ -622,19 +631,19 @@ int wl_given(const struct wl_ctx *c, const char *flag)
         fprintf(stderr, "%s: internal error: no parameter --%s\n", c->wl->name, flag);
         abort();
     }
-    return c->opt.given[i];
+    return c->h->opt.given[i];
 }
 
 void wl_default_int(struct wl_ctx *c, const char *flag, long long v)
 {
     int i = typed_index(c, flag, WL_INT);
-    if (!c->opt.given[i])
+    if (!c->h->opt.given[i])
         c->p[i].i = v;
 }
 
 void wl_default_float(struct wl_ctx *c, const char *flag, double v)
 {
     int i = typed_index(c, flag, WL_FLOAT);
-    if (!c->opt.given[i])
+    if (!c->h->opt.given[i])
         c->p[i].f = v;
 }

@@ -75,7 +75,7 @@ static gpmcp_how how_of(struct wl_ctx *c, struct wl_obj *o)
     gpmcp_how how = {c->m->cp_how, c->h->flusher, c->stream, 0};
     if (o->snap) {
         how.stream = o->side;
-        how.max_blocks = c->opt.cp_blocks ? (unsigned)c->opt.cp_blocks : wl_cp_pace_blocks(o);
+        how.max_blocks = c->h->opt.cp_blocks ? (unsigned)c->h->opt.cp_blocks : wl_cp_pace_blocks(o);
     }
     return how;
 }
@@ -116,7 +116,7 @@ int wl_cp_start(struct wl_ctx *c, int i)
     /* Non-blocking: the steps' legacy stream does not wait for it. */
     if (!o->side)
         e = cudaStreamCreateWithFlags((cudaStream_t *)&o->side, cudaStreamNonBlocking);
-    if (e == cudaSuccess && !c->opt.cp_blocks && wl_cp_pace_open(o) != 0)
+    if (e == cudaSuccess && !c->h->opt.cp_blocks && wl_cp_pace_open(o) != 0)
         return -1;
     if (e == cudaSuccess && o->rec_dev && wl_dev_copy(o->rec_dev, o->rec, o->rec_size, 1) != 0)
         return -1;

@@ -38,8 +38,8 @@ static int fail(const struct wl_workload *w, int status)
 /* The PM directory must exist before anything is created in it. */
 static int check_pm_dir(const struct wl_ctx *c)
 {
-    const char *dir = c->opt.pm_dir ? c->opt.pm_dir : getenv("GPM_PM_DIR");
-    const char *what = c->opt.pm_dir ? "--pm-dir" : "GPM_PM_DIR";
+    const char *dir = c->h->opt.pm_dir ? c->h->opt.pm_dir : getenv("GPM_PM_DIR");
+    const char *what = c->h->opt.pm_dir ? "--pm-dir" : "GPM_PM_DIR";
     struct stat st;
     if (!dir || !*dir)
         return 0; /* the default, made on first use */
@@ -51,8 +51,8 @@ static int check_pm_dir(const struct wl_ctx *c)
                              what, dir);
     if (wl_pm_dir_usable(dir, what) != 0)
         return -1;
-    if (c->opt.pm_dir)
-        setenv("GPM_PM_DIR", c->opt.pm_dir, 1);
+    if (c->h->opt.pm_dir)
+        setenv("GPM_PM_DIR", c->h->opt.pm_dir, 1);
     return 0;
 }
 
@@ -112,13 +112,13 @@ static void write_row(struct wl_ctx *c, const char *op, int reps, const double *
         *row_err = 1;
         return;
     }
-    snprintf(params, len, "%s,seed=%llu,cpu_threads=%s%s%s%s%s", sizes, c->opt.seed,
+    snprintf(params, len, "%s,seed=%llu,cpu_threads=%s%s%s%s%s", sizes, c->h->opt.seed,
              h->threads_how, h->setup_note[0] ? "," : "", h->setup_note, note[0] ? "," : "", note);
     memset(&res, 0, sizeof res);
     res.workload = c->wl->name;
     res.op = op;
     res.mode = c->m->name;
-    res.scale = c->opt.custom ? "custom" : wl_scale_name(c->opt.scale);
+    res.scale = c->h->opt.custom ? "custom" : wl_scale_name(c->h->opt.scale);
     res.size_bytes = c->data_bytes;
     res.threads = c->threads;
     gpm_result_set_times(&res, t, reps);
@@ -126,8 +126,8 @@ static void write_row(struct wl_ctx *c, const char *op, int reps, const double *
     res.verified = verified ? "ok" : "fail";
     res.params = params;
     gpm_platform_collect(&plat);
-    if (c->opt.out) {
-        if (gpm_result_append(c->opt.out, &plat, &res) != 0) {
+    if (c->h->opt.out) {
+        if (gpm_result_append(c->h->opt.out, &plat, &res) != 0) {
             fprintf(stderr, "%s: %s\n", c->wl->name, gpm_last_error());
             *row_err = 1;
         }
@@ -156,18 +156,19 @@ static void progress_line(const struct wl_ctx *c, int rep, int reps, double s)
 /* Does --kill ask for the watchdog (time:S, random)? */
 static int watchdog(const struct wl_ctx *c)
 {
-    return c->opt.kill.kind == WL_KILL_TIME || c->opt.kill.kind == WL_KILL_RANDOM;
+    return c->h->opt.kill.kind == WL_KILL_TIME || c->h->opt.kill.kind == WL_KILL_RANDOM;
 }
 
 /* A crash that was asked for but cannot be armed is an error: the run
  * must not pass for one that finished before the kill. */
 static int arm_crash(struct wl_ctx *c)
 {
+    const struct wl_kill *k = &c->h->opt.kill;
     char why[512];
     if (!watchdog(c))
         return 0; /* the other kills land on progress (progress.c) or a commit (tx.c) */
-    if (wl_crash_arm(c->opt.kill.kind == WL_KILL_RANDOM ? wl_crash_pick(c->expected_s, c->opt.seed)
-                                                       : c->opt.kill.seconds) == 0)
+    if (wl_crash_arm(k->kind == WL_KILL_RANDOM ? wl_crash_pick(c->expected_s, wl_seed(c))
+                                               : k->seconds) == 0)
         return 0;
     snprintf(why, sizeof why, "%s", gpm_last_error());
     return gpm_set_error("--kill: %s", why);
@@ -177,7 +178,7 @@ static int arm_crash(struct wl_ctx *c)
  * recovery's)? commit:N is not: it lands in the first repetition's commits. */
 static int crash_asked(const struct wl_ctx *c)
 {
-    return c->opt.kill.kind != WL_KILL_NONE && c->opt.kill.kind != WL_KILL_COMMIT;
+    return c->h->opt.kill.kind != WL_KILL_NONE && c->h->opt.kill.kind != WL_KILL_COMMIT;
 }
 
 /* One timed piece of work, FN, under the identity protocol; the kills
@@ -207,18 +208,18 @@ static int timed(struct wl_ctx *c, struct wl_run *run, int (*fn)(struct wl_ctx *
     wl_pcie_stop(c, sampling);
     if (rc == 0 && c->m->commit->after_work)
         rc = c->m->commit->after_work(c);
-    if (c->opt.sbrp)
+    if (c->h->opt.sbrp)
         wl_note(c, "persistency=sbrp");
-    if (c->opt.cp_blocks)
-        wl_note(c, "cp_blocks=%d", c->opt.cp_blocks);
+    if (c->h->opt.cp_blocks)
+        wl_note(c, "cp_blocks=%d", c->h->opt.cp_blocks);
     else
         wl_cp_pace_note(c);
     if (arm && watchdog(c) && wl_crash_disarm() == 1)
         fprintf(stderr, "crash: the work finished before the watchdog fired\n");
     if (arm && !watchdog(c))
         fprintf(stderr, "crash: the work finished before the kill on progress\n");
-    if (c->opt.kill.kind == WL_KILL_COMMIT && c->rep == 0)
-        fprintf(stderr, "crash: the work finished before commit %lld\n", c->opt.kill.commit);
+    if (c->h->opt.kill.kind == WL_KILL_COMMIT && c->rep == 0)
+        fprintf(stderr, "crash: the work finished before commit %lld\n", c->h->opt.kill.commit);
     if (rc == 0)
         rc = wl_identity_write(c, run, GPM_RUN_COMPLETE);
     return rc;
@@ -239,13 +240,13 @@ static int start_epoch(struct wl_ctx *c, struct wl_run *run)
 
 static int reps_of_run(struct wl_ctx *c, struct wl_run *run, double *t)
 {
-    for (int r = 0; r < c->opt.reps; r++) {
+    for (int r = 0; r < c->h->opt.reps; r++) {
         c->rep = r;
         if (c->h->note)
             c->h->note[0] = '\0'; /* the row keeps the last repetition's notes */
         if (start_epoch(c, run) != 0 || timed(c, run, c->wl->run, r == 0 && crash_asked(c), &t[r]))
             return -1;
-        progress_line(c, r, c->opt.reps, t[r]);
+        progress_line(c, r, c->h->opt.reps, t[r]);
     }
     return 0;
 }
@@ -339,21 +340,21 @@ int wl_run(const struct wl_workload *w, int argc, char **argv)
     c->wl = w;
     c->restore_s = -1;
     snprintf(c->h->threads_how, sizeof c->h->threads_how, "0");
-    rc = wl_parse_args(w, argc, argv, &c->opt, stdout);
+    rc = wl_parse_args(w, argc, argv, &c->h->opt, stdout);
     if (rc == 1)
         return 0;
     if (rc != 0)
         return fail(w, 2);
-    c->m = wl_mode(c->opt.mode);
+    c->m = wl_mode(c->h->opt.mode);
     if (wl_check_flags(c) != 0 || check_pm_dir(c) != 0 || declare_objects(c) != 0)
         return fail(w, 2);
-    if (c->opt.out && gpm_result_check_out(c->opt.out) != 0) {
+    if (c->h->opt.out && gpm_result_check_out(c->h->opt.out) != 0) {
         char why[1024];
         snprintf(why, sizeof why, "%s", gpm_last_error());
         gpm_set_error("--out: %s", why);
         return fail(w, 2);
     }
-    wl_resolve_params(w, &c->opt, c->p);
+    wl_resolve_params(w, &c->h->opt, c->p);
     if (w->state_bytes && !(c->priv = calloc(1, w->state_bytes))) {
         gpm_set_error("out of memory");
         return fail(w, 1);
@@ -363,11 +364,11 @@ int wl_run(const struct wl_workload *w, int argc, char **argv)
         return fail(w, 2);
     }
     when[0] = wl_now();
-    if (c->opt.trace && gpm_trace_open(c->opt.trace) != 0) {
+    if (c->h->opt.trace && gpm_trace_open(c->h->opt.trace) != 0) {
         free(c->priv);
         return fail(w, 2);
     }
-    gpm_trace_model(c->opt.sbrp ? GPM_MODEL_SBRP : c->m->model);
+    gpm_trace_model(c->h->opt.sbrp ? GPM_MODEL_SBRP : c->m->model);
     if (check_usable(c) != 0 || check_gpu(c) != 0 || wl_objects_open(c, &run) != 0) {
         free(c->priv);
         return fail(w, 1);
@@ -376,11 +377,11 @@ int wl_run(const struct wl_workload *w, int argc, char **argv)
     when[1] = wl_now();
     /* A resume needs a run that started and whose progress was durable, in
      * a mode that can continue it; anything else starts over. */
-    c->fresh = !(c->opt.recover && run.found.state != GPM_RUN_CREATED &&
+    c->fresh = !(c->h->opt.recover && run.found.state != GPM_RUN_CREATED &&
                  run.found.state != GPM_RUN_PREPARING &&
-                 wl_resumes(w, (enum wl_mode)run.found.mode, c->opt.mode));
+                 wl_resumes(w, (enum wl_mode)run.found.mode, c->h->opt.mode));
 
-    reps = c->opt.recover ? 1 : c->opt.reps;
+    reps = c->h->opt.recover ? 1 : c->h->opt.reps;
     t = calloc((size_t)reps, sizeof *t);
     rc = t ? 0 : gpm_set_error("out of memory");
     if (rc == 0)
@@ -395,14 +396,14 @@ int wl_run(const struct wl_workload *w, int argc, char **argv)
     if (rc == 0)
         rc = gpm_trace_begin();
     if (rc == 0)
-        rc = c->opt.recover ? recovery(c, &run, t) : reps_of_run(c, &run, t);
+        rc = c->h->opt.recover ? recovery(c, &run, t) : reps_of_run(c, &run, t);
     if (gpm_trace_end() != 0)
         rc = -1;
     when[4] = wl_now();
     if (rc != 0) {
         rc = fail(w, 1);
         /* --keep keeps what a failed run left: a recovery may want it. */
-        if (c->opt.keep) {
+        if (c->h->opt.keep) {
             files = WL_FILES_KEEP;
             fprintf(stderr, "%s: the PM files stay in %s (--keep): --recover resumes or "
                     "undoes what this run left\n", w->name, gpm_pm_dir());
@@ -423,14 +424,15 @@ int wl_run(const struct wl_workload *w, int argc, char **argv)
      * leave a message of its own (no GPU, say). */
     if (!ok)
         snprintf(why, sizeof why, "%s", gpm_last_error());
-    write_row(c, c->opt.recover ? "recover" : wl_op(c), reps, t, ok, &row_err);
+    write_row(c, c->h->opt.recover ? "recover" : wl_op(c), reps, t, ok, &row_err);
     if (!ok) {
         fprintf(stderr, "%s: verification failed: %s\n", w->name, why);
         fprintf(stderr, "%s: the PM files stay in %s for inspection (remove them when done)\n",
                 w->name, gpm_pm_dir());
         files = WL_FILES_KEEP;
     } else
-        files = c->opt.keep || c->opt.kill.kind != WL_KILL_NONE ? WL_FILES_KEEP : WL_FILES_REMOVE;
+        files = c->h->opt.keep || c->h->opt.kill.kind != WL_KILL_NONE ? WL_FILES_KEEP
+                                                                        : WL_FILES_REMOVE;
     rc = ok && !row_err ? 0 : 1;
 out:
     free(t);

@@ -57,8 +57,43 @@ struct wl_obj {
 
 struct wl_live;
 
+/* --kill WHEN, parsed once (cli.c, whose usage says what each does). */
+enum wl_kill_kind { WL_KILL_NONE, WL_KILL_TIME, WL_KILL_RANDOM, WL_KILL_PROGRESS,
+                    WL_KILL_AFTER_PROGRESS, WL_KILL_COMMIT };
+struct wl_kill {
+    enum wl_kill_kind kind; /* time:S, random, progress:K, after-progress:S[@K], commit:N */
+    double seconds;         /* S */
+    long long unit, commit; /* K (0: none), N */
+};
+
+struct wl_opts {
+    enum wl_mode mode;
+    int op;                 /* index into the workload's ops (0 where it has none) */
+    enum wl_scale scale;    /* the base scale (default small) */
+    int custom;             /* a size flag overrode it: the row says "custom" */
+    struct wl_value val[WL_MAX_PARAMS];
+    int given[WL_MAX_PARAMS];
+    int reps;
+    const char *pm_dir;     /* NULL: GPM_PM_DIR or its default */
+    int cpu_threads;        /* 0: best (calibrated) or, in cpu mode, every core */
+    int cp_blocks;          /* --cp-blocks: the overlapping checkpoint copy's blocks (0: paced) */
+    int sbrp;               /* --persistency sbrp (1; epoch 0): the kernels' SBRP variant */
+    int recover;
+    struct wl_kill kill;    /* --kill WHEN */
+    unsigned long long seed;
+    const char *out;        /* append rows here; NULL: stdout */
+    int keep;               /* keep the PM files after a successful run */
+    int progress_times;     /* note when the first and the last unit became durable */
+    const char *trace;      /* record the run's PM stores and persist points here
+                               (gpm/trace.h: what gpm-check reads); NULL: none */
+    unsigned long long log_room, log_room_from; /* --log-room (tests): from batch
+                                                   log_room_from on, a batch's undo log
+                                                   holds log_room records (0: no limit) */
+};
+
 /* The harness's part of a run's context (c->h): what workloads do not see. */
 struct wl_harness {
+    struct wl_opts opt;      /* the command line (workloads: wl_seed, wl_op_index, ...) */
     int nobj;
     struct wl_obj obj[WL_MAX_OBJECTS];
     gpm_flusher *flusher;    /* CPU flush threads (gpm-ndp, cap-mm, cap-eadr) */

@@ -84,7 +84,7 @@ gpmlog_dev wl_log_dev(struct wl_ctx *c, int i)
 {
     if (!c->m->fences)
         return gpmlog_device_unfenced(&c->h->obj[i].log);
-    return c->opt.sbrp ? gpmlog_device_sbrp(&c->h->obj[i].log) : gpmlog_device(&c->h->obj[i].log);
+    return wl_sbrp(c) ? gpmlog_device_sbrp(&c->h->obj[i].log) : gpmlog_device(&c->h->obj[i].log);
 }
 
 int wl_log_flush(struct wl_ctx *c, int i)
@@ -155,7 +155,7 @@ static int check_size(const char *path, size_t want, int *exists)
 static int size_in_mode(const struct wl_ctx *c, const struct wl_run *run, const char *path)
 {
     char why[1024];
-    if (!c->opt.recover || !run->found_valid || run->found.mode == (uint32_t)c->opt.mode)
+    if (!c->h->opt.recover || !run->found_valid || run->found.mode == (uint32_t)c->h->opt.mode)
         return -1;
     snprintf(why, sizeof why, "%s", gpm_last_error());
     return gpm_set_error("%s: its files were laid out by a %s run: recover it with --mode %s "
@@ -167,7 +167,7 @@ static int size_in_mode(const struct wl_ctx *c, const struct wl_run *run, const 
 
 static int open_region(struct wl_ctx *c, struct wl_obj *o)
 {
-    int flags = (c->opt.recover ? 0 : GPM_CREATE) | (c->m->map_host_only ? GPM_HOST_ONLY : 0);
+    int flags = (c->h->opt.recover ? 0 : GPM_CREATE) | (c->m->map_host_only ? GPM_HOST_ONLY : 0);
     if (gpm_map(&o->region, o->path, o->file_bytes, flags) != 0)
         return -1;
     o->created = o->region.created;
@@ -294,9 +294,9 @@ int wl_identity_write(struct wl_ctx *c, struct wl_run *run, enum gpm_run_state s
     snprintf(s.workload, sizeof s.workload, "%s", c->wl->name);
     snprintf(s.params, sizeof s.params, "%s", run->params);
     s.params_hash = gpm_run_id_hash_params(run->params);
-    s.seed = c->opt.seed;
-    s.mode = (uint32_t)c->opt.mode;
-    snprintf(s.mode_name, sizeof s.mode_name, "%s", wl_mode_name(c->opt.mode));
+    s.seed = c->h->opt.seed;
+    s.mode = (uint32_t)c->h->opt.mode;
+    snprintf(s.mode_name, sizeof s.mode_name, "%s", wl_mode_name(c->h->opt.mode));
     s.nobj = (uint32_t)c->h->nobj;
     s.epoch = c->epoch;
     for (int i = 0; i < c->h->nobj; i++)
@@ -316,7 +316,7 @@ int wl_identity_write(struct wl_ctx *c, struct wl_run *run, enum gpm_run_state s
 static int check_identity(const struct wl_ctx *c, const struct wl_run *run)
 {
     const struct gpm_run_id *id = &run->found;
-    enum wl_mode w = (enum wl_mode)id->mode, m = c->opt.mode;
+    enum wl_mode w = (enum wl_mode)id->mode, m = c->h->opt.mode;
     if (!run->found_valid)
         return gpm_set_error("%s: holds no valid run identity (the run was killed while its "
                              "files were being created, or they are not this harness's): "
@@ -324,7 +324,7 @@ static int check_identity(const struct wl_ctx *c, const struct wl_run *run)
     if (strcmp(id->workload, c->wl->name) != 0)
         return gpm_set_error("%s: written by workload %s, not %s: nothing of %s to recover",
                              run->id.path, id->workload, c->wl->name, c->wl->name);
-    if (id->params_hash != gpm_run_id_hash_params(run->params) || id->seed != c->opt.seed)
+    if (id->params_hash != gpm_run_id_hash_params(run->params) || id->seed != c->h->opt.seed)
         return gpm_set_error("%s: written with %s and seed %" PRIu64 ": pass the same flags "
                              "and --seed to recover it", run->id.path, id->params, id->seed);
     if (w != m && !wl_resumes(c->wl, w, m))
@@ -346,12 +346,12 @@ static int open_identity(struct wl_ctx *c, struct wl_run *run)
     if (set_path(c, run, "id", path, sizeof path) != 0 ||
         check_size(path, GPM_RUN_ID_FILE_BYTES, &exists) != 0)
         return -1;
-    if (!exists && c->opt.recover)
+    if (!exists && c->h->opt.recover)
         return gpm_set_error("%s: does not exist: nothing to recover (run without --recover "
                              "first, or pass the --pm-dir, --scale and size flags of the "
                              "crashed run)", path);
     if (gpm_map(&run->id, path, GPM_RUN_ID_FILE_BYTES,
-                (c->opt.recover ? 0 : GPM_CREATE) | GPM_HOST_ONLY) != 0)
+                (c->h->opt.recover ? 0 : GPM_CREATE) | GPM_HOST_ONLY) != 0)
         return -1;
     run->id_created = run->id.created;
     if (gpm_lock_file(path, &run->id_lock) != 0)
@@ -368,11 +368,11 @@ static int open_identity(struct wl_ctx *c, struct wl_run *run)
 static void make_tag(struct wl_ctx *c, struct wl_run *run)
 {
     wl_params_string(c, run->params, sizeof run->params);
-    if (c->opt.custom)
+    if (c->h->opt.custom)
         snprintf(run->tag, sizeof run->tag, "custom-%08x",
                  (unsigned)(gpm_run_id_hash_params(run->params) & 0xffffffffu));
     else
-        snprintf(run->tag, sizeof run->tag, "%s", wl_scale_name(c->opt.scale));
+        snprintf(run->tag, sizeof run->tag, "%s", wl_scale_name(c->h->opt.scale));
 }
 
 /* A new run over the files of a run that was killed mid-work starts over:
@@ -401,7 +401,7 @@ int wl_objects_open(struct wl_ctx *c, struct wl_run *run)
     make_tag(c, run);
     /* --recover reads the identity first: the run it names decides what
      * the files must be, and a mismatch is told in its terms. */
-    if (c->opt.recover) {
+    if (c->h->opt.recover) {
         if (open_identity(c, run) != 0)
             goto fail;
         run->locked = 1;
@@ -421,14 +421,14 @@ int wl_objects_open(struct wl_ctx *c, struct wl_run *run)
             size_in_mode(c, run, o->path);
             goto fail;
         }
-        if (c->opt.recover && !exists[i]) {
+        if (c->h->opt.recover && !exists[i]) {
             gpm_set_error("%s: does not exist: nothing to recover (run without --recover "
                           "first, or pass the --pm-dir, --scale and size flags of the crashed "
                           "run)", o->path);
             goto fail;
         }
     }
-    if (!c->opt.recover) {
+    if (!c->h->opt.recover) {
         if (open_identity(c, run) != 0)
             goto fail;
         run->locked = 1;
@@ -445,7 +445,7 @@ int wl_objects_open(struct wl_ctx *c, struct wl_run *run)
         if (rc != 0 || gpm_lock_file(o->path, &o->lock_fd) != 0)
             goto fail;
     }
-    if (c->opt.recover) {
+    if (c->h->opt.recover) {
         c->epoch = (uint32_t)run->found.epoch;
         return 0;
     }

@@ -218,7 +218,7 @@ out:
 
 int wl_flusher_setup(struct wl_ctx *c)
 {
-    int n = c->opt.cpu_threads;
+    int n = c->h->opt.cpu_threads;
     c->threads = 0;
     snprintf(c->h->threads_how, sizeof c->h->threads_how, "0");
     if (!c->m->needs_gpu) {

@@ -87,7 +87,7 @@ wl_out wl_out_of(const struct wl_ctx *c)
     wl_out o;
     memset(&o, 0, sizeof o);
     o.fence = c->m->fences;
-    o.sbrp = o.fence && c->opt.sbrp;
+    o.sbrp = o.fence && c->h->opt.sbrp;
     if (c->h->live) {
         o.acct = c->h->live->acct_dev;
         o.progress = c->h->live->units_dev;
@@ -121,7 +121,7 @@ static double seconds(uint64_t ns) { return ns ? (double)(ns - 1) / 1e9 : -1; }
 void wl_progress_add(struct wl_ctx *c, uint64_t units)
 {
     struct wl_live *l = c->h->live;
-    unsigned long long k, at = (unsigned long long)c->opt.kill.unit;
+    unsigned long long k, at = (unsigned long long)c->h->opt.kill.unit;
     if (!l || !units)
         return;
     k = __atomic_add_fetch(&l->host_units, (unsigned long long)units, __ATOMIC_SEQ_CST);
@@ -149,10 +149,10 @@ static void observe(struct wl_ctx *c)
     if (!l->armed)
         return;
     if (signal_word(l, 1))
-        die((unsigned long long)c->opt.kill.unit);
+        die((unsigned long long)c->h->opt.kill.unit);
     first = seconds(__atomic_load_n(&l->first_ns, __ATOMIC_SEQ_CST));
-    if (c->opt.kill.kind == WL_KILL_AFTER_PROGRESS && first >= 0 &&
-        t >= first + c->opt.kill.seconds)
+    if (c->h->opt.kill.kind == WL_KILL_AFTER_PROGRESS && first >= 0 &&
+        t >= first + c->h->opt.kill.seconds)
         die(__atomic_load_n(&l->host_units, __ATOMIC_SEQ_CST));
 }
 
@@ -170,8 +170,8 @@ static void *watch(void *arg)
 int wl_live_start(struct wl_ctx *c, int arm)
 {
     struct wl_live *l = c->h->live;
-    int after = arm && c->opt.kill.kind == WL_KILL_AFTER_PROGRESS;
-    unsigned long long unit = arm ? (unsigned long long)c->opt.kill.unit : 0;
+    int after = arm && c->h->opt.kill.kind == WL_KILL_AFTER_PROGRESS;
+    unsigned long long unit = arm ? (unsigned long long)c->h->opt.kill.unit : 0;
     if (l->acct_dev && cudaMemset(l->acct_dev, 0, (2 * WL_ACCT_SLOTS + 1) * sizeof *l->acct_dev) !=
                            cudaSuccess)
         return gpm_set_error("cannot reset the harness's counters on the GPU");
@@ -186,11 +186,11 @@ int wl_live_start(struct wl_ctx *c, int arm)
     l->t0 = wl_now();
     if (after)
         fprintf(stderr, "crash: SIGKILL %.6f s after the first unit of progress\n",
-                c->opt.kill.seconds);
+                c->h->opt.kill.seconds);
     if (unit)
         fprintf(stderr, "crash: SIGKILL %safter unit %llu of progress\n",
                 after ? "at the latest " : "", unit);
-    if (!after && !unit && !c->opt.progress_times)
+    if (!after && !unit && !c->h->opt.progress_times)
         return 0;
     if (pthread_create(&l->watcher, NULL, watch, c) != 0)
         return gpm_set_error("cannot start the progress watcher thread");
@@ -229,7 +229,7 @@ int wl_live_stop(struct wl_ctx *c)
             moved(l, wl_now() - l->t0);
         }
     }
-    if (c->opt.progress_times)
+    if (c->h->opt.progress_times)
         wl_note(c, "progress_units=%llu,progress_first_s=%.6f,progress_last_s=%.6f", units,
                 seconds(l->first_ns), seconds(l->last_ns));
     return rc;

@@ -74,8 +74,8 @@ int wl_tx_layout(struct wl_ctx *c, int tx, const struct wl_tx_sizes *s)
     if (!o->tx && !(o->tx = calloc(1, sizeof *o->tx)))
         return gpm_set_error("out of memory");
     o->tx->sz = *s;
-    o->tx->room = c->opt.log_room;
-    o->tx->room_from = c->opt.log_room_from;
+    o->tx->room = c->h->opt.log_room;
+    o->tx->room_from = c->h->opt.log_room_from;
     switch (o->kind) {
     case WL_OBJ_LOG:
         if (parts)
@@ -202,8 +202,8 @@ void wl_tx_commit_point(struct wl_ctx *c)
      * timed work (not a load in prepare()) dies here, every change and
      * undo record durable, its commit not. */
     static long long commits;
-    if (c->opt.kill.kind == WL_KILL_COMMIT && c->rep == 0 && wl_live_timing(c) &&
-        ++commits == c->opt.kill.commit) {
+    if (c->h->opt.kill.kind == WL_KILL_COMMIT && c->rep == 0 && wl_live_timing(c) &&
+        ++commits == c->h->opt.kill.commit) {
         fprintf(stderr, "crash: SIGKILL before commit %lld\n", commits);
         fflush(NULL);
         kill(getpid(), SIGKILL);

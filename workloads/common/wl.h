@@ -130,45 +130,10 @@ struct wl_progress {
     uint64_t redone;   /* computed by the recovery */
 };
 
-/* --kill WHEN, parsed once (cli.c, whose usage says what each does). */
-enum wl_kill_kind { WL_KILL_NONE, WL_KILL_TIME, WL_KILL_RANDOM, WL_KILL_PROGRESS,
-                    WL_KILL_AFTER_PROGRESS, WL_KILL_COMMIT };
-struct wl_kill {
-    enum wl_kill_kind kind; /* time:S, random, progress:K, after-progress:S[@K], commit:N */
-    double seconds;         /* S */
-    long long unit, commit; /* K (0: none), N */
-};
-
-struct wl_opts {
-    enum wl_mode mode;
-    int op;                 /* index into the workload's ops (0 where it has none) */
-    enum wl_scale scale;    /* the base scale (default small) */
-    int custom;             /* a size flag overrode it: the row says "custom" */
-    struct wl_value val[WL_MAX_PARAMS];
-    int given[WL_MAX_PARAMS];
-    int reps;
-    const char *pm_dir;     /* NULL: GPM_PM_DIR or its default */
-    int cpu_threads;        /* 0: best (calibrated) or, in cpu mode, every core */
-    int cp_blocks;          /* --cp-blocks: the overlapping checkpoint copy's blocks (0: paced) */
-    int sbrp;               /* --persistency sbrp (1; epoch 0): the kernels' SBRP variant */
-    int recover;
-    struct wl_kill kill;    /* --kill WHEN */
-    unsigned long long seed;
-    const char *out;        /* append rows here; NULL: stdout */
-    int keep;               /* keep the PM files after a successful run */
-    int progress_times;     /* note when the first and the last unit became durable */
-    const char *trace;      /* record the run's PM stores and persist points here
-                               (gpm/trace.h: what gpm-check reads); NULL: none */
-    unsigned long long log_room, log_room_from; /* --log-room (tests): from batch
-                                                   log_room_from on, a batch's undo log
-                                                   holds log_room records (0: no limit) */
-};
-
 /* What the harness hands a workload's callbacks. */
 struct wl_ctx {
     const struct wl_workload *wl;
-    struct wl_opts opt;
-    const struct wl_mode_info *m;    /* wl_mode(opt.mode) */
+    const struct wl_mode_info *m;    /* the mode's row of the table (wl_mode) */
     struct wl_value p[WL_MAX_PARAMS]; /* resolved parameter values (use wl_int & co) */
 
     /* Filled by the workload's layout(): */
@@ -266,6 +231,16 @@ extern const struct wl_workload WORKLOAD;
 const char *wl_op(const struct wl_ctx *c);
 /* A parameter's resolved value by name; naming one the workload does not
  * declare (or of another type) is a programming error: it aborts. */
+/* The run's harness flags that a workload reads: --seed; the operation
+ * (--op) as an index into its ops (0 where it has none; wl_op names it);
+ * --persistency sbrp (1) or epoch (0); --cpu-threads (0: best, or in cpu
+ * mode every core); and whether the run was asked to crash or recover
+ * (--kill, --recover). */
+unsigned long long wl_seed(const struct wl_ctx *c);
+int wl_op_index(const struct wl_ctx *c);
+int wl_sbrp(const struct wl_ctx *c);
+int wl_cpu_threads(const struct wl_ctx *c);
+int wl_crash_asked(const struct wl_ctx *c);
 long long wl_int(const struct wl_ctx *c, const char *flag);
 double wl_float(const struct wl_ctx *c, const char *flag);
 const char *wl_str(const struct wl_ctx *c, const char *flag);

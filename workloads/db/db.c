@@ -40,11 +40,11 @@ static const struct wl_obj_decl db_objects[] = {
 };
 
 static struct db_state *S(struct wl_ctx *c) { return c->priv; }
-static int inserting(const struct wl_ctx *c) { return c->opt.op == DB_OP_INSERT; }
+static int inserting(const struct wl_ctx *c) { return wl_op_index(c) == DB_OP_INSERT; }
 
 static int cpu_slots(struct wl_ctx *c)
 {
-    int t = c->opt.cpu_threads > 0 ? c->opt.cpu_threads : omp_get_max_threads();
+    int t = wl_cpu_threads(c) > 0 ? wl_cpu_threads(c) : omp_get_max_threads();
     if (t > DB_CPU_SLOTS)
         t = DB_CPU_SLOTS;
     if (wl_tx_partitions(c) && wl_tx_partitions(c) < (uint32_t)t)
@@ -104,7 +104,7 @@ static int db_layout(struct wl_ctx *c)
          * statement, counted exactly from the predicate's column. */
         uint64_t slots = cpu ? (uint64_t)(st->cpu_slots + 31) / 32 * 32
                              : (uint64_t)DB_LOG_BLOCKS * DB_LOG_THREADS;
-        if (predicate_column(st, c->opt.seed) != 0)
+        if (predicate_column(st, wl_seed(c)) != 0)
             return -1;
         st->max_matches = db_max_matches(st, cpu ? (uint64_t)st->cpu_slots : slots, !cpu);
         tx.change_bytes = DB_ROW_BYTES;
@@ -158,7 +158,7 @@ static int db_prepare(struct wl_ctx *c)
 {
     struct db_state *st = S(c);
     gpm_region *r = wl_region(c, DB_TABLE);
-    if (db_fill(r, st->rows, c->opt.seed) != 0 || wl_tx_reset(c, DB_LOG) != 0)
+    if (db_fill(r, st->rows, wl_seed(c)) != 0 || wl_tx_reset(c, DB_LOG) != 0)
         return -1;
     return st->d_table ? wl_dev_copy(st->d_table, r->host, db_row_off(st->rows), 1) : 0;
 }
@@ -176,7 +176,7 @@ static int insert_rows(struct wl_ctx *c, struct db_state *st, uint64_t step)
         return db_cpu_insert_rows(c, st, step);
     if (wl_persist_begin(c) != 0)
         return -1;
-    rc = db_gpu_insert_rows(st->d_table, wl_pm_dev(c, DB_TABLE), first, st->batch, c->opt.seed,
+    rc = db_gpu_insert_rows(st->d_table, wl_pm_dev(c, DB_TABLE), first, st->batch, wl_seed(c),
                             wl_out_of(c));
     if (wl_persist_end(c) != 0 || rc != 0)
         return -1;
@@ -247,9 +247,9 @@ static int matches_reference(struct wl_ctx *c, struct db_state *st, const uint8_
         return gpm_set_error("db: out of memory for the reference table");
 #pragma omp parallel for schedule(static)
     for (uint64_t k = 0; k < st->rows; k++)
-        ref[k] = db_row_gen(c->opt.seed, k);
+        ref[k] = db_row_gen(wl_seed(c), k);
     for (uint64_t s = 0; s < st->steps; s++)
-        db_ref_step(st, c->opt.op, c->opt.seed, s, ref, &count);
+        db_ref_step(st, wl_op_index(c), wl_seed(c), s, ref, &count);
     both = held < count ? held : count;
 #pragma omp parallel for reduction(+ : differ) schedule(static)
     for (uint64_t k = 0; k < both; k++)

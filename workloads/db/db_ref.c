@@ -70,7 +70,7 @@ int db_cpu_insert_rows(struct wl_ctx *c, struct db_state *st, uint64_t step)
     int threads = c->threads > 0 ? c->threads : omp_get_max_threads();
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (uint64_t k = old; k < now; k++) {
-        db_row x = db_row_gen(c->opt.seed, k);
+        db_row x = db_row_gen(wl_seed(c), k);
         memcpy(base + db_row_off(k), &x, sizeof x);
     }
     return wl_pm_persist(c, DB_TABLE, base + db_row_off(old), st->batch * DB_ROW_BYTES);
@@ -122,5 +122,5 @@ static int cpu_update(struct wl_ctx *c, struct db_state *st, uint64_t u)
 
 int db_cpu_apply(struct wl_ctx *c, struct db_state *st, uint64_t step)
 {
-    return c->opt.op == DB_OP_INSERT ? cpu_count(c, st, step) : cpu_update(c, st, step);
+    return wl_op_index(c) == DB_OP_INSERT ? cpu_count(c, st, step) : cpu_update(c, st, step);
 }

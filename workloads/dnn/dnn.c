@@ -89,7 +89,7 @@ static int dnn_layout(struct wl_ctx *c)
 static void fresh_meta(struct wl_ctx *c, dnn_meta *m)
 {
     struct dnn_state *st = S(c);
-    dnn_meta_init(m, st->iters, st->batch, st->every, c->opt.seed, st->lr, st->data.fingerprint,
+    dnn_meta_init(m, st->iters, st->batch, st->every, wl_seed(c), st->lr, st->data.fingerprint,
                   st->data.ntrain, st->data.ntest);
 }
 
@@ -185,7 +185,7 @@ static int dnn_setup(struct wl_ctx *c)
         alloc_state(st) != 0)
         return -1;
     st->steps_per_epoch = dnn_steps_per_epoch(st->data.ntrain, (uint32_t)st->batch);
-    dnn_init_params(c->opt.seed, st->init);
+    dnn_init_params(wl_seed(c), st->init);
     /* One iteration, untimed, so that cuDNN and cuBLAS load their kernels
      * and any error shows here; prepare() (or recover()) sets the state. */
     if (initial_state(c) != 0 || train_iteration(st, 0, st->d_losses) != 0 ||

@@ -116,7 +116,7 @@ static int gph_layout(struct wl_ctx *c)
     if (top && (top < 2 || (top & (top - 1))))
         return gpm_set_error("--buckets %lld: pass a power of two (or 0 to size it)", top);
     /* The table is sized for the stream's keys. */
-    if (wl_ycsb_stream_open(&y, &a, c->opt.seed) != 0)
+    if (wl_ycsb_stream_open(&y, &a, wl_seed(c)) != 0)
         return -1;
     keys = y.keys;
     wl_ycsb_stream_close(&y);
@@ -184,7 +184,7 @@ static int gph_setup(struct wl_ctx *c)
 {
     struct gph_state *st = S(c);
     struct wl_ycsb_args a;
-    if (ycsb_args(c, &a) != 0 || gph_make_stream(st, &a, c->opt.seed) != 0)
+    if (ycsb_args(c, &a) != 0 || gph_make_stream(st, &a, wl_seed(c)) != 0)
         return -1;
     st->lat = malloc((st->batches ? st->batches : 1) * sizeof *st->lat);
     if (!st->lat)

@@ -75,7 +75,7 @@ static hs_meta meta_of(struct wl_ctx *c)
     m.magic = HS_META_MAGIC;
     m.rows = st->rows;
     m.cols = st->cols;
-    m.seed = c->opt.seed;
+    m.seed = wl_seed(c);
     m.iters = st->iters;
     m.height = (uint64_t)st->height;
     m.input = st->in.fingerprint;
@@ -103,7 +103,7 @@ static int hs_setup(struct wl_ctx *c)
     st->every = (uint64_t)wl_int(c, "checkpoint-every");
     st->coef = hs_coef_make(st->rows, st->cols);
     b = st->cells * sizeof(float);
-    if (hs_input_load(wl_str(c, "input"), st->rows, st->cols, c->opt.seed, &st->in) != 0 ||
+    if (hs_input_load(wl_str(c, "input"), st->rows, st->cols, wl_seed(c), &st->in) != 0 ||
         wl_dev_alloc((void **)&st->d_power, b) || wl_dev_alloc((void **)&st->d_init, b) ||
         wl_dev_alloc((void **)&st->d_temp, b) || wl_dev_alloc((void **)&st->d_scratch, b) ||
         wl_dev_alloc((void **)&st->d_check, sizeof *st->d_check) ||

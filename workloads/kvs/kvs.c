@@ -44,7 +44,7 @@ static const struct wl_obj_decl kvs_objects[] = {
 };
 
 static struct kvs_state *S(struct wl_ctx *c) { return c->priv; }
-static int is_ycsb(const struct wl_ctx *c) { return c->opt.op == KVS_OP_YCSB; }
+static int is_ycsb(const struct wl_ctx *c) { return wl_op_index(c) == KVS_OP_YCSB; }
 
 /* --op ycsb: the stream its flags ask for (close it), and what in them
  * gpKVS cannot run. */
@@ -61,7 +61,7 @@ static int ycsb_open(struct wl_ctx *c, struct wl_ycsb_stream *y)
     if (a.mix->p[WL_YCSB_DELETE] > 0)
         return gpm_set_error("--workload %s: gpKVS has no delete (a full set evicts): use "
                              "another workload, or gphash", a.mix->name);
-    return wl_ycsb_stream_open(y, &a, c->opt.seed);
+    return wl_ycsb_stream_open(y, &a, wl_seed(c));
 }
 
 /* The batches, the table's sets and the keys drawn from, for layout().
@@ -88,7 +88,7 @@ static int size_run(struct wl_ctx *c)
         wl_ycsb_stream_close(&y);
     } else {
         st->load_batches = 0;
-        st->batches = (uint64_t)wl_int(c, "batches") * (c->opt.op == KVS_OP_GET_SET ? 4 : 1);
+        st->batches = (uint64_t)wl_int(c, "batches") * (wl_op_index(c) == KVS_OP_GET_SET ? 4 : 1);
     }
     st->nsets = (uint64_t)wl_int(c, "sets");
     st->keyspace = wl_int(c, "keys") ? (uint64_t)wl_int(c, "keys") : st->nsets * 4;
@@ -100,7 +100,7 @@ static int size_run(struct wl_ctx *c)
  * KVS_CPU_SLOTS, and at most the partitions of a conventional log. */
 static int cpu_slots(struct wl_ctx *c)
 {
-    int t = c->opt.cpu_threads > 0 ? c->opt.cpu_threads : omp_get_max_threads();
+    int t = wl_cpu_threads(c) > 0 ? wl_cpu_threads(c) : omp_get_max_threads();
     if (t > KVS_CPU_SLOTS)
         t = KVS_CPU_SLOTS;
     if (wl_tx_partitions(c) && wl_tx_partitions(c) < (uint32_t)t)
@@ -135,7 +135,7 @@ static int pick_store(struct wl_ctx *c)
         return gpm_set_error("--store: unknown store '%s': use kvs, pmemobj or rocksdb", name);
     if (c->m->needs_gpu)
         return gpm_set_error("--store %s: a CPU store: use --mode cpu", name);
-    if (c->opt.recover || c->opt.kill.kind != WL_KILL_NONE)
+    if (wl_crash_asked(c))
         return gpm_set_error("--store %s: no crash trials: Figure 1a measures its throughput",
                              name);
     return 0;
@@ -197,7 +197,7 @@ static int gen_stream(struct wl_ctx *c)
     struct wl_ycsb_stream y;
     int rc;
     if (!is_ycsb(c))
-        return kvs_gen_keys(st, c->opt.seed, wl_float(c, "zipf"));
+        return kvs_gen_keys(st, wl_seed(c), wl_float(c, "zipf"));
     if (ycsb_open(c, &y) != 0)
         return -1;
     rc = kvs_gen_ycsb(st, &y);
@@ -208,7 +208,7 @@ static int gen_stream(struct wl_ctx *c)
 static int kvs_setup(struct wl_ctx *c)
 {
     struct kvs_state *st = S(c);
-    st->set_pct = c->opt.op == KVS_OP_GET_SET ? 5 : c->opt.op == KVS_OP_SET ? 100 : 0;
+    st->set_pct = wl_op_index(c) == KVS_OP_GET_SET ? 5 : wl_op_index(c) == KVS_OP_SET ? 100 : 0;
     st->cpu_slots = cpu_slots(c);
     st->digest = calloc(st->batches, sizeof *st->digest);
     st->lat = calloc(st->batches, sizeof *st->lat);
@@ -246,7 +246,7 @@ static int apply(struct wl_ctx *c, uint64_t b, const wl_txdev *d)
     struct kvs_state *st = S(c);
     if (!d->gpu)
         return kvs_cpu_apply(c, st, b, &st->digest[b]);
-    return kvs_gpu_batch(st, c->opt.seed, b, d);
+    return kvs_gpu_batch(st, wl_seed(c), b, d);
 }
 
 /* Batches FROM..TO-1, and each one's latency: the host's time from its
@@ -384,7 +384,7 @@ static int matches_reference(struct wl_ctx *c, struct kvs_state *st, const kvs_s
     if (!ref)
         return gpm_set_error("kvs: out of memory for the reference table");
     for (uint64_t b = 0; b < st->batches; b++) {
-        uint64_t d = kvs_ref_batch(st, c->opt.seed, b, ref);
+        uint64_t d = kvs_ref_batch(st, wl_seed(c), b, ref);
         if (rc == 0 && b >= st->first_batch && d != st->digest[b])
             rc = 1, gpm_set_error("kvs: the GETs of batch %llu read other values than the "
                                   "reference's (digest %llx, reference %llx)",

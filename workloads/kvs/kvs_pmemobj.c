@@ -87,7 +87,7 @@ static int pm_run(PMEMobjpool *pop, const struct kvs_state *st, uint64_t seed, u
 static int pm_batch(struct wl_ctx *c, struct kvs_state *st, uint64_t b, uint64_t *digest)
 {
     PMEMobjpool *pop = P(st)->pop;
-    uint64_t seed = c->opt.seed, m = st->h_nsetops[b], sets = 0;
+    uint64_t seed = wl_seed(c), m = st->h_nsetops[b], sets = 0;
     int failed = 0;
     *digest = kvs_gets_digest(st, b, st->store_table);
     kvs_sort_host(st, b, st->h_sets, st->h_idx, st->h_tmp_sets, st->h_tmp_idx);

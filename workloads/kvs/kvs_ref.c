@@ -212,7 +212,7 @@ static int cpu_run(struct wl_ctx *c, const struct kvs_state *st, uint64_t seed, 
 
 int kvs_cpu_apply(struct wl_ctx *c, struct kvs_state *st, uint64_t b, uint64_t *digest)
 {
-    uint64_t seed = c->opt.seed, m = st->h_nsetops[b];
+    uint64_t seed = wl_seed(c), m = st->h_nsetops[b];
     int threads = c->threads > 0 ? c->threads : omp_get_max_threads(), failed = 0;
     if (threads > st->cpu_slots)
         threads = st->cpu_slots; /* a log slot each */

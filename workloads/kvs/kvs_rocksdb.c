@@ -117,7 +117,7 @@ static int rdb_batch(struct wl_ctx *c, struct kvs_state *st, uint64_t b, uint64_
     struct rdb *r = R(st);
     const uint64_t *keys = st->h_keys + b * st->n;
     const uint8_t *op = st->h_op + b * st->n;
-    uint64_t seed = c->opt.seed, d = 0, m = 0;
+    uint64_t seed = wl_seed(c), d = 0, m = 0;
     rocksdb_writebatch_t *wb;
     char *err = NULL;
     int failed = 0;
@@ -291,7 +291,7 @@ static int compare_all(struct rdb *r, struct map *m, uint64_t cap, uint64_t *bad
 static int rdb_verify(struct wl_ctx *c, struct kvs_state *st)
 {
     struct rdb *r = R(st);
-    uint64_t seed = c->opt.seed, cap = 1, total = 0, bad = 0, keys = 0;
+    uint64_t seed = wl_seed(c), cap = 1, total = 0, bad = 0, keys = 0;
     struct wl_wrong w = {.units = "keys"};
     struct map m;
     int rc = 0;

@@ -51,14 +51,14 @@ static int ps_setup(struct wl_ctx *c)
         if (!st->h_in)
             return gpm_set_error("ps: cannot allocate %llu bytes for the input: use a smaller "
                                  "--scale", (unsigned long long)st->n * 4);
-        ps_cpu_generate(st->h_in, st->n, c->opt.seed);
+        ps_cpu_generate(st->h_in, st->n, wl_seed(c));
         return 0;
     }
     if (wl_dev_alloc((void **)&st->d_in, st->n * 4) != 0 ||
-        ps_gpu_generate(st->d_in, st->n, c->opt.seed) != 0 ||
+        ps_gpu_generate(st->d_in, st->n, wl_seed(c)) != 0 ||
         wl_dev_alloc((void **)&st->d_computed, sizeof *st->d_computed) != 0)
         return -1;
-    if (c->opt.sbrp && !(st->sbrp = ps_gpu_sbrp_flags(st->n, st->block)))
+    if (wl_sbrp(c) && !(st->sbrp = ps_gpu_sbrp_flags(st->n, st->block)))
         return gpm_set_error("ps: no device memory for the SBRP variant's %llu flags: use a "
                              "smaller --scale", (unsigned long long)(st->n / PS_ITEMS));
     if (!c->m->kernels_write_pm) {
@@ -176,7 +176,7 @@ static int ps_verify(struct wl_ctx *c)
     struct wl_wrong w = {.marks_bad = pending, .marks = st->nblocks};
     int rc = ps_check((const uint32_t *)(pm_host(c) + ps_out_off()),
                       (const uint32_t *)(pm_host(c) + ps_pre_off(st->n, st->block)), st->n,
-                      st->block, c->opt.seed, &w);
+                      st->block, wl_seed(c), &w);
     if (rc < 0)
         return rc;
     if (pending != 0) {

@@ -55,13 +55,13 @@ static int red_setup(struct wl_ctx *c)
         if (!(st->h_in = malloc(st->n * 4)))
             return gpm_set_error("reduce: cannot allocate %llu bytes for the input: use a "
                                  "smaller --scale", (unsigned long long)st->n * 4);
-        red_cpu_generate(st->h_in, st->n, c->opt.seed);
+        red_cpu_generate(st->h_in, st->n, wl_seed(c));
         return 0;
     }
     if (wl_dev_alloc((void **)&st->d_in, st->n * 4) != 0 ||
-        red_gpu_generate(st->d_in, st->n, c->opt.seed) != 0)
+        red_gpu_generate(st->d_in, st->n, wl_seed(c)) != 0)
         return -1;
-    if (!(st->dev = red_gpu_words(st->n, st->block, c->opt.sbrp)))
+    if (!(st->dev = red_gpu_words(st->n, st->block, wl_sbrp(c))))
         return gpm_set_error("reduce: no device memory for the kernels' block sums and flags: "
                              "use a smaller --scale");
     if (!c->m->kernels_write_pm &&
@@ -95,7 +95,7 @@ static int compute(struct wl_ctx *c, int resume, uint64_t *computed)
     if (wl_persist_begin(c) != 0)
         return -1;
     if (red_gpu_reduce(st->d_in, slots, total, st->n, st->block, c->epoch, wl_out_of(c), resume,
-                       c->opt.sbrp, st->dev, &k) != 0) {
+                       wl_sbrp(c), st->dev, &k) != 0) {
         wl_persist_end(c);
         return -1;
     }
@@ -154,7 +154,7 @@ static int red_verify(struct wl_ctx *c)
 {
     struct red_state *st = S(c);
     struct wl_wrong w = {0};
-    int rc = red_check(pm_slots(c), pm_total(c), st->n, st->block, c->epoch, c->opt.seed, &w);
+    int rc = red_check(pm_slots(c), pm_total(c), st->n, st->block, c->epoch, wl_seed(c), &w);
     if (rc == 1)
         wl_note_wrong(c, &w);
     return rc;

@@ -99,7 +99,7 @@ static int srad_setup(struct wl_ctx *c)
     if (!st->h_j0)
         return gpm_set_error("srad: cannot allocate %zu bytes for the input image: use a "
                              "smaller --scale", b);
-    srad_cpu_generate(st->h_j0, st->n, c->opt.seed);
+    srad_cpu_generate(st->h_j0, st->n, wl_seed(c));
     if (!c->m->needs_gpu) {
         st->h_roi = malloc(roi);
         for (int u = 0; u < 4; u++)

@@ -58,7 +58,7 @@ static int out_run(struct wl_ctx *c)
 {
     gpm_range v = {0, WORDS * 8, NULL};
     for (uint64_t i = 0; i < WORDS; i++)
-        words(c)[i] = value(c->opt.seed, i) + (i + 1 == (uint64_t)wl_int(c, "wrong"));
+        words(c)[i] = value(wl_seed(c), i) + (i + 1 == (uint64_t)wl_int(c, "wrong"));
     return wl_commit(c, OUT_DATA, &v, 1);
 }
 
@@ -70,7 +70,7 @@ static int out_verify(struct wl_ctx *c)
     if ((rc = wl_check_known(c)) != 0)
         return rc < 0 ? -1 : 0;
     for (uint64_t i = 0; i < WORDS; i++)
-        if (words(c)[i] != value(c->opt.seed, i) + reference.bias)
+        if (words(c)[i] != value(wl_seed(c), i) + reference.bias)
             return gpm_set_error("word %llu is wrong", (unsigned long long)i), 1;
     return wl_check_passed(c);
 }

@@ -103,7 +103,7 @@ static int compute(struct wl_ctx *c, int resume, uint64_t *done)
         if (wl_int(c, "slow-us"))
             usleep((useconds_t)wl_int(c, "slow-us"));
         for (uint64_t i = 0; i < WORDS; i++)
-            w[k * WORDS + i] = word(c->opt.seed, k * WORDS + i);
+            w[k * WORDS + i] = word(wl_seed(c), k * WORDS + i);
         if (wl_commit(c, FAKE_DATA, v, 2) != 0 ||
             wl_pm_write(c, FAKE_DATA, f->chunks * WORDS * 8 + k * 4, &c->epoch, 4) != 0)
             return -1;
@@ -147,7 +147,7 @@ static int fake_verify(struct wl_ctx *c)
     for (uint64_t k = 0; k < f->chunks; k++) {
         w.marks_bad += marks(c)[k] != c->epoch;
         for (uint64_t i = 0; i < WORDS; i++)
-            if (words(c)[k * WORDS + i] != word(c->opt.seed, k * WORDS + i)) {
+            if (words(c)[k * WORDS + i] != word(wl_seed(c), k * WORDS + i)) {
                 w.bad++;
                 first = first < k * WORDS + i ? first : k * WORDS + i;
             }
