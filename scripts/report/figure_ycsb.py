@@ -52,15 +52,28 @@ def variant(row, p):
     return v
 
 
-def bktcache_gains(mops, scale, y, pm_reads):
-    """Where lookups read PM (PM_READS Mops): what BktCache and its
-    concurrent loading gain, in parentheses, where their twins ran."""
+def gain_pct(mops, scale, y, v, over):
+    """Variant V's gain over variant OVER at SCALE on YCSB Y, in %, or None
+    where either did not run."""
+    a, b = mops.get((scale, y, v)), mops.get((scale, y, over))
+    return (a / b - 1) * 100 if a and b else None
+
+
+def main_variant(mops, scale, y):
+    """GPHash's gpm, or where a point has only rows of lookups from PM
+    (rows from before the mirror), those; None where neither ran."""
+    return next((v for v in ("gpm", "gpm-pm") if mops.get((scale, y, v))), None)
+
+
+def bktcache_gains(mops, scale, y):
+    """Where lookups read PM: what BktCache and its concurrent loading
+    gain, in parentheses, where their twins ran."""
     gains = []
     for other, what in (("gpm-pm-nocache", "BktCache %+.1f%%"),
                         ("gpm-pm-blocking", "its concurrent loading %+.1f%% over blocking")):
-        o = mops.get((scale, y, other))
-        if o:
-            gains.append(what % ((pm_reads / o - 1) * 100))
+        g = gain_pct(mops, scale, y, "gpm-pm", other)
+        if g is not None:
+            gains.append(what % g)
     return " (%s)" % ", ".join(gains) if gains else ""
 
 
@@ -98,8 +111,8 @@ def beside_paper(mops, scale, paper):
     behind PCIe 3)."""
     lines = []
 
-    def gph(y):  # GPHash gpm, or where only rows from before the mirror exist, those
-        return mops.get((scale, y, "gpm")) or mops.get((scale, y, "gpm-pm"))
+    def gph(y):
+        return mops.get((scale, y, main_variant(mops, scale, y)))
     for claim, what, ys, others, why in VERSUS:
         if claim not in paper:
             continue
@@ -119,9 +132,8 @@ def beside_paper(mops, scale, paper):
     for claim, ys in BKTCACHE:
         if claim not in paper:
             continue
-        gains = [((mops[(scale, y, "gpm-pm")] / mops[(scale, y, "gpm-pm-nocache")] - 1) * 100, y)
-                 for y in ys if mops.get((scale, y, "gpm-pm")) and
-                 mops.get((scale, y, "gpm-pm-nocache"))]
+        each = ((gain_pct(mops, scale, y, "gpm-pm", "gpm-pm-nocache"), y) for y in ys)
+        gains = [(g, y) for g, y in each if g is not None]
         ours = ("at most %+.1f%% (YCSB %s)" % max(gains)) if gains else "not measured here"
         lines.append("paper beside ours: %s %s%%; ours, BktCache's gain where lookups read PM "
                      "(20%% of the buckets cached, against none), YCSB %s: %s; likely why: a "
@@ -209,9 +221,7 @@ def main():
     paper = {p["claim"]: p for p in R.read_paper("figure_ycsb")}
     notes = []
     for (scale, y, v), m in sorted(mops.items()):
-        # GPHash gpm, or where a point has only rows of lookups from PM
-        # (rows from before the mirror), those
-        if v != "gpm" and not (v == "gpm-pm" and (scale, y, "gpm") not in mops):
+        if v != main_variant(mops, scale, y):
             continue
         parts = []
         for other, what in (("gpm-pm", "%.2fx its lookups from PM through BktCache"),
@@ -226,7 +236,7 @@ def main():
             if o:
                 parts.append(what % (m / o * 100 if other == "none" else m / o))
             if other == "gpm-pm" and mops.get((scale, y, other)):
-                gains = bktcache_gains(mops, scale, y, mops[(scale, y, other)])
+                gains = bktcache_gains(mops, scale, y)
                 if o:
                     parts[-1] += gains
                 elif gains:
