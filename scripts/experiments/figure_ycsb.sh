@@ -1,9 +1,7 @@
 #!/bin/sh
 # YCSB on GPHash (GPHash's Figures 5, 6 and 9) and on gpKVS, the same
 # stream: YCSB's core workloads (YCSB, default load a b c d f) on GPHash in
-# gpm (lookups from its mirror in GPU memory, a batch's persists in the
-# next batch's kernel), with its persists in its own kernel (gpm-inline,
-# --persist-behind 0), with lookups from PM
+# gpm (lookups from its mirror in GPU memory), with lookups from PM
 # (--mirror 0) with BktCache and without it (--cache 0), with 8-byte keys and values
 # as gpKVS holds them (gpm-k8), in none (the table in GPU memory, nothing
 # persisted: what the index costs without PM), in cap-delta (each batch's
@@ -39,7 +37,6 @@ for w in $(workloads); do
             continue
         fi
         run_mode gphash gpm "$reps" "$out" --workload "$y"
-        run_mode gphash gpm "$reps" "$out" --workload "$y" --persist-behind 0
         run_mode gphash gpm "$reps" "$out" --workload "$y" --mirror 0
         run_mode gphash gpm "$reps" "$out" --workload "$y" --mirror 0 --cache 0
         run_mode gphash gpm "$reps" "$out" --workload "$y" --key-bytes 8 --value-bytes 8

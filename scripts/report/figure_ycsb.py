@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rows as R  # noqa: E402
 
 ORDER = ["load", "a", "b", "c", "d", "f", "search", "search-miss", "insert", "update", "delete"]
-VARIANTS = ["gpm", "gpm-inline", "gpm-pm", "gpm-pm-nocache", "gpm-pm-cache100", "gpm-pm-blocking", "gpm-k8",
+VARIANTS = ["gpm", "gpm-pm", "gpm-pm-nocache", "gpm-pm-cache100", "gpm-pm-blocking", "gpm-k8",
             "gpm-pm-k8",
             "none", "none-k8",
             "cap-delta", "cpu",
@@ -32,9 +32,7 @@ SWEPT = ("gpm", "kvs-gpm")
 
 
 def variant(row, p):
-    """GPHash's mode; gpm-inline where a batch's persists ran in its own
-    kernel (--persist-behind 0; rows from before the option did so too,
-    and stay gpm); gpm-pm where its lookups read PM (--mirror 0, and
+    """GPHash's mode; gpm-pm where its lookups read PM (--mirror 0, and
     every row from before the mirror), -nocache or -cacheN where BktCache
     is not its default 20%, -blocking where its loading phases ran between
     batches; -k8 with gpKVS's 8-byte keys and values; gpKVS's kvs-MODE, or
@@ -43,8 +41,6 @@ def variant(row, p):
         store = p.get("store", "kvs")
         return store if store != "kvs" else "kvs-" + row.get("mode", "")
     v = row.get("mode", "")
-    if v == "gpm" and p.get("mirror") == "1" and p.get("persist-behind") == "0":
-        v += "-inline"
     if v == "gpm" and p.get("mirror", "0") == "0":
         v += "-pm"
         if p.get("cache", "20") != "20":

@@ -31,7 +31,6 @@ extern "C" int wl_pipe_open(struct wl_pipe *p, size_t in_bytes, size_t ans_bytes
     p->ans_bytes = ans_bytes;
     p->lat = lat;
     p->last[0] = p->last[1] = -1;
-    p->last_ans[0] = p->last_ans[1] = p->last_ans[2] = -1;
     /* Blocking streams: work a workload still puts on the legacy stream
      * (BktCache's, the transactions' copies) stays ordered with them. */
     for (int i = 0; e == cudaSuccess && i < 3; i++)
@@ -39,10 +38,10 @@ extern "C" int wl_pipe_open(struct wl_pipe *p, size_t in_bytes, size_t ans_bytes
     for (int k = 0; e == cudaSuccess && k < 2; k++) {
         e = cudaMalloc((void **)&p->in[k], in_bytes ? in_bytes : 1);
         if (e == cudaSuccess)
+            e = cudaMalloc((void **)&p->ans[k], ans_bytes ? ans_bytes : 1);
+        if (e == cudaSuccess)
             e = cudaEventCreateWithFlags((cudaEvent_t *)&p->landed[k], cudaEventDisableTiming);
     }
-    for (int k = 0; e == cudaSuccess && k < 3; k++)
-        e = cudaMalloc((void **)&p->ans[k], ans_bytes ? ans_bytes : 1);
     for (int d = 0; e == cudaSuccess && d < WL_PIPE_DEPTH; d++)
         for (int k = 0; e == cudaSuccess && k < 4; k++)
             e = cudaEventCreate((cudaEvent_t *)&p->ev[d][k]);
@@ -63,12 +62,11 @@ void wl_pipe_close(struct wl_pipe *p)
     for (int k = 0; k < 2; k++) {
         if (p->in[k])
             cudaFree(p->in[k]);
+        if (p->ans[k])
+            cudaFree(p->ans[k]);
         if (p->landed[k])
             cudaEventDestroy(event(p->landed[k]));
     }
-    for (int k = 0; k < 3; k++)
-        if (p->ans[k])
-            cudaFree(p->ans[k]);
     for (int d = 0; d < WL_PIPE_DEPTH; d++)
         for (int k = 0; k < 4; k++)
             if (p->ev[d][k])
@@ -106,14 +104,10 @@ static int settle(struct wl_pipe *p, int d)
  * its kernels' end frees the inputs' buffer, its answers' arrival the
  * answers'. (A slot recorded again since by a later batch only makes the
  * wait longer, never short.) */
-static cudaError_t after_slot(const struct wl_pipe *p, int slot, int i, void *stream)
-{
-    return slot < 0 ? cudaSuccess
-                    : cudaStreamWaitEvent(stream_of(stream), event(p->ev[slot][i]), 0);
-}
 static cudaError_t after_last(const struct wl_pipe *p, int k, int i, void *stream)
 {
-    return after_slot(p, p->last[k], i, stream);
+    return p->last[k] < 0 ? cudaSuccess
+                          : cudaStreamWaitEvent(stream_of(stream), event(p->ev[p->last[k]][i]), 0);
 }
 
 uint8_t *wl_pipe_in(struct wl_pipe *p, uint64_t b, const void *const *src, const size_t *bytes,
@@ -149,14 +143,14 @@ uint8_t *wl_pipe_in(struct wl_pipe *p, uint64_t b, const void *const *src, const
 
 uint8_t *wl_pipe_go(struct wl_pipe *p)
 {
-    int d = (int)(p->cur % WL_PIPE_DEPTH), k = (int)(p->cur % 2), a = (int)(p->cur % 3);
+    int d = (int)(p->cur % WL_PIPE_DEPTH), k = (int)(p->cur % 2);
     cudaError_t e = cudaGetLastError(); /* a launch of its preparation refused */
     if (e == cudaSuccess)
         e = cudaEventRecord(event(p->landed[k]), stream_of(p->copy));
     if (e == cudaSuccess)
         e = cudaStreamWaitEvent(stream_of(p->run), event(p->landed[k]), 0);
     if (e == cudaSuccess)
-        e = after_slot(p, p->last_ans[a], EV_OUT, p->run);
+        e = after_last(p, k, EV_OUT, p->run);
     if (e == cudaSuccess)
         e = cudaEventRecord(event(p->ev[d][EV_KERNELS]), stream_of(p->run));
     if (e != cudaSuccess) {
@@ -165,47 +159,26 @@ uint8_t *wl_pipe_go(struct wl_pipe *p)
         return NULL;
     }
     p->last[k] = d;
-    p->last_ans[a] = d;
     p->busy[d] = 1;
-    return p->ans[a];
-}
-
-/* The answers of batch B (buffer B % 3) copied to OUT_HOST once
- * its event EV_KERNELS_END, or that of the batch after it (AFTER), has
- * passed. */
-static cudaError_t answers_out(struct wl_pipe *p, uint64_t b, int after, void *out_host,
-                               size_t out_bytes)
-{
-    int d = (int)(b % WL_PIPE_DEPTH);
-    cudaStream_t out = stream_of(p->out);
-    cudaError_t e = cudaStreamWaitEvent(out, event(p->ev[after][EV_KERNELS_END]), 0);
-    if (e == cudaSuccess && out_bytes)
-        e = cudaMemcpyAsync(out_host, p->ans[b % 3], out_bytes, cudaMemcpyDeviceToHost, out);
-    if (e == cudaSuccess)
-        e = cudaEventRecord(event(p->ev[d][EV_OUT]), out);
-    return e;
+    return p->ans[k];
 }
 
 int wl_pipe_out(struct wl_pipe *p, void *out_host, size_t out_bytes)
 {
-    int d = (int)(p->cur % WL_PIPE_DEPTH);
+    int d = (int)(p->cur % WL_PIPE_DEPTH), k = (int)(p->cur % 2);
+    cudaStream_t out = stream_of(p->out);
     cudaError_t e = cudaGetLastError(); /* a launch the batch's kernels had refused */
     if (out_bytes > p->ans_bytes)
         return gpm_set_error("batch %llu's answers need more than the pipe's %zu bytes",
                              (unsigned long long)p->cur, p->ans_bytes);
     if (e == cudaSuccess)
         e = cudaEventRecord(event(p->ev[d][EV_KERNELS_END]), stream_of(p->run));
-    if (e == cudaSuccess && p->held)
-        e = answers_out(p, p->held_batch, d, p->held_host, p->held_bytes);
-    p->held = 0;
-    if (e == cudaSuccess && p->hold) {
-        p->held = 1;
-        p->held_host = out_host;
-        p->held_bytes = out_bytes;
-        p->held_batch = p->cur;
-    } else if (e == cudaSuccess) {
-        e = answers_out(p, p->cur, d, out_host, out_bytes);
-    }
+    if (e == cudaSuccess)
+        e = cudaStreamWaitEvent(out, event(p->ev[d][EV_KERNELS_END]), 0);
+    if (e == cudaSuccess && out_bytes)
+        e = cudaMemcpyAsync(out_host, p->ans[k], out_bytes, cudaMemcpyDeviceToHost, out);
+    if (e == cudaSuccess)
+        e = cudaEventRecord(event(p->ev[d][EV_OUT]), out);
     if (e != cudaSuccess)
         return gpm_set_error("batch %llu on the GPU failed (%s)", (unsigned long long)p->cur,
                              cudaGetErrorString(e));
@@ -215,16 +188,6 @@ int wl_pipe_out(struct wl_pipe *p, void *out_host, size_t out_bytes)
 int wl_pipe_drain(struct wl_pipe *p)
 {
     int rc = 0;
-    if (p->held) {
-        int d = (int)(p->held_batch % WL_PIPE_DEPTH);
-        cudaError_t e = cudaEventRecord(event(p->ev[d][EV_KERNELS_END]), stream_of(p->run));
-        if (e == cudaSuccess)
-            e = answers_out(p, p->held_batch, d, p->held_host, p->held_bytes);
-        p->held = 0;
-        if (e != cudaSuccess)
-            rc = gpm_set_error("batch %llu on the GPU failed (%s)",
-                               (unsigned long long)p->held_batch, cudaGetErrorString(e));
-    }
     for (uint64_t i = 0; i < WL_PIPE_DEPTH; i++) {
         /* Oldest first, though any order gives the same times. */
         int d = (int)((p->cur + 1 + i) % WL_PIPE_DEPTH);

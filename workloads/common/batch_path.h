@@ -5,9 +5,8 @@
  *          into one of two device buffers, where kernels that read only
  *          them (its grouping) may follow, while the batch before runs;
  *          its other kernels go on the run stream once those are done; its
- *          answers, in one of three device buffers, go back on the out
- *          stream while the next batch runs (or, held, once the next
- *          batch's kernels have ended). Its times come from events,
+ *          answers, in one of two device buffers, go back on the out
+ *          stream while the next batch runs. Its times come from events,
  *          read when the host waits for the oldest of the WL_PIPE_DEPTH
  *          batches in flight (or drains);
  *   group  a batch's operations ordered stably by a key of BITS bits, in
@@ -37,26 +36,19 @@ extern "C" {
 
 struct wl_pipe {
     void *copy, *run, *out;  /* cudaStream_t */
-    uint8_t *in[2], *ans[3]; /* the inputs' and the answers' device buffers (three, so
-                                that answers held a batch longer never stall a kernel) */
+    uint8_t *in[2], *ans[2]; /* the inputs' and the answers' device buffers */
     size_t in_bytes, ans_bytes;
     void *landed[2];         /* cudaEvent_t: a buffer's inputs copied, prepared */
-    int last[2], last_ans[3]; /* the slot of ev of the batch that used buffer k last */
+    int last[2];             /* the slot of ev of the batch that used buffer k last */
     void *ev[WL_PIPE_DEPTH][4]; /* a batch's copy in, kernels, kernels' end, answers out */
     uint64_t batch[WL_PIPE_DEPTH]; /* the batch each holds, */
     int busy[WL_PIPE_DEPTH];       /* and whether its times are still to be read */
     uint64_t cur;                  /* the batch between wl_pipe_in and wl_pipe_out */
-    int hold;                /* set by the caller: a batch's answers leave after the next
-                                batch's kernels (or, the last's, at wl_pipe_drain) */
-    int held;                /* and one's are waiting: */
-    void *held_host;
-    size_t held_bytes;
-    uint64_t held_batch;
     double *lat;             /* each batch's time, by batch number */
     double kernel_s;         /* the batches' kernels' time, added up */
 };
 
-/* Buffers of IN_BYTES and ANS_BYTES, two and three, streams and events; LAT
+/* Buffers of IN_BYTES and ANS_BYTES, two of each, streams and events; LAT
  * has a place for every batch number to come. 0 or -1 (message set). */
 int wl_pipe_open(struct wl_pipe *p, size_t in_bytes, size_t ans_bytes, double *lat);
 void wl_pipe_close(struct wl_pipe *p);
@@ -73,12 +65,9 @@ void *wl_pipe_prep(const struct wl_pipe *p);
 uint8_t *wl_pipe_go(struct wl_pipe *p);
 void *wl_pipe_stream(const struct wl_pipe *p);
 /* After the batch's kernels: OUT_BYTES of its answers copied to OUT_HOST
- * (pinned; none where OUT_BYTES is 0); with hold, after the next batch's
- * kernels, which make its changes durable. */
+ * (pinned; none where OUT_BYTES is 0). */
 int wl_pipe_out(struct wl_pipe *p, void *out_host, size_t out_bytes);
-/* Waits for every batch in flight; their times then are in lat. Answers
- * held leave after the work on wl_pipe_stream so far, which counts as
- * their batch's kernels. */
+/* Waits for every batch in flight; their times then are in lat. */
 int wl_pipe_drain(struct wl_pipe *p);
 
 struct wl_group {

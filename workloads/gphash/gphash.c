@@ -42,10 +42,6 @@ static const struct wl_param gph_params[] = {
     {.flag = "mirror", .help = "1: a write-through copy of the table in GPU memory serves "
      "every lookup, so that only writes cross to PM; 0: lookups read PM, through BktCache "
      "(gpm, gpm-eadr)", .scale = {1, 1, 1}, .min = 0, .max = 1},
-    {.flag = "persist-behind", .help = "1: a batch's changes reach PM in the next batch's "
-     "kernel, beside its lookups, and its answers return once they are durable; 0: in its "
-     "own kernel, after its lookups (gpm, gpm-eadr with the mirror)", .scale = {1, 1, 1},
-     .min = 0, .max = 1},
     {.flag = "cache", .help = "BktCache: percent of the buckets cached in GPU memory (gpm, "
      "gpm-eadr with --mirror 0; 0: none)", .scale = {20, 20, 20}, .min = 0, .max = 100},
     {.flag = "cache-reload", .help = "batches between BktCache's loading phases (its cached "
@@ -140,13 +136,6 @@ static int gph_layout(struct wl_ctx *c)
                              c->m->needs_gpu ? "works on a copy of the table in GPU memory "
                                                "already"
                                              : "runs on the CPU, on the mapping itself");
-    /* Behind needs lookups that see the batch before's changes before PM
-     * does: the mirror's. */
-    st->behind = st->mirror && wl_int(c, "persist-behind");
-    if (!st->mirror && wl_given(c, "persist-behind") && wl_int(c, "persist-behind"))
-        return gpm_set_error("--persist-behind 1: mode %s%s persists %s: drop it", c->m->name,
-                             c->m->fences ? " with --mirror 0" : "",
-                             c->m->fences ? "where lookups read PM" : "no batch in-kernel");
     if (c->m->fences && !st->mirror)
         st->cache_entries = gph_buckets(&st->g) * (uint64_t)wl_int(c, "cache") / 100;
     else if (wl_given(c, "cache") && wl_int(c, "cache"))
@@ -333,9 +322,7 @@ static int batches(struct wl_ctx *c, uint64_t from, uint64_t to)
         if (!pipelined(c)) /* else the pipe's events time it */
             st->lat[b] = wl_now() - t0;
     }
-    if (pipelined(c) &&
-        ((rc == 0 && (gph_gpu_flush(st, wl_pm_dev(c, GPH_TABLE)) || check_full(st))) ||
-         gph_gpu_drain(st) != 0))
+    if (pipelined(c) && gph_gpu_drain(st) != 0)
         rc = -1;
     /* A loading phase still running is of no more use: waited for. */
     if (st->cache_entries && gph_gpu_cache_settle(st) != 0)
@@ -370,9 +357,8 @@ static void note_pm_traffic(struct wl_ctx *c, uint64_t from)
         if (!st->mirror)
             reads = st->key_runs + (uint64_t)((double)st->key_runs * 3 * (1 - served));
     }
-    wl_note(c, "mirror=%d,persist_behind=%d,run_batches=%llu,key_runs=%llu,inserts=%llu,"
-            "updates=%llu,deletes=%llu,pm_records=%llu,pm_record_bytes=%llu,pm_reads=%llu",
-            st->mirror, st->behind,
+    wl_note(c, "mirror=%d,run_batches=%llu,key_runs=%llu,inserts=%llu,updates=%llu,"
+            "deletes=%llu,pm_records=%llu,pm_record_bytes=%llu,pm_reads=%llu", st->mirror,
             (unsigned long long)batches, (unsigned long long)st->key_runs,
             (unsigned long long)st->inserts, (unsigned long long)st->updates,
             (unsigned long long)st->deletes, (unsigned long long)records,

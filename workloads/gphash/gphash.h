@@ -70,13 +70,6 @@ struct gph_state {
     uint8_t *d_table;             /* the table in GPU memory: the mirror lookups read (gpm,
                                      gpm-eadr unless --mirror 0), the copy a transaction's
                                      batch or mode none changes; NULL: lookups read PM */
-    int behind;                   /* persists one batch behind (gphash_kernels.cu) */
-    void *d_pend[2];              /* a batch's changes listed, for the next to persist, */
-    unsigned long long *d_pend_n; /* counted in one of three counters, a launch each */
-    uint64_t launches;            /* run kernels launched */
-    uint64_t pend_ops;            /* operations of the batch whose changes are pending */
-    uint64_t pend_done;           /* and the count of batches done once they are durable */
-    wl_out pend_o;                /* and the mode's stores for them */
     unsigned long long *d_lists;  /* a transaction's batch: the changes listed, the deletes */
     void *d_chg, *d_del;          /* (gphash_kernels.cu) */
     /* BktCache (gphash_kernels.cu): two sets of entries, the one lookups
@@ -109,19 +102,13 @@ int gph_gpu_pin(struct gph_state *st);
 void gph_gpu_unpin(struct gph_state *st);
 /* Batch B, put in the pipe: lookups read d_table where there is one, else
  * PM (through BktCache where CACHED); stores go to PM (NULL: none) the
- * mode's way (O) and to d_table; behind, they go to d_table, and to PM in
- * the next batch's kernel (or gph_gpu_flush), its answers returned after
- * that. D: a transaction's batch, each change
+ * mode's way (O) and to d_table. D: a transaction's batch, each change
  * given to D's engine, done when it returns (NULL: the kernels' own
  * persists make it durable). DONE: the header's count of batches done after
  * it, stored and persisted by the GPU once the batch's persists returned
  * (0: none). Waits only where WL_PIPE_DEPTH batches are in flight. */
 int gph_gpu_batch(struct gph_state *st, uint8_t *pm, uint64_t b, int cached, wl_out o,
                   const wl_txdev *d, uint64_t done);
-/* Behind: the last batch's changes made durable on PM, then its count of
- * batches done (nothing where none are pending); then the kernels' counts
- * checked. */
-int gph_gpu_flush(struct gph_state *st, uint8_t *pm);
 /* Waits for the batches in flight: their times in lat, kernel_s set. */
 int gph_gpu_drain(struct gph_state *st);
 /* BktCache: its memory, an empty cache, and a loading phase (the buckets

@@ -63,23 +63,9 @@ struct tbl {
     struct gph_change *chg;     /* the words changed, with their old values, */
     unsigned long long *n;      /* counted in n[0]; the deletes left for later in n[1] */
     struct gph_change *del;     /* (the slot, its fingerprint) */
-    /* Persists one batch behind (--persist-behind 1): the run's changes go
-     * to the mirror alone, each key's net change listed here (counted in
-     * pend_n) for the next batch's kernel to make durable. */
-    struct gph_pend *pend;
-    unsigned long long *pend_n;
 };
 struct gph_change {
     uint64_t off, old;
-};
-/* A key's net change in a batch whose persists go one batch behind: KIND,
- * its slot, an update's new cell, the value's sequence number, the key's
- * value hash, fingerprint and words, and the operations it answers for
- * (units of progress, durable with it). */
-enum { P_NONE, P_INSERT, P_UPDATE, P_DELETE };
-struct gph_pend {
-    uint64_t slot, cell, seq, vk, fp, key[4];
-    uint32_t kind, units;
 };
 #define GPH_UNCACHED 0xffffffffu
 
@@ -206,10 +192,7 @@ __device__ void release(const struct tbl *t, int64_t s, uint64_t fp, wl_out o,
         wl_store_u64(o, gph_word(t->pm, off), GPH_EMPTY);
         wl_persist(o);
     }
-    /* Behind, EMPTY reaches PM only in the next batch's kernel: the slot
-     * stays claimed (INSERT) until then. */
-    if (atomicCAS((unsigned long long *)gph_word(t->rd, off), fp,
-                  t->pend ? GPH_INSERT : GPH_EMPTY) != fp)
+    if (atomicCAS((unsigned long long *)gph_word(t->rd, off), fp, GPH_EMPTY) != fp)
         atomicAdd(&count[C_LOST], 1ull);
 }
 
@@ -344,9 +327,9 @@ __device__ void put_value(const struct tbl *t, const struct sess *s, uint64_t ce
 /* Insert: claim a free slot of the least-loaded candidate by CAS; then the
  * record's reference, key and first cell, one run of bytes a lane a word
  * (its padding too, so that it leaves as one burst); then the fingerprint,
- * the record's first word. The slot (-1: none free). */
-__device__ int64_t insert(const struct tbl *t, const struct sess *s, uint64_t seq,
-                          unsigned lane, wl_out o, unsigned long long *count)
+ * the record's first word. */
+__device__ void insert(const struct tbl *t, const struct sess *s, uint64_t seq, unsigned lane,
+                       wl_out o, unsigned long long *count)
 {
     int64_t my = lane_slot(t, s, lane), c = cached(t, my), slot, cs;
     uint32_t slots = t->g.slots, kw = t->g.kw, hw = (uint32_t)gph_head_bytes(&t->g) / 8;
@@ -359,7 +342,7 @@ __device__ int64_t insert(const struct tbl *t, const struct sess *s, uint64_t se
         if (!freem) {
             if (lane == 0)
                 atomicAdd(&count[C_FULL], 1ull);
-            return -1;
+            return;
         }
         for (uint32_t k = 0; k < GPH_CANDIDATES; k++) {
             unsigned mk = ((1u << slots) - 1) << (k * slots);
@@ -408,17 +391,15 @@ __device__ int64_t insert(const struct tbl *t, const struct sess *s, uint64_t se
         if (cs >= 0)
             *(volatile uint64_t *)&t->c_state[cs] = s->fp;
     }
-    return slot;
 }
 
-/* The run's net change: from the value found (S->seq) to CUR. The slot it
- * changed (-1: none). */
-__device__ int64_t finish(const struct tbl *t, const struct sess *s, uint64_t cur,
-                          unsigned lane, wl_out o, unsigned long long *count)
+/* The run's net change: from the value found (S->seq) to CUR. */
+__device__ void finish(const struct tbl *t, const struct sess *s, uint64_t cur, unsigned lane,
+                       wl_out o, unsigned long long *count)
 {
     int64_t c = cached(t, s->slot);
     if (cur == s->seq)
-        return -1;
+        return;
     if (lane == 0)
         atomicAdd(&count[!cur ? C_DELETES : s->seq ? C_UPDATES : C_INSERTS], 1ull);
     if (lane == 0 && s->slot >= 0)
@@ -439,7 +420,7 @@ __device__ int64_t finish(const struct tbl *t, const struct sess *s, uint64_t cu
                 t->c_ref[c] = next;
         }
     } else if (cur) {
-        return insert(t, s, cur, lane, o, count);
+        insert(t, s, cur, lane, o, count);
     } else if (lane == 0 && t->tx) { /* delete, after the batch's inserts */
         unsigned long long k = atomicAdd(&t->n[1], 1ull);
         t->del[k].off = (uint64_t)s->slot;
@@ -449,70 +430,6 @@ __device__ int64_t finish(const struct tbl *t, const struct sess *s, uint64_t cu
         if (c >= 0)
             *(volatile uint64_t *)&t->c_state[c] = GPH_EMPTY;
     }
-    return s->slot;
-}
-
-/* Behind: lane 0 lists the key's net change (SLOT, from finish()) for the
- * next batch's kernel, with its UNITS of progress. */
-__device__ void list_change(const struct tbl *t, const struct sess *s, uint64_t cur,
-                            int64_t slot, uint64_t units)
-{
-    struct gph_pend *e = &t->pend[atomicAdd(t->pend_n, 1ull)];
-    e->kind = slot < 0 ? P_NONE : !cur ? P_DELETE : s->seq ? P_UPDATE : P_INSERT;
-    e->slot = (uint64_t)slot;
-    e->cell = s->ref ^ 1;
-    e->seq = cur;
-    e->vk = s->vk;
-    e->fp = s->fp;
-    for (uint32_t j = 0; j < t->g.kw; j++)
-        e->key[j] = s->key[j];
-    e->units = (uint32_t)units;
-}
-
-/* A listed change made durable on PM, in the order the inline path keeps:
- * first an insert's record (reference, key, padding, first cell, a lane a
- * word) or an update's new cell, issued before the kernel's lookups; then,
- * once those have persisted (second()), the fingerprint, the reference's
- * swing or a delete's EMPTY, persisted. A deleted slot is freed in the
- * mirror only after its EMPTY is durable. */
-__device__ void first(const struct gph_geom *g, uint8_t *pm, const struct gph_pend *e,
-                      unsigned lane, wl_out o)
-{
-    uint32_t kw = g->kw, vw = g->vbytes / 8, hw = (uint32_t)gph_head_bytes(g) / 8;
-    if (e->kind == P_INSERT && lane + 1 < hw + vw) { /* lane L: the record's word L + 1 */
-        uint64_t off = gph_ref_at(g, e->slot) + 8u * lane,
-                 v = lane == 0 ? 2 * e->slot : lane <= kw ? e->key[lane - 1]
-                     : lane + 1 >= hw ? gph_value_word(e->vk, e->seq, lane + 1 - hw) : 0;
-        wl_store_u64(o, gph_word(pm, off), v);
-    } else if (e->kind == P_UPDATE && lane < vw) {
-        wl_store_u64(o, gph_word(pm, gph_cell_at(g, e->cell) + 8u * lane),
-                     gph_value_word(e->vk, e->seq, lane));
-    }
-}
-
-__device__ void second(const struct gph_geom *g, uint8_t *pm, uint8_t *mirror,
-                       const struct gph_pend *e, unsigned lane, wl_out o,
-                       unsigned long long *count)
-{
-    uint32_t vw = g->vbytes / 8, hw = (uint32_t)gph_head_bytes(g) / 8, kind = e->kind;
-    if ((kind == P_INSERT && lane + 1 < hw + vw) || (kind == P_UPDATE && lane < vw))
-        wl_persist(o);
-    __syncwarp();
-    if (lane != 0)
-        return;
-    if (kind == P_INSERT)
-        wl_store_u64(o, gph_word(pm, gph_state_at(g, e->slot)), e->fp);
-    else if (kind == P_UPDATE)
-        wl_store_u64(o, gph_word(pm, gph_ref_at(g, e->slot)), e->cell);
-    else if (kind == P_DELETE)
-        wl_store_u64(o, gph_word(pm, gph_state_at(g, e->slot)), GPH_EMPTY);
-    if (kind != P_NONE)
-        wl_persist(o);
-    if (kind == P_DELETE &&
-        atomicCAS((unsigned long long *)gph_word(mirror, gph_state_at(g, e->slot)), GPH_INSERT,
-                  GPH_EMPTY) != GPH_INSERT)
-        atomicAdd(&count[C_LOST], 1ull);
-    wl_progressed(o, e->units);
 }
 
 __device__ __forceinline__ int same_key(const uint64_t *a, const uint64_t *b, uint32_t kw)
@@ -610,68 +527,38 @@ __device__ void run(const struct tbl *t, const uint8_t *op, const uint64_t *key,
             if (others && next == q)
                 next = k + __ffs(others) - 1;
         }
-        {
-            int64_t slot = finish(t, &s, cur, lane, o, count);
-            if (lane == 0 && t->pend)
-                list_change(t, &s, cur, slot, units);
-            else if (lane == 0)
-                wl_progressed(o, units);
-        }
+        finish(t, &s, cur, lane, o, count);
+        if (lane == 0)
+            wl_progressed(o, units);
         p = next;
     }
-}
-
-/* Position P of the sorted batch, if it heads a run of one group: the run
- * found (it ends where the group does) and taken. */
-__device__ void run_at(const struct tbl *t, const uint8_t *op, const uint64_t *key,
-                       const uint32_t *fp, const uint32_t *idx, uint32_t *taken, uint32_t stamp,
-                       uint64_t p, uint32_t n, uint64_t seq0, uint64_t *ans,
-                       unsigned long long *count, wl_out o, unsigned lane)
-{
-    uint64_t q = p + 1;
-    if (p > 0 && fp[p] == fp[p - 1])
-        return; /* not a run's head (of the grouped bits): uniform across the warp */
-    for (;;) {
-        uint64_t k = q + lane;
-        unsigned same = __ballot_sync(FULL, k < n && fp[k] == fp[p]);
-        if (same != FULL) {
-            q += __ffs(~same) - 1;
-            break;
-        }
-        q += 32;
-    }
-    run(t, op, key, idx, taken, stamp, p, q, seq0, ans, count, o, lane);
 }
 
 /* At most 64 registers a thread, so that four blocks fit an SM and a
  * batch of 4,096 operations' warps (a warp an operation: 512 blocks) fit
  * the H100's 132 SMs at once (at 72 registers three blocks fit: two
- * waves).
- *
- * Behind (T.pend set): the run writes the mirror alone (T.pm is NULL, O
- * stores plainly), its changes listed in T.pend; warp W also makes change
- * W of the batch before (PREV, *PREV_N of them) durable on PM, the mode's
- * way (PO): its first stores leave before the warp's lookups and persist
- * after them, so that the link's round trips and the lookups overlap. The
- * counter of the batch after is cleared (NEXT_N) for it. */
+ * waves). */
 __global__ void __launch_bounds__(THREADS, 4)
 run_kernel(struct tbl t, const uint8_t *op, const uint64_t *key, const uint32_t *fp,
            const uint32_t *idx, uint32_t *taken, uint32_t stamp, uint32_t n, uint64_t seq0,
-           uint64_t *ans, unsigned long long *count, wl_out o, uint8_t *pm, wl_out po,
-           const struct gph_pend *prev, const unsigned long long *prev_n,
-           unsigned long long *next_n)
+           uint64_t *ans, unsigned long long *count, wl_out o)
 {
     unsigned lane = threadIdx.x & 31u;
-    uint64_t w = gpm_grid_rank() / 32, nw = gpm_grid_threads() / 32, np = prev ? *prev_n : 0;
-    if (next_n && gpm_grid_rank() == 0)
-        *next_n = 0;
-    for (uint64_t p = w; p < n || p < np; p += nw) {
-        if (p < np)
-            first(&t.g, pm, &prev[p], lane, po);
-        if (p < n)
-            run_at(&t, op, key, fp, idx, taken, stamp, p, n, seq0, ans, count, o, lane);
-        if (p < np)
-            second(&t.g, pm, t.rd, &prev[p], lane, po, count);
+    uint64_t w = gpm_grid_rank() / 32, nw = gpm_grid_threads() / 32;
+    for (uint64_t p = w; p < n; p += nw) {
+        uint64_t q = p + 1;
+        if (p > 0 && fp[p] == fp[p - 1])
+            continue; /* not a run's head (of the grouped bits): uniform across the warp */
+        for (;;) {
+            uint64_t k = q + lane;
+            unsigned same = __ballot_sync(FULL, k < n && fp[k] == fp[p]);
+            if (same != FULL) {
+                q += __ffs(~same) - 1;
+                break;
+            }
+            q += 32;
+        }
+        run(&t, op, key, idx, taken, stamp, p, q, seq0, ans, count, o, lane);
     }
 }
 
@@ -814,16 +701,7 @@ int gph_gpu_alloc(struct gph_state *st)
         wl_dev_alloc((void **)&st->d_chg, n * sizeof(struct gph_change)) ||
         wl_dev_alloc((void **)&st->d_del, n * sizeof(struct gph_change)))
         return -1;
-    for (int k = 0; st->behind && k < 2; k++)
-        if (wl_dev_alloc(&st->d_pend[k], n * sizeof(struct gph_pend)))
-            return -1;
-    if (st->behind && (wl_dev_alloc((void **)&st->d_pend_n, 3 * 8) ||
-                       wl_dev_zero(st->d_pend_n, 3 * 8)))
-        return -1;
-    if (wl_pipe_open(&st->pipe, keys_bytes(st) + n, n * 16, st->lat) != 0)
-        return -1;
-    st->pipe.hold = st->behind; /* answers return once the next kernel made them durable */
-    return 0;
+    return wl_pipe_open(&st->pipe, keys_bytes(st) + n, n * 16, st->lat);
 }
 
 void gph_gpu_free(struct gph_state *st)
@@ -838,9 +716,6 @@ void gph_gpu_free(struct gph_state *st)
     wl_dev_free(st->d_lists);
     wl_dev_free(st->d_chg);
     wl_dev_free(st->d_del);
-    for (int k = 0; k < 2; k++)
-        wl_dev_free(st->d_pend[k]);
-    wl_dev_free(st->d_pend_n);
 }
 
 int gph_gpu_zero_counts(struct gph_state *st)
@@ -871,49 +746,6 @@ static int check_counts(struct gph_state *st)
     return 0;
 }
 
-/* Launch K of the run kernel on S: batch N's operations (none for a
- * flush), and behind, the changes pending, made durable on T.pm the way
- * their batch's O said; the run then writes the mirror alone. */
-static void launch(struct gph_state *st, struct tbl t, const uint8_t *op, const uint64_t *key,
-                   const struct wl_group *g, const uint32_t *fp, uint64_t n, uint64_t first,
-                   uint64_t *ans, wl_out o, cudaStream_t s)
-{
-    uint64_t k = ++st->launches, np = st->behind ? st->pend_ops : 0, w = n > np ? n : np;
-    const struct gph_pend *prev = np ? (const struct gph_pend *)st->d_pend[(k - 1) % 2] : NULL;
-    uint8_t *pm = t.pm;
-    wl_out plain = o;
-    if (st->behind) {
-        t.pend = (struct gph_pend *)st->d_pend[k % 2];
-        t.pend_n = &st->d_pend_n[k % 3];
-        t.pm = NULL;
-        plain.fence = 0;
-        plain.progress = NULL;
-    }
-    run_kernel<<<wl_blocks(w * 32, THREADS, MAX_BLOCKS), THREADS, 0, s>>>(
-        t, op, key, fp, g ? g->idx : NULL, st->d_taken, (uint32_t)++st->stamp, (uint32_t)n,
-        first, ans, st->d_count, plain, pm, st->pend_o, prev,
-        st->behind ? &st->d_pend_n[(k - 1) % 3] : NULL,
-        st->behind ? &st->d_pend_n[(k + 1) % 3] : NULL);
-}
-
-/* Behind: the count after the batch whose changes the last launch made
- * durable; then this batch's pending. */
-static void done_after(struct gph_state *st, uint8_t *pm, uint64_t done, uint64_t n, wl_out o,
-                       cudaStream_t s)
-{
-    uint64_t was = st->pend_done;
-    wl_out wo = st->pend_o;
-    if (!st->behind) {
-        was = done, wo = o;
-    } else {
-        st->pend_ops = n;
-        st->pend_done = done;
-        st->pend_o = o;
-    }
-    if (was)
-        done_kernel<<<1, 1, 0, s>>>(gph_word(pm, offsetof(struct gph_header, done)), was, wo);
-}
-
 int gph_gpu_batch(struct gph_state *st, uint8_t *pm, uint64_t b, int cached, wl_out o,
                   const wl_txdev *d, uint64_t done)
 {
@@ -922,6 +754,7 @@ int gph_gpu_batch(struct gph_state *st, uint8_t *pm, uint64_t b, int cached, wl_
     const void *src[2] = {st->h_key + first * kw, st->h_op + first};
     size_t bytes[2] = {n * kw * 8, n};
     unsigned blocks = wl_blocks(n, THREADS, MAX_BLOCKS);
+    unsigned warps_blocks = wl_blocks(n * 32, THREADS, MAX_BLOCKS);
     cudaStream_t s = (cudaStream_t)wl_pipe_stream(&st->pipe);
     cudaStream_t prep = (cudaStream_t)wl_pipe_prep(&st->pipe);
     struct wl_group *g = &st->group[b % 2];
@@ -937,31 +770,22 @@ int gph_gpu_batch(struct gph_state *st, uint8_t *pm, uint64_t b, int cached, wl_
         return -1;
     if (d && cudaMemsetAsync(st->d_lists, 0, 2 * 8, s) != cudaSuccess)
         return gpm_set_error("clearing batch %llu's lists failed", (unsigned long long)b);
-    launch(st, t, op, key, g, g->key, n, first, (uint64_t *)ans, o, s);
+    run_kernel<<<warps_blocks, THREADS, 0, s>>>(t, op, key, g->key, g->idx, st->d_taken,
+                                                (uint32_t)++st->stamp, (uint32_t)n, first,
+                                                (uint64_t *)ans, st->d_count, o);
     if (d) {
         delete_kernel<<<blocks, THREADS, 0, s>>>(t, st->d_count);
         if (d->log.pm)
             log_kernel<<<GPH_LOG_BLOCKS, GPH_LOG_THREADS, 0, s>>>(t);
     }
-    done_after(st, pm, done, n, o, s);
+    if (done)
+        done_kernel<<<1, 1, 0, s>>>(gph_word(pm, offsetof(struct gph_header, done)), done, o);
     if (wl_pipe_out(&st->pipe, st->h_ans + 2 * first, n * 16) != 0)
         return -1;
     /* A transaction's engine goes on from the batch's changes: done first. */
     if (d && gph_gpu_drain(st) != 0)
         return -1;
-    if (st->behind) /* the counts are whole after the flush */
-        return 0;
     return b + 1 == st->batches || b + 1 == st->load_batches ? check_counts(st) : 0;
-}
-
-int gph_gpu_flush(struct gph_state *st, uint8_t *pm)
-{
-    cudaStream_t s = (cudaStream_t)wl_pipe_stream(&st->pipe);
-    if (!st->behind || !st->pend_ops)
-        return 0;
-    launch(st, tbl_of(st, pm, 0, NULL), NULL, NULL, NULL, NULL, 0, 0, NULL, st->pend_o, s);
-    done_after(st, pm, 0, 0, st->pend_o, s);
-    return check_counts(st);
 }
 
 int gph_gpu_drain(struct gph_state *st)

@@ -199,7 +199,6 @@ static void bad_flags_are_one_line(void)
     char *lg[] = {"gphash", "--mode", "cpu", "--log", "conv", "--pm-dir", dir};
     char *cl[] = {"gphash", "--mode", "cpu", "--cache-loading", "lazy", "--pm-dir", dir};
     char *mi[] = {"gphash", "--mode", "cpu", "--mirror", "1", "--pm-dir", dir};
-    char *pb[] = {"gphash", "--mode", "cpu", "--persist-behind", "1", "--pm-dir", dir};
     char line[512];
     CHECK_EQ_INT(run_main(kb, ARGC(kb)), 2);
     wl_test_line(errf, 0, line, sizeof line);
@@ -222,10 +221,6 @@ static void bad_flags_are_one_line(void)
     wl_test_line(errf, 0, line, sizeof line);
     CHECK_MSG(line, "--mirror: mode cpu runs on the CPU, on the mapping itself: drop "
                     "--mirror");
-    /* A batch behind needs lookups that see the batch before: the mirror's. */
-    CHECK_EQ_INT(run_main(pb, ARGC(pb)), 2);
-    wl_test_line(errf, 0, line, sizeof line);
-    CHECK_MSG(line, "--persist-behind 1: mode cpu persists no batch in-kernel: drop it");
 }
 
 /* A run fed YCSB's own trace (its basic binding's verbose lines): reads
