@@ -41,7 +41,12 @@ from their rows' notes:
   GPM's bound        the largest of the four; mode none's the floor and the
                      reads. A note missing from a row leaves its term out, and
                      the note column says so; without run_batches, or a roof
-                     that a term needs, no bound, and the note says why."""
+                     that a term needs, no bound, and the note says why.
+  serial_s           mode none's time and then the larger of the two write
+                     terms: the run's lookups and its persists one after the
+                     other, as a batch's kernel takes them. Not a bound; a
+                     run over its bound but within 1.25x of it is named as
+                     one whose lookups and persists add."""
 import os
 import re
 import sys
@@ -213,19 +218,35 @@ def batch_bound(row, roofs, host, spans=None):
 
 def ycsb_columns(sel, v, roofs, spans, host):
     """(P, N, P/B, N over the scatter rate, bound, what binds, [floor_s,
-    reads_s, v_bound_s, v_bound_by, v_over_bound, note]) of a YCSB run's
-    rows SEL by mode, V mode none's time: P and N its gpm row's
-    pm_record_bytes and pm_records."""
+    reads_s, v_bound_s, v_bound_by, v_over_bound, serial_s,
+    gpm_over_serial, note]) of a YCSB run's rows SEL by mode, V mode
+    none's time: P and N its gpm row's pm_record_bytes and pm_records;
+    serial_s V and then the persists at their roof (the larger of P/B and
+    N over the scatter rate), as a batch's lookups and persists run one
+    after the other."""
     got = {m: batch_bound(sel[m], roofs, host, spans) if sel[m] else (NAN, "", {}, "")
            for m in ("gpm", "none")}
     bound, by, terms, _ = got["gpm"]
     gp = R.params(sel["gpm"]) if sel["gpm"] else {}
     scatter = [s for k, s in terms.items() if k.startswith("write-scatter")]
     vb, vby = got["none"][:2]
+    writes = [t for t in (terms.get("P/B", NAN), scatter[0] if scatter else NAN) if R.finite(t)]
+    serial = v + max(writes) if writes and R.finite(v) else NAN
+    gpm_s = R.fnum(sel["gpm"]["median_s"]) if sel["gpm"] else NAN
     return (R.fnum(gp.get("pm_record_bytes")), R.fnum(gp.get("pm_records")),
             terms.get("P/B", NAN), scatter[0] if scatter else NAN, bound, by,
             [terms.get("batch-floor-graph", NAN), terms.get("read-rand8", NAN), vb, vby,
-             R.ratio(v, vb), note_text(got["gpm"][3], got["none"][3])])
+             R.ratio(v, vb), serial, R.ratio(gpm_s, serial),
+             note_text(got["gpm"][3], got["none"][3])])
+
+
+def serial_text(serial, over):
+    """Where a YCSB run over its bound is within GOAL of serial_s: a clause
+    saying that its lookups and persists add."""
+    if not (R.finite(serial) and R.finite(over) and over <= GOAL):
+        return ""
+    return ("; %sx of serial_s, %s s: mode none's time and then its persists at their roof, "
+            "so its lookups and persists add" % (R.fmt(over), R.fmt(serial)))
 
 
 def note_text(gpm, none):
@@ -275,7 +296,7 @@ def main():
               "n_over_r_s", "if_random_s", "bound_s", "bound_by", "gpm_over_bound", "within",
               "capmm_s", "capmm_bound_s", "capmm_over_bound", "capfs_s", "capfs_bound_s",
               "capfs_over_bound", "gpm_over_v", "noisy", "floor_s", "reads_s", "v_bound_s",
-              "v_bound_by", "v_over_bound", "note"]
+              "v_bound_by", "v_over_bound", "serial_s", "gpm_over_serial", "note"]
     out_rows, used, roofs_used, spans_of = [], [], {}, {}
     for wl, scale in R.groups(best):
         sel = {m: R.pick(best, wl, scale, m) for m in MODES}
@@ -296,7 +317,7 @@ def main():
             if_random = NAN  # records of several stores, not single persists
         else:
             bound, by, pb, nr = gpm_bound(v, p, n, roofs)
-            if_random, batch = div(n, roofs["persist-rand8"][0]), ["", "", "", "", "", ""]
+            if_random, batch = div(n, roofs["persist-rand8"][0]), [""] * 8
         copy, flush, write = (roofs[k][0] for k in ("d2h-copy", "cpu-flush", "fs-write"))
         pm = R.fnum(sel["cap-mm"]["bytes_persisted"]) if sel["cap-mm"] else float("nan")
         pf = R.fnum(sel["cap-fs"]["bytes_persisted"]) if sel["cap-fs"] else float("nan")
@@ -342,12 +363,15 @@ def main():
                  "(pm_records) at the scattered-record rate of their mean size over the "
                  "table's span, p_over_b_s P "
                  "(pm_record_bytes) over B, reads_s pm_reads at the random 8-byte read rate; "
-                 "v_bound_s mode none's (floor_s and reads_s of its row); note: a term left "
-                 "out, or why there is no bound",
+                 "v_bound_s mode none's (floor_s and reads_s of its row); serial_s = v_s + "
+                 "max(n_over_r_s, p_over_b_s): the lookups as mode none takes them and then "
+                 "the persists at their roof, one after the other; note: a term left out, "
+                 "or why there is no bound",
                  "within: GPM at most %gx its bound" % GOAL, R.NOISY_COMMENT]
                 + roof_lines
-                + ["over %gx: %s at %s is %sx its bound (%s binds)"
-                   % (GOAL, r[0], r[1], R.fmt(r[11]), r[10]) for r in over_goal]
+                + ["over %gx: %s at %s is %sx its bound (%s binds)%s"
+                   % (GOAL, r[0], r[1], R.fmt(r[11]), r[10], serial_text(r[-3], r[-2]))
+                   for r in over_goal]
                 + R.platform_comments(used) + R.rev_comments(used) + warnings)
     R.write_tsv(out, header, out_rows, comments)
 
