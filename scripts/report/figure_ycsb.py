@@ -67,14 +67,14 @@ def main_variant(mops, scale, y):
 
 def bktcache_gains(mops, scale, y):
     """Where lookups read PM: what BktCache and its concurrent loading
-    gain, in parentheses, where their twins ran."""
+    gain, a text each, where their twins ran."""
     gains = []
     for other, what in (("gpm-pm-nocache", "BktCache %+.1f%%"),
                         ("gpm-pm-blocking", "its concurrent loading %+.1f%% over blocking")):
         g = gain_pct(mops, scale, y, "gpm-pm", other)
         if g is not None:
             gains.append(what % g)
-    return " (%s)" % ", ".join(gains) if gains else ""
+    return gains
 
 
 # GPHash's paper against ours: (claim, what ours is, the workloads, the
@@ -237,10 +237,10 @@ def main():
                 parts.append(what % (m / o * 100 if other == "none" else m / o))
             if other == "gpm-pm" and mops.get((scale, y, other)):
                 gains = bktcache_gains(mops, scale, y)
-                if o:
-                    parts[-1] += gains
-                elif gains:
-                    parts.append(gains[2:-1])
+                if o and gains:
+                    parts[-1] += " (%s)" % ", ".join(gains)
+                else:
+                    parts += gains
         every = mops.get((scale, y, "gpm-pm-cache100"))
         if every:
             parts.append("every bucket cached %.2f Mops" % every)
