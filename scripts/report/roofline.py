@@ -346,7 +346,8 @@ def main():
                if "write-rand16" in roofs else "")
             + stride_text(stride_rates(roof_rows, roofs["link-write"][1]))
             + batch_roofs_text(roofs))
-    over_goal = [r for r in out_rows if r[12] == "no"]
+    at = {h: i for i, h in enumerate(header)}
+    over_goal = [r for r in out_rows if r[at["within"]] == "no"]
     comments = (["Persistence roofline: each operation's time over its physical bound on the "
                  "machine that ran it (newest verified run per workload, mode and scale)",
                  "v_s: mode none (nothing persisted; the copies that feed verification are "
@@ -370,7 +371,8 @@ def main():
                  "within: GPM at most %gx its bound" % GOAL, R.NOISY_COMMENT]
                 + roof_lines
                 + ["over %gx: %s at %s is %sx its bound (%s binds)%s"
-                   % (GOAL, r[0], r[1], R.fmt(r[11]), r[10], serial_text(r[-3], r[-2]))
+                   % (GOAL, r[at["workload"]], r[at["scale"]], R.fmt(r[at["gpm_over_bound"]]),
+                      r[at["bound_by"]], serial_text(r[at["serial_s"]], r[at["gpm_over_serial"]]))
                    for r in over_goal]
                 + R.platform_comments(used) + R.rev_comments(used) + warnings)
     R.write_tsv(out, header, out_rows, comments)
