@@ -34,6 +34,13 @@
  *                  value, then the swing of its reference): updates/s;
  *   fence-only     every thread persists 64 times with nothing stored:
  *                  the rate of a warp's system fences, alone;
+ *   update-half, dev-read128-half, update-beside-reads,
+ *   dev-read128-beside-updates  update-in304's updates from half the
+ *                  GPU's threads, and independent 128-byte reads of device
+ *                  memory of --size bytes from the other half, each alone,
+ *                  then both at once on two streams (GPHash's lookups in
+ *                  its mirror beside its persists): whether the two share
+ *                  a limit (their rates fall together) or overlap;
  *   read-randS     groups of S/16 lanes (one lane for 8) read records of
  *                  S = 8, 64 or 128 bytes at scattered places, each read
  *                  independent, with loads that bypass the caches:
@@ -370,7 +377,7 @@ typedef struct probe {
     double per_rep;               /* persists or bytes each repetition */
     double bytes;                 /* bytes written each repetition */
     size_t bad;
-    char extra[128];
+    char extra[192];
 } probe;
 
 typedef struct ctx {
@@ -404,7 +411,8 @@ static const char *const probe_names[] = {
     "link-write", "persist-seq", "persist-rand8", "persist-rand16", "write-rand16",
     "fence-latency", "persist-stride16", "write-scatter64", "write-scatter128",
     "write-scatter320", "write-scatter128-in304", "write-scatter128-in384", "update-in304",
-    "update-in384", "fence-only", "read-rand8", "read-rand64", "read-rand128", "read-dep8",
+    "update-in384", "fence-only", "update-half", "dev-read128-half", "update-beside-reads",
+    "dev-read128-beside-updates", "read-rand8", "read-rand64", "read-rand128", "read-dep8",
     "read-dep64", "read-dep128", "batch-floor", "batch-floor-graph", "d2h-copy", "cpu-flush",
     "fs-write", NULL};
 
@@ -593,6 +601,98 @@ static int fence_probe(ctx *x)
     snprintf(p.extra, sizeof p.extra, "grid=%d,block=%d,per_thread=%d,fence=one_per_warp",
              x->grid, x->block, FENCE_EACH);
     return emit(x, &p);
+}
+
+/* A kernel on stream S of half the GPU's blocks: update-in304's updates
+ * of SLOTS slots (SEED), or N independent 128-byte reads of RECS records
+ * of device memory into *SUM; its seconds from events E on S. */
+static cudaError_t half_launch(ctx *x, cudaStream_t s, cudaEvent_t *e, int reads, size_t slots,
+                               size_t recs, size_t n, uint64_t seed, unsigned long long *sum)
+{
+    static const scatter g = {"update-in304", 128, 304, 48, 1};
+    cudaError_t err = cudaEventRecord(e[0], s);
+    if (err == cudaSuccess && reads)
+        rf_read<<<x->grid / 2, x->block, 0, s>>>(x->dev, recs, n, 128, 0, sum);
+    else if (err == cudaSuccess)
+        rf_scatter<<<x->grid / 2, x->block, 0, s>>>((uint64_t *)x->r.dev, slots, g, seed);
+    return err == cudaSuccess ? cudaEventRecord(e[1], s) : err;
+}
+
+/* update-half and dev-read128-half alone, then both at once (the reads
+ * launched first, sized to last as long as the updates alone): four rows.
+ * The updates' words are checked each time; the reads' sum at once must
+ * equal their sum alone. */
+static int beside_probe(ctx *x)
+{
+    static const scatter g = {"update-in304", 128, 304, 48, 1};
+    static const char *const names[] = {"update-half", "dev-read128-half", "update-beside-reads",
+                                        "dev-read128-beside-updates"};
+    static probe p[4];
+    size_t slots = pow2_floor(x->size / g.sb), recs = x->size / 128, n = READS;
+    unsigned long long *sum = NULL, got[2] = {0, 0};
+    cudaStream_t s[2];
+    cudaEvent_t e[2][2];
+    int rc = 0;
+    if (cuda_ok(cudaMalloc((void **)&sum, sizeof *sum), "cudaMalloc of the reads' sum") ||
+        cuda_ok(cudaStreamCreateWithFlags(&s[0], cudaStreamNonBlocking), "cudaStreamCreate") ||
+        cuda_ok(cudaStreamCreateWithFlags(&s[1], cudaStreamNonBlocking), "cudaStreamCreate"))
+        return -1;
+    for (int k = 0; k < 4; k++) {
+        cudaEventCreate(&e[k / 2][k % 2]);
+        memset(&p[k], 0, sizeof p[k]);
+        p[k].op = names[k], p[k].mode = "gpm", p[k].threads = x->grid / 2 * x->block;
+    }
+    rf_fill<<<x->grid, x->block>>>(x->dev, recs * 16, ++x->seed);
+    for (int i = -1; rc == 0 && i < x->reps; i++)
+        for (int both = 0; rc == 0 && both < 2; both++) {
+            uint64_t seed = ++x->seed;
+            float ms[2] = {0, 0};
+            cudaError_t err = cudaMemset(sum, 0, sizeof *sum);
+            rc = gpm_persist_begin();
+            if (rc == 0 && err == cudaSuccess && both)
+                err = half_launch(x, s[1], e[1], 1, slots, recs, n, seed, sum);
+            if (rc == 0 && err == cudaSuccess)
+                err = half_launch(x, s[0], e[0], 0, slots, recs, n, seed, sum);
+            if (rc == 0 && err == cudaSuccess && !both) /* the reads alone, after */
+                err = cudaStreamSynchronize(s[0]);
+            if (rc == 0 && err == cudaSuccess && !both)
+                err = half_launch(x, s[1], e[1], 1, slots, recs, n, seed, sum);
+            if (err == cudaSuccess)
+                err = cudaDeviceSynchronize();
+            if (rc == 0 && gpm_persist_end() != 0)
+                rc = -1;
+            if (rc == 0 && cuda_ok(err, "update-beside-reads' kernels") != 0)
+                rc = -1;
+            if (rc != 0)
+                break;
+            cudaEventElapsedTime(&ms[0], e[0][0], e[0][1]);
+            cudaEventElapsedTime(&ms[1], e[1][0], e[1][1]);
+            cudaMemcpy(&got[both], sum, sizeof got[both], cudaMemcpyDeviceToHost);
+            p[2 * both].bad += bad_records((const uint64_t *)x->r.host, slots, &g, seed);
+            p[2 * both + 1].bad += i >= 0 && both && got[1] != got[0]; /* sums that differ */
+            if (i < 0 && !both) /* the warm-up sizes the reads to the updates' time */
+                n = (size_t)((double)n * ms[0] / (ms[1] > 0 ? ms[1] : 1));
+            if (i >= 0)
+                p[2 * both].t[p[2 * both].n++] = ms[0] / 1e3,
+                p[2 * both + 1].t[p[2 * both + 1].n++] = ms[1] / 1e3;
+        }
+    for (int k = 0; rc == 0 && k < 4; k++) {
+        int reads = k % 2;
+        p[k].unit = reads ? "records" : "updates";
+        p[k].per_rep = reads ? (double)n : (double)slots;
+        p[k].bytes = reads ? 0 : (double)slots * (g.rb + 8.0);
+        snprintf(p[k].extra, sizeof p[k].extra, "grid=%d,block=%d,%s,span_bytes=%zu,beside=%s",
+                 x->grid / 2, x->block, reads ? "record_bytes=128,of=device_memory"
+                 : "record_bytes=128,slot_bytes=304,record_at=48,fences=record_then_swing",
+                 x->size, k < 2 ? "none" : reads ? "update-half" : "dev-read128-half");
+        rc = emit(x, &p[k]);
+    }
+    for (int k = 0; k < 4; k++)
+        cudaEventDestroy(e[k / 2][k % 2]);
+    cudaStreamDestroy(s[0]);
+    cudaStreamDestroy(s[1]);
+    cudaFree(sum);
+    return rc;
 }
 
 /* read-randRB (DEP 0) or read-depRB: the file filled once, then the
@@ -926,6 +1026,9 @@ int main(int argc, char **argv)
             rc = scatter_probe(&x, &scatters[i]);
     if (rc == 0 && listed(x.probes, "fence-only"))
         rc = fence_probe(&x);
+    if (rc == 0 && (listed(x.probes, "update-half") || listed(x.probes, "dev-read128") ||
+                    listed(x.probes, "update-beside")))
+        rc = beside_probe(&x);
     for (int i = 0; rc == 0 && i < 6; i++) {
         char name[16];
         snprintf(name, sizeof name, "%s%u", i / 3 ? "read-dep" : "read-rand", read_bytes[i % 3]);
