@@ -391,6 +391,8 @@ int wl_run(const struct wl_workload *w, int argc, char **argv)
     when[2] = wl_now();
     if (rc == 0 && w->setup)
         rc = w->setup(c);
+    if (rc == 0 && w->blocks && !wl_dev_region(c, 0)) /* its device copy, untimed */
+        rc = -1;
     when[3] = wl_now();
     /* The trace covers the work: every repetition, or the recovery. */
     if (rc == 0)

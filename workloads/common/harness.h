@@ -37,6 +37,8 @@ struct wl_obj {
     gpm_region region;     /* region: the mapping (host-only where the mode says) */
     gpm_cap_file cf;       /* region in cap-fs mode: the same file, for pwrite */
     int cf_open;
+    void *dev_copy;        /* region, where kernels write device memory: the copy they
+                              write (wl_dev_region) */
     void *shadow;          /* region in mode none: the device copy its commits snapshot */
     gpm_range *shadow_v;   /* and the ranges they put there since the last verification copy */
     int shadow_n, shadow_cap;

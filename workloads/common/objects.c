@@ -264,7 +264,8 @@ static void close_object(struct wl_obj *o)
         gpmcp_close(o->cp);
     o->cp = NULL;
     wl_dev_free(o->rec_dev);
-    o->rec_dev = NULL;
+    wl_dev_free(o->dev_copy);
+    o->rec_dev = o->dev_copy = NULL;
     wl_volatile_free(o);
     wl_tx_free(o);
     if (o->log_open)

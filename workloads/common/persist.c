@@ -159,6 +159,25 @@ void *wl_pm_dev(struct wl_ctx *c, int i)
     return c->m->kernels_write_pm ? c->h->obj[i].region.dev : NULL;
 }
 
+void *wl_dev_region(struct wl_ctx *c, int i)
+{
+    struct wl_obj *o = &c->h->obj[i];
+    cudaError_t e;
+    if (c->m->kernels_write_pm || !c->m->needs_gpu)
+        return c->m->kernels_write_pm ? o->region.dev : o->region.host;
+    if (o->dev_copy)
+        return o->dev_copy;
+    if (wl_dev_alloc(&o->dev_copy, o->file_bytes) != 0)
+        return NULL;
+    e = cudaMemcpy(o->dev_copy, o->region.host, o->file_bytes, cudaMemcpyHostToDevice);
+    if (e != cudaSuccess) {
+        gpm_set_error("%s: its device copy could not be loaded: %s", o->path,
+                      cudaGetErrorString(e));
+        return NULL;
+    }
+    return o->dev_copy;
+}
+
 /* --cpu-threads best: one timed persist of the workload's size (at most
  * 1 GiB) with 1..32 threads into a scratch file, never into the data. */
 static int calibrate(struct wl_ctx *c, int *best)

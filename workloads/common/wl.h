@@ -183,6 +183,31 @@ enum wl_progress_by {
  * what kernels mark is durable at once, nor where nothing is durable. */
 int wl_batches_in_tx(const struct wl_mode_info *m);
 
+/* A workload whose output is one region, object 0, computed in blocks,
+ * each marked with the run's epoch once it is durable, then one final
+ * unit (PS, Reduce). It sets .blocks, and its .run, .recover and .verify
+ * are wl_blocks_run, wl_blocks_recover and wl_blocks_verify (blocks.c):
+ * the harness runs it, resumes it from the marks and commits it whole. */
+struct wl_wrong;
+struct wl_blocks {
+    /* Computes epoch c->epoch into OUT, region 0 where the mode's kernels
+     * write it (wl_dev_region; the mapping in the CPU counterpart, which
+     * persists each block before its mark), the final unit included; with
+     * RESUME, skips the blocks marked. *COMPUTED: the blocks computed. */
+    int (*compute)(struct wl_ctx *c, uint8_t *out, int resume, uint64_t *computed);
+    /* The run's blocks; those PM (region 0's mapping) holds no mark of
+     * this epoch for; whether it holds this epoch's final unit. */
+    uint64_t (*blocks)(struct wl_ctx *c);
+    uint64_t (*pending)(struct wl_ctx *c, const uint8_t *pm);
+    int (*finished)(struct wl_ctx *c, const uint8_t *pm);
+    /* PM against the reference: 0 right, 1 wrong (message set, W filled:
+     * wl_check.h), -1 error. */
+    int (*check)(struct wl_ctx *c, const uint8_t *pm, struct wl_wrong *w);
+};
+int wl_blocks_run(struct wl_ctx *c);
+int wl_blocks_recover(struct wl_ctx *c);
+int wl_blocks_verify(struct wl_ctx *c);
+
 /* A workload. Optional callbacks may be NULL. */
 struct wl_workload {
     const char *name;        /* "ps": the binary's name and the row's workload */
@@ -206,6 +231,7 @@ struct wl_workload {
      * a load makes, a zeroing only inserts depend on), each "NAME FLAGS...",
      * that persistency checks (make mutants) cover too; NULL-terminated. */
     const char *const *check_also;
+    const struct wl_blocks *blocks; /* a workload computed in marked blocks, or NULL */
     size_t state_bytes;      /* its own state, c->priv: zeroed before layout(), freed
                                 after teardown() */
     int (*layout)(struct wl_ctx *c);   /* sizes of objects from the params; rejects bad ones */
@@ -291,6 +317,12 @@ int wl_pm_persist_at(struct wl_ctx *c, int i, const void *p, size_t len, const c
  * (kernels_write_pm), else NULL: where a kernel writes PM as well as its
  * device copy. */
 void *wl_pm_dev(struct wl_ctx *c, int i);
+/* Region I where the mode's kernels write it: its PM mapping's device
+ * pointer (kernels_write_pm), else a device copy of the region that the
+ * harness keeps (made and loaded from the region at the first call: call
+ * it in setup(); freed at the end), the src of its commits; in the CPU
+ * counterpart, the mapping. NULL (message set) where memory runs out. */
+void *wl_dev_region(struct wl_ctx *c, int i);
 
 /* ---- progress (progress.c): the units c->progress counts, as they become
  * durable. The harness counts each transaction's batch (wl_tx_batch) and

@@ -20,27 +20,22 @@ struct ps_state {
     uint64_t n, nblocks;
     uint32_t block;
     uint32_t *d_in;          /* device: the input */
-    uint32_t *d_out, *d_done, *d_pre; /* device: CAP modes' results before the copy */
     uint32_t *h_in;          /* host: the CPU mode's input */
     unsigned long long *d_computed; /* blocks a launch computed (resume count) */
     struct ps_sbrp_flags *sbrp;     /* the SBRP variant's flags (NULL: the epoch model) */
 };
 
-/* Kernels (ps_kernels.cu). OUT says how the mode stores (wl.cuh). */
-int ps_gpu_generate(uint32_t *d_in, uint64_t n, uint64_t seed);
-int ps_gpu_scan_blocks(const uint32_t *in, uint32_t *out, uint32_t *done, uint64_t n,
-                       uint32_t block, uint32_t epoch, wl_out o, int resume,
-                       unsigned long long *computed);
-int ps_gpu_block_prefix(const uint32_t *out, uint32_t *pre, uint64_t n, uint32_t block,
-                        wl_out o);
-/* The SBRP variant: both in one kernel, on flags in device memory made by
- * ps_gpu_sbrp_flags (NULL and -1 where out of memory; freed by
- * ps_gpu_sbrp_flags_free). */
-struct ps_sbrp_flags *ps_gpu_sbrp_flags(uint64_t n, uint32_t block);
-void ps_gpu_sbrp_flags_free(struct ps_sbrp_flags *f);
-int ps_gpu_sbrp_scan(const uint32_t *in, uint8_t *pm, uint64_t n, uint32_t block,
-                     uint32_t epoch, wl_out o, int resume, unsigned long long *computed,
-                     struct ps_sbrp_flags *f);
+/* The descriptor's callbacks (struct wl_blocks): the input and the kernels
+ * (ps_kernels.cu; in cpu mode they call the CPU side), the layout and its
+ * marks (ps_layout.c), the check (ps_ref.c). */
+int ps_setup(struct wl_ctx *c);
+void ps_teardown(struct wl_ctx *c);
+int ps_compute(struct wl_ctx *c, uint8_t *out, int resume, uint64_t *computed);
+int ps_layout(struct wl_ctx *c);
+uint64_t ps_blocks_of(struct wl_ctx *c);
+uint64_t ps_pending(struct wl_ctx *c, const uint8_t *pm);
+int ps_finished(struct wl_ctx *c, const uint8_t *pm);
+int ps_check_pm(struct wl_ctx *c, const uint8_t *pm, struct wl_wrong *w);
 
 /* CPU side (ps_ref.c). */
 void ps_cpu_generate(uint32_t *in, uint64_t n, uint64_t seed);

@@ -208,15 +208,15 @@ __global__ void ps_sbrp_kernel(const uint32_t *in, uint8_t *pm, uint64_t n, uint
     }
 }
 
-extern "C" int ps_gpu_generate(uint32_t *d_in, uint64_t n, uint64_t seed)
+static int generate(uint32_t *d_in, uint64_t n, uint64_t seed)
 {
     ps_generate_kernel<<<1024, 256>>>(d_in, n, seed);
     return wl_dev_sync("input generation");
 }
 
-extern "C" int ps_gpu_scan_blocks(const uint32_t *in, uint32_t *out, uint32_t *done, uint64_t n,
-                                  uint32_t block, uint32_t epoch, wl_out o, int resume,
-                                  unsigned long long *computed)
+static int scan_blocks(const uint32_t *in, uint32_t *out, uint32_t *done, uint64_t n,
+                       uint32_t block, uint32_t epoch, wl_out o, int resume,
+                       unsigned long long *computed)
 {
     uint64_t nb = ps_nblocks(n, block);
     if (nb > 0x7fffffffull)
@@ -226,14 +226,24 @@ extern "C" int ps_gpu_scan_blocks(const uint32_t *in, uint32_t *out, uint32_t *d
     return wl_dev_sync("block scan kernel");
 }
 
-extern "C" int ps_gpu_block_prefix(const uint32_t *out, uint32_t *pre, uint64_t n,
-                                   uint32_t block, wl_out o)
+static int block_prefix(const uint32_t *out, uint32_t *pre, uint64_t n, uint32_t block,
+                        wl_out o)
 {
     ps_prefix_kernel<<<1, 1024>>>(out, pre, n, block, o);
     return wl_dev_sync("block prefix kernel");
 }
 
-extern "C" struct ps_sbrp_flags *ps_gpu_sbrp_flags(uint64_t n, uint32_t block)
+static void sbrp_flags_free(struct ps_sbrp_flags *f)
+{
+    if (!f)
+        return;
+    wl_dev_free(f->arrive);
+    wl_dev_free(f->published);
+    wl_dev_free(f->ticket);
+    free(f);
+}
+
+static struct ps_sbrp_flags *sbrp_flags(uint64_t n, uint32_t block)
 {
     struct ps_sbrp_flags *f = (struct ps_sbrp_flags *)calloc(1, sizeof *f);
     uint64_t nb = ps_nblocks(n, block), threads = nb * (block / PS_ITEMS);
@@ -245,25 +255,15 @@ extern "C" struct ps_sbrp_flags *ps_gpu_sbrp_flags(uint64_t n, uint32_t block)
         wl_dev_alloc((void **)&f->ticket, sizeof(unsigned)) != 0 ||
         wl_dev_zero(f->arrive, threads * sizeof(unsigned)) != 0 ||
         wl_dev_zero(f->published, nb * sizeof(unsigned)) != 0) {
-        ps_gpu_sbrp_flags_free(f);
+        sbrp_flags_free(f);
         return NULL;
     }
     return f;
 }
 
-extern "C" void ps_gpu_sbrp_flags_free(struct ps_sbrp_flags *f)
-{
-    if (!f)
-        return;
-    wl_dev_free(f->arrive);
-    wl_dev_free(f->published);
-    wl_dev_free(f->ticket);
-    free(f);
-}
-
-extern "C" int ps_gpu_sbrp_scan(const uint32_t *in, uint8_t *pm, uint64_t n, uint32_t block,
-                                uint32_t epoch, wl_out o, int resume,
-                                unsigned long long *computed, struct ps_sbrp_flags *f)
+static int sbrp_scan(const uint32_t *in, uint8_t *pm, uint64_t n, uint32_t block,
+                     uint32_t epoch, wl_out o, int resume, unsigned long long *computed,
+                     struct ps_sbrp_flags *f)
 {
     uint64_t nb = ps_nblocks(n, block);
     if (nb > 0x7fffffffull)
@@ -273,4 +273,66 @@ extern "C" int ps_gpu_sbrp_scan(const uint32_t *in, uint8_t *pm, uint64_t n, uin
         return -1;
     ps_sbrp_kernel<<<(unsigned)nb, block / PS_ITEMS>>>(in, pm, n, epoch, o, resume, computed, *f);
     return wl_dev_sync("SBRP scan kernel");
+}
+
+/* The input, where the mode computes: on the GPU, or (the CPU counterpart)
+ * on the host; the kernels' own device words. */
+extern "C" int ps_setup(struct wl_ctx *c)
+{
+    struct ps_state *st = (struct ps_state *)c->priv;
+    if (!c->m->needs_gpu) {
+        if (!(st->h_in = (uint32_t *)malloc(st->n * 4)))
+            return gpm_set_error("ps: cannot allocate %llu bytes for the input: use a smaller "
+                                 "--scale", (unsigned long long)st->n * 4);
+        ps_cpu_generate(st->h_in, st->n, wl_seed(c));
+        return 0;
+    }
+    if (wl_dev_alloc((void **)&st->d_in, st->n * 4) != 0 ||
+        generate(st->d_in, st->n, wl_seed(c)) != 0 ||
+        wl_dev_alloc((void **)&st->d_computed, sizeof *st->d_computed) != 0)
+        return -1;
+    if (wl_sbrp(c) && !(st->sbrp = sbrp_flags(st->n, st->block)))
+        return gpm_set_error("ps: no device memory for the SBRP variant's %llu flags: use a "
+                             "smaller --scale", (unsigned long long)(st->n / PS_ITEMS));
+    return 0;
+}
+
+extern "C" void ps_teardown(struct wl_ctx *c)
+{
+    struct ps_state *st = (struct ps_state *)c->priv;
+    wl_dev_free(st->d_in); /* NULL in cpu mode */
+    wl_dev_free(st->d_computed);
+    sbrp_flags_free(st->sbrp);
+    free(st->h_in);
+}
+
+/* Epoch c->epoch into OUT (struct wl_blocks): the blocks not yet marked
+ * done, then the block sums (pre); in the CPU counterpart, the same on the
+ * host, each block persisted before its mark. */
+extern "C" int ps_compute(struct wl_ctx *c, uint8_t *out, int resume, uint64_t *computed)
+{
+    struct ps_state *st = (struct ps_state *)c->priv;
+    uint64_t n = st->n;
+    uint32_t *sums = (uint32_t *)(out + ps_out_off());
+    uint32_t *pre = (uint32_t *)(out + ps_pre_off(n, st->block));
+    unsigned long long k = 0;
+    wl_out o = wl_out_of(c);
+    int rc;
+    if (!c->m->needs_gpu)
+        return ps_cpu_scan_blocks(c, st, st->h_in, c->epoch, computed) != 0 ? -1
+               : ps_cpu_block_prefix(c, st);
+    if (wl_dev_zero(st->d_computed, sizeof k) != 0)
+        return -1;
+    if (st->sbrp)
+        rc = sbrp_scan(st->d_in, out, n, st->block, c->epoch, o, resume, st->d_computed, st->sbrp);
+    else
+        rc = scan_blocks(st->d_in, sums, (uint32_t *)(out + ps_done_off(n)), n, st->block,
+                         c->epoch, o, resume, st->d_computed) ||
+             block_prefix(sums, pre, n, st->block, o);
+    if (rc != 0)
+        return -1;
+    if (wl_dev_copy(&k, st->d_computed, sizeof k, 0) != 0)
+        return -1;
+    *computed = k;
+    return 0;
 }

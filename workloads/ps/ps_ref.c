@@ -172,3 +172,22 @@ int ps_check(const uint32_t *out, const uint32_t *pre, uint64_t n, uint32_t bloc
     free(tot);
     return 0;
 }
+
+/* Every sum is compared whatever the marks say; blocks without their done
+ * mark are a failure of their own, named first. */
+int ps_check_pm(struct wl_ctx *c, const uint8_t *pm, struct wl_wrong *w)
+{
+    const struct ps_state *st = c->priv;
+    uint64_t pending = ps_pending(c, pm);
+    int rc;
+    w->marks_bad = pending, w->marks = st->nblocks;
+    rc = ps_check((const uint32_t *)(pm + ps_out_off()),
+                  (const uint32_t *)(pm + ps_pre_off(st->n, st->block)), st->n, st->block,
+                  wl_seed(c), w);
+    if (rc >= 0 && pending != 0) {
+        gpm_set_error("ps: %llu blocks lack the done marker of epoch %u",
+                      (unsigned long long)pending, c->epoch);
+        rc = 1;
+    }
+    return rc;
+}

@@ -21,22 +21,21 @@ struct red_state {
     uint64_t n, nblocks;
     uint32_t block;
     uint32_t *d_in;                 /* device: the input */
-    uint64_t *d_slots, *d_total;    /* device: CAP modes' results before the copy */
     uint32_t *h_in;                 /* host: the CPU mode's input */
-    struct red_dev *dev;            /* the kernels' device words (red_gpu_words) */
+    struct red_dev *dev;            /* the kernels' device words */
 };
 
-/* Kernels (reduce_kernels.cu). SLOTS and TOTAL are where the kernels
- * store (PM, or device memory in the CAP modes); OUT says how (wl.cuh).
- * With RESUME, blocks whose slot 0 holds EPOCH are read, not computed.
- * *COMPUTED gets the blocks computed. SBRP picks the variant written with
- * SBRP's operations. */
-int red_gpu_generate(uint32_t *d_in, uint64_t n, uint64_t seed);
-struct red_dev *red_gpu_words(uint64_t n, uint32_t block, int sbrp);
-void red_gpu_words_free(struct red_dev *d);
-int red_gpu_reduce(const uint32_t *in, uint64_t *slots, uint64_t *total, uint64_t n,
-                   uint32_t block, uint32_t epoch, wl_out o, int resume, int sbrp,
-                   struct red_dev *d, unsigned long long *computed);
+/* The descriptor's callbacks (struct wl_blocks): the input and the kernels
+ * (reduce_kernels.cu; in cpu mode they call the CPU side), the layout and
+ * its marks (reduce_layout.c), the check (reduce_ref.c). */
+int red_setup(struct wl_ctx *c);
+void red_teardown(struct wl_ctx *c);
+int red_compute(struct wl_ctx *c, uint8_t *out, int resume, uint64_t *computed);
+int red_layout(struct wl_ctx *c);
+uint64_t red_blocks_of(struct wl_ctx *c);
+uint64_t red_pending(struct wl_ctx *c, const uint8_t *pm);
+int red_finished(struct wl_ctx *c, const uint8_t *pm);
+int red_check_pm(struct wl_ctx *c, const uint8_t *pm, struct wl_wrong *w);
 
 /* CPU side (reduce_ref.c). */
 void red_cpu_generate(uint32_t *in, uint64_t n, uint64_t seed);

@@ -187,13 +187,25 @@ __global__ void red_sbrp_kernel(const uint32_t *in, uint64_t *slots, uint64_t *t
     }
 }
 
-extern "C" int red_gpu_generate(uint32_t *d_in, uint64_t n, uint64_t seed)
+static int generate(uint32_t *d_in, uint64_t n, uint64_t seed)
 {
     red_generate_kernel<<<1024, 256>>>(d_in, n, seed);
     return wl_dev_sync("input generation");
 }
 
-extern "C" struct red_dev *red_gpu_words(uint64_t n, uint32_t block, int sbrp)
+static void device_words_free(struct red_dev *d)
+{
+    if (!d)
+        return;
+    wl_dev_free(d->bsum);
+    wl_dev_free(d->ticket);
+    wl_dev_free(d->computed);
+    wl_dev_free(d->arrive);
+    wl_dev_free(d->published);
+    free(d);
+}
+
+static struct red_dev *device_words(uint64_t n, uint32_t block, int sbrp)
 {
     struct red_dev *d = (struct red_dev *)calloc(1, sizeof *d);
     uint64_t nb = red_nblocks(n, block), threads = nb * red_threads(block);
@@ -211,25 +223,13 @@ extern "C" struct red_dev *red_gpu_words(uint64_t n, uint32_t block, int sbrp)
         goto fail;
     return d;
 fail:
-    red_gpu_words_free(d);
+    device_words_free(d);
     return NULL;
 }
 
-extern "C" void red_gpu_words_free(struct red_dev *d)
-{
-    if (!d)
-        return;
-    wl_dev_free(d->bsum);
-    wl_dev_free(d->ticket);
-    wl_dev_free(d->computed);
-    wl_dev_free(d->arrive);
-    wl_dev_free(d->published);
-    free(d);
-}
-
-extern "C" int red_gpu_reduce(const uint32_t *in, uint64_t *slots, uint64_t *total, uint64_t n,
-                              uint32_t block, uint32_t epoch, wl_out o, int resume, int sbrp,
-                              struct red_dev *d, unsigned long long *computed)
+static int reduce(const uint32_t *in, uint64_t *slots, uint64_t *total, uint64_t n,
+                  uint32_t block, uint32_t epoch, wl_out o, int resume, int sbrp,
+                  struct red_dev *d, unsigned long long *computed)
 {
     uint64_t nb = red_nblocks(n, block);
     uint32_t threads = red_threads(block);
@@ -248,4 +248,50 @@ extern "C" int red_gpu_reduce(const uint32_t *in, uint64_t *slots, uint64_t *tot
     if (wl_dev_sync(sbrp ? "SBRP reduction kernel" : "reduction kernel") != 0)
         return -1;
     return wl_dev_copy(computed, d->computed, sizeof *computed, 0);
+}
+
+/* The input, where the mode computes: on the GPU, or (the CPU counterpart)
+ * on the host; the kernels' own device words. */
+extern "C" int red_setup(struct wl_ctx *c)
+{
+    struct red_state *st = (struct red_state *)c->priv;
+    if (!c->m->needs_gpu) {
+        if (!(st->h_in = (uint32_t *)malloc(st->n * 4)))
+            return gpm_set_error("reduce: cannot allocate %llu bytes for the input: use a "
+                                 "smaller --scale", (unsigned long long)st->n * 4);
+        red_cpu_generate(st->h_in, st->n, wl_seed(c));
+        return 0;
+    }
+    if (wl_dev_alloc((void **)&st->d_in, st->n * 4) != 0 ||
+        generate(st->d_in, st->n, wl_seed(c)) != 0)
+        return -1;
+    if (!(st->dev = device_words(st->n, st->block, wl_sbrp(c))))
+        return gpm_set_error("reduce: no device memory for the kernels' block sums and flags: "
+                             "use a smaller --scale");
+    return 0;
+}
+
+extern "C" void red_teardown(struct wl_ctx *c)
+{
+    struct red_state *st = (struct red_state *)c->priv;
+    wl_dev_free(st->d_in); /* NULL in cpu mode */
+    device_words_free(st->dev);
+    free(st->h_in);
+}
+
+/* Epoch c->epoch into OUT (struct wl_blocks): the blocks whose slot 0
+ * does not hold it, then the total; in the CPU counterpart, the same on
+ * the host, each block's tree persisted before its slot 0. */
+extern "C" int red_compute(struct wl_ctx *c, uint8_t *out, int resume, uint64_t *computed)
+{
+    struct red_state *st = (struct red_state *)c->priv;
+    unsigned long long k = 0;
+    if (!c->m->needs_gpu)
+        return red_cpu_reduce(c, st, computed);
+    if (reduce(st->d_in, (uint64_t *)(out + red_slots_off()),
+               (uint64_t *)(out + red_total_off(st->n, st->block)), st->n, st->block, c->epoch,
+               wl_out_of(c), resume, wl_sbrp(c), st->dev, &k) != 0)
+        return -1;
+    *computed = k;
+    return 0;
 }

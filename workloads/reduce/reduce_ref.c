@@ -156,3 +156,13 @@ int red_check(const uint64_t *slots, uint64_t total, uint64_t n, uint32_t block,
     }
     return 0;
 }
+
+/* Every slot and the total; the epoch each holds is its own mark. */
+int red_check_pm(struct wl_ctx *c, const uint8_t *pm, struct wl_wrong *w)
+{
+    const struct red_state *st = c->priv;
+    uint64_t total;
+    memcpy(&total, pm + red_total_off(st->n, st->block), sizeof total);
+    return red_check((const uint64_t *)(pm + red_slots_off()), total, st->n, st->block, c->epoch,
+                     wl_seed(c), w);
+}

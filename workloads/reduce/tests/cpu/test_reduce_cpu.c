@@ -70,7 +70,7 @@ static void durable_total_leaves_nothing_to_do(void)
     unlink(rows);
     CHECK_EQ_INT(run_main(crash, ARGC(crash)), 128 + SIGKILL);
     CHECK_EQ_INT(run_main(rec, ARGC(rec)), 0);
-    CHECK_EQ_INT(wl_test_count_lines(rows, "total=durable"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "final=durable"), 1);
     CHECK_EQ_INT(wl_test_count_lines(rows, ",durable=513/513,redone=0"), 1);
 }
 
@@ -101,7 +101,7 @@ static void a_damaged_tree_is_measured_in_wrong_sums(void)
     CHECK_EQ_INT(wl_test_run(&WORKLOAD, rec, ARGC(rec), err), 1);
     CHECK_EQ_INT(wl_test_count_lines(err, "reduce: slot 5 of block 3 holds 4294967295"), 1);
     CHECK_EQ_INT(wl_test_count_lines(rows, "\tfail\t"), 1);
-    CHECK_EQ_INT(wl_test_count_lines(rows, "total=durable"), 1);
+    CHECK_EQ_INT(wl_test_count_lines(rows, "final=durable"), 1);
     CHECK_EQ_INT(wl_test_count_lines(rows, ",wrong_units=10/262145,units=sums"), 1);
     snprintf(cmd, sizeof cmd, "rm -f '%s'/reduce-*", dir);
     CHECK(system(cmd) == 0);
