@@ -136,7 +136,8 @@ int gpm_ptrace_load(gpm_ptrace *t, const char *dir)
         return gpm_set_error("%s: not a trace of this version: trace again", path);
     }
     while (rc == 0 && fread(&r, sizeof r, 1, f) == 1) {
-        int payload = r.kind == GPM_TR_OBJ || r.kind == GPM_TR_SITE || r.kind == GPM_TR_STORE;
+        int payload = r.kind == GPM_TR_OBJ || r.kind == GPM_TR_SITE || r.kind == GPM_TR_STORE ||
+                      r.kind == GPM_TR_RUN;
         if (payload && (r.len > (1ull << 40) || gpm_grow((void **)&buf, &cap, r.len + 1, 1) != 0 ||
                         fread(buf, 1, r.len, f) != r.len)) {
             rc = gpm_set_error("%s: cut short: trace again", path);
@@ -175,6 +176,9 @@ int gpm_ptrace_load(gpm_ptrace *t, const char *dir)
             t->site[r.site] = strdup(buf);
         } else if (r.kind == GPM_TR_MODEL) {
             t->model = (int)r.aux + 1;
+        } else if (r.kind == GPM_TR_RUN) {
+            buf[r.len] = '\0';
+            snprintf(t->run, sizeof t->run, "%s", buf);
         } else {
             if (r.kind == GPM_TR_STORE && (r.obj >= t->nobj || !t->obj[r.obj].path[0]))
                 rc = gpm_set_error("%s: a store to an object it never named: trace again", path);

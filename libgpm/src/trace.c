@@ -37,6 +37,7 @@ struct tobj {
 static struct {
     int open, recording;
     int model; /* gpm_trace_model's + 1; 0: none declared */
+    char run[256]; /* gpm_trace_describe's words; "": none */
     char dir[4096];
     FILE *f;
     struct tobj obj[MAX_OBJECTS];
@@ -274,6 +275,7 @@ int gpm_trace_open(const char *dir)
     T.page = (size_t)sysconf(_SC_PAGESIZE);
     T.open = 1;
     T.model = 0;
+    T.run[0] = '\0';
     return 0;
 }
 
@@ -283,6 +285,12 @@ void gpm_trace_model(int model)
 {
     if (T.open)
         T.model = model + 1;
+}
+
+void gpm_trace_describe(const char *words)
+{
+    if (T.open)
+        snprintf(T.run, sizeof T.run, "%s", words);
 }
 
 void gpm_trace_map(const void *host, size_t size, const char *path)
@@ -387,6 +395,8 @@ int gpm_trace_end(void)
     /* A trace that lost kernel records is cut short: it ends without END. */
     if (T.model)
         emit(GPM_TR_MODEL, 0, 0, 0, 0, (uint32_t)(T.model - 1), NULL, 0);
+    if (T.run[0])
+        emit(GPM_TR_RUN, 0, 0, strlen(T.run), 0, 0, T.run, strlen(T.run));
     if (lost == 0)
         emit(GPM_TR_END, 0, 0, 0, 0, 0, NULL, 0);
     T.recording = 0;

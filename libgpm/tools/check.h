@@ -89,8 +89,10 @@ int verified(const char *rows);
 const char *param_at(const char *params, const char *key);
 void remove_tree(const char *dir);
 const char *base_name(const char *p);
-const char *arg_of(const struct opts *o, const char *flag, const char *dflt);
-const char *mode_of(const struct opts *o);
+/* KEY's value in what the traced program said its run is (mode=, scale=,
+ * op=: gpm_trace_describe), copied into BUF of N bytes; else DFLT. */
+const char *run_word(const gpm_ptrace *t, const char *key, char *buf, size_t n,
+                     const char *dflt);
 
 /* ---- choosing and writing the images (check_images.c) ---- */
 int plan(struct check *c, struct image_counts *counts);

@@ -129,22 +129,6 @@ const char *base_name(const char *p)
     return s ? s + 1 : p;
 }
 
-/* The value PROGRAM's ARGS give FLAG (the last, as PROGRAM takes it), or
- * DEFAULT. */
-const char *arg_of(const struct opts *o, const char *flag, const char *dflt)
-{
-    const char *v = dflt;
-    for (int i = 1; i + 1 < o->argc; i++)
-        if (!strcmp(o->argv[i], flag))
-            v = o->argv[i + 1];
-    return v;
-}
-
-const char *mode_of(const struct opts *o)
-{
-    return arg_of(o, "--mode", "?");
-}
-
 /* The value of KEY in a row's PARAMS (k=v,...), or NULL. */
 const char *param_at(const char *params, const char *key)
 {
@@ -153,4 +137,13 @@ const char *param_at(const char *params, const char *key)
         if (!strncmp(p, key, n) && p[n] == '=')
             return p + n + 1;
     return NULL;
+}
+
+const char *run_word(const gpm_ptrace *t, const char *key, char *buf, size_t n, const char *dflt)
+{
+    const char *v = param_at(t->run, key);
+    if (!v)
+        return dflt;
+    snprintf(buf, n, "%.*s", (int)strcspn(v, ","), v);
+    return buf;
 }

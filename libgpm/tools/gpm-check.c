@@ -61,7 +61,8 @@ static const char usage_text[] =
     "              $GPM_PM_DIR or /dev/shm); --keep keeps it (a failing image is kept)\n"
     "  --sites     list the trace's persist points (site, kind, count) and stop\n"
     "  --out FILE  append a result row of the check (median_s: its wall time; params\n"
-    "              run_s and run_work_s: the traced run's wall time and timed work)\n";
+    "              run_s and run_work_s: the traced run's wall time and timed work;\n"
+    "              mode, scale and op= as the program's trace describes its run)\n";
 
 static int parse(int argc, char **argv, struct opts *o)
 {
@@ -145,15 +146,17 @@ static int parse(int argc, char **argv, struct opts *o)
     return 0;
 }
 
-static void row(const struct opts *o, const char *params, int ok, double wall_s)
+static void row(const struct opts *o, const gpm_ptrace *t, const char *params, int ok,
+                double wall_s)
 {
     gpm_platform plat;
     gpm_result res;
+    char mode[64], scale[64];
     memset(&res, 0, sizeof res);
     res.workload = base_name(o->argv[0]);
     res.op = "check";
-    res.mode = mode_of(o);
-    res.scale = arg_of(o, "--scale", "small"); /* the workloads' default */
+    res.mode = run_word(t, "mode", mode, sizeof mode, "?");
+    res.scale = run_word(t, "scale", scale, sizeof scale, "unknown");
     res.reps = 1;
     res.median_s = res.min_s = res.max_s = wall_s;
     res.rsd_pct = NAN;
@@ -266,7 +269,7 @@ static int apply_model(struct check *c, struct outcome *out)
     struct opts *o = &c->o;
     gpm_ptrace *t = &c->t;
     uint64_t stores = 0, points = 0;
-    char why[4400];
+    char why[4400], mode[64];
     if (!o->model_given) /* the program's word for its PM, else strict */
         o->model = t->model ? (gpm_model)(t->model - 1) : GPM_MODEL_STRICT;
     for (uint32_t k = 0; o->honour && k < t->nobj; k++) {
@@ -289,8 +292,8 @@ static int apply_model(struct check *c, struct outcome *out)
         points += (uint64_t)gpm_ptrace_is_persist(t, k);
     }
     printf("gpm-check: %s, model %s: a trace of %llu events, %llu stores, %llu persist "
-           "points\n", mode_of(o), gpm_model_name(o->model), (unsigned long long)t->nev,
-           (unsigned long long)stores, (unsigned long long)points);
+           "points\n", run_word(t, "mode", mode, sizeof mode, "?"), gpm_model_name(o->model),
+           (unsigned long long)t->nev, (unsigned long long)stores, (unsigned long long)points);
     if (c->unmutated && c->held.stores == 0)
         printf("gpm-check: the mutant's %llu removed persist points hold no store back "
                "(a later persist makes each durable at the same point, or the trace saw none: "
@@ -418,8 +421,8 @@ static void write_row(const struct check *c, const struct outcome *out, const ch
     const struct image_counts *k = &out->chosen;
     const struct nested_counts *nested = &out->nested;
     /* A workload of several operations: which one (op=, as a crash campaign's row). */
-    const char *op = arg_of(o, "--op", NULL), *mutant = getenv("GPM_MUTATE");
-    char left[256] = "", params[2048];
+    char left[256] = "", params[2048], word[64];
+    const char *op = run_word(&c->t, "op", word, sizeof word, NULL), *mutant = getenv("GPM_MUTATE");
     if (mutant && *mutant)
         snprintf(left, sizeof left, ",mutant_left=%llu,removed=%llu,held_stores=%llu,"
                  "held_points=%llu,held_images=%d,nested_removed=%lld,nested_held_stores=%lld,"
@@ -438,7 +441,7 @@ static void write_row(const struct check *c, const struct outcome *out, const ch
              out->run_s, out->run_work_s, nested->checked, nested->images, nested->by.recovered,
              more, o->from ? ",from=image" : "", mutant ? ",mutant=" : "", mutant ? mutant : "",
              left);
-    row(o, params, out->fails == 0, wall_s);
+    row(o, &c->t, params, out->fails == 0, wall_s);
 }
 
 static void free_check(struct check *c)

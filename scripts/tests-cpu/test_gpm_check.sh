@@ -290,6 +290,16 @@ else
     else
         bad "--rerun on kvs.c:$reset" "original exit $orig, fresh exit $fresh, rerun exit $rc: $(show)"
     fi
+    # The row names the run as the program said it (its trace), not as
+    # its command line spelled it: kvs's default operation, given nowhere.
+    if [ "$(last_field "$tmp/rerun.tsv" mode)" = cpu ] &&
+        [ "$(last_field "$tmp/rerun.tsv" scale)" = tiny ] &&
+        last_field "$tmp/rerun.tsv" params | grep -q '^op=set,model=strict,'; then
+        ok "gpm-check's row: mode, scale and the default op=set from the traced program's words"
+    else
+        bad "gpm-check's row names kvs's mode, scale and op" \
+            "$(last_field "$tmp/rerun.tsv" mode) $(last_field "$tmp/rerun.tsv" scale) $(last_field "$tmp/rerun.tsv" params | cut -c1-80)"
+    fi
 fi
 
 # 8. Bad input: exit 2, one line on stderr naming the flag, nothing else.

@@ -324,6 +324,16 @@ static void note_wall(struct wl_ctx *c, const double *when, const double *t, int
             when[4] - when[3] - timed, wl_now() - when[4]);
 }
 
+/* What a traced run is, in the words of its row, for gpm-check's. */
+static void describe_trace(const struct wl_ctx *c)
+{
+    char words[256];
+    snprintf(words, sizeof words, "mode=%s,scale=%s%s%s", c->m->name,
+             c->h->opt.custom ? "custom" : wl_scale_name(c->h->opt.scale),
+             c->wl->ops ? ",op=" : "", c->wl->ops ? wl_op(c) : "");
+    gpm_trace_describe(words);
+}
+
 int wl_run(const struct wl_workload *w, int argc, char **argv)
 {
     struct wl_ctx ctx, *c = &ctx;
@@ -369,6 +379,7 @@ int wl_run(const struct wl_workload *w, int argc, char **argv)
         return fail(w, 2);
     }
     gpm_trace_model(c->h->opt.sbrp ? GPM_MODEL_SBRP : c->m->model);
+    describe_trace(c);
     if (check_usable(c) != 0 || check_gpu(c) != 0 || wl_objects_open(c, &run) != 0) {
         free(c->priv);
         return fail(w, 1);

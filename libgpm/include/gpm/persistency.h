@@ -78,6 +78,8 @@ typedef struct gpm_ptrace {
     int ended;               /* the trace has its END (the work finished) */
     int model;               /* the model the program declared (GPM_TR_MODEL) + 1;
                                 0: none */
+    char run[256];           /* what the program said the run is (GPM_TR_RUN): k=v
+                                words; "": it said nothing */
     int restore_removed;     /* gpm_durability honours GPM_TR_REMOVED records as
                                 the persist points they were: the original's
                                 durability, beside the mutant's */

@@ -69,7 +69,11 @@ enum gpm_trace_kind {
     GPM_TR_REMOVED,
     /* The persistency model (gpm/persistency.h's gpm_model, AUX) that the
      * program says its PM follows (gpm_trace_model): gpm-check's default. */
-    GPM_TR_MODEL
+    GPM_TR_MODEL,
+    /* What the program says the traced run is (gpm_trace_describe): the
+     * payload, k=v words (mode=gpm,scale=tiny,op=set), which gpm-check's
+     * row carries. */
+    GPM_TR_RUN
 };
 /* A pRel's or pAcq's scope (AUX). GPM_MUTATE narrows one: device to block,
  * block to none (a plain store or load, which orders nothing); the scope
@@ -141,6 +145,11 @@ int gpm_trace_active(void);
  * unless told another (--model). After gpm_trace_open (nothing without
  * one), before gpm_trace_end. */
 void gpm_trace_model(int model);
+/* What the run is, in k=v words separated by commas (mode=, scale=, op=):
+ * the trace's last records say it, so that gpm-check names the run as
+ * the program does rather than reading its command line. At most 255
+ * bytes (copied); the same rules as gpm_trace_model. */
+void gpm_trace_describe(const char *words);
 
 /* What libgpm calls (and a program may, for its own persist points). */
 void gpm_trace_map(const void *host, size_t size, const char *path);
