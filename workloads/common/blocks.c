@@ -1,7 +1,7 @@
-/* A workload computed in marked blocks (wl.h's struct wl_blocks): its run,
- * its recovery and its verification, written once for PS and Reduce. */
+/* A workload computed in marked blocks (wl_blocks.h): its run, its
+ * recovery and its verification, written once for PS and Reduce. */
 #include "harness.h"
-#include "wl_check.h"
+#include "wl_blocks.h"
 
 /* Epoch c->epoch computed into region 0 where the mode's kernels write it,
  * with RESUME only what is not marked, then committed whole (the CPU

@@ -6,8 +6,7 @@
 #include <stdint.h>
 
 #include "ps_layout.h"
-#include "wl.h"
-#include "wl_check.h"
+#include "wl_blocks.h"
 #include "wl_dev.h"
 
 #ifdef __cplusplus
