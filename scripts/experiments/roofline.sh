@@ -7,7 +7,8 @@
 # of one synchronous batch with stream calls and as a CUDA Graph), and
 # CAP's copy, flush and file-write rates),
 # measured once per revision, host and size (64 MiB at tiny scale, else
-# 1 GiB, and at paper scale the scattered records again over 8 GiB) into
+# 1 GiB, and at paper scale the scattered records, GPHash's update, and
+# updates beside reads of device memory again over 8 GiB) into
 # $RESULTS_DIR/roofs.tsv; then every workload of
 # WORKLOADS (each of its operations) in none (the volatile baseline V), gpm,
 # cap-mm and cap-fs, rows appended to $RESULTS_DIR/roofline.tsv (report:
@@ -56,9 +57,12 @@ if [ "${ROOFS:-}" = again ] || ! have_roofs; then
     # a scattered record costs more as the records spread (the GPU
     # translates each page of host memory it writes: 3.6x from 1 to 8 GiB
     # on an H100); the report takes the records' roof over the table's span.
+    # Whether a batch's lookups in GPU memory and its persists can overlap
+    # there: updates beside device reads, each alone and both at once.
     if [ "$SCALE" = paper ]; then
-        echo "$name: gpm-roofs --size 8G --probes write-scatter"
-        "$GPM_BIN/gpm-roofs" --size 8G --scale "$SCALE" --probes write-scatter \
+        probes=write-scatter,update-in,update-half,dev-read128,update-beside
+        echo "$name: gpm-roofs --size 8G --probes $probes"
+        "$GPM_BIN/gpm-roofs" --size 8G --scale "$SCALE" --probes "$probes" \
             --file "roofs-$$.pm" --out "$roofs" || failed="$failed gpm-roofs-8G"
     fi
 else

@@ -46,7 +46,13 @@ from their rows' notes:
                      terms: the run's lookups and its persists one after the
                      other, as a batch's kernel takes them. Not a bound; a
                      run over its bound but within 1.25x of it is named as
-                     one whose lookups and persists add."""
+                     one whose lookups and persists add.
+Whether they must add, the roofs line says where gpm-roofs measured updates
+beside device reads (update-half, dev-read128-half alone; update-beside-reads,
+dev-read128-beside-updates at once, each from half the GPU): the two rates at
+once as shares of their rates alone. Shares summing to at most 1.25 say the
+two share a limit (together, hardly more than one alone); at least 1.75, that
+they overlap; between, that they partly do."""
 import os
 import re
 import sys
@@ -257,6 +263,25 @@ def note_text(gpm, none):
     return "; ".join("%s: %s" % (m, t) for m, t in (("gpm", gpm), ("none", none)) if t)
 
 
+BESIDE = ("update-half", "update-beside-reads", "dev-read128-half", "dev-read128-beside-updates")
+
+
+def beside_text(spans):
+    """Updates beside device reads (gpm-roofs), over the largest span where
+    all four were measured, as a clause of the roofs line; "" where none."""
+    sizes = [b for b in sorted(spans.get(BESIDE[0], {}))
+             if all(b in spans.get(op, {}) for op in BESIDE)]
+    if not sizes:
+        return ""
+    u_alone, u_both, r_alone, r_both = (spans[op][sizes[-1]][0] for op in BESIDE)
+    u, r = R.ratio(u_both, u_alone), R.ratio(r_both, r_alone)
+    verdict = ("they share a limit" if u + r <= 1.25 else "they overlap" if u + r >= 1.75
+               else "they partly overlap")
+    return ("; over %.3g GB, updates from half the GPU beside 128-byte reads of device memory "
+            "from the other half: updates at %.0f%% of their rate alone, reads at %.0f%%: %s"
+            % (sizes[-1] / 1e9, 100 * u, 100 * r, verdict))
+
+
 def batch_roofs_text(roofs):
     """The batch path's roofs that ROOFS holds, as a clause of the roofs line."""
     def rates(prefix):
@@ -345,7 +370,8 @@ def main():
             + ("; scattered 16-byte writes (unfenced) %.4g per second" % roofs["write-rand16"][0]
                if "write-rand16" in roofs else "")
             + stride_text(stride_rates(roof_rows, roofs["link-write"][1]))
-            + batch_roofs_text(roofs))
+            + batch_roofs_text(roofs)
+            + beside_text(spans_of.setdefault(host, span_rows(roof_rows, host))))
     at = {h: i for i, h in enumerate(header)}
     over_goal = [r for r in out_rows if r[at["within"]] == "no"]
     comments = (["Persistence roofline: each operation's time over its physical bound on the "

@@ -455,6 +455,28 @@ sys.exit(not ok)"; then
 else
     echo "not ok - roofline YCSB: the scatter roof is not the one over the table's span"
 fi
+# Updates beside device reads: the two rates at once as shares of their
+# rates alone, over the largest span where all four probes ran; the sum
+# of the shares says whether they share a limit.
+if python3 -c "
+import sys
+sys.path.insert(0, '$scripts/report')
+import roofline as L
+def spans(rates, size=2 ** 33):
+    return {op: {size: (rate, {})} for op, rate in zip(L.BESIDE, rates)}
+shared = L.beside_text(spans((4e7, 2.4e7, 1e9, 4e8)))
+both = L.beside_text(spans((4e7, 3.8e7, 1e9, 9e8)))
+part = dict(spans((4e7, 3e7, 1e9, 6e8)), **{L.BESIDE[3]: {2 ** 30: (1.0, {})}})
+sys.exit(not (shared.endswith('over 8.59 GB, updates from half the GPU beside 128-byte reads '
+                              'of device memory from the other half: updates at 60% of their '
+                              'rate alone, reads at 40%: they share a limit') and
+              both.endswith('updates at 95% of their rate alone, reads at 90%: they overlap') and
+              L.beside_text(spans((4e7, 3e7, 1e9, 6e8))).endswith('they partly overlap') and
+              L.beside_text(part) == '' and L.beside_text({}) == ''))"; then
+    echo "ok - roofline: updates beside device reads, shares of their rates alone and the verdict"
+else
+    echo "not ok - roofline: updates beside device reads are not read as their shares"
+fi
 mkdir -p "$tmp/nofloor"
 cp "$fix/roofline/roofline.tsv" "$tmp/nofloor/"
 grep -v "	batch-floor-graph	" "$fix/roofline/roofs.tsv" >"$tmp/nofloor/roofs.tsv"
