@@ -83,9 +83,8 @@ static int parse(int argc, char **argv, struct opts *o)
     while ((c = getopt_long(argc, argv, "+:", opts, NULL)) != -1) {
         switch (c) {
         case 'i':
-            if (gpm_arg_ll("--images", optarg, 1, 100000, &x) != 0)
+            if (gpm_arg_int("--images", optarg, 1, 100000, &o->images) != 0)
                 return -1;
-            o->images = (int)x;
             break;
         case 'm':
             if (gpm_model_parse(optarg, &o->model) != 0)
@@ -98,18 +97,16 @@ static int parse(int argc, char **argv, struct opts *o)
             o->seed = (unsigned long long)x;
             break;
         case 'j':
-            if (gpm_arg_ll("--jobs", optarg, 1, 1024, &x) != 0)
+            if (gpm_arg_int("--jobs", optarg, 1, 1024, &o->jobs) != 0)
                 return -1;
-            o->jobs = (int)x;
             break;
         case 'd': o->dir = optarg; break;
         case 'k': o->keep = 1; break;
         case 'l': o->sites = 1; break;
         case 'I': o->isolate = 1; break;
         case 'N':
-            if (gpm_arg_ll("--nested", optarg, 0, 100, &x) != 0)
+            if (gpm_arg_int("--nested", optarg, 0, 100, &o->nested) != 0)
                 return -1;
-            o->nested = (int)x;
             break;
         case 'F': o->from = optarg; break;
         case 'H': o->honour = optarg; break;
