@@ -78,15 +78,8 @@ int gpm_mutated(const char *site)
 static void emit_by(uint64_t thread, uint32_t kind, uint32_t obj, uint64_t off, uint64_t len,
                     uint32_t site, uint32_t aux, const void *payload, size_t plen)
 {
-    gpm_trace_rec r;
-    memset(&r, 0, sizeof r);
-    r.kind = kind;
-    r.obj = obj;
-    r.off = off;
-    r.len = len;
-    r.thread = thread;
-    r.site = site;
-    r.aux = aux;
+    gpm_trace_rec r = {.kind = kind, .obj = obj, .off = off, .len = len, .thread = thread,
+                       .site = site, .aux = aux};
     fwrite(&r, sizeof r, 1, T.f);
     if (plen)
         fwrite(payload, 1, plen, T.f);
@@ -410,8 +403,7 @@ int gpm_trace_end(void)
 }
 
 /* One event: the stores before it, then its record. */
-static void event_as(uint32_t kind, uint32_t aux, const void *addr, uint64_t len,
-                     const char *site)
+static void event(uint32_t kind, uint32_t aux, const void *addr, uint64_t len, const char *site)
 {
     uint64_t off = 0;
     int i;
@@ -427,26 +419,21 @@ static void event_as(uint32_t kind, uint32_t aux, const void *addr, uint64_t len
     pthread_mutex_unlock(&gpm_trace_mu);
 }
 
-static void event(uint32_t kind, const void *addr, uint64_t len, const char *site)
-{
-    event_as(kind, 0, addr, len, site);
-}
-
 void gpm_trace_removed(uint32_t kind, const void *addr, size_t len, const char *site)
 {
-    event_as(GPM_TR_REMOVED, kind, addr, len, site);
+    event(GPM_TR_REMOVED, kind, addr, len, site);
 }
 
 void gpm_trace_flush(const void *addr, size_t len, const char *site)
 {
-    event(GPM_TR_FLUSH, addr, len, site);
+    event(GPM_TR_FLUSH, 0, addr, len, site);
 }
 
-void gpm_trace_drain(const char *site) { event(GPM_TR_DRAIN, NULL, 0, site); }
+void gpm_trace_drain(const char *site) { event(GPM_TR_DRAIN, 0, NULL, 0, site); }
 
 void gpm_trace_persist(const void *addr, size_t len, const char *site)
 {
-    event(GPM_TR_PERSIST, addr, len, site);
+    event(GPM_TR_PERSIST, 0, addr, len, site);
 }
 
 static int obj_of_fd(int fd)
