@@ -220,11 +220,16 @@ const char *gpm_ptrace_site(const gpm_ptrace *t, uint64_t k)
 
 static int gpu_store(const gpm_trace_rec *r) { return r->aux == GPM_TR_GPU; }
 
-/* Does a flush of [OFF, OFF+LEN) of OBJ (whole lines) write back store S? */
-static int covers(const gpm_trace_rec *s, uint32_t obj, uint64_t off, uint64_t len)
+/* Does a flush or persist E (whole lines) write back store K, still
+ * pending under D? A GPU store only under NDP: elsewhere its thread's
+ * fence makes it durable. */
+static int writes_back(const gpm_ptrace *t, const uint64_t *d, gpm_model m, uint64_t k,
+                       const gpm_trace_rec *e)
 {
-    uint64_t lo = off / LINE * LINE, hi = (off + len + LINE - 1) / LINE * LINE;
-    return s->obj == obj && s->off < hi && lo < s->off + s->len;
+    const gpm_trace_rec *s = &t->ev[k];
+    uint64_t lo = e->off / LINE * LINE, hi = (e->off + e->len + LINE - 1) / LINE * LINE;
+    return d[k] == GPM_NEVER && (!gpu_store(s) || m == GPM_MODEL_NDP) && s->obj == e->obj &&
+           s->off < hi && lo < s->off + s->len;
 }
 
 struct flushed {
@@ -317,14 +322,11 @@ int gpm_durability(const gpm_ptrace *t, gpm_model m, uint64_t **durable)
                 memset(&fl[nfl], 0, sizeof *fl);
                 fl[nfl++].thread = e->thread;
             }
-            for (uint64_t p = 0; p < npend && rc == 0; p++) {
-                const gpm_trace_rec *s = &t->ev[pend[p]];
-                if (d[pend[p]] == GPM_NEVER && (!gpu_store(s) || m == GPM_MODEL_NDP) &&
-                    covers(s, e->obj, e->off, e->len) &&
+            for (uint64_t p = 0; p < npend && rc == 0; p++)
+                if (writes_back(t, d, m, pend[p], e) &&
                     (rc = gpm_grow((void **)&fl[f].s, &fl[f].cap, fl[f].n + 1,
                                    sizeof *fl[f].s)) == 0)
                     fl[f].s[fl[f].n++] = pend[p];
-            }
             break;
         }
         case GPM_TR_DRAIN:
@@ -337,12 +339,9 @@ int gpm_durability(const gpm_ptrace *t, gpm_model m, uint64_t **durable)
                 }
             break;
         case GPM_TR_PERSIST:
-            for (uint64_t p = 0; p < npend; p++) {
-                const gpm_trace_rec *s = &t->ev[pend[p]];
-                if (d[pend[p]] == GPM_NEVER && (!gpu_store(s) || m == GPM_MODEL_NDP) &&
-                    covers(s, e->obj, e->off, e->len))
+            for (uint64_t p = 0; p < npend; p++)
+                if (writes_back(t, d, m, pend[p], e))
                     d[pend[p]] = k;
-            }
             break;
         case GPM_TR_FSYNC:
             for (uint64_t p = 0; p < npend; p++)
