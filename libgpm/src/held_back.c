@@ -33,7 +33,7 @@ static void spread(const uint64_t *list, uint64_t l, uint64_t *out, uint64_t *no
 static int by_site(const gpm_ptrace *t, const uint64_t *list, uint64_t n, uint64_t *out,
                    uint8_t *used)
 {
-    uint64_t ns = t->nsites + 1, k, *first = calloc(ns + 1, sizeof *first);
+    uint64_t ns = t->nsites + 1, k, got = 0, *first = calloc(ns + 1, sizeof *first);
     uint64_t *grouped = malloc((n + 1) * sizeof *grouped), *order = malloc((n + 1) * sizeof *order);
     if (!first || !grouped || !order) {
         free(first), free(grouped), free(order);
@@ -54,13 +54,10 @@ static int by_site(const gpm_ptrace *t, const uint64_t *list, uint64_t n, uint64
         uint64_t m = 0;
         spread(grouped + first[k], first[k + 1] - first[k], order + first[k], &m, used);
     }
-    {
-        uint64_t got = 0;
-        for (uint64_t r = 0; got < n; r++)
-            for (k = 0; k < ns; k++)
-                if (first[k] + r < first[k + 1])
-                    out[got++] = order[first[k] + r];
-    }
+    for (uint64_t r = 0; got < n; r++)
+        for (k = 0; k < ns; k++)
+            if (first[k] + r < first[k + 1])
+                out[got++] = order[first[k] + r];
     free(first), free(grouped), free(order);
     return 0;
 }
@@ -68,15 +65,16 @@ static int by_site(const gpm_ptrace *t, const uint64_t *list, uint64_t n, uint64
 int gpm_held_back(const gpm_ptrace *t, const uint64_t *durable, const uint64_t *before,
                   gpm_held *h)
 {
-    uint64_t n = t->nev + 2, nend = 0, nafter = 0;
+    uint64_t n = t->nev + 2, nend = 0, nafter = 0, ne = 0, *e = NULL, *a = NULL;
     int64_t *diff = calloc(n, sizeof *diff), held = 0;
     uint8_t *end = calloc(n, 1), *used = malloc(n);
     uint64_t *ends = malloc(n * sizeof *ends), *after = malloc(n * sizeof *after);
+    int rc = -1;
     memset(h, 0, sizeof *h);
     if (!diff || !end || !used || !ends || !after || !(h->at = malloc(n * sizeof *h->at))) {
-        free(diff), free(end), free(used), free(ends), free(after);
-        return gpm_set_error("out of memory for the held-back stores of %llu events",
-                             (unsigned long long)t->nev);
+        gpm_set_error("out of memory for the held-back stores of %llu events",
+                      (unsigned long long)t->nev);
+        goto out;
     }
     for (uint64_t k = 0; k < t->nev; k++) {
         h->removed += t->ev[k].kind == GPM_TR_REMOVED;
@@ -103,28 +101,24 @@ int gpm_held_back(const gpm_ptrace *t, const uint64_t *durable, const uint64_t *
     /* The ends spread, the points after a persist in turns over their
      * sites, then the two interleaved: an end, a point after a persist, an
      * end, ... */
-    {
-        uint64_t ne = 0, na = 0, i = 0, j = 0;
-        uint64_t *e = malloc((nend + 1) * sizeof *e), *a = malloc((nafter + 1) * sizeof *a);
-        if (!e || !a) {
-            free(e), free(a), free(diff), free(end), free(used), free(ends), free(after);
-            return gpm_set_error("out of memory for the held-back stores' crash points");
-        }
-        spread(ends, nend, e, &ne, used);
-        if (by_site(t, after, nafter, a, used) != 0) {
-            free(e), free(a), free(diff), free(end), free(used), free(ends), free(after);
-            return -1;
-        }
-        na = nafter;
-        while (i < ne || j < na) {
-            if (i < ne)
-                h->at[h->nat++] = e[i++];
-            if (j < na)
-                h->at[h->nat++] = a[j++];
-        }
-        h->nlast = nend;
-        free(e), free(a);
+    e = malloc((nend + 1) * sizeof *e);
+    a = malloc((nafter + 1) * sizeof *a);
+    if (!e || !a) {
+        gpm_set_error("out of memory for the held-back stores' crash points");
+        goto out;
     }
-    free(diff), free(end), free(used), free(ends), free(after);
-    return 0;
+    spread(ends, nend, e, &ne, used);
+    if (by_site(t, after, nafter, a, used) != 0)
+        goto out;
+    for (uint64_t i = 0, j = 0; i < ne || j < nafter;) {
+        if (i < ne)
+            h->at[h->nat++] = e[i++];
+        if (j < nafter)
+            h->at[h->nat++] = a[j++];
+    }
+    h->nlast = nend;
+    rc = 0;
+out:
+    free(e), free(a), free(diff), free(end), free(used), free(ends), free(after);
+    return rc;
 }
