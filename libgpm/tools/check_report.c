@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "gpm/gpm.h"
+#include "gpm/results.h"
 
 static const char *const verdict_names[] = {"recovered", "wrong output", "crashed", "refused"};
 
@@ -112,19 +113,6 @@ void describe(const struct check *c, const struct image *im)
     printf("  recovery: %s%s%s\n", verdict_names[im->verdict], im->why[0] ? ": " : "", im->why);
 }
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The median of V[0..K-1] (K > 0), which it sorts. */
-static double median_of(double *v, int k)
-{
-    qsort(v, (size_t)k, sizeof *v, by_value);
-    return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
-}
-
 /* The median share of the work the recovered images' recoveries found
  * durable, or -1 where none said. */
 double median_durable(const struct image *im, int n)
@@ -135,7 +123,7 @@ double median_durable(const struct image *im, int n)
         if (im[i].verdict == RECOVERED && im[i].durable >= 0)
             v[k++] = im[i].durable;
     if (k)
-        m = median_of(v, k);
+        m = gpm_median(v, k);
     free(v);
     return m;
 }
@@ -165,15 +153,15 @@ static struct wrong_measure wrong_measure(const struct image *im, int n)
         if (!m.measured++)
             m.units = im[i].units;
         v[m.measured - 1] = im[i].wrong_share;
+        if (im[i].wrong_share > m.max)
+            m.max = im[i].wrong_share;
         if (im[i].wrong_err > m.err) {
             m.err = im[i].wrong_err;
             m.err_kind = im[i].err_kind;
         }
     }
-    if (m.measured) {
-        m.median = median_of(v, m.measured);
-        m.max = v[m.measured - 1];
-    }
+    if (m.measured)
+        m.median = gpm_median(v, m.measured);
     free(v);
     return m;
 }
