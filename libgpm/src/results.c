@@ -159,20 +159,16 @@ static const struct older_schema *older_header(const char *got, size_t r, const 
  * the message set. Rows are never appended to a file of another kind. */
 static int check_header(int fd, const char *path, off_t size)
 {
-    char *want = schema_header(), *got = NULL;
+    char *want, *got;
     const struct older_schema *old;
     size_t n;
     ssize_t r;
     int rc = 0;
-    if (size == 0) {
-        free(want);
+    if (size == 0)
         return 0;
-    }
-    if (!want)
-        return gpm_set_error("%s: out of memory", path);
-    n = strlen(want);
-    got = malloc(n);
-    if (!got) {
+    want = schema_header();
+    n = want ? strlen(want) : 0;
+    if (!want || !(got = malloc(n))) {
         free(want);
         return gpm_set_error("%s: out of memory", path);
     }
