@@ -38,13 +38,11 @@ static void set(char *dst, size_t len, const char *fmt, ...)
 static int read_line(const char *path, char *out, size_t len)
 {
     FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    if (!fgets(out, (int)len, f)) {
+    int got = f && fgets(out, (int)len, f);
+    if (f)
         fclose(f);
+    if (!got)
         return -1;
-    }
-    fclose(f);
     out[strcspn(out, "\r\n")] = '\0';
     return 0;
 }
