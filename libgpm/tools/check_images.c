@@ -66,15 +66,12 @@ int plan(struct check *c, struct image_counts *counts)
     struct image *im = c->im;
     uint64_t *persist = malloc((t->nev + 1) * sizeof *persist), np = 0, rng = o->seed;
     uint64_t *hashes = malloc((size_t)o->images * sizeof *hashes);
-    uint64_t *canon = malloc((t->nev + 1) * sizeof *canon);
+    uint64_t *canon = calloc(t->nev + 1, sizeof *canon);
     uint8_t *decided = calloc(t->nev + 1, 1);
     int n = 0, tries = 0;
     if (!persist || !hashes || !canon || !decided) {
-        free(persist);
-        free(hashes);
-        free(canon);
-        free(decided);
-        return gpm_set_error("out of memory");
+        n = gpm_set_error("out of memory");
+        goto out;
     }
     for (uint64_t k = 0; k < t->nev; k++)
         if (gpm_ptrace_is_persist(t, k))
@@ -84,7 +81,6 @@ int plan(struct check *c, struct image_counts *counts)
      * C's class. Where an image there had nothing pending, every image
      * there is that one (DECIDED), and a random try there is not built
      * again: under eADR, say, most tries would be. */
-    memset(canon, 0, (t->nev + 1) * sizeof *canon);
     for (uint64_t k = 0; k < t->nev; k++)
         if (dur[k] < t->nev)
             canon[dur[k] + 1] = 1; /* a mark, for now */
@@ -152,6 +148,7 @@ int plan(struct check *c, struct image_counts *counts)
             TRY(crash, GPM_RANDOM, arg, "random", random);
     }
 #undef TRY
+out:
     free(persist);
     free(hashes);
     free(canon);

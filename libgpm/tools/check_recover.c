@@ -88,26 +88,22 @@ int recover_round(struct check *c, int first, int count, int *alone)
         workers = o->jobs;
     if (workers > 256)
         workers = 256;
-    if (!(again = malloc((size_t)count * sizeof *again)))
-        return gpm_set_error("out of memory");
     if (!o->isolate) {
         char list[4300], dir[4300];
         FILE *f;
         snprintf(list, sizeof list, "%s/images", c->work);
-        if (!(f = fopen(list, "w"))) {
-            free(again);
+        if (!(f = fopen(list, "w")))
             return gpm_set_error("cannot write %s (%s)", list, strerror(errno));
-        }
         for (int k = first; k < first + count; k++) {
             image_dir(c->work, k, dir, sizeof dir);
             fprintf(f, "%s\n", dir);
         }
-        if (fclose(f) != 0) {
-            free(again);
+        if (fclose(f) != 0)
             return gpm_set_error("cannot write %s", list);
-        }
         setenv("GPM_RECOVER_EACH", list, 1);
     }
+    if (!(again = malloc((size_t)count * sizeof *again)))
+        return gpm_set_error("out of memory");
     for (int w = 0; !o->isolate && w < workers; w++) {
         char log[4300];
         snprintf(log, sizeof log, "%s/recover-each-%d.log", c->work, w);
