@@ -66,12 +66,13 @@ static const char usage_text[] =
 
 static int parse(int argc, char **argv, struct opts *o)
 {
-    static const struct option opts[] = {
+    /* --keep, --sites, --isolate and --rerun set their flags (getopt_long returns 0). */
+    const struct option opts[] = {
         {"images", 1, NULL, 'i'}, {"model", 1, NULL, 'm'}, {"seed", 1, NULL, 's'},
-        {"jobs", 1, NULL, 'j'},   {"dir", 1, NULL, 'd'},   {"keep", 0, NULL, 'k'},
-        {"sites", 0, NULL, 'l'},  {"out", 1, NULL, 'o'},   {"help", 0, NULL, 'h'},
-        {"isolate", 0, NULL, 'I'}, {"nested", 1, NULL, 'N'}, {"from", 1, NULL, 'F'},
-        {"honour", 1, NULL, 'H'}, {"rerun", 0, NULL, 'R'}, {NULL, 0, NULL, 0}};
+        {"jobs", 1, NULL, 'j'},   {"dir", 1, NULL, 'd'},   {"keep", 0, &o->keep, 1},
+        {"sites", 0, &o->sites, 1}, {"out", 1, NULL, 'o'}, {"help", 0, NULL, 'h'},
+        {"isolate", 0, &o->isolate, 1}, {"nested", 1, NULL, 'N'}, {"from", 1, NULL, 'F'},
+        {"honour", 1, NULL, 'H'}, {"rerun", 0, &o->rerun, 1}, {NULL, 0, NULL, 0}};
     long long x;
     int c;
     memset(o, 0, sizeof *o);
@@ -101,17 +102,14 @@ static int parse(int argc, char **argv, struct opts *o)
                 return -1;
             break;
         case 'd': o->dir = optarg; break;
-        case 'k': o->keep = 1; break;
-        case 'l': o->sites = 1; break;
-        case 'I': o->isolate = 1; break;
         case 'N':
             if (gpm_arg_int("--nested", optarg, 0, 100, &o->nested) != 0)
                 return -1;
             break;
         case 'F': o->from = optarg; break;
         case 'H': o->honour = optarg; break;
-        case 'R': o->rerun = 1; break;
         case 'o': o->out = optarg; break;
+        case 0: break;
         case 'h': fputs(usage_text, stdout); return 1;
         default: return gpm_args_bad_flag(PROG, c, argv);
         }

@@ -59,15 +59,16 @@ static int print_port(const char *dump, const char *gpu)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_DDIO_PORT = 256, OPT_DUMP, OPT_GPU, OPT_CHECK_GPU };
-    static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
-                                         {"ddio-port", no_argument, NULL, OPT_DDIO_PORT},
-                                         {"dump", required_argument, NULL, OPT_DUMP},
-                                         {"gpu", required_argument, NULL, OPT_GPU},
-                                         {"check-gpu", no_argument, NULL, OPT_CHECK_GPU},
-                                         {0, 0, 0, 0}};
+    enum { OPT_DUMP = 256, OPT_GPU };
     const char *dump = NULL, *gpu = NULL;
     int ddio_port = 0, check_gpu = 0, c;
+    /* --ddio-port and --check-gpu set their flags (getopt_long returns 0). */
+    const struct option opts[] = {{"help", no_argument, NULL, 'h'},
+                                  {"ddio-port", no_argument, &ddio_port, 1},
+                                  {"dump", required_argument, NULL, OPT_DUMP},
+                                  {"gpu", required_argument, NULL, OPT_GPU},
+                                  {"check-gpu", no_argument, &check_gpu, 1},
+                                  {0, 0, 0, 0}};
     gpm_platform p;
 
     opterr = 0;
@@ -76,17 +77,13 @@ int main(int argc, char **argv)
         case 'h':
             fputs(usage_text, stdout);
             return 0;
-        case OPT_DDIO_PORT:
-            ddio_port = 1;
+        case 0:
             break;
         case OPT_DUMP:
             dump = optarg;
             break;
         case OPT_GPU:
             gpu = optarg;
-            break;
-        case OPT_CHECK_GPU:
-            check_gpu = 1;
             break;
         default:
             gpm_args_bad_flag(PROG, c, argv);
