@@ -145,18 +145,12 @@ static void row(const struct opts *o, const gpm_ptrace *t, const char *params, i
                 double wall_s)
 {
     gpm_platform plat;
-    gpm_result res;
     char mode[64], scale[64];
-    memset(&res, 0, sizeof res);
-    res.workload = base_name(o->argv[0]);
-    res.op = "check";
-    res.mode = run_word(t, "mode", mode, sizeof mode, "?");
-    res.scale = run_word(t, "scale", scale, sizeof scale, "unknown");
-    res.reps = 1;
-    res.median_s = res.min_s = res.max_s = wall_s;
-    res.rsd_pct = NAN;
-    res.verified = ok ? "ok" : "fail";
-    res.params = params;
+    gpm_result res = {.workload = base_name(o->argv[0]), .op = "check",
+                      .mode = run_word(t, "mode", mode, sizeof mode, "?"),
+                      .scale = run_word(t, "scale", scale, sizeof scale, "unknown"), .reps = 1,
+                      .median_s = wall_s, .min_s = wall_s, .max_s = wall_s, .rsd_pct = NAN,
+                      .verified = ok ? "ok" : "fail", .params = params};
     gpm_platform_collect(&plat);
     if (gpm_result_append(o->out, &plat, &res) != 0)
         fprintf(stderr, "%s: %s\n", PROG, gpm_last_error());
