@@ -30,16 +30,14 @@ void appendf(char *buf, size_t len, const char *fmt, ...)
 
 static const char *site_kind(uint64_t kinds)
 {
-    static const char *sbrp[] = {"ofence", "dfence", "prel", "pacq"};
-    for (int k = GPM_TR_OFENCE; k <= GPM_TR_PACQ; k++)
-        if (kinds >> k & 1)
-            return sbrp[k - GPM_TR_OFENCE];
-    if (kinds >> GPM_TR_FENCE & 1)
-        return "fence";
-    if (kinds >> GPM_TR_FSYNC & 1)
-        return "fsync";
-    if (kinds >> GPM_TR_PERSIST & 1)
-        return "persist";
+    /* The first of these kinds that the site has names it. */
+    static const struct { int kind; const char *name; } first[] = {
+        {GPM_TR_OFENCE, "ofence"}, {GPM_TR_DFENCE, "dfence"}, {GPM_TR_PREL, "prel"},
+        {GPM_TR_PACQ, "pacq"}, {GPM_TR_FENCE, "fence"}, {GPM_TR_FSYNC, "fsync"},
+        {GPM_TR_PERSIST, "persist"}};
+    for (size_t i = 0; i < sizeof first / sizeof first[0]; i++)
+        if (kinds >> first[i].kind & 1)
+            return first[i].name;
     if (kinds >> GPM_TR_DRAIN & 1)
         return kinds >> GPM_TR_FLUSH & 1 ? "flush+drain" : "drain";
     return "flush";
