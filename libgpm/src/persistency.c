@@ -445,10 +445,9 @@ static uint64_t image(const gpm_ptrace *t, const uint64_t *durable, const uint64
                       uint64_t crash, gpm_pick pick, uint64_t *arg, uint8_t **img,
                       uint64_t *pending)
 {
-    uint8_t **cur = calloc(t->nobj ? t->nobj : 1, sizeof *cur);
-    uint32_t **n = calloc(t->nobj ? t->nobj : 1, sizeof *n), **ix = calloc(t->nobj ? t->nobj : 1,
-                                                                          sizeof *ix);
-    uint8_t **hold = before ? calloc(t->nobj ? t->nobj : 1, sizeof *hold) : NULL;
+    size_t nobj = t->nobj ? t->nobj : 1; /* calloc(0) may give NULL */
+    uint8_t **cur = calloc(nobj, sizeof *cur), **hold = before ? calloc(nobj, sizeof *hold) : NULL;
+    uint32_t **n = calloc(nobj, sizeof *n), **ix = calloc(nobj, sizeof *ix);
     int torn = before && pick == GPM_SPARE_TORN;
     uint8_t *near = torn ? objects_held(t, durable, before, crash) : NULL;
     uint64_t h = 0xcbf29ce484222325ull, npend = 0;
