@@ -47,17 +47,13 @@ RULE = ("verdict: a two-sided Mann-Whitney U test (alpha %g) on the repetitions 
 
 def selected(results_dir):
     """{(label, scale, mode): row}: the newest verified run of each."""
-    rows = []
-    for name in FILES:
-        rows += R.read_rows(results_dir, name + ".tsv")
-    best, _ = R.newest(rows)
+    best, _ = R.newest([r for name in FILES for r in R.read_rows(results_dir, name + ".tsv")])
     return {(k[0], k[1], k[2]): r for k, r in best.items()}
 
 
 def differing(a, b):
     """The inputs of A and B that differ, as "A: ...; B: ..." text."""
-    da, db = dict(kv.partition("=")[::2] for kv in R.inputs(a)), \
-        dict(kv.partition("=")[::2] for kv in R.inputs(b))
+    da, db = (dict(kv.partition("=")[::2] for kv in R.inputs(r)) for r in (a, b))
     keys = [k for k in list(da) + [k for k in db if k not in da] if da.get(k) != db.get(k)]
     return "A: %s; B: %s" % (",".join("%s=%s" % (k, da.get(k, "?")) for k in keys),
                               ",".join("%s=%s" % (k, db.get(k, "?")) for k in keys))
@@ -127,18 +123,12 @@ def over_capfs(sel, key):
         else float("nan")
 
 
-def check_dir(d, name):
-    if not os.path.isdir(d):
-        R.fail("compare: %s=%s is not a folder: name a results folder (results/h100-dram)"
-               % (name, d))
-
-
 def main():
-    if len(sys.argv) != 4:
-        R.fail("usage: compare.py A_DIR B_DIR OUT_TSV")
-    a_dir, b_dir, out = sys.argv[1:]
-    check_dir(a_dir, "A")
-    check_dir(b_dir, "B")
+    a_dir, b_dir, out = R.args("A_DIR B_DIR OUT_TSV")
+    for name, d in (("A", a_dir), ("B", b_dir)):
+        if not os.path.isdir(d):
+            R.fail("compare: %s=%s is not a folder: name a results folder (results/h100-dram)"
+                   % (name, d))
     sel = {}
     for name, d in (("A", a_dir), ("B", b_dir)):
         sel[name] = selected(d)

@@ -24,7 +24,6 @@ column counts kills of one kind, so that none contradicts another:
 A row is ok when every trial recovered and at least 90% of its random
 kills landed mid-work (the campaign's own rule, scripts/experiments/crash.sh)."""
 import os
-import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -67,14 +66,9 @@ def verdict(c):
 
 
 def main():
-    if len(sys.argv) != 3:
-        R.fail("usage: crash.py RESULTS_DIR OUT_TSV")
-    results_dir, out = sys.argv[1], sys.argv[2]
-    campaigns = []
-    for name in FILES:
-        for r in R.read_rows(results_dir, name):
-            if r.get("workload", "").startswith("crash-") or r.get("op") == "crash-campaign":
-                campaigns.append(r)
+    results_dir, out = R.args()
+    campaigns = [r for name in FILES for r in R.read_rows(results_dir, name)
+                 if r.get("workload", "").startswith("crash-") or r.get("op") == "crash-campaign"]
     if not campaigns:
         R.fail("crash: no campaign rows in %s: run make crash first (make test-gpu records "
                "the log and checkpoint trials)"
@@ -104,7 +98,7 @@ def main():
         else:
             shown = ["?"] * 9
         table.append(list(key) + shown + [
-            statistics.median([R.fnum(r.get("median_s")) for r in newest]), verdict(c),
+            R.median([R.fnum(r.get("median_s")) for r in newest]), verdict(c),
             len(newest), sum(x["trials"] + x["before_commit"] for x in allc if x),
             sum(x["unrecovered"] for x in allc if x)])
         rows += newest

@@ -13,12 +13,15 @@ import rows as R  # noqa: E402
 
 MODES = ("cap-fs", "gpm-ndp", "gpm", "gpm-eadr", "cap-eadr")
 GDS = "cap-gds"  # GPUDirect Storage, where it ran: Figure 9's rows or this figure's
+# The ratios of median times shown, (numerator, denominator): the speedups
+# over CAP-fs, then GPM over GPM-NDP, GPM-eADR over GPM and over CAP-eADR.
+RATIOS = (("cap-fs", "gpm-ndp"), ("cap-fs", "gpm"), ("cap-fs", "gpm-eadr"), ("cap-fs", "cap-eadr"),
+          ("gpm-ndp", "gpm"), ("gpm", "gpm-eadr"), ("cap-eadr", "gpm-eadr"))
+NAN = float("nan")
 
 
 def main():
-    if len(sys.argv) != 3:
-        R.fail("usage: figure_10.py RESULTS_DIR OUT_TSV")
-    results_dir, out = sys.argv[1], sys.argv[2]
+    results_dir, out = R.args()
     rows, table, used, warnings = R.speedup_table(results_dir, "figure_10", MODES + (GDS,),
                                                   also=("figure_9",))
     paper = R.paper_by_workload("figure_10")
@@ -28,45 +31,30 @@ def main():
               "paper_gpmndp_speedup", "paper_gpm_speedup", "paper_gpmeadr_speedup",
               "paper_capeadr_speedup", "capeadr_threads", "noisy", "capgds_s", "capgds_speedup"]
     out_rows = []
-    cols = {k: [] for k in ("ndp", "gpm", "geadr", "ceadr", "g_ndp", "ge_g", "ge_ce")}
-    for wl, scale, t, threads, noise in table:
-        v = {
-            "ndp": R.ratio(t["cap-fs"], t["gpm-ndp"]),
-            "gpm": R.ratio(t["cap-fs"], t["gpm"]),
-            "geadr": R.ratio(t["cap-fs"], t["gpm-eadr"]),
-            "ceadr": R.ratio(t["cap-fs"], t["cap-eadr"]),
-            "g_ndp": R.ratio(t["gpm-ndp"], t["gpm"]),
-            "ge_g": R.ratio(t["gpm"], t["gpm-eadr"]),
-            "ge_ce": R.ratio(t["cap-eadr"], t["gpm-eadr"]),
-        }
-        for k in cols:
-            cols[k].append(v[k])
+    for wl, scale, t, _, threads, noise in table:
         out_rows.append([wl, scale] + [t[m] for m in MODES]
-                        + [v[k] for k in ("ndp", "gpm", "geadr", "ceadr", "g_ndp", "ge_g", "ge_ce")]
+                        + [R.ratio(t[a], t[b]) for a, b in RATIOS]
                         + [R.paper_val(paper, wl, c) for c in
                            ("gpmndp_speedup", "gpm_speedup", "gpmeadr_speedup", "capeadr_speedup")]
                         + [threads, noise, t[GDS], R.ratio(t["cap-fs"], t[GDS])])
-    gm = {k: R.geomean(v) for k, v in cols.items()}
+
+    def measured(col):
+        """COL's finite values over every workload and scale."""
+        i = header.index(col)
+        return [r[i] for r in out_rows if R.finite(r[i])]
+    g_ndp, ge_g, ge_ce = (measured(c) for c in
+                          ("gpm_over_gpmndp", "gpmeadr_over_gpm", "gpmeadr_over_capeadr"))
     for scale in sorted({r[1] for r in out_rows}):  # one geomean per scale, never mixed
         sub = [r for r in out_rows if r[1] == scale]
         out_rows.append(["geomean", scale, "", "", "", "", ""]
                         + [R.geomean([r[i] for r in sub]) for i in range(7, 14)]
                         + ["", "", "", "", "", "", "", R.geomean([r[21] for r in sub])])
-
-    def mx(k):
-        vals = [x for x in cols[k] if R.finite(x)]
-        return max(vals) if vals else float("nan")
-
-    def mean(k):
-        vals = [x for x in cols[k] if R.finite(x)]
-        return sum(vals) / len(vals) if vals else float("nan")
-
     ours = ["ours beside the paper's stated relations (Sec 6.1):",
-            "  GPM over GPM-NDP: paper up to 6x; ours max %s" % R.fmt(mx("g_ndp")),
-            "  GPM-eADR over GPM: paper up to 13x; ours max %s" % R.fmt(mx("ge_g")),
+            "  GPM over GPM-NDP: paper up to 6x; ours max %s" % R.fmt(max(g_ndp, default=NAN)),
+            "  GPM-eADR over GPM: paper up to 13x; ours max %s" % R.fmt(max(ge_g, default=NAN)),
             "  GPM-eADR over CAP-eADR: paper 24x on average; ours mean %s, geomean %s"
             " (over every workload and scale)"
-            % (R.fmt(mean("ge_ce")), R.fmt(gm["ge_ce"]))]
+            % (R.fmt(sum(ge_ce) / len(ge_ce) if ge_ce else NAN), R.fmt(R.geomean(ge_ce)))]
     comments = (["Figure 10: speedup over CAP-fs (ratio of median operation times; newest "
                  "verified run per workload, mode and scale)", R.NOISY_COMMENT]
                 + R.platform_comments(used or rows) + R.rev_comments(used or rows)

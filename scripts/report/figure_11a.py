@@ -13,14 +13,9 @@ import rows as R  # noqa: E402
 
 
 def main():
-    if len(sys.argv) != 3:
-        R.fail("usage: figure_11a.py RESULTS_DIR OUT_TSV")
-    results_dir, out = sys.argv[1], sys.argv[2]
-    rows = [r for r in R.read_rows(results_dir, "figure_11a.tsv")
-            if r.get("mode") == "gpm" and R.kind(r) == "run"]
-    if not rows:
-        R.fail("figure_11a: no rows in %s (run make figure_11a first)"
-               % os.path.join(results_dir, "figure_11a.tsv"))
+    results_dir, out = R.args()
+    rows = R.target_rows(results_dir, "figure_11a",
+                         lambda r: r.get("mode") == "gpm" and R.kind(r) == "run")
     newest = {}
     for r in rows:  # in the order written: the last verified one of each key wins
         p = R.params(r)

@@ -54,14 +54,8 @@ def mean(values):
 
 
 def main():
-    if len(sys.argv) != 3:
-        R.fail("usage: figure_11b.py RESULTS_DIR OUT_TSV")
-    results_dir, out_tsv = sys.argv[1], sys.argv[2]
-    all_rows = [r for r in R.read_rows(results_dir) if r.get("workload") == "log-scaling"]
-    if not all_rows:
-        R.fail("figure_11b: no log-scaling rows in %s/*.tsv: run `make figure_11b` "
-               "(or scripts/experiment.sh figure_11b BIN_DIR) first" % results_dir)
-    fname, key, run = R.newest_run(all_rows, results_dir)
+    results_dir, out_tsv = R.args()
+    fname, key, run = R.sweep_run(results_dir, "log-scaling", "figure_11b")
     hcl, conv = {}, {}  # threads -> rows; threads -> {partitions: rows}
     for r in run:
         t = int(R.number(r, "threads"))
@@ -107,7 +101,6 @@ def main():
         return vals[-1] / vals[0] if len(vals) > 1 and vals[0] > 0 else float("nan")
 
     paper = R.read_paper("figure_11b")
-    first = run[0]
     entry = sorted({param(r, "entry_bytes") for r in run} - {None})
     tried = sorted({p for by_p in conv.values() for p in by_p})
     n_best = sum(1 for row in table if row[4] == row[4])

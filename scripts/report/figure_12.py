@@ -107,20 +107,17 @@ def explain(rows, ceiling, line_rate):
 
 
 def main():
-    if len(sys.argv) != 3:
-        R.fail("usage: figure_12.py RESULTS_DIR OUT_TSV")
-    results_dir, out = sys.argv[1], sys.argv[2]
+    results_dir, out = R.args()
     rows, table, used, warnings = R.speedup_table(results_dir, "figure_12", ("gpm",),
                                                   also=("figure_9",))
-    best, _ = R.newest(rows)
     ceiling, ceiling_file = F3.link_ceiling(results_dir)
     paper = R.paper_by_workload("figure_12")
     header = ["workload", "scale", "gpm_s", "bytes_persisted", "pm_write_gbps",
               "pcie_tx_gbps", "tx_over_write", "tx_samples", "write_ceiling_gbps",
               "share_of_ceiling", "paper_class", "noisy"]
     out_rows = []
-    for wl, scale, t, _, noise in table:
-        r = R.pick(best, wl, scale, "gpm")
+    for wl, scale, t, sel, _, noise in table:
+        r = sel["gpm"]
         if r is None:
             continue
         b = R.fnum(r.get("bytes_persisted"))

@@ -37,9 +37,7 @@ def fastest(rows):
 
 
 def main():
-    if len(sys.argv) != 3:
-        R.fail("usage: figure_1a.py RESULTS_DIR OUT_TSV")
-    results_dir, out = sys.argv[1], sys.argv[2]
+    results_dir, out = R.args()
     rows = [r for r in R.read_rows(results_dir, "figure_1a.tsv") +
             R.read_rows(results_dir, "figure_9.tsv")
             if r.get("workload") == "kvs" and R.kind(r) == "run" and R.op_name(r) == "set"]
@@ -67,18 +65,16 @@ def main():
                 continue
             used.append(r)
             t = R.fnum(r["median_s"])
-            p = paper.get(system, {})
             out_rows.append([system, scale, sets_of(r) / t / 1e6, t, r.get("threads", ""),
-                             R.ratio(t, t_gpm), (p.get("lo") or "").strip(),
-                             (p.get("hi") or "").strip(), R.noisy([(system, r)])])
+                             R.ratio(t, t_gpm), R.paper_val(paper, system, "lo"),
+                             R.paper_val(paper, system, "hi"), R.noisy([(system, r)])])
     comments = (["Figure 1a: throughput of batched SETs (8-byte keys and values), million SETs "
                  "a second over the median operation time; each CPU store at the thread count "
                  "of its fastest run (threads); gpm_over_it = its time over GPM's",
                  "kvs-cpu: gpKVS's own CPU counterpart (libpmem, undo log); pmemobj: gpKVS's "
                  "sets in a PMDK pool, a transaction per set's run; rocksdb: RocksDB's C API, "
                  "one synced WriteBatch a batch, its files in the PM directory", R.NOISY_COMMENT]
-                + R.platform_comments(used or rows)
-                + R.cpu_comment(used)
+                + R.platform_comments(used or rows) + R.cpu_comment(used)
                 + R.rev_comments(used or rows) + warnings + R.paper_comments("figure_1a"))
     R.write_tsv(out, header, out_rows, comments)
 

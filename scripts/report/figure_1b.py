@@ -12,18 +12,15 @@ import rows as R  # noqa: E402
 
 
 def main():
-    if len(sys.argv) != 3:
-        R.fail("usage: figure_1b.py RESULTS_DIR OUT_TSV")
-    results_dir, out = sys.argv[1], sys.argv[2]
+    results_dir, out = R.args()
     rows, table, used, warnings = R.speedup_table(results_dir, "figure_1b", ("cpu", "gpm"),
                                                   also=("figure_9",))
-    best, _ = R.newest(rows)
     paper = R.paper_by_workload("figure_1b")
     header = ["workload", "scale", "cpu_s", "gpm_s", "gpm_over_cpu", "cpu_threads",
               "paper_lo", "paper_hi", "noisy"]
     out_rows = []
-    for wl, scale, t, _, noise in table:
-        cpu = R.pick(best, wl, scale, "cpu")
+    for wl, scale, t, sel, _, noise in table:
+        cpu = sel["cpu"]
         if cpu is None:  # a workload of Figure 9 alone, without a CPU counterpart
             continue
         out_rows.append([wl, scale, t["cpu"], t["gpm"], R.ratio(t["cpu"], t["gpm"]),
@@ -40,8 +37,7 @@ def main():
     comments = (["Figure 1b: speedup of GPM over the workload's CPU counterpart (OpenMP threads "
                  "persisting the same data through libpmem); ratio of median operation times, "
                  "newest verified run per workload, mode and scale", R.NOISY_COMMENT]
-                + R.platform_comments(used or rows)
-                + R.cpu_comment(used)
+                + R.platform_comments(used or rows) + R.cpu_comment(used)
                 + R.rev_comments(used or rows) + warnings + R.paper_comments("figure_1b"))
     R.write_tsv(out, header, out_rows, comments)
 

@@ -42,6 +42,11 @@ def points(run):
     return out
 
 
+def gbps(p):
+    """A point's throughput in GB/s."""
+    return p["bytes"] / p["median_s"] / 1e9 if p["median_s"] > 0 else float("nan")
+
+
 def link_ceiling(results_dir):
     """The link's measured ceiling (GB/s): the best unpersisted GPU write
     rate of the newest persist-scaling run under RESULTS_DIR, with the file
@@ -50,7 +55,7 @@ def link_ceiling(results_dir):
     if not rows:
         return float("nan"), None
     fname, _, run = R.newest_run(rows, results_dir)
-    rates = [p["bytes"] / p["median_s"] / 1e9 for (o, _), p in points(run).items()
+    rates = [gbps(p) for (o, _), p in points(run).items()
              if o == "gpm-nopersist" and p["median_s"] > 0]
     return (max(rates), fname) if rates else (float("nan"), None)
 
@@ -67,23 +72,12 @@ def ratio(a, b):
 
 
 def main():
-    if len(sys.argv) != 3:
-        R.fail("usage: figure_3.py RESULTS_DIR OUT_TSV")
-    results_dir, out_tsv = sys.argv[1], sys.argv[2]
-    all_rows = [r for r in R.read_rows(results_dir)
-                if r.get("workload") == "persist-scaling"]
-    if not all_rows:
-        R.fail("figure_3: no persist-scaling rows in %s/*.tsv: run `make figure_3` "
-               "(or scripts/experiment.sh figure_3 BIN_DIR) first" % results_dir)
-    fname, key, run = R.newest_run(all_rows, results_dir)
+    results_dir, out_tsv = R.args()
+    fname, key, run = R.sweep_run(results_dir, "persist-scaling", "figure_3")
     pts = points(run)
     if not pts:
         R.fail("figure_3: the newest run in %s/%s has no cap-mm, gpm or gpm-nopersist rows"
                % (results_dir, fname))
-
-    def gbps(p):
-        return p["bytes"] / p["median_s"] / 1e9 if p["median_s"] > 0 else float("nan")
-
     cap1 = pts.get(("cap-mm", 1))
     base = gbps(cap1) if cap1 else float("nan")
     table = []
@@ -113,8 +107,8 @@ def main():
     else:
         verdict = "met" if share >= CRITERION else "NOT met"
     comments = [
-        "Figure 3: persistence scaling from %s rows of %s (git_rev %s, host %s)"
-        % ("%d" % len(run), R.shown_path(results_dir, fname), key[0], key[1]),
+        "Figure 3: persistence scaling from %d rows of %s (git_rev %s, host %s)"
+        % (len(run), R.shown_path(results_dir, fname), key[0], key[1]),
     ] + R.platform_comments(run) + R.rev_comments(run) + [
         "size %s bytes; speedup = throughput / single-threaded CAP-mm (%s GB/s)"
         % (first.get("size_bytes", "?"), R.fmt(base)),

@@ -12,12 +12,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rows as R  # noqa: E402
 
 def main():
-    if len(sys.argv) != 3:
-        R.fail("usage: figure_9.py RESULTS_DIR OUT_TSV")
-    results_dir, out = sys.argv[1], sys.argv[2]
+    results_dir, out = R.args()
     modes = ("cap-fs", "cap-mm", "gpm", "cap-delta", "cap-gds")
     rows, table, used, warnings = R.speedup_table(results_dir, "figure_9", modes)
-    best_rows, _ = R.newest(rows)
     paper = R.paper_by_workload("figure_9")
     header = ["workload", "scale", "capfs_s", "capmm_s", "gpm_s", "capmm_speedup",
               "gpm_speedup", "paper_capmm_speedup", "paper_gpm_speedup",
@@ -29,9 +26,8 @@ def main():
     ratios = ("capmm_speedup", "gpm_speedup", "gpm_over_capmm", "gpm_checkpoint_speedup",
               "capdelta_speedup", "gpm_over_capdelta", "capgds_speedup", "gpm_over_capgds")
     out_rows = []
-    for wl, scale, t, threads, noise in table:
-        cp = {m: R.checkpoint_s(R.pick(best_rows, wl, scale, m)) for m in ("cap-fs", "gpm")}
-        gds = R.pick(best_rows, wl, scale, "cap-gds")
+    for wl, scale, t, sel, threads, noise in table:
+        cp = {m: R.checkpoint_s(sel[m]) for m in ("cap-fs", "gpm")}
         out_rows.append({
             "workload": wl, "scale": scale, "capfs_s": t["cap-fs"], "capmm_s": t["cap-mm"],
             "gpm_s": t["gpm"], "capmm_speedup": R.ratio(t["cap-fs"], t["cap-mm"]),
@@ -49,7 +45,7 @@ def main():
             "gpm_over_capdelta": R.ratio(t["cap-delta"], t["gpm"]), "noisy": noise,
             "capgds_s": t["cap-gds"], "capgds_speedup": R.ratio(t["cap-fs"], t["cap-gds"]),
             "gpm_over_capgds": R.ratio(t["cap-gds"], t["gpm"]),
-            "capgds_cufile": R.params(gds).get("cufile", "") if gds else ""})
+            "capgds_cufile": R.params(sel["cap-gds"]).get("cufile", "") if sel["cap-gds"] else ""})
     for scale in sorted({r["scale"] for r in out_rows}):  # one geomean per scale, never mixed
         sub = [r for r in out_rows if r["scale"] == scale]
         g = {"workload": "geomean", "scale": scale}

@@ -154,9 +154,7 @@ def main():
         for line in stale:
             print("mutants.py: ARGUED: " + line, file=sys.stderr)
         sys.exit(1 if stale else 0)
-    if len(sys.argv) != 3:
-        R.fail("usage: mutants.py RESULTS_DIR OUT_TSV, or mutants.py --check-argued ROOT")
-    results_dir, out = sys.argv[1], sys.argv[2]
+    results_dir, out = R.args(also=", or mutants.py --check-argued ROOT")
     rows = R.check_rows(results_dir, "mutants.tsv", "mutants")
     newest, held = {}, {}
     for r in rows:  # in the order they were written: the last one wins

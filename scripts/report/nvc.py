@@ -87,7 +87,7 @@ def how_wrong(p, wrong):
     return text + ")"
 
 
-def sentence(workload, verdict, correct, wrong, failed, images, cost, wrong_how=""):
+def sentence(verdict, correct, wrong, images, cost, wrong_how=""):
     """Whether the workload's persists could be dropped, how wrong the
     wrong restarts were, and what dropping them would save at most (GPM
     above mode none, paper scale)."""
@@ -111,23 +111,10 @@ def share(n, images):
     return float(n) / images if images > 0 else float("nan")
 
 
-def number_of(p, key):
-    """PARAMS' KEY as a float, nan where it has none."""
-    try:
-        return float(p[key])
-    except (KeyError, ValueError):
-        return float("nan")
-
-
 def main():
-    if len(sys.argv) != 3:
-        R.fail("usage: nvc.py RESULTS_DIR OUT_TSV")
-    results_dir, out = sys.argv[1], sys.argv[2]
+    results_dir, out = R.args()
     rows = R.check_rows(results_dir, "nvc.tsv", "nvc")
-    newest = {}
-    for r in rows:  # in the order they were written: the last one wins
-        p = R.params(r)
-        newest[(r["workload"], p.get("op", "run"), r.get("mode", ""), r.get("scale", ""))] = r
+    newest = R.latest(rows, R.check_case)
     header = ["workload", "op", "mode", "scale", "images", "correct", "correct_share",
               "durable_median", "wrong", "wrong_share", "wrong_measured", "wrong_units_median",
               "wrong_units_max", "units", "wrong_max_err", "wrong_err", "failed_restart",
@@ -144,15 +131,14 @@ def main():
         v = verdict(p, images, wrong, failed)
         cost = costs.get((key[0], key[1]), (float("nan"), float("nan")))
         table.append(list(key) + [images, correct, share(correct, images),
-                                  number_of(p, "durable_median"), wrong,
+                                  R.fnum(p.get("durable_median")), wrong,
                                   share(wrong, images), R.param_count(p, "wrong_measured"),
-                                  number_of(p, "wrong_share_median"),
-                                  number_of(p, "wrong_share_max"), p.get("units", ""),
-                                  number_of(p, "wrong_max_err"), p.get("wrong_err", ""),
+                                  R.fnum(p.get("wrong_share_median")),
+                                  R.fnum(p.get("wrong_share_max")), p.get("units", ""),
+                                  R.fnum(p.get("wrong_max_err")), p.get("wrong_err", ""),
                                   failed, share(failed, images), refused, crashed, v, cost[0],
                                   cost[1],
-                                  sentence(key[0], v, correct, wrong, failed, images, cost,
-                                           how_wrong(p, wrong))])
+                                  sentence(v, correct, wrong, images, cost, how_wrong(p, wrong))])
     used = list(newest.values())
     comments = (["NVC's question (Ma et al., MCHPC'18): restarted from whatever PM held, with "
                  "no persist honoured (gpm-check --model none: each word any value written to "

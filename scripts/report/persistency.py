@@ -29,15 +29,8 @@ import rows as R  # noqa: E402
 COUNTS = ("images", "recovered", "wrong", "crashed", "refused")
 
 
-def num(v):
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return float("nan")
-
-
 def ratio(a, b):
-    a, b = num(a), num(b)
+    a, b = R.fnum(a), R.fnum(b)
     return a / b if a == a and b == b and b > 0 else float("nan")
 
 
@@ -54,21 +47,15 @@ def verdict(row, p):
 
 
 def main():
-    if len(sys.argv) != 3:
-        R.fail("usage: persistency.py RESULTS_DIR OUT_TSV")
-    results_dir, out = sys.argv[1], sys.argv[2]
+    results_dir, out = R.args()
     checks = [r for r in R.read_rows(results_dir, "persistency.tsv") if r.get("op") == "check"]
     mutants = [r for r in checks if "mutant" in R.params(r)]
     checks = [r for r in checks if "mutant" not in R.params(r)]
     if not checks:
         R.fail("persistency: no check rows in %s: run make check-persistency first"
                % os.path.join(results_dir, "persistency.tsv"))
-    newest = {}
-    every = {}
-    for r in checks:  # in the order they were written: the last one wins
-        key = (r["workload"], R.params(r).get("op", "run"), r.get("mode", ""), r.get("scale", ""))
-        newest[key] = r
-        every[key] = every.get(key, 0) + 1
+    newest = R.latest(checks, R.check_case)
+    cases = [R.check_case(r) for r in checks]
     header = ["workload", "op", "mode", "scale", "model", "images", "recovered", "wrong",
               "crashed", "refused", "nested_images", "nested_recovered", "complete", "check_s",
               "images_per_s", "traced_run_s", "untraced_run_s", "trace_overhead",
@@ -80,11 +67,11 @@ def main():
         table.append(list(key) + [p.get("model", "")] +
                      [p.get(k, "") for k in COUNTS] +
                      [R.param_count(p, k) for k in ("nested_images", "nested_recovered")] +
-                     [p.get("complete", ""), num(r.get("median_s")),
-                      ratio(p.get("images"), r.get("median_s")), num(p.get("run_s")),
-                      num(p.get("untraced_s")), ratio(p.get("run_s"), p.get("untraced_s")),
+                     [p.get("complete", ""), R.fnum(r.get("median_s")),
+                      ratio(p.get("images"), r.get("median_s")), R.fnum(p.get("run_s")),
+                      R.fnum(p.get("untraced_s")), ratio(p.get("run_s"), p.get("untraced_s")),
                       ratio(p.get("run_work_s"), p.get("untraced_work_s")), verdict(r, p),
-                      every[key]])
+                      cases.count(key)])
     used = list(newest.values())
     comments = (["Persistency checks (gpm-check): each workload, op and mode run once with its "
                  "PM stores and persist points traced, the trace checked complete (replayed, it "

@@ -7,6 +7,9 @@ import os
 import statistics
 import sys
 
+# The repository: this file is its scripts/report/rows.py.
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
 
 def read_rows(results_dir, pattern="*.tsv", key="workload"):
     """Every row of every TSV under RESULTS_DIR whose name matches PATTERN,
@@ -34,10 +37,10 @@ def of_ref(rows):
                                       if (r.get("git_rev") or "").startswith(ref)]
 
 
-def target_rows(results_dir, target):
-    """Every row of RESULTS_DIR/TARGET.tsv; none is an error saying to run
-    make TARGET."""
-    rows = read_rows(results_dir, target + ".tsv")
+def target_rows(results_dir, target, keep=lambda row: True):
+    """Every row of RESULTS_DIR/TARGET.tsv for which KEEP holds; none is an
+    error saying to run make TARGET."""
+    rows = [r for r in read_rows(results_dir, target + ".tsv") if keep(r)]
     if not rows:
         fail("%s: no rows in %s (run make %s first)"
              % (target, os.path.join(results_dir, target + ".tsv"), target))
@@ -52,6 +55,27 @@ def check_rows(results_dir, fname, target):
         fail("%s: no rows in %s: run make %s first"
              % (target, os.path.join(results_dir, fname), target))
     return rows
+
+
+def latest(rows, key):
+    """{KEY(row): row}, the last of ROWS (in the order written) of each key."""
+    return {key(r): r for r in rows}
+
+
+def check_case(row):
+    """What a gpm-check row checked: (workload, operation, mode, scale)."""
+    return (row["workload"], params(row).get("op", "run"), row.get("mode", ""),
+            row.get("scale", ""))
+
+
+def sweep_run(results_dir, workload, target):
+    """newest_run of the WORKLOAD rows under RESULTS_DIR; none is an error
+    saying to run make TARGET."""
+    rows = [r for r in read_rows(results_dir) if r.get("workload") == workload]
+    if not rows:
+        fail("%s: no %s rows in %s/*.tsv: run `make %s` (or scripts/experiment.sh %s BIN_DIR) "
+             "first" % (target, workload, results_dir, target, target))
+    return newest_run(rows, results_dir)
 
 
 def newest_run(all_rows, results_dir):
@@ -69,9 +93,8 @@ def newest_run(all_rows, results_dir):
 def shown_path(results_dir, fname):
     """RESULTS_DIR/FNAME as a report shows it: relative to the repository
     when inside it, so a report does not depend on where it was made."""
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     path = os.path.abspath(os.path.join(results_dir, fname))
-    return os.path.relpath(path, root) if path.startswith(root + os.sep) else path
+    return os.path.relpath(path, ROOT) if path.startswith(ROOT + os.sep) else path
 
 
 def number(row, col):
@@ -136,13 +159,14 @@ def mutant_verdicts(checkers, sigkills):
     return flagged, redundant, unflagged, len(checkers) - flagged - redundant - unflagged, killed
 
 
+def unique(values):
+    """VALUES without repeats, in the order first seen."""
+    return list(dict.fromkeys(values))
+
+
 def platform_comments(rows):
     """Comment lines naming the platform(s) the rows were measured on."""
-    seen = []
-    for r in rows:
-        p = tuple(r.get(k, "unknown") or "unknown" for k in PLATFORM_KEYS)
-        if p not in seen:
-            seen.append(p)
+    seen = unique(tuple(r.get(k, "unknown") or "unknown" for k in PLATFORM_KEYS) for r in rows)
     if not seen:
         return ["platform: no rows"]
     return ["platform: " + ", ".join("%s=%s" % kv for kv in zip(PLATFORM_KEYS, p)) for p in seen]
@@ -152,20 +176,13 @@ def cpu_comment(rows):
     """A comment line naming the CPU that the CPU-side runs (mode cpu) among
     ROWS had: Figure 1 sets GPM against CPU systems, and their core count
     moves the ratio as much as the GPU does."""
-    seen = []
-    for r in (r for r in rows if r.get("mode") == "cpu"):
-        c = "%s cores (%s)" % (r.get("cores") or "?", r.get("cpu") or "unknown")
-        if c not in seen:
-            seen.append(c)
+    seen = unique("%s cores (%s)" % (r.get("cores") or "?", r.get("cpu") or "unknown")
+                  for r in rows if r.get("mode") == "cpu")
     return ["cpu: " + "; ".join(seen)] if seen else []
 
 
 def rev_comments(rows):
-    revs = []
-    for r in rows:
-        g = r.get("git_rev", "unknown")
-        if g not in revs:
-            revs.append(g)
+    revs = unique(r.get("git_rev", "unknown") for r in rows)
     if len(revs) > 1:
         return ["NOTE: rows come from several revisions: " + ", ".join(revs)]
     return ["revision: " + (revs[0] if revs else "none")]
@@ -232,8 +249,7 @@ def median(values):
 
 def paper_path(name):
     """reports/paper/NAME.tsv of this tree (the paper's own numbers)."""
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    return os.path.join(root, "reports", "paper", name + ".tsv")
+    return os.path.join(ROOT, "reports", "paper", name + ".tsv")
 
 
 def read_paper(name):
@@ -265,6 +281,14 @@ def fmt(v):
 def fail(msg):
     sys.stderr.write(msg + "\n")
     sys.exit(1)
+
+
+def args(usage="RESULTS_DIR OUT_TSV", also=""):
+    """The script's arguments, as many as USAGE names; any other number is
+    an error that shows USAGE (and ALSO, another way to call it)."""
+    if len(sys.argv) != len(usage.split()) + 1:
+        fail("usage: %s %s%s" % (os.path.basename(sys.argv[0]), usage, also))
+    return sys.argv[1:]
 
 
 # ---- numbers, and the selection of the rows a report shows (Figures 9 and
@@ -400,10 +424,9 @@ def speedup_table(results_dir, name, modes, also=()):
     """Shared by Figures 9 and 10: reads RESULTS_DIR/NAME.tsv (and the files
     named in ALSO) and returns (rows, table, used, warnings); table holds per
     (workload, scale) the median_s of each mode (nan where missing), the
-    CAP-mm thread count and the noisy column of the modes' rows."""
-    rows = read_rows(results_dir, name + ".tsv")
-    for other in also:
-        rows += read_rows(results_dir, other + ".tsv")
+    selected row of each mode (None where missing), the CAP-mm thread count
+    and the noisy column of the modes' rows."""
+    rows = [r for n in (name,) + tuple(also) for r in read_rows(results_dir, n + ".tsv")]
     if not rows:
         fail("%s: no rows in %s (run make %s first)"
                % (name, os.path.join(results_dir, name + ".tsv"), name))
@@ -414,6 +437,6 @@ def speedup_table(results_dir, name, modes, also=()):
         used += [r for r in sel.values() if r is not None]
         t = {m: fnum(r["median_s"]) if r else float("nan") for m, r in sel.items()}
         capmm = sel.get("cap-mm") or sel.get("cap-eadr")
-        table.append((wl, scale, t, capmm.get("threads", "") if capmm else "",
+        table.append((wl, scale, t, sel, capmm.get("threads", "") if capmm else "",
                       noisy([(m, sel[m]) for m in modes])))
     return rows, table, used, warnings

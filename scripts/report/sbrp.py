@@ -33,23 +33,14 @@ PAPER = {
 }
 
 
-def newest(rows, key):
-    out = {}
-    for r in rows:  # in the order written: the last wins
-        out[key(r)] = r
-    return out
-
-
 def main():
-    if len(sys.argv) != 3:
-        R.fail("usage: sbrp.py RESULTS_DIR OUT_TSV")
-    results_dir, out = sys.argv[1], sys.argv[2]
+    results_dir, out = R.args()
     rows = R.target_rows(results_dir, "sbrp")
     header = ["kind", "workload", "op", "item", "scale", "epoch_s", "sbrp_s", "speedup",
               "images", "not_recovered", "detail", "paper", "verdict"]
     table, used = [], []
 
-    litmus = newest([r for r in rows if r["workload"] == "litmus"], lambda r: int(r["op"]))
+    litmus = R.latest([r for r in rows if r["workload"] == "litmus"], lambda r: int(r["op"]))
     for k in sorted(litmus):
         r = litmus[k]
         p = R.params(r)
@@ -61,8 +52,8 @@ def main():
                       "ok" if r.get("verified") == "ok" else "FAILED"])
 
     runs = [r for r in rows if r["workload"] != "litmus" and r.get("op") != "check"]
-    speed = newest(runs, lambda r: (r["workload"], r["op"], r["scale"],
-                                    R.params(r).get("persistency", "epoch")))
+    speed = R.latest(runs, lambda r: (r["workload"], r["op"], r["scale"],
+                                      R.params(r).get("persistency", "epoch")))
     for (w, op, scale, pers) in sorted(speed):
         if pers != "sbrp":
             continue
@@ -76,9 +67,9 @@ def main():
                       "fence" % s.get("reps", "?"), PAPER.get(w, ""),
                       "both verified" if ok else "FAILED: a run did not verify"])
 
-    checks = newest([r for r in rows if r.get("op") == "check"],
-                    lambda r: (r["workload"], R.params(r).get("op", "run"), r["scale"],
-                               R.params(r).get("site", "original")))
+    checks = R.latest([r for r in rows if r.get("op") == "check"],
+                      lambda r: (r["workload"], R.params(r).get("op", "run"), r["scale"],
+                                 R.params(r).get("site", "original")))
     for (w, op, scale, site) in sorted(checks, key=lambda k: (k[0], k[1], k[2], k[3] != "original", k[3])):
         r = checks[(w, op, scale, site)]
         p = R.params(r)

@@ -47,9 +47,7 @@ def why_chunks(wl, sel, b, size):
 
 
 def main():
-    if len(sys.argv) != 3:
-        R.fail("usage: table_4.py RESULTS_DIR OUT_TSV")
-    results_dir, out = sys.argv[1], sys.argv[2]
+    results_dir, out = R.args()
     rows = R.read_rows(results_dir, "figure_9.tsv") + R.read_rows(results_dir, "table_4.tsv")
     if not rows:
         R.fail("table_4: no rows in %s/figure_9.tsv or table_4.tsv (run make table_4 first)"

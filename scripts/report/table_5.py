@@ -26,9 +26,7 @@ def per_checkpoint(run):
 
 
 def main():
-    if len(sys.argv) != 3:
-        R.fail("usage: table_5.py RESULTS_DIR OUT_TSV")
-    results_dir, out = sys.argv[1], sys.argv[2]
+    results_dir, out = R.args()
     rows = R.target_rows(results_dir, "table_5")
     best, warnings = R.newest(rows, ops=("run", "recover"))
     paper = R.paper_by_workload("table_5")

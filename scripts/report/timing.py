@@ -47,13 +47,10 @@ def goal(target, wall, timed_s):
 
 
 def main():
-    if len(sys.argv) != 3:
-        R.fail("usage: timing.py RESULTS_DIR OUT_TSV")
-    results_dir, out = sys.argv[1], sys.argv[2]
+    results_dir, out = R.args()
     lines = timing_lines(results_dir)
-    newest = {}
-    for t in lines:  # appended in time order: the last revision of each wins
-        newest[(t["target"], t["scale"])] = (t["git_rev"], t["host"])
+    # Appended in time order: the last revision of each wins.
+    newest = {(t["target"], t["scale"]): (t["git_rev"], t["host"]) for t in lines}
     table, used = [], []
     for (target, scale), (rev, host) in sorted(newest.items()):
         calls = [t for t in lines if (t["target"], t["scale"], t["git_rev"], t["host"]) ==
