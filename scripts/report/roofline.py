@@ -335,9 +335,9 @@ def main():
         v = t["none"]
         p = R.fnum(g["bytes_persisted"]) if g else float("nan")
         n = float(R.param_count(R.params(g), "persists")) if g else float("nan")
+        if host not in spans_of:
+            spans_of[host] = span_rows(roof_rows, host)
         if wl in ycsb:
-            if host not in spans_of:
-                spans_of[host] = span_rows(roof_rows, host)
             p, n, pb, nr, bound, by, batch = ycsb_columns(sel, v, roofs, spans_of[host], host)
             if_random = NAN  # records of several stores, not single persists
         else:
@@ -371,7 +371,7 @@ def main():
                if "write-rand16" in roofs else "")
             + stride_text(stride_rates(roof_rows, roofs["link-write"][1]))
             + batch_roofs_text(roofs)
-            + beside_text(spans_of.setdefault(host, span_rows(roof_rows, host))))
+            + beside_text(spans_of[host]))
     at = {h: i for i, h in enumerate(header)}
     over_goal = [r for r in out_rows if r[at["within"]] == "no"]
     comments = (["Persistence roofline: each operation's time over its physical bound on the "

@@ -163,8 +163,10 @@ void *wl_dev_region(struct wl_ctx *c, int i)
 {
     struct wl_obj *o = &c->h->obj[i];
     cudaError_t e;
-    if (c->m->kernels_write_pm || !c->m->needs_gpu)
-        return c->m->kernels_write_pm ? o->region.dev : o->region.host;
+    if (c->m->kernels_write_pm)
+        return o->region.dev;
+    if (!c->m->needs_gpu) /* the CPU counterpart */
+        return o->region.host;
     if (o->dev_copy)
         return o->dev_copy;
     if (wl_dev_alloc(&o->dev_copy, o->file_bytes) != 0)
