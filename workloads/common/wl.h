@@ -37,22 +37,17 @@ enum wl_mode {
     WL_CAP_MM,   /* kernels write device memory; cudaMemcpy into PM + CPU flush */
     WL_CAP_FS,   /* kernels write device memory; staged pwrite + fsync */
     WL_CAP_EADR, /* as WL_CAP_MM with a fence instead of flushes */
-    WL_CAP_DELTA, /* kernels write device memory and gather their changes; the CPU
-                     persists them as a redo log, then applies them (wl_tx_*) */
+    WL_CAP_DELTA, /* kernels gather their changes; the CPU persists them as a redo log */
     WL_CPU,      /* the CPU counterpart (OpenMP + libpmem), where a workload has one */
-    WL_NONE,     /* no persistence: kernels write device memory and nothing is made durable;
-                    the copies that feed verification are left out of the time (the
-                    volatile baseline V of the persistence roofline) */
-    WL_CAP_GDS,  /* kernels write device memory; GPUDirect Storage (cuFile) writes it to
-                    the file, then fsync; where libcufile loads */
+    WL_NONE,     /* nothing made durable: the roofline's volatile baseline V */
+    WL_CAP_GDS,  /* kernels write device memory; cuFile writes it to the file, then fsync */
     WL_NMODES    /* the built-in modes; wl_mode_add registers more, up to WL_MAX_MODES */
 };
 #define WL_MAX_MODES 16
 #define WL_MODE_BIT(m) (1u << (m))
-#define WL_MODES_GPU                                                                   \
-    (WL_MODE_BIT(WL_GPM) | WL_MODE_BIT(WL_GPM_NDP) | WL_MODE_BIT(WL_GPM_EADR) |         \
-     WL_MODE_BIT(WL_CAP_MM) | WL_MODE_BIT(WL_CAP_FS) | WL_MODE_BIT(WL_CAP_EADR) |         \
-     WL_MODE_BIT(WL_NONE) | WL_MODE_BIT(WL_CAP_GDS))
+/* The modes every GPU workload runs: all built-in ones but cpu and cap-delta. */
+#define WL_MODES_GPU \
+    ((WL_MODE_BIT(WL_NMODES) - 1) & ~(WL_MODE_BIT(WL_CPU) | WL_MODE_BIT(WL_CAP_DELTA)))
 
 /* How a batch of a transactional workload becomes failure-atomic: one
  * engine per way (tx_engines.c), named by the mode table's tx column. */
@@ -145,21 +140,16 @@ struct wl_ctx {
     struct wl_harness *h;    /* its own state (harness.h) */
     int threads;             /* flush threads, or the cpu mode's OpenMP threads (0 where none) */
     void *stream;            /* cudaStream_t the helpers order against (NULL: the legacy
-                                default stream). A workload whose kernels run on a
-                                blocking stream of its own sets it in setup() (and back
-                                to NULL in teardown()): the transaction engines then
-                                queue their zeroings, copies and log resets there and
-                                wait for it alone */
+                                default stream); a workload with a stream of its own sets
+                                it in setup() and back to NULL in teardown() */
     int fresh;               /* 1: a new run; 0: --recover resuming durable progress */
     uint32_t epoch;          /* the run in progress: new for every repetition and fresh run */
 
     /* Updated by the workload while it runs: */
-    double bytes_persisted;  /* reset before each repetition: counted by the harness
-                                (wl_commit, wl_pm_write, wl_pm_persist, checkpoints, logs,
-                                and the kernels' wl_store_* where they persist in-kernel) */
-    double excluded_s;       /* reset before each repetition: time inside it that is not
-                                the work's (mode none's verification copies), taken out of
-                                its time by the harness) */
+    double bytes_persisted;  /* per repetition: counted by the harness's helpers and
+                                the kernels' wl_store_* where they persist in-kernel */
+    double excluded_s;       /* per repetition: time that is not the work's (mode none's
+                                verification copies), taken out of its time */
     double restore_s;        /* --recover: the restoration part; < 0: whole operation */
     struct wl_progress progress; /* --recover: what it found and redid */
     int rep;
@@ -191,17 +181,13 @@ struct wl_workload {
     const char *name;        /* "ps": the binary's name and the row's workload */
     const char *about;       /* one line for --help */
     unsigned modes;          /* WL_MODE_BIT set */
-    /* Its operations, when it has several (gpDB's "insert" and "update"),
-     * NULL-terminated, the first the default: --op picks one, and each is
-     * a result of its own (the row's op column, a bar of each figure).
-     * NULL: one operation, whose rows say op=run. */
+    /* Its operations where it has several (gpDB's "insert", "update"),
+     * NULL-terminated, the first the default: --op picks one, a row's op
+     * column. NULL: one, op=run. */
     const char *const *ops;
-    /* How its progress becomes durable as it runs, which decides the modes
-     * in which a crashed run resumes (wl_resumable). */
-    enum wl_progress_by progress_by;
-    /* 1: its kernels have an SBRP variant (--persistency sbrp, in the modes
-     * that fence): they read wl_out's sbrp, and wl_persist and the log's
-     * fences become oFences, wl_dfence a dFence. */
+    enum wl_progress_by progress_by; /* decides the modes that resume (wl_resumable) */
+    /* 1: its kernels have an SBRP variant (--persistency sbrp): wl_persist
+     * and the log's fences become oFences, wl_dfence a dFence. */
     int sbrp;
     const struct wl_obj_decl *objects; /* terminated by a NULL name */
     const struct wl_param *params;     /* terminated by a NULL flag */
@@ -217,10 +203,9 @@ struct wl_workload {
     int (*prepare)(struct wl_ctx *c);  /* untimed, before every repetition */
     int (*run)(struct wl_ctx *c);      /* one timed repetition of epoch c->epoch */
     /* Timed: resumes the interrupted run of epoch c->epoch from what is
-     * durable. Sets c->progress.total and .durable from PM before doing
-     * any work, and .redone to what it computed; the harness fails the
-     * recovery if it redid more than was missing. Called only where the
-     * run's progress was durable; otherwise the harness reruns. */
+     * durable (only where its progress was; else the harness reruns). Sets
+     * c->progress.total and .durable from PM first, .redone to what it
+     * computed: redoing more than was missing fails the recovery. */
     int (*recover)(struct wl_ctx *c);
     int (*verify)(struct wl_ctx *c);   /* 0 ok, 1 wrong (message set), -1 error */
     void (*teardown)(struct wl_ctx *c);
@@ -230,21 +215,17 @@ struct wl_workload {
 extern const struct wl_workload WORKLOAD;
 
 /* ---- command line (cli.c) ---- */
-/* The operation this run performs: its --op, or "run" for a workload
- * without ops. */
+/* The harness flags a workload reads: --op (by name, "run" where it has
+ * none; by index), --seed, --persistency sbrp (1), --cpu-threads (0: best,
+ * or in cpu mode every core), and --kill or --recover given. */
 const char *wl_op(const struct wl_ctx *c);
-/* A parameter's resolved value by name; naming one the workload does not
- * declare (or of another type) is a programming error: it aborts. */
-/* The run's harness flags that a workload reads: --seed; the operation
- * (--op) as an index into its ops (0 where it has none; wl_op names it);
- * --persistency sbrp (1) or epoch (0); --cpu-threads (0: best, or in cpu
- * mode every core); and whether the run was asked to crash or recover
- * (--kill, --recover). */
-unsigned long long wl_seed(const struct wl_ctx *c);
 int wl_op_index(const struct wl_ctx *c);
+unsigned long long wl_seed(const struct wl_ctx *c);
 int wl_sbrp(const struct wl_ctx *c);
 int wl_cpu_threads(const struct wl_ctx *c);
 int wl_crash_asked(const struct wl_ctx *c);
+/* A parameter's resolved value by name; naming one the workload does not
+ * declare (or of another type) is a programming error: it aborts. */
 long long wl_int(const struct wl_ctx *c, const char *flag);
 double wl_float(const struct wl_ctx *c, const char *flag);
 const char *wl_str(const struct wl_ctx *c, const char *flag);
@@ -273,43 +254,33 @@ gpmcp *wl_checkpoint(struct wl_ctx *c, int i);
  * mode table says so). */
 int wl_persist_begin(struct wl_ctx *c);
 int wl_persist_end(struct wl_ctx *c);
-/* (wl_commit, wl_pm_write and wl_pm_persist are persist points named by
- * their call sites: gpm/trace.h.)
- * Makes the ranges V[0..N) of region I durable, the mode's way, with one
- * drain or one fsync for the whole list: CAP modes copy each range's
- * device source (V[k].src) to its offset first; gpm-ndp and cpu flush what
- * was stored there; gpm and gpm-eadr do nothing (the kernels persisted,
- * and their wl_store_* counted the bytes). Counts the bytes it made
- * durable. */
+/* Makes the ranges V[0..N) of region I durable the mode's way, with one
+ * drain or fsync for the list: CAP modes copy each V[k].src there first,
+ * gpm-ndp and cpu flush, gpm and gpm-eadr do nothing (the kernels did).
+ * Counts the bytes. (wl_commit, wl_pm_write and wl_pm_persist are persist
+ * points named by their call sites: gpm/trace.h.) */
 int wl_commit_at(struct wl_ctx *c, int i, const gpm_range *v, int n, const char *site);
 #define wl_commit(c, i, v, n) wl_commit_at((c), (i), (v), (n), GPM_SITE)
 /* Does the mode make anything durable? Not mode none, whose commits are
  * the copies that feed verification. */
 int wl_durable(const struct wl_ctx *c);
-/* (In cpu mode wl_commit is thread-safe: the calling thread flushes.)
- * The CPU's persist of LEN bytes at P inside region I (the CPU counterpart's
- * stores), counted. Thread-safe: OpenMP threads call it at once. */
+/* The CPU counterpart's persist of LEN bytes at P inside region I, counted.
+ * Thread-safe, as wl_commit is in cpu mode. */
 int wl_pm_persist_at(struct wl_ctx *c, int i, const void *p, size_t len, const char *site);
 #define wl_pm_persist(c, i, p, len) wl_pm_persist_at((c), (i), (p), (len), GPM_SITE)
-/* The device pointer of region I where the mode's kernels store into PM
- * (kernels_write_pm), else NULL: where a kernel writes PM as well as its
- * device copy. */
+/* Region I's device pointer where the mode's kernels store into PM, else
+ * NULL. */
 void *wl_pm_dev(struct wl_ctx *c, int i);
-/* Region I where the mode's kernels write it: its PM mapping's device
- * pointer (kernels_write_pm), else a device copy of the region that the
- * harness keeps (made and loaded from the region at the first call: call
- * it in setup(); freed at the end), the src of its commits; in the CPU
- * counterpart, the mapping. NULL (message set) where memory runs out. */
+/* Region I where the mode's kernels write it: the PM mapping (the CPU
+ * counterpart's host one), else a device copy the harness loads at the
+ * first call (in setup()), commits from and frees. NULL where memory runs
+ * out (message set). */
 void *wl_dev_region(struct wl_ctx *c, int i);
 
-/* ---- progress (progress.c): the units c->progress counts, as they become
- * durable. The harness counts each transaction's batch (wl_tx_batch) and
- * each checkpoint of wl_steps itself; a workload whose units are its own
- * (levels, iterations, blocks) counts each once it is durable: on the host
- * with wl_progress_add, in a kernel with wl_progressed (wl.cuh). Crash
- * tests kill at a unit (--kill progress:K: just after the K-th is
- * durable), campaigns at a moment after the first (--kill after-progress:S),
- * and --progress-times notes when the first and the last came. */
+/* ---- progress (progress.c): units of c->progress as they become durable,
+ * where --kill progress:K lands. The harness counts batches (wl_tx_batch)
+ * and wl_steps' checkpoints; a workload with units of its own counts each
+ * once durable: here on the host, with wl_progressed (wl.cuh) in a kernel. */
 void wl_progress_add(struct wl_ctx *c, uint64_t units); /* thread-safe */
 
 /* Writes LEN host bytes at OFF of region I and makes them durable, in any
@@ -321,8 +292,7 @@ int wl_pm_write_at(struct wl_ctx *c, int i, size_t off, const void *src, size_t 
 /* ---- helpers ---- */
 double wl_now(void); /* CLOCK_MONOTONIC seconds */
 /* Appends "k=v" text (printf-style) to the run's notes, comma-separated:
- * what the row's params column says besides the parameters. The note grows as
- * needed: nothing is cut. */
+ * the row's params column after the parameters. */
 void wl_note(struct wl_ctx *c, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
