@@ -52,6 +52,12 @@ ARGUED = {
     "libgpm/src/tx.c:191": (
         "gpm_region_persist(&log->region, tail, sizeof *tail)",
         "libgpm/tests/cpu/test_tx.c: recovery_that_lost_its_tail_stores_ends_exactly_right"),
+    "workloads/ps/ps_ref.c:58": (
+        "wl_pm_persist(c, PS_SUMS, &done[b], 4)",
+        "workloads/ps/tests/cpu/test_ps_ref.c: a_lost_marker_costs_only_its_blocks_redo"),
+    "workloads/reduce/reduce_ref.c:88": (
+        "wl_pm_persist(c, RED_TREE, total, 8)",
+        "workloads/reduce/tests/cpu/test_reduce_cpu.c: a_lost_total_is_recomputed_from_the_slots"),
 }
 
 

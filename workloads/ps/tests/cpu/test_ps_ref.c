@@ -107,6 +107,49 @@ static void resume_computes_only_pending_blocks(void)
     unlink(r.path);
 }
 
+/* A block's marker persist lost (ps_ref.c's second wl_pm_persist, a
+ * mutant the checker cannot flag): the sums were durable before it, and a
+ * block without its marker is computed again, to the same sums. Its loss
+ * costs redo, never a wrong answer. */
+static void a_lost_marker_costs_only_its_blocks_redo(void)
+{
+    const uint64_t n = 1000;
+    const uint32_t block = 64;
+    struct ps_state st;
+    struct wl_ctx c;
+    struct wl_harness h;
+    gpm_region r;
+    uint32_t *in, *done;
+    uint64_t k = 0;
+    char name[64];
+    memset(&st, 0, sizeof st);
+    st.n = n;
+    st.block = block;
+    st.nblocks = ps_nblocks(n, block);
+    snprintf(name, sizeof name, "test-ps-marker-%d.pm", (int)getpid());
+    CHECKF(gpm_map(&r, name, ps_file_bytes(n, block), GPM_CREATE | GPM_HOST_ONLY) == 0,
+           "%s", gpm_last_error());
+    wl_test_ctx(&c, &h);
+    c.m = wl_mode(WL_CPU);
+    c.h->obj[PS_SUMS].region = r;
+    in = malloc(n * 4);
+    CHECK(in);
+    ps_cpu_generate(in, n, 3);
+    done = (uint32_t *)((uint8_t *)r.host + ps_done_off(n));
+    CHECK_EQ_INT(ps_cpu_scan_blocks(&c, &st, in, 1, &k), 0);
+    done[7] = 0; /* its sums durable, its marker not */
+    CHECK_EQ_INT(ps_cpu_scan_blocks(&c, &st, in, 1, &k), 0);
+    CHECK_EQ_INT(k, 1);
+    CHECK_EQ_INT(ps_count_pending(done, st.nblocks, 1), 0);
+    CHECK_EQ_INT(ps_cpu_block_prefix(&c, &st), 0);
+    CHECK_EQ_INT(ps_check((uint32_t *)((uint8_t *)r.host + ps_out_off()),
+                          (uint32_t *)((uint8_t *)r.host + ps_pre_off(n, block)), n, block, 3,
+                          NULL), 0);
+    free(in);
+    gpm_unmap(&r);
+    unlink(r.path);
+}
+
 /* A wrong sum is named by its index in the whole array, then by its place
  * in its block: element 5 of block 2 of blocks of 64 is element 133. */
 static void a_wrong_sum_is_named_by_its_global_index_and_block(void)
@@ -160,6 +203,7 @@ int main(void)
     RUN(layout_offsets);
     RUN(pending_blocks);
     RUN(resume_computes_only_pending_blocks);
+    RUN(a_lost_marker_costs_only_its_blocks_redo);
     RUN(a_wrong_sum_is_named_by_its_global_index_and_block);
     CHECK_EXIT();
 }
