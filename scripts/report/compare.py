@@ -25,10 +25,8 @@ rep_s keeps only three), or p >= alpha with the medians more than 5%
 apart."""
 import math
 import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import rows as R  # noqa: E402
+import rows as R
 
 FILES = ("figure_9", "figure_10", "figure_1b")
 # The paper's speedup over CAP-fs of a mode: (its report, its column).

@@ -24,10 +24,8 @@ column counts kills of one kind, so that none contradicts another:
 A row is ok when every trial recovered and at least 90% of its random
 kills landed mid-work (the campaign's own rule, scripts/experiments/crash.sh)."""
 import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import rows as R  # noqa: E402
+import rows as R
 
 FILES = ("crash.tsv", "crash-log.tsv", "crash-cp.tsv")
 COUNTS = ("trials", "mid_work", "before_progress", "finished_first", "recovered",

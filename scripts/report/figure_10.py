@@ -5,11 +5,7 @@ GPM-eADR over GPM, GPM-eADR over CAP-eADR) beside ours.
     figure_10.py RESULTS_DIR OUT_TSV
 Reads RESULTS_DIR/figure_10.tsv and figure_9.tsv (whose CAP-fs and GPM runs
 make figure_10 reuses); the selection rules are figure_9.py's."""
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import rows as R  # noqa: E402
+import rows as R
 
 MODES = ("cap-fs", "gpm-ndp", "gpm", "gpm-eadr", "cap-eadr")
 GDS = "cap-gds"  # GPUDirect Storage, where it ran: Figure 9's rows or this figure's

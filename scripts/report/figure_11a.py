@@ -5,11 +5,7 @@ count (it is swept: never a strawman), which the report names.
     figure_11a.py RESULTS_DIR OUT_TSV
 Reads RESULTS_DIR/figure_11a.tsv: per (workload, op, scale), the newest
 verified GPM row of HCL and of each conventional partition count."""
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import rows as R  # noqa: E402
+import rows as R
 
 
 def main():

@@ -15,11 +15,7 @@ microseconds, the best partition count, conv/hcl for both, the counts
 tried. Comment lines give the mean ratios, how much each curve grows from
 the fewest to the most threads, and the paper's values
 (reports/paper/figure_11b.tsv)."""
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import rows as R  # noqa: E402
+import rows as R
 
 FIXED = 64  # the partition count of the runs before the sweep
 

@@ -24,12 +24,8 @@ both others (the comment lines say which rows do, and why):
 - write_ceiling_gbps is the fastest rate at which GPU threads wrote PM
   without persisting in Figure 3: payload bytes over time, like
   pm_write_gbps, not bytes on the link."""
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import rows as R  # noqa: E402
-import figure_3 as F3  # noqa: E402
+import rows as R
+import figure_3 as F3
 
 
 # NVML samples every 20 ms (workloads/common/pcie.c); a run of fewer than

@@ -9,10 +9,8 @@ newest revision that has any, and of those the rows with the most
 repetitions (the sweep runs each thread count once, then the fastest again
 with all repetitions), the one of the fastest thread count."""
 import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import rows as R  # noqa: E402
+import rows as R
 
 STORES = (("kvs", "kvs-cpu"), ("pmemobj", "pmemobj"), ("rocksdb", "rocksdb"))
 

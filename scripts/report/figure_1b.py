@@ -5,10 +5,8 @@ cpu), per workload.
 Reads RESULTS_DIR/figure_1b.tsv and figure_9.tsv (whose GPM runs make
 figure_1b reuses); the selection rules are figure_9.py's."""
 import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import rows as R  # noqa: E402
+import rows as R
 
 
 def main():

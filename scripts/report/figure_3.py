@@ -12,11 +12,8 @@ summarise the CAP-mm plateau, GPM's best over 1-thread CAP-mm and GPM's best
 against the unpersisted ceiling at the same thread count (the plot reads them
 from reports/paper/figure_3.tsv)."""
 import math
-import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import rows as R  # noqa: E402
+import rows as R
 
 SERIES = ("cap-mm", "gpm", "gpm-nopersist")
 CRITERION = 0.90  # GPM's best must reach this share of the ceiling

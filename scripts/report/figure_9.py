@@ -5,11 +5,7 @@ Reads RESULTS_DIR/figure_9.tsv. Per (workload, scale) and mode it takes the
 newest verified run row (rows are appended, so the newest is the last one in
 the file); a speedup is the ratio of median operation times. The paper's
 stated values (reports/paper/figure_9.tsv) stand beside ours."""
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import rows as R  # noqa: E402
+import rows as R
 
 def main():
     results_dir, out = R.args()

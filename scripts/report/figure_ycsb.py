@@ -14,10 +14,8 @@ workload, variant, batch and scale. Throughput is the run's operations
 over its median time (end to end: the batches' transfers in); kernel_mops
 over the kernels' time alone."""
 import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import rows as R  # noqa: E402
+import rows as R
 
 ORDER = ["load", "a", "b", "c", "d", "f", "search", "search-miss", "insert", "update", "delete"]
 VARIANTS = ["gpm", "gpm-pm", "gpm-pm-nocache", "gpm-pm-cache100", "gpm-pm-blocking", "gpm-k8",
@@ -164,9 +162,7 @@ def fnum(p, key):
 
 
 def main():
-    if len(sys.argv) != 3:
-        R.fail("usage: figure_ycsb.py RESULTS_DIR OUT_TSV")
-    results_dir, out = sys.argv[1], sys.argv[2]
+    results_dir, out = R.args()
     rows = [r for r in R.target_rows(results_dir, "figure_ycsb")
             if r.get("verified") == "ok" and (r.get("workload") == "gphash" or
                                               (r.get("workload") == "kvs" and

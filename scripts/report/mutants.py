@@ -40,8 +40,7 @@ scale and site (the original first, site "(original)"), its newest run
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import rows as R  # noqa: E402
+import rows as R
 
 ORIGINAL = "(original)"
 # Persist points whose loss the checker cannot flag because it is harmless,

@@ -27,11 +27,7 @@ workload, op, mode and scale, its newest run:
     (some restarted to a wrong result: its persists cannot be dropped);
     "incomplete" where the trace missed stores, "error" where it could not
     run."""
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import rows as R  # noqa: E402
+import rows as R
 
 
 def verdict(p, images, wrong, failed):

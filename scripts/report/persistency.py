@@ -21,10 +21,8 @@ Writes one row per workload, op, mode and scale, its newest check:
 Rows of mutants (params mutant=, GPM_MUTATE set) are left out: make mutants
 reports them (scripts/report/mutants.py)."""
 import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import rows as R  # noqa: E402
+import rows as R
 
 COUNTS = ("images", "recovered", "wrong", "crashed", "refused")
 

@@ -55,10 +55,8 @@ two share a limit (together, hardly more than one alone); at least 1.75, that
 they overlap; between, that they partly do."""
 import os
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import rows as R  # noqa: E402
+import rows as R
 
 MODES = ("none", "gpm", "cap-mm", "cap-fs")
 GOAL = 1.25
@@ -304,9 +302,7 @@ def batch_roofs_text(roofs):
 
 
 def main():
-    if len(sys.argv) != 3:
-        R.fail("usage: roofline.py RESULTS_DIR OUT_TSV")
-    results_dir, out = sys.argv[1], sys.argv[2]
+    results_dir, out = R.args()
     rows = R.target_rows(results_dir, "roofline")
     relabelled = [ycsb_row(r) for r in rows]
     ycsb = {r["workload"] for r in relabelled if r}  # held against the batch path's roofs

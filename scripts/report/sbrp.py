@@ -16,11 +16,7 @@ per mutant, each the newest of its kind:
   kind check: the unmutated SBRP variant under the sbrp model;
   kind mutant: one SBRP operation weakened (site and kind): flagged where
     an image did not recover."""
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import rows as R  # noqa: E402
+import rows as R
 
 # SBRP's Figure 6 and section 7, simulated (GPGPU-Sim, PM across PCIe:
 # "far"; on the GPU: "near"), SBRP over the epoch model.

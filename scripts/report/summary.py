@@ -13,9 +13,8 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import rows as R  # noqa: E402
-from roofline import GOAL as ROOFLINE_GOAL  # noqa: E402
+import rows as R
+from roofline import GOAL as ROOFLINE_GOAL
 
 # (report, title, columns shown, the paper's statement)
 SECTIONS = [

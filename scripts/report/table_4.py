@@ -12,11 +12,7 @@ one that persists least; the write amplification follows that choice. The
 report shows each mode's chunk and how many copies of the table (the
 row's size_bytes) it persisted a repetition, and a why: line for each row
 whose CAP modes chose different chunks."""
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import rows as R  # noqa: E402
+import rows as R
 
 
 def chunk(row):

@@ -7,11 +7,7 @@ the time of the work between two checkpoints, of one checkpoint, and of a
 restore, in milliseconds.
     table_5.py RESULTS_DIR OUT_TSV
 Reads RESULTS_DIR/table_5.tsv."""
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import rows as R  # noqa: E402
+import rows as R
 
 
 def per_checkpoint(run):

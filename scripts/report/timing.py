@@ -12,10 +12,8 @@ whether the wall time is under 10 minutes or, where the timed repetitions
 alone add up to more, within 1.25x of them.
     timing.py RESULTS_DIR OUT_TSV"""
 import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import rows as R  # noqa: E402
+import rows as R
 
 PARTS = ("open_s", "calibrate_s", "setup_s", "untimed_s", "verify_s")
 GOAL_S, GOAL_RATIO = 600.0, 1.25
