@@ -20,13 +20,6 @@ import rows as R
 FIXED = 64  # the partition count of the runs before the sweep
 
 
-def paper_value(paper, metric):
-    for p in paper:
-        if p.get("metric") == metric:
-            return p.get("value", "nan")
-    return "nan"
-
-
 def param(row, name):
     """The integer NAME=V of the row's params, or None."""
     for kv in row.get("params", "").split(","):
@@ -96,7 +89,6 @@ def main():
         vals = [row[col] for row in table if row[col] == row[col]]
         return vals[-1] / vals[0] if len(vals) > 1 and vals[0] > 0 else float("nan")
 
-    paper = R.read_paper("figure_11b")
     entry = sorted({param(r, "entry_bytes") for r in run} - {None})
     tried = sorted({p for by_p in conv.values() for p in by_p})
     n_best = sum(1 for row in table if row[4] == row[4])
@@ -113,12 +105,12 @@ def main():
         % (",".join(str(p) for p in tried) or "none"),
         "mean conv_best/hcl over %d thread counts: %sx; paper %sx"
         % (n_best, R.fmt(mean(row[4] for row in table)),
-           paper_value(paper, "mean_conv_over_hcl")),
+           R.paper_metric("figure_11b", "mean_conv_over_hcl")),
         "mean conv%d/hcl (fixed %d partitions) over %d thread counts: %sx"
         % (FIXED, FIXED, n_fixed, R.fmt(mean(row[6] for row in table))),
         "growth from %d to %d threads: hcl %sx, conv_best %sx; paper: hcl %s, conv jumps"
         % (threads[0], threads[-1], R.fmt(growth(1)), R.fmt(growth(2)),
-           paper_value(paper, "hcl_trend")),
+           R.paper_metric("figure_11b", "hcl_trend")),
     ]
     if len(tried) == 1:
         comments.append("NOTE: conventional logging ran at one partition count only (%d): "

@@ -57,13 +57,6 @@ def link_ceiling(results_dir):
     return (max(rates), fname) if rates else (float("nan"), None)
 
 
-def paper_value(paper, metric):
-    for p in paper:
-        if p.get("metric") == metric:
-            return float(p["value"])
-    return float("nan")
-
-
 def ratio(a, b):
     return a / b if b and b == b and a == a else float("nan")
 
@@ -94,9 +87,8 @@ def main():
     ceil_gbps = gbps(ceil) if ceil else float("nan")
     share = ratio(gpm_best, ceil_gbps)
 
-    paper = R.read_paper("figure_3")
-    p_plateau = paper_value(paper, "cap_mm_plateau")
-    p_gpm = paper_value(paper, "gpm_best_over_cap_mm_1")
+    p_plateau = float(R.paper_metric("figure_3", "cap_mm_plateau"))
+    p_gpm = float(R.paper_metric("figure_3", "gpm_best_over_cap_mm_1"))
 
     first = run[0]
     if share != share:

@@ -154,13 +154,6 @@ def scale_of(rows):
                          if r.get("scale") == "custom" else r.get("scale"))
 
 
-def fnum(p, key):
-    try:
-        return float(p.get(key, "nan"))
-    except ValueError:
-        return float("nan")
-
-
 def main():
     results_dir, out = R.args()
     rows = [r for r in R.target_rows(results_dir, "figure_ycsb")
@@ -195,15 +188,15 @@ def main():
                                             VARIANTS.index(kv[0][2]) if kv[0][2] in VARIANTS
                                             else 9, kv[0][3])):
         med = R.number(r, "median_s")
-        ops = fnum(p, "run_ops")
-        kern = fnum(p, "kernel_s")
+        ops = R.fnum(p.get("run_ops"))
+        kern = R.fnum(p.get("kernel_s"))
         kind = "mix" if default_batch.get(scale) == b else "sweep"
         if kind == "sweep" and not swept(scale, y, v):
             continue
         out_rows.append([kind, y, ORDER.index(y) if y in ORDER else 99, scale, v, b,
                          ops / med / 1e6, ops / kern / 1e6 if kern > 0 else float("nan"),
-                         fnum(p, "batch_p50_us"), fnum(p, "batch_p99_us"),
-                         fnum(p, "bktcache_hit_rate"), med, R.noisy([(v, r)])])
+                         R.fnum(p.get("batch_p50_us")), R.fnum(p.get("batch_p99_us")),
+                         R.fnum(p.get("bktcache_hit_rate")), med, R.noisy([(v, r)])])
         if kind == "mix" and swept(scale, y, v):
             out_rows.append(["sweep"] + out_rows[-1][1:])  # the default batch is a sweep point too
         used.append(r)

@@ -48,20 +48,16 @@ def persist_cost(results_dir):
     newest verified gpm row that has a none row of the same inputs (a
     program of several runs, GPHash's YCSB LOAD and A, pairs like with
     like), and that none row; or nothing."""
+    def case(r):
+        return r["workload"], r.get("op", "run"), tuple(R.inputs(r))
     rows = [r for r in R.read_rows(results_dir, "roofline.tsv")
             if r.get("scale") == "paper" and r.get("verified") == "ok"]
-    none = {}
-    for r in rows:
-        if r.get("mode") == "none":
-            none[(r["workload"], r.get("op", "run"), tuple(R.inputs(r)))] = r
+    none = {case(r): r for r in rows if r.get("mode") == "none"}
     best = {}
     for r in rows:
-        if r.get("mode") != "gpm":
-            continue
-        twin = none.get((r["workload"], r.get("op", "run"), tuple(R.inputs(r))))
+        twin = none.get(case(r)) if r.get("mode") == "gpm" else None
         if twin:
-            best[(r["workload"], r.get("op", "run"))] = (R.number(r, "median_s"),
-                                                          R.number(twin, "median_s"))
+            best[case(r)[:2]] = (R.number(r, "median_s"), R.number(twin, "median_s"))
     return best
 
 

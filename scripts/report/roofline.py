@@ -103,10 +103,6 @@ def stride_text(rates):
             % ", ".join("%s %.3g" % (size(b), r) for b, r in rates) if rates else "")
 
 
-def div(a, b):
-    return a / b if R.finite(a) and R.finite(b) and b > 0 else float("nan")
-
-
 def link_bandwidth(roofs):
     """B: the faster of the link-write probe and persist-seq's bytes."""
     seq = roofs["persist-seq"]
@@ -117,7 +113,7 @@ def link_bandwidth(roofs):
 def gpm_bound(v, p, n, roofs):
     """(bound, what binds, P/B, N/R) of a GPM run."""
     r_best = max(roofs[k][0] for k in ("persist-seq", "persist-rand8", "persist-rand16"))
-    terms = {"V": v, "P/B": div(p, link_bandwidth(roofs)), "N/R": div(n, r_best)}
+    terms = {"V": v, "P/B": R.ratio(p, link_bandwidth(roofs)), "N/R": R.ratio(n, r_best)}
     known = {k: t for k, t in terms.items() if R.finite(t)}
     if not R.finite(v):
         return float("nan"), "", terms["P/B"], terms["N/R"]
@@ -198,17 +194,17 @@ def batch_bound(row, roofs, host, spans=None):
         if scatter:
             table = R.fnum(row.get("size_bytes"))
             rate, r, size = over_span(roofs, spans or {}, scatter, table)
-            terms[scatter] = div(n["pm_records"], rate)
+            terms[scatter] = R.ratio(n["pm_records"], rate)
             if r is not roofs[scatter][1]:
                 why.append("%s over a %.3g GB file, for the table's %.3g GB"
                            % (scatter, size / 1e9, table / 1e9))
         else:
             missing.append("write-scatter")
     if gpm and n["pm_record_bytes"]:
-        terms["P/B"] = div(n["pm_record_bytes"], link_bandwidth(roofs))
+        terms["P/B"] = R.ratio(n["pm_record_bytes"], link_bandwidth(roofs))
     if n["pm_reads"]:
         if "read-rand8" in roofs:
-            terms["read-rand8"] = div(n["pm_reads"], roofs["read-rand8"][0])
+            terms["read-rand8"] = R.ratio(n["pm_reads"], roofs["read-rand8"][0])
         else:
             missing.append("read-rand8")
     known = {k: t for k, t in terms.items() if R.finite(t)}
@@ -338,12 +334,12 @@ def main():
             if_random = NAN  # records of several stores, not single persists
         else:
             bound, by, pb, nr = gpm_bound(v, p, n, roofs)
-            if_random, batch = div(n, roofs["persist-rand8"][0]), [""] * 8
+            if_random, batch = R.ratio(n, roofs["persist-rand8"][0]), [""] * 8
         copy, flush, write = (roofs[k][0] for k in ("d2h-copy", "cpu-flush", "fs-write"))
         pm = R.fnum(sel["cap-mm"]["bytes_persisted"]) if sel["cap-mm"] else float("nan")
         pf = R.fnum(sel["cap-fs"]["bytes_persisted"]) if sel["cap-fs"] else float("nan")
-        mm_bound = v + div(pm, copy) + div(pm, flush)
-        fs_bound = v + max(div(pf, copy), div(pf, write))
+        mm_bound = v + R.ratio(pm, copy) + R.ratio(pm, flush)
+        fs_bound = v + max(R.ratio(pf, copy), R.ratio(pf, write))
         over = R.ratio(t["gpm"], bound)
         out_rows.append([wl, scale, v, t["gpm"], p, n, pb, nr, if_random, bound, by, over,
                          ("yes" if over <= GOAL else "no") if R.finite(over) else "",

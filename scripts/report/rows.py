@@ -262,6 +262,13 @@ def read_paper(name):
             (line for line in f if not line.startswith("#")), delimiter="\t")]
 
 
+def paper_metric(name, metric):
+    """METRIC's value in reports/paper/NAME.tsv (metric and value columns),
+    "nan" where it states none."""
+    return next((p.get("value", "nan") for p in read_paper(name) if p.get("metric") == metric),
+                "nan")
+
+
 def write_tsv(path, header, rows, comments=()):
     """Writes '# ' comment lines, a header and rows (lists of values)."""
     with open(path, "w") as f:

@@ -217,6 +217,9 @@ def serial_clause(r):
 
 def verdict(name, rows):
     """One sentence on our key number for report NAME."""
+    def total(col):
+        return sum(int(num(r.get(col)) or 0) for r in rows)
+
     def geo(col):
         g = [r for r in rows if r.get("workload") == "geomean" and num(r.get(col))]
         return ", ".join("%s %s" % (r["scale"], R.fmt(num(r[col]))) for r in g)
@@ -284,16 +287,12 @@ def verdict(name, rows):
             % (r["scale"], r["wall_s"], r["timed_s"], r.get("goal") or "no goal")
             for r in f9) if f9 else "Figure 9 was not timed")
     if name == "crash":
-        def total(col):
-            return sum(int(num(r.get(col)) or 0) for r in rows)
         late = total("finished_first")
         return ("ours: %d crash trials of %d kills%s, %d unrecovered"
                 % (total("crash_trials"), total("kills"),
                    " (the %d that came after the work had finished are not crash trials)" % late
                    if late else "", total("unrecovered")))
     if name == "persistency":
-        def total(col):
-            return sum(int(num(r.get(col)) or 0) for r in rows)
         incomplete = [r for r in rows if r.get("verdict", "").startswith("incomplete")]
         failed = [r for r in rows if r.get("verdict", "").startswith("FAILED")]
         nested = total("nested_images")
@@ -347,10 +346,7 @@ def verdict(name, rows):
 def nvc_how_wrong(r):
     """" (a median X% of its UNITS wrong)" of an NVC report row, "" where
     its wrong restarts were not measured."""
-    try:
-        med = float(r.get("wrong_units_median", "nan"))
-    except ValueError:
-        return ""
+    med = R.fnum(r.get("wrong_units_median"))
     if med != med:
         return ""
     return " (a median %.3g%% of its %s wrong)" % (100 * med, r.get("units") or "units")
@@ -400,11 +396,8 @@ def days(results_dir, revisions):
 def held_revisions(results_dir):
     """The revisions of every row of RESULTS_DIR's TSV files (of REF_REV's,
     where it names one), in the order met; none without a folder."""
-    held = []
-    for r in R.read_rows(results_dir, "*.tsv", "git_rev") if results_dir else []:
-        if r.get("git_rev") and r["git_rev"] not in held:
-            held.append(r["git_rev"])
-    return held
+    rows = R.read_rows(results_dir, "*.tsv", "git_rev") if results_dir else []
+    return R.unique(r["git_rev"] for r in rows if r.get("git_rev"))
 
 
 def main():
