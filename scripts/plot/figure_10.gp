@@ -6,30 +6,13 @@
 # Columns of in (scripts/report/figure_10.py): 1 workload, 2 scale,
 # 8-11 our speedups, 15-18 the paper's, 22 CAP-gds's speedup.
 set terminal pngcairo size 1000,560 font ",11"
-set output out
-set datafile separator "\t"
-set datafile missing "nan"
-set datafile columnheaders
-# A series without one number (the paper states no per-workload values) is
-# left out: gnuplot would warn about it. The tic labels ride on an
-# invisible series of their own.
-stats in using (valid(8) ? 1 : 0) nooutput prefix "N8"
-stats in using (valid(9) ? 1 : 0) nooutput prefix "N9"
-stats in using (valid(10) ? 1 : 0) nooutput prefix "N10"
-stats in using (valid(11) ? 1 : 0) nooutput prefix "N11"
-stats in using (valid(15) ? 1 : 0) nooutput prefix "N15"
-stats in using (valid(16) ? 1 : 0) nooutput prefix "N16"
-stats in using (valid(17) ? 1 : 0) nooutput prefix "N17"
-stats in using (valid(18) ? 1 : 0) nooutput prefix "N18"
-stats in using (valid(22) ? 1 : 0) nooutput prefix "N22"
+load system("dirname '" . ARG0 . "'") . "/common.gpi"
+# The paper states no per-workload values: their series are left out. The
+# tic labels ride on an invisible series of their own.
+do for [c in "8 9 10 11 15 16 17 18 22"] { eval count(c) }
 paper_title = "title 'paper (where stated)'"
 set key autotitle columnheader
 # The platform and revision (sub, from scripts/reports.sh) under the title.
-# Tic labels: the workload alone where every row has one scale (one_scale,
-# from scripts/reports.sh, which puts that scale in the subtitle), else
-# the workload and its scale.
-if (!exists("one_scale")) one_scale = 0
-tic(w, s) = one_scale ? w : w . ' ' . s
 set title ("Figure 10: speedup over CAP-fs (log scale; paper states no per-workload bars)") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
 set ylabel "speedup over CAP-fs (log scale)"
 set logscale y

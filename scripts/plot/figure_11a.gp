@@ -4,17 +4,8 @@
 # Columns of in (scripts/report/figure_11a.py): 1 workload, 2 scale,
 # 7 hcl_speedup, 8 paper_hcl_speedup.
 set terminal pngcairo size 800,520 font ",11"
-set output out
-set datafile separator "\t"
-set datafile missing "nan"
-set datafile columnheaders
-stats in using (valid(7) ? 1 : 0) nooutput prefix "N7"
-stats in using (valid(8) ? 1 : 0) nooutput prefix "N8"
-# Tic labels: the workload alone where every row has one scale (one_scale,
-# from scripts/reports.sh, which puts that scale in the subtitle), else
-# the workload and its scale.
-if (!exists("one_scale")) one_scale = 0
-tic(w, s) = one_scale ? w : w . ' ' . s
+load system("dirname '" . ARG0 . "'") . "/common.gpi"
+do for [c in "7 8"] { eval count(c) }
 set title ("Figure 11a: HCL over the conventional log (bars: ours; markers: paper)") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
 set ylabel "speedup of HCL"
 set yrange [0:*]

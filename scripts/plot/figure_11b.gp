@@ -9,16 +9,9 @@ if (!exists("in")) in = 'reports/local/figure_11b.tsv'
 if (!exists("out")) out = 'reports/local/figure_11b.png'
 
 set terminal pngcairo size 800,500 font ",10"
-set output out
-set datafile separator "\t"
-set datafile columnheaders
-set datafile missing "nan"
+load system("dirname '" . ARG0 . "'") . "/common.gpi"
 
-# A series without one number is left out: gnuplot would warn about it.
-stats in using (valid(2) ? 1 : 0) nooutput prefix "N2"
-stats in using (valid(3) ? 1 : 0) nooutput prefix "N3"
-stats in using (valid(5) ? 1 : 0) nooutput prefix "N5"
-stats in using (valid(6) ? 1 : 0) nooutput prefix "N6"
+do for [c in "2 3 5 6"] { eval count(c) }
 stats in using (valid(5) ? $5 : 0) nooutput prefix "R"
 mean = N5_sum > 0 ? R_sum / N5_sum : NaN
 # The platform and revision (sub, from scripts/reports.sh) under the title.

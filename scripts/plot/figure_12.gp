@@ -6,18 +6,9 @@
 # Columns of in (scripts/report/figure_12.py): 1 workload, 2 scale,
 # 5 pm_write_gbps, 6 pcie_tx_gbps, 9 write_ceiling_gbps.
 set terminal pngcairo size 1000,560 font ",11"
-set output out
-set datafile separator "\t"
-set datafile missing "nan"
-set datafile columnheaders
-stats in using (valid(5) ? 1 : 0) nooutput prefix "N5"
-stats in using (valid(6) ? 1 : 0) nooutput prefix "N6"
+load system("dirname '" . ARG0 . "'") . "/common.gpi"
+do for [c in "5 6"] { eval count(c) }
 stats in using (valid(9) ? column(9) : 0) nooutput prefix "C"
-# Tic labels: the workload alone where every row has one scale (one_scale,
-# from scripts/reports.sh, which puts that scale in the subtitle), else
-# the workload and its scale.
-if (!exists("one_scale")) one_scale = 0
-tic(w, s) = one_scale ? w : w . ' ' . s
 set title ("Figure 12: write bandwidth to PM under GPM") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
 set ylabel "GB/s"
 set yrange [0:*]

@@ -5,15 +5,7 @@
 # Columns of in (scripts/report/figure_1a.py): 1 system, 2 scale,
 # 3 msets_per_s, 5 threads, 6 gpm_over_it.
 set terminal pngcairo size 800,520 font ",11"
-set output out
-set datafile separator "\t"
-set datafile missing "nan"
-set datafile columnheaders
-# Tic labels: the workload alone where every row has one scale (one_scale,
-# from scripts/reports.sh, which puts that scale in the subtitle), else
-# the workload and its scale.
-if (!exists("one_scale")) one_scale = 0
-tic(w, s) = one_scale ? w : w . ' ' . s
+load system("dirname '" . ARG0 . "'") . "/common.gpi"
 set title ("Figure 1a: batched SETs (bars: ours; paper: GPM 2.7-5.8x over CPU stores)") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
 set ylabel "million SETs a second (log scale)"
 set logscale y

@@ -4,17 +4,9 @@
 # Columns of in (scripts/report/figure_1b.py): 1 workload, 2 scale,
 # 5 gpm_over_cpu, 7 paper_lo, 8 paper_hi.
 set terminal pngcairo size 800,520 font ",11"
-set output out
-set datafile separator "\t"
-set datafile missing "nan"
-set datafile columnheaders
-stats in using (valid(5) ? 1 : 0) nooutput prefix "N5"
+load system("dirname '" . ARG0 . "'") . "/common.gpi"
+eval count("5")
 stats in using (valid(7) && valid(8) ? 1 : 0) nooutput prefix "NR"
-# Tic labels: the workload alone where every row has one scale (one_scale,
-# from scripts/reports.sh, which puts that scale in the subtitle), else
-# the workload and its scale.
-if (!exists("one_scale")) one_scale = 0
-tic(w, s) = one_scale ? w : w . ' ' . s
 set title ("Figure 1b: GPM over the CPU counterpart (bars: ours; range: paper)") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
 set ylabel "speedup over CPU with PM (log scale)"
 set logscale y

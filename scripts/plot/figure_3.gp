@@ -8,10 +8,7 @@ if (!exists("in")) in = 'reports/local/figure_3.tsv'
 if (!exists("out")) out = 'reports/local/figure_3.png'
 
 set terminal pngcairo size 1200,480 font ",10"
-set output out
-set datafile separator "\t"
-set datafile columnheaders
-set datafile missing "nan"
+load system("dirname '" . ARG0 . "'") . "/common.gpi"
 
 is(s) = (strcol(1) eq s)
 # Per series: how many rows have a speedup (column 5), and the largest. A

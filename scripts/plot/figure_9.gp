@@ -8,25 +8,13 @@
 # 6 capmm_speedup, 7 gpm_speedup, 8 paper_capmm_speedup, 10 paper_gpm_lo,
 # 11 paper_gpm_hi, 23 capgds_speedup.
 set terminal pngcairo size 1000,560 font ",11"
-set output out
-set datafile separator "\t"
-set datafile missing "nan"
-set datafile columnheaders
-# A series without one number (the paper leaves most values unstated) is
-# left out: gnuplot would warn about it. The tic labels ride on an
-# invisible series of their own.
-stats in using (valid(6) ? 1 : 0) nooutput prefix "N6"
-stats in using (valid(7) ? 1 : 0) nooutput prefix "N7"
-stats in using (valid(8) ? 1 : 0) nooutput prefix "N8"
+load system("dirname '" . ARG0 . "'") . "/common.gpi"
+# The paper leaves most values unstated: their series are left out. The
+# tic labels ride on an invisible series of their own.
+do for [c in "6 7 8 23"] { eval count(c) }
 stats in using (valid(10) && valid(11) ? 1 : 0) nooutput prefix "NR"
-stats in using (valid(23) ? 1 : 0) nooutput prefix "N23"
 set key autotitle columnheader
 # The platform and revision (sub, from scripts/reports.sh) under the title.
-# Tic labels: the workload alone where every row has one scale (one_scale,
-# from scripts/reports.sh, which puts that scale in the subtitle), else
-# the workload and its scale.
-if (!exists("one_scale")) one_scale = 0
-tic(w, s) = one_scale ? w : w . ' ' . s
 set title ("Figure 9: speedup over CAP-fs (bars: ours; markers: paper)") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
 set ylabel "speedup over CAP-fs (log scale)"
 set logscale y

@@ -10,10 +10,7 @@
 # rows of one scale). Column 3 places each workload (figure_ycsb.py's
 # order, which the tics below name).
 set terminal pngcairo size 1300,620 font ",11"
-set output out
-set datafile separator "\t"
-set datafile missing "nan"
-set datafile columnheaders
+load system("dirname '" . ARG0 . "'") . "/common.gpi"
 set multiplot layout 1,2 title ("YCSB on GPHash and gpKVS") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
 # A variant, or (rows from before the mirror) its "-pm" twin: gpm-k8, gpm-pm-k8.
 mix(v, off) = (strcol(1) eq "mix" && strcol(5) eq v && $14 == 1) ? $3 + off : NaN

@@ -4,12 +4,7 @@
 # Columns of in (scripts/report/roofline.py): 1 workload, 2 scale, 3 v_s,
 # 4 gpm_s, 10 bound_s, 14 capmm_s, 17 capfs_s.
 set terminal pngcairo size 1100,600 font ",11"
-set output out
-set datafile separator "\t"
-set datafile missing "nan"
-set datafile columnheaders
-if (!exists("one_scale")) one_scale = 0
-tic(w, s) = one_scale ? w : w . ' ' . s
+load system("dirname '" . ARG0 . "'") . "/common.gpi"
 set title ("Persistence roofline: time against the physical bound") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
 set ylabel "seconds (log scale)"
 set logscale y
