@@ -37,10 +37,11 @@ def of_ref(rows):
                                       if (r.get("git_rev") or "").startswith(ref)]
 
 
-def target_rows(results_dir, target, keep=lambda row: True):
-    """Every row of RESULTS_DIR/TARGET.tsv for which KEEP holds; none is an
-    error saying to run make TARGET."""
-    rows = [r for r in read_rows(results_dir, target + ".tsv") if keep(r)]
+def target_rows(results_dir, target, keep=lambda row: True, also=()):
+    """Every row of RESULTS_DIR/TARGET.tsv (and of the reports named in
+    ALSO) for which KEEP holds; none is an error saying to run make TARGET."""
+    rows = [r for n in (target,) + tuple(also) for r in read_rows(results_dir, n + ".tsv")
+            if keep(r)]
     if not rows:
         fail("%s: no rows in %s (run make %s first)"
              % (target, os.path.join(results_dir, target + ".tsv"), target))
@@ -433,10 +434,7 @@ def speedup_table(results_dir, name, modes, also=()):
     (workload, scale) the median_s of each mode (nan where missing), the
     selected row of each mode (None where missing), the CAP-mm thread count
     and the noisy column of the modes' rows."""
-    rows = [r for n in (name,) + tuple(also) for r in read_rows(results_dir, n + ".tsv")]
-    if not rows:
-        fail("%s: no rows in %s (run make %s first)"
-               % (name, os.path.join(results_dir, name + ".tsv"), name))
+    rows = target_rows(results_dir, name, also=also)
     best, warnings = newest(rows)
     table, used = [], []
     for wl, scale in groups(best):

@@ -400,6 +400,11 @@ def held_revisions(results_dir):
     return R.unique(r["git_rev"] for r in rows if r.get("git_rev"))
 
 
+def tagged(comments, tag):
+    """The comment lines that begin with TAG, without it."""
+    return [c[len(tag):] for c in comments if c.startswith(tag)]
+
+
 def main():
     if len(sys.argv) not in (3, 4):
         R.fail("usage: summary.py REPORTS_DIR OUT_MD [RESULTS_DIR]")
@@ -412,11 +417,10 @@ def main():
             missing.append(name)
             continue
         comments, header, rows = read_report(path)
-        plat = [c[len("platform: "):] for c in comments if c.startswith("platform: ")]
-        several = "NOTE: rows come from several revisions: "
-        rev = (["revision " + c[len("revision: "):] for c in comments
-                if c.startswith("revision: ")] +
-               ["revisions " + c[len(several):] for c in comments if c.startswith(several)])
+        plat = tagged(comments, "platform: ")
+        rev = (["revision " + c for c in tagged(comments, "revision: ")] +
+               ["revisions " + c for c in tagged(comments, "NOTE: rows come from several "
+                                                          "revisions: ")])
         platforms += [p for p in plat if p not in platforms]
         for r in rev:
             revisions += [v for v in r.split(" ", 1)[1].split(", ") if v not in revisions]
@@ -429,21 +433,20 @@ def main():
         if plat and name == "figure_9":
             reason = figure_9_reason(plat[0], rows)
         elif plat and name in GPU_AGAINST_CPU:
-            cpu = [c[len("cpu: "):] for c in comments if c.startswith("cpu: ")]
+            cpu = tagged(comments, "cpu: ")
             reason = gpu_against_cpu_reason(name, plat[0], cpu[0] if cpu else "", rows)
         elif plat and name in PERFORMANCE:
             reason = platform_reason(plat[0])
         said = verdict(name, rows)
         # A report's "why:" lines explain what its numbers would otherwise
         # seem to contradict: the summary repeats them.
-        why = [c[len("why: "):] for c in comments if c.startswith("why: ")]
+        why = tagged(comments, "why: ")
         lines += ["", "Paper: %s. %s%s.%s" % (paper, said[:1].upper(), said[1:],
                                               " On this platform " + reason + "." if reason
                                               else "")]
         if why:
             lines += ["", "Why: %s." % "; ".join(why)]
-        beside = [c[len("paper beside ours: "):] for c in comments
-                  if c.startswith("paper beside ours: ")]
+        beside = tagged(comments, "paper beside ours: ")
         if beside:
             lines += ["", "Beside the paper:", ""] + ["- %s." % b for b in beside]
         spread = noise(rows)
