@@ -1,7 +1,7 @@
 # Figure 10: speedup over CAP-fs of GPM-NDP, GPM, GPM-eADR, CAP-eADR and,
-# where it ran, CAP-gds per workload (bars, ours), with the paper's values as markers where it states
-# them (the paper's text states per-workload values for none; its stated
-# relations are in the comment lines of the TSV).
+# where it ran, CAP-gds per workload (bars, ours), with the paper's values as
+# markers where it states them (its text states none per workload; its
+# stated relations are in the comment lines of the TSV).
 #   gnuplot -e "in='reports/local/figure_10.tsv'; out='reports/local/figure_10.png'" figure_10.gp
 # Columns of in (scripts/report/figure_10.py): 1 workload, 2 scale,
 # 8-11 our speedups, 15-18 the paper's, 22 CAP-gds's speedup.

@@ -1,8 +1,7 @@
 # Figure 9: speedup over CAP-fs of CAP-mm, GPM and, where it ran, CAP-gds
-# per workload (bars, ours),
-# with the paper's stated CAP-mm values as markers and its stated GPM ranges
-# for the workload or its class as error bars (column 9 states the same
-# ranges as text, "7-8", and is not plotted).
+# per workload (bars, ours), with the paper's stated CAP-mm values as markers
+# and its stated GPM ranges for the workload or its class as error bars
+# (column 9 states the same ranges as text, "7-8", and is not plotted).
 #   gnuplot -e "in='reports/local/figure_9.tsv'; out='reports/local/figure_9.png'" figure_9.gp
 # Columns of in (scripts/report/figure_9.py): 1 workload, 2 scale,
 # 6 capmm_speedup, 7 gpm_speedup, 8 paper_capmm_speedup, 10 paper_gpm_lo,

@@ -13,16 +13,12 @@ per workload (or log/checkpoint kind), op, mode and scale: the counts summed
 over the campaigns of its newest revision (a campaign split into parts, or
 extended with more seeds, adds up; one that failed at that revision fails
 the row), the verdict, and totals over every campaign recorded. Every
-column counts kills of one kind, so that none contradicts another:
-  kills = random_kills + before_commit: every run killed;
-  finished_first: random kills that came after the work had finished;
-  crash_trials = kills - finished_first: kills that landed inside the work
-    (mid_work, before_progress, before_commit, and any whose recovery
-    failed before it could say where the kill landed);
-  recovered + unrecovered = crash_trials (a finished-first run is checked
-    too, and would count as unrecovered if its check failed).
-A row is ok when every trial recovered and at least 90% of its random
-kills landed mid-work (the campaign's own rule, scripts/experiments/crash.sh)."""
+column counts kills of one kind, as the report's comment lines say, so that
+none contradicts another: crash_trials, the kills that landed inside the
+work, are mid_work, before_progress, before_commit and any whose recovery
+failed before it could say where the kill landed; a finished-first run is
+checked too, and would count as unrecovered if its check failed. verdict()
+is the campaign's own rule (scripts/experiments/crash.sh)."""
 import os
 
 import rows as R

@@ -1,20 +1,15 @@
 """Figure 11b report: undo-log insert latency against concurrent logging
 threads, HCL against conventional partitioned logging, beside the paper.
-
-    python3 scripts/report/figure_11b.py RESULTS_DIR OUT_TSV
-
-Reads the log-scaling rows of the newest run under RESULTS_DIR (the newest
-file holding such rows, and in it the git_rev+host of its last row) and
-takes the median over repeated rows per (op, threads, partitions).
-Conventional logging is swept over partition counts (partitions=P in
-params): for each thread count it is taken at its best count, the one with
-the lowest median latency among those whose rows all verified, so that HCL
-is held against a fair baseline; the fixed count of 64 (the only one run
-before the sweep) is kept beside it. One row per thread count: latencies in
-microseconds, the best partition count, conv/hcl for both, the counts
-tried. Comment lines give the mean ratios, how much each curve grows from
-the fewest to the most threads, and the paper's values
-(reports/paper/figure_11b.tsv)."""
+    figure_11b.py RESULTS_DIR OUT_TSV
+Reads the log-scaling rows of the newest run under RESULTS_DIR
+(rows.newest_run) and takes the median over repeated rows per (op, threads,
+partitions). Conventional logging is swept over partition counts
+(partitions=P in params): for each thread count it is taken at its best
+count, the one with the lowest median latency among those whose rows all
+verified, so that HCL is held against a fair baseline; the fixed count of 64
+(the only one run before the sweep) is kept beside it. One row per thread
+count; the comment lines hold the mean ratios, each curve's growth and the
+paper's values."""
 import rows as R
 
 FIXED = 64  # the partition count of the runs before the sweep

@@ -1,16 +1,12 @@
 """Figure 3 report: persistence scaling with CPU threads (CAP-mm) and GPU
 threads (GPM), beside the paper's observations.
-
-    python3 scripts/report/figure_3.py RESULTS_DIR OUT_TSV
-
-Reads the persist-scaling rows of the newest run under RESULTS_DIR (the
-newest file holding such rows, and in it the git_rev+host of its last row),
-takes the median over repeated rows per (op, threads), and writes one row per
-measured point: throughput and speedup over single-threaded CAP-mm. The
-paper's two numbers are not points: they stand in the comment lines, which
-summarise the CAP-mm plateau, GPM's best over 1-thread CAP-mm and GPM's best
-against the unpersisted ceiling at the same thread count (the plot reads them
-from reports/paper/figure_3.tsv)."""
+    figure_3.py RESULTS_DIR OUT_TSV
+Reads the persist-scaling rows of the newest run under RESULTS_DIR
+(rows.newest_run), takes the median over repeated rows per (op, threads),
+and writes one row per measured point: throughput and speedup over
+single-threaded CAP-mm. The paper's two numbers are not points: they stand
+in the comment lines beside ours (the plot reads them from
+reports/paper/figure_3.tsv)."""
 import math
 
 import rows as R

@@ -1,13 +1,12 @@
 #!/usr/bin/env python3
 """YCSB on GPHash and gpKVS, the same stream: throughput of each core
 workload on GPHash in gpm (lookups served by its mirror in GPU memory; or
-from PM, with BktCache and without, its loading concurrent or blocking;
-and with gpKVS's 8-byte keys and values), none
-(nothing persisted), cap-delta (its CPU-assisted counterpart) and the CPU
-counterpart;
-on gpKVS in its modes (kvs-gpm, kvs-cap-delta, kvs-cpu) and Figure 1a's
-CPU stores (pmemobj, rocksdb); and GPHash gpm's throughput-latency curve
-over batch sizes.
+from PM, with BktCache and without, its loading concurrent or blocking; and
+with gpKVS's 8-byte keys and values), none (nothing persisted), cap-delta
+(its CPU-assisted counterpart) and the CPU counterpart; on gpKVS in its
+modes (kvs-gpm, kvs-cap-delta, kvs-cpu) and Figure 1a's CPU stores
+(pmemobj, rocksdb); and GPHash gpm's throughput-latency curve over batch
+sizes.
     figure_ycsb.py RESULTS_DIR OUT_TSV
 Reads RESULTS_DIR/figure_ycsb.tsv: the newest verified row of each
 workload, variant, batch and scale. Throughput is the run's operations

@@ -12,28 +12,20 @@ site_kind, site_count, and site_where=recovery for a site only a recovery
 reaches, whose images are those of crashed recoveries: nested_images,
 nested_recovered; start=old for a check over the files a first run left,
 which make mutants makes of the original and of every mutant not flagged
-from fresh files); both carry images, recovered, wrong, crashed,
-refused, complete, trace_points (the traced run's persist points),
-mutant_left (the mutant's points left at its site: 0 where it took) and
-the SIGKILL trials' kills, kill_units,
-sigkill_recovered, sigkill_flagged. Writes one row per workload, op, mode,
-scale and site (the original first, site "(original)"), its newest run
-(start: "fresh" or "old files"):
+from fresh files); both carry images, recovered, wrong, crashed, refused,
+complete, trace_points (the traced run's persist points), mutant_left (the
+mutant's points left at its site: 0 where it took) and the SIGKILL trials'
+kills, kill_units, sigkill_recovered, sigkill_flagged. Writes one row per
+workload, op, mode, scale and site (the original first, site "(original)"),
+its newest run (start: "fresh" or "old files"):
   checker: for a mutant, "flagged" (images did not recover); where none
     failed, from what gpm-check measured of the removed persist points
-    (removed, held_stores, held_images): "redundant (holds no store back)"
-    (a later persist makes every store durable at the same point: the
-    mutant's images are the original's, and no check can flag it), "not
-    flagged (N images held back, all recovered)" (the images where its
-    removal holds stores back all recovered: evidence, not proof; a
-    progress marker's loss only redoes work, but more images may find what
-    these missed), "argued benign (TEST)" where a not flagged site is one of
-    ARGUED, whose loss a test shows to be harmless, or, from rows without
-    them, "benign (no image failed)";
-    "incomplete" (the
-    trace missed stores: no verdict) or "error" (no check, or the site
-    kept persist points: the mutant did not take); for the
-    original, "passes" or "FAILED";
+    (removed, held_stores, held_images): "redundant (holds no store back)",
+    "not flagged (N images held back, all recovered)" (evidence, not proof:
+    more images may find what these missed), "argued benign (TEST)" for a
+    site of ARGUED, or from rows without them "benign (no image failed)";
+    "incomplete" (the trace missed stores: no verdict) or "error" (no check,
+    or the mutant did not take); for the original, "passes" or "FAILED";
   sigkill: "not flagged (R of K recovered)", "flagged (F of K)" or "no
     trials"; with DRAM standing in for PM a SIGKILL loses no store, so it is
     not expected to flag any mutant."""

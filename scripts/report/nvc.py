@@ -11,22 +11,12 @@ durable_median (the median share of the work that the recoveries which
 passed found durable), and of the wrong outputs wrong_measured,
 wrong_share_median, wrong_share_max, units, wrong_max_err and wrong_err
 (how wrong, in the workload's own error measure). Writes one row per
-workload, op, mode and scale, its newest run:
-  correct, wrong, failed_restart (refused + crashed), each with its share
-    of the images;
-  durable_median: of the correct ones, the share of the work found durable
-    (the rest was computed again: the extra work of restarting);
-  wrong_measured, wrong_units_median, wrong_units_max, units: of the wrong
-    ones, how many said how wrong, and the median and largest share of
-    the workload's units (its sums, nodes, keys...) wrong;
-  wrong_max_err, wrong_err: the largest error of a wrong output where the
-    output is floating point, absolute (abs) or relative (rel) as the
-    workload's tolerance;
-  verdict: "recomputes" (every image correct), "detects the rest"
-    (none wrong: the others were refused or crashed), or "silently wrong"
-    (some restarted to a wrong result: its persists cannot be dropped);
-    "incomplete" where the trace missed stores, "error" where it could not
-    run."""
+workload, op, mode and scale, its newest run: correct, wrong and
+failed_restart (refused + crashed) with their shares of the images, how
+wrong the wrong ones were, and the verdict, as the report's comment lines
+define them: "recomputes", "detects the rest" or "silently wrong" (its
+persists cannot be dropped); "incomplete" where the trace missed stores,
+"error" where the check could not run."""
 import rows as R
 
 

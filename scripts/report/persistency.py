@@ -10,16 +10,10 @@ scripts/experiments/check-persistency.sh through gpm-check): params images,
 recovered, wrong, crashed, refused, complete, run_s, run_work_s (the traced
 run's wall time and timed work), untraced_s, untraced_work_s (the same
 command untraced) and kernels_write_pm; median_s is the check's wall time.
-Writes one row per workload, op, mode and scale, its newest check:
-  images_per_s = images / the check's wall time (the traced run, the replay
-    and every recovery);
-  trace_overhead = the traced run's wall time over the untraced run's, and
-    work_overhead the same of their timed work (one run each);
-  verdict: ok (every image recovered, the trace complete); "incomplete:
-    stores the trace did not see" (a gap in the trace: its images prove
-    nothing); FAILED (images not recovered, or the check could not run).
-Rows of mutants (params mutant=, GPM_MUTATE set) are left out: make mutants
-reports them (scripts/report/mutants.py)."""
+Writes one row per workload, op, mode and scale, its newest check, with
+images_per_s, trace_overhead, work_overhead and the verdict as the report's
+comment lines define them. Rows of mutants (params mutant=, GPM_MUTATE set)
+are left out: make mutants reports them (scripts/report/mutants.py)."""
 import os
 
 import rows as R
@@ -33,7 +27,7 @@ def ratio(a, b):
 
 
 def verdict(row, p):
-    """The check's verdict (see the module's comment)."""
+    """The check's verdict, as the report's comment lines define it."""
     if "error" in p:
         return "FAILED: the check could not run: " + p["error"]
     if p.get("complete") == "no":

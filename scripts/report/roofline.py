@@ -4,8 +4,8 @@ time held against its physical bound on the machine that ran it.
     roofline.py RESULTS_DIR OUT_TSV
 Reads RESULTS_DIR/roofline.tsv (runs in none, gpm, cap-mm and cap-fs: the
 newest verified row of each) and RESULTS_DIR/roofs.tsv (gpm-roofs: the
-newest verified row of each probe on the runs' host).
-
+newest verified row of each probe on the runs' host). The report's comment
+lines define its columns; the terms of the bounds:
   V       the operation in mode none: the computation, with nothing persisted
   P, N    what the GPM run made durable: bytes, and the kernels' persists
   B       the link's write bandwidth: the faster of coalesced stores with one
@@ -16,43 +16,23 @@ newest verified row of each probe on the runs' host).
           (coalesced or random, 8 or 16 bytes): N/R is a floor for any
           pattern of persists
   GPM's bound    max(V, P/B, N/R)
-  CAP-mm's bound V + P/copy + P/flush (P: the cap-mm run's bytes; copy and
-                 flush at the rates gpm-roofs measured, one after the other
-                 as the engine does them)
-  CAP-fs's bound V + max(P/copy, P/write) (the engine overlaps the staging
-                 copy with the writes; then one fsync, inside the write rate)
-if_random_s is N over the random 8-byte persist rate: the time the persists
-alone would take if every one went to a line of its own, which the bound does
-not assume. Over 1.25x its bound an operation is named in the summary.
-
-The key-value stores' YCSB runs (gphash, kvs --op ycsb; a row per YCSB
-workload, "gphash(ycsb a)") are held against the batch path's roofs instead,
-from their rows' notes:
-  batch-floor-graph  run_batches x one batch with nothing to do (s_per_batch
-                     of the CUDA Graph's probe, measured at a batch no larger)
-  write-scatterS     pm_records at the rate of scattered records of S bytes,
-                     S the smallest probed of at least pm_record_bytes /
-                     pm_records (the largest where none is), measured over
-                     the smallest file of at least the table's bytes
-                     (size_bytes; the largest file where none is): the rate
-                     falls as writes spread over more of PM
+  CAP-mm's bound V + P/copy + P/flush, one after the other as the engine
+                 does them (P: the cap-mm run's bytes)
+  CAP-fs's bound V + max(P/copy, P/write): the engine overlaps the staging
+                 copy with the writes; then one fsync, inside the write rate
+if_random_s: N at the random 8-byte persist rate, as if every persist went
+to a line of its own, which the bound does not assume. The key-value stores'
+YCSB runs (gphash, kvs --op ycsb; a row per YCSB workload, "gphash(ycsb a)")
+are held against the batch path's roofs instead, from their rows' notes; GPM's
+bound is the largest of (mode none's: the floor and the reads):
+  batch-floor-graph  run_batches x one batch with nothing to do (a CUDA Graph)
+  write-scatterS     pm_records at the rate of scattered records of their
+                     size (scatter_probe) over the table's span (over_span)
   P/B                pm_record_bytes over B
   read-rand8         pm_reads at the rate of independent 8-byte reads of PM
-  GPM's bound        the largest of the four; mode none's the floor and the
-                     reads. A note missing from a row leaves its term out, and
-                     the note column says so; without run_batches, or a roof
-                     that a term needs, no bound, and the note says why.
-  serial_s           mode none's time and then the larger of the two write
-                     terms: the run's lookups and its persists one after the
-                     other, as a batch's kernel takes them. Not a bound; a
-                     run over its bound but within 1.25x of it is named as
-                     one whose lookups and persists add.
-Whether they must add, the roofs line says where gpm-roofs measured updates
-beside device reads (update-half, dev-read128-half alone; update-beside-reads,
-dev-read128-beside-updates at once, each from half the GPU): the two rates at
-once as shares of their rates alone. Shares summing to at most 1.25 say the
-two share a limit (together, hardly more than one alone); at least 1.75, that
-they overlap; between, that they partly do."""
+Over GOAL (1.25x) its bound an operation is named in the summary; a YCSB run
+within GOAL of serial_s (its lookups, then its persists) as one whose lookups
+and persists add. Whether they must add, the roofs line says (beside_text)."""
 import os
 import re
 
