@@ -17,15 +17,12 @@ FIXED = 64  # the partition count of the runs before the sweep
 
 def param(row, name):
     """The integer NAME=V of the row's params, or None."""
-    for kv in row.get("params", "").split(","):
-        k, _, v = kv.partition("=")
-        if k == name:
-            try:
-                return int(v)
-            except ValueError:
-                R.fail("figure_11b: row of %s has params %s=%r, not an integer"
-                       % (row.get("_file"), name, v))
-    return None
+    v = R.params(row).get(name)
+    try:
+        return None if v is None else int(v)
+    except ValueError:
+        R.fail("figure_11b: row of %s has params %s=%r, not an integer"
+               % (row.get("_file"), name, v))
 
 
 def ratio(a, b):

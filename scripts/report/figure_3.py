@@ -86,17 +86,13 @@ def main():
     p_plateau = float(R.paper_metric("figure_3", "cap_mm_plateau"))
     p_gpm = float(R.paper_metric("figure_3", "gpm_best_over_cap_mm_1"))
 
-    first = run[0]
-    if share != share:
-        verdict = "not measured"
-    else:
-        verdict = "met" if share >= CRITERION else "NOT met"
+    verdict = "not measured" if share != share else "met" if share >= CRITERION else "NOT met"
     comments = [
         "Figure 3: persistence scaling from %d rows of %s (git_rev %s, host %s)"
         % (len(run), R.shown_path(results_dir, fname), key[0], key[1]),
     ] + R.platform_comments(run) + R.rev_comments(run) + [
         "size %s bytes; speedup = throughput / single-threaded CAP-mm (%s GB/s)"
-        % (first.get("size_bytes", "?"), R.fmt(base)),
+        % (run[0].get("size_bytes", "?"), R.fmt(base)),
         "CAP-mm plateau (best/1-thread): %sx at %s CPU threads; paper %sx"
         % (R.fmt(ratio(cap_best, base)), cap_best_t, R.fmt(p_plateau)),
         "GPM best over 1-thread CAP-mm: %sx at %s GPU threads; paper %sx"

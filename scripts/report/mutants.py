@@ -171,18 +171,14 @@ def main():
     for k in sorted(newest, key=lambda k: k[:4] + (k[4] != ORIGINAL, k[4])):
         r = newest[k]
         p = R.params(r)
-        table.append(list(k) + [p.get("site_kind", "") +
-                                  (" (recovery)" if p.get("site_where") == "recovery" else ""),
-                                  p.get("site_count", ""),
-                                  "old files" if p.get("start") == "old" else "fresh",
-                                  p.get("trace_points", ""),
-                                  *R.check_images(p),
-                                  R.param_count(p, "wrong"), R.param_count(p, "crashed"),
-                                  R.param_count(p, "refused"), checker(r, p, held),
-                                  R.param_count(p, "kills"), p.get("kill_units", ""),
-                                  R.param_count(p, "sigkill_flagged"), sigkill(p),
-                                  R.number(r, "median_s") if r.get("median_s") else
-                                  float("nan")])
+        table.append(list(k) + [
+            p.get("site_kind", "") + (" (recovery)" if p.get("site_where") == "recovery" else ""),
+            p.get("site_count", ""), "old files" if p.get("start") == "old" else "fresh",
+            p.get("trace_points", ""), *R.check_images(p),
+            *(R.param_count(p, c) for c in ("wrong", "crashed", "refused")), checker(r, p, held),
+            R.param_count(p, "kills"), p.get("kill_units", ""),
+            R.param_count(p, "sigkill_flagged"), sigkill(p),
+            R.number(r, "median_s") if r.get("median_s") else float("nan")])
     mutants = [t for t in table if t[4] != ORIGINAL]
     col = {h: i for i, h in enumerate(header)}
     flagged, redundant, benign, other, by_kill = R.mutant_verdicts(

@@ -112,15 +112,13 @@ def main():
         failed = refused + crashed
         v = verdict(p, images, wrong, failed)
         cost = costs.get((key[0], key[1]), (float("nan"), float("nan")))
-        table.append(list(key) + [images, correct, share(correct, images),
-                                  R.fnum(p.get("durable_median")), wrong,
-                                  share(wrong, images), R.param_count(p, "wrong_measured"),
-                                  R.fnum(p.get("wrong_share_median")),
-                                  R.fnum(p.get("wrong_share_max")), p.get("units", ""),
-                                  R.fnum(p.get("wrong_max_err")), p.get("wrong_err", ""),
-                                  failed, share(failed, images), refused, crashed, v, cost[0],
-                                  cost[1],
-                                  sentence(v, correct, wrong, images, cost, how_wrong(p, wrong))])
+        table.append(list(key) + [
+            images, correct, share(correct, images), R.fnum(p.get("durable_median")), wrong,
+            share(wrong, images), R.param_count(p, "wrong_measured"),
+            R.fnum(p.get("wrong_share_median")), R.fnum(p.get("wrong_share_max")),
+            p.get("units", ""), R.fnum(p.get("wrong_max_err")), p.get("wrong_err", ""), failed,
+            share(failed, images), refused, crashed, v, cost[0], cost[1],
+            sentence(v, correct, wrong, images, cost, how_wrong(p, wrong))])
     used = list(newest.values())
     comments = (["NVC's question (Ma et al., MCHPC'18): restarted from whatever PM held, with "
                  "no persist honoured (gpm-check --model none: each word any value written to "

@@ -259,8 +259,8 @@ def read_paper(name):
     if not os.path.exists(path):
         return []
     with open(path, newline="") as f:
-        return [r for r in csv.DictReader(
-            (line for line in f if not line.startswith("#")), delimiter="\t")]
+        return list(csv.DictReader((line for line in f if not line.startswith("#")),
+                                   delimiter="\t"))
 
 
 def paper_metric(name, metric):
@@ -388,8 +388,7 @@ def paper_by_workload(name):
 
 def paper_val(paper, workload, col):
     """The paper's value or '' where the paper states none."""
-    v = paper.get(workload, {}).get(col, "") or ""
-    return v.strip()
+    return (paper.get(workload, {}).get(col, "") or "").strip()
 
 
 def paper_gpm_text(paper, workload):

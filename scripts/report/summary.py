@@ -226,8 +226,7 @@ def verdict(name, rows):
     if name == "figure_3":
         def top(series):
             v = [num(r.get("speedup_vs_cap_mm_1")) for r in rows if r.get("series") == series]
-            v = [x for x in v if x is not None]
-            return R.fmt(max(v)) if v else "nan"
+            return R.fmt(max((x for x in v if x is not None), default=float("nan")))
         return ("ours: CAP-mm at its best %sx its 1-thread rate; GPM at its best %sx 1-thread "
                 "CAP-mm" % (top("cap-mm"), top("gpm")))
     if name in ("figure_9", "figure_1b"):

@@ -19,13 +19,6 @@ PARTS = ("open_s", "calibrate_s", "setup_s", "untimed_s", "verify_s")
 GOAL_S, GOAL_RATIO = 600.0, 1.25
 
 
-def timing_lines(results_dir):
-    path = os.path.join(results_dir, "timing.tsv")
-    if not os.path.exists(path):
-        R.fail("timing: %s missing: run an experiment (make figure_9) first" % path)
-    return R.read_rows(results_dir, "timing.tsv", "target")
-
-
 def timed(row):
     p = R.params(row)
     try:
@@ -46,7 +39,10 @@ def goal(target, wall, timed_s):
 
 def main():
     results_dir, out = R.args()
-    lines = timing_lines(results_dir)
+    path = os.path.join(results_dir, "timing.tsv")
+    if not os.path.exists(path):
+        R.fail("timing: %s missing: run an experiment (make figure_9) first" % path)
+    lines = R.read_rows(results_dir, "timing.tsv", "target")
     # Appended in time order: the last revision of each wins.
     newest = {(t["target"], t["scale"]): (t["git_rev"], t["host"]) for t in lines}
     table, used = [], []
