@@ -32,20 +32,11 @@ if (N9_sum > 0) cmd = cmd . ", in using ($0 - bw):9 with boxes lc rgb '#ee6677' 
 if (N10_sum > 0) cmd = cmd . ", in using ($0):10 with boxes lc rgb '#228833' title 'GPM-eADR'"
 if (N11_sum > 0) cmd = cmd . ", in using ($0 + bw):11 with boxes lc rgb '#4477aa' title 'CAP-eADR'"
 if (N22_sum > 0) cmd = cmd . ", in using ($0 + 2*bw):22 with boxes lc rgb '#aa3377' title 'CAP-gds'"
-# The paper's markers share one key entry, on the first series drawn.
-if (N15_sum > 0) {
-    cmd = cmd . ", in using ($0 - 2*bw):15 with points pt 7 ps 1.4 lc rgb 'black' " . paper_title
-    paper_title = "notitle"
-}
-if (N16_sum > 0) {
-    cmd = cmd . ", in using ($0 - bw):16 with points pt 7 ps 1.4 lc rgb 'black' " . paper_title
-    paper_title = "notitle"
-}
-if (N17_sum > 0) {
-    cmd = cmd . ", in using ($0):17 with points pt 7 ps 1.4 lc rgb 'black' " . paper_title
-    paper_title = "notitle"
-}
-if (N18_sum > 0) {
-    cmd = cmd . ", in using ($0 + bw):18 with points pt 7 ps 1.4 lc rgb 'black' " . paper_title
-}
+# The paper's markers (column C, at X) share one key entry, on the first
+# series drawn.
+marker(x, c) = sprintf(", in using (%s):%d with points pt 7 ps 1.4 lc rgb 'black' ", x, c)
+if (N15_sum > 0) { cmd = cmd . marker("$0 - 2*bw", 15) . paper_title; paper_title = "notitle" }
+if (N16_sum > 0) { cmd = cmd . marker("$0 - bw", 16) . paper_title; paper_title = "notitle" }
+if (N17_sum > 0) { cmd = cmd . marker("$0", 17) . paper_title; paper_title = "notitle" }
+if (N18_sum > 0) { cmd = cmd . marker("$0 + bw", 18) . paper_title }
 eval cmd . ", 1 with lines dt 2 lc rgb 'black' notitle"
