@@ -2,7 +2,6 @@
 # where it ran, CAP-gds per workload (bars, ours), with the paper's values as
 # markers where it states them (its text states none per workload; its
 # stated relations are in the comment lines of the TSV).
-#   gnuplot -e "in='reports/local/figure_10.tsv'; out='reports/local/figure_10.png'" figure_10.gp
 # Columns of in (scripts/report/figure_10.py): 1 workload, 2 scale,
 # 8-11 our speedups, 15-18 the paper's, 22 CAP-gds's speedup.
 set terminal pngcairo size 1000,560 font ",11"
@@ -12,7 +11,6 @@ load system("dirname '" . ARG0 . "'") . "/common.gpi"
 do for [c in "8 9 10 11 15 16 17 18 22"] { eval count(c) }
 paper_title = "title 'paper (where stated)'"
 set key autotitle columnheader
-# The platform and revision (sub, from scripts/reports.sh) under the title.
 set title ("Figure 10: speedup over CAP-fs (log scale; paper states no per-workload bars)") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
 set ylabel "speedup over CAP-fs (log scale)"
 set logscale y

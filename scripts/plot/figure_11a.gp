@@ -1,6 +1,5 @@
 # Figure 11a: speedup of HCL over the conventional log at its best partition
 # count per transactional workload (bars, ours), the paper's values as markers.
-#   gnuplot -e "in='reports/local/figure_11a.tsv'; out='reports/local/figure_11a.png'" figure_11a.gp
 # Columns of in (scripts/report/figure_11a.py): 1 workload, 2 scale,
 # 7 hcl_speedup, 8 paper_hcl_speedup.
 set terminal pngcairo size 800,520 font ",11"

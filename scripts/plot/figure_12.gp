@@ -2,7 +2,6 @@
 # PCIe transmit throughput sampled during the run (points: bytes on the
 # link, headers likely included, so it can stand above both others), and
 # the write ceiling measured by Figure 3 (line: bytes written, as the bars).
-#   gnuplot -e "in='reports/local/figure_12.tsv'; out='reports/local/figure_12.png'" figure_12.gp
 # Columns of in (scripts/report/figure_12.py): 1 workload, 2 scale,
 # 5 pm_write_gbps, 6 pcie_tx_gbps, 9 write_ceiling_gbps.
 set terminal pngcairo size 1000,560 font ",11"

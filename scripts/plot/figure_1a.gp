@@ -1,7 +1,6 @@
 # Figure 1a: throughput of batched SETs, GPM against the CPU stores (bars,
 # ours, million SETs a second), each CPU store labelled with GPM's lead over
 # it; the paper gives only the range of that lead (2.7-5.8x), in the title.
-#   gnuplot -e "in='reports/local/figure_1a.tsv'; out='reports/local/figure_1a.png'" figure_1a.gp
 # Columns of in (scripts/report/figure_1a.py): 1 system, 2 scale,
 # 3 msets_per_s, 5 threads, 6 gpm_over_it.
 set terminal pngcairo size 800,520 font ",11"

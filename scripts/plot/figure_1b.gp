@@ -1,6 +1,5 @@
 # Figure 1b: speedup of GPM over each workload's CPU counterpart (bars,
 # ours), with the paper's stated range over BFS, SRAD and PS as error bars.
-#   gnuplot -e "in='reports/local/figure_1b.tsv'; out='reports/local/figure_1b.png'" figure_1b.gp
 # Columns of in (scripts/report/figure_1b.py): 1 workload, 2 scale,
 # 5 gpm_over_cpu, 7 paper_lo, 8 paper_hi.
 set terminal pngcairo size 800,520 font ",11"

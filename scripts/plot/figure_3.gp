@@ -28,15 +28,10 @@ if (exists("paper") && strlen(paper) > 0) {
     paper_gpm = PG_max
 }
 
-# plot_or_note(CMD): CMD's series after its leading ", ", or a note when
-# there is none.
-plot_or_note(cmd) = strlen(cmd) > 0 ? "plot " . cmd[3:] : "set label 1 'no measured speedup in the report' at graph 0.5, 0.5 center; plot [1:2] [0:1] 1/0 notitle; unset label 1"
-
 set grid ytics lc rgb "#dddddd"
 set key bottom right
 set ylabel "speedup over 1-thread CAP-mm"
 set logscale x 2
-# The platform and revision (sub, from scripts/reports.sh) under the title.
 set multiplot layout 1,2 title ("Persistence scaling (Figure 3): 8-byte writes persisted to PM") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
 
 set title "(a) CAP-mm: cudaMemcpy + CPU threads flushing"
@@ -47,7 +42,7 @@ set format x "%g"
 cmd = ""
 if (NC_sum > 0) cmd = cmd . ", in using (is('cap-mm') ? $2 : NaN):5 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'CAP-mm (measured)'"
 if (paper_plateau > 0) cmd = cmd . sprintf(", %g with lines dt 2 lw 2 lc rgb '#7f7f7f' title 'paper plateau %.2fx'", paper_plateau, paper_plateau)
-eval plot_or_note(cmd)
+eval plot_or_note(cmd, 'no measured speedup in the report', '[1:2] [0:1]')
 
 set title "(b) GPM: GPU threads, persist after every store"
 set xlabel "GPU threads"
@@ -59,6 +54,6 @@ if (NG_sum > 0) cmd = cmd . ", in using (is('gpm') ? $2 : NaN):5 with linespoint
 if (NN_sum > 0) cmd = cmd . ", in using (is('gpm-nopersist') ? $2 : NaN):5 with linespoints lw 2 pt 6 dt 3 lc rgb '#2ca02c' title 'no persist: write ceiling (measured)'"
 if (NC_sum > 0) cmd = cmd . sprintf(", %g with lines dt 4 lw 1 lc rgb '#1f77b4' title 'CAP-mm best (measured) %.2fx'", CC_max, CC_max)
 if (paper_gpm > 0) cmd = cmd . sprintf(", %g with lines dt 2 lw 2 lc rgb '#7f7f7f' title 'paper GPM best %.0fx'", paper_gpm, paper_gpm)
-eval plot_or_note(cmd)
+eval plot_or_note(cmd, 'no measured speedup in the report', '[1:2] [0:1]')
 
 unset multiplot

@@ -2,7 +2,6 @@
 # per workload (bars, ours), with the paper's stated CAP-mm values as markers
 # and its stated GPM ranges for the workload or its class as error bars
 # (column 9 states the same ranges as text, "7-8", and is not plotted).
-#   gnuplot -e "in='reports/local/figure_9.tsv'; out='reports/local/figure_9.png'" figure_9.gp
 # Columns of in (scripts/report/figure_9.py): 1 workload, 2 scale,
 # 6 capmm_speedup, 7 gpm_speedup, 8 paper_capmm_speedup, 10 paper_gpm_lo,
 # 11 paper_gpm_hi, 23 capgds_speedup.
@@ -13,7 +12,6 @@ load system("dirname '" . ARG0 . "'") . "/common.gpi"
 do for [c in "6 7 8 23"] { eval count(c) }
 stats in using (valid(10) && valid(11) ? 1 : 0) nooutput prefix "NR"
 set key autotitle columnheader
-# The platform and revision (sub, from scripts/reports.sh) under the title.
 set title ("Figure 9: speedup over CAP-fs (bars: ours; markers: paper)") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
 set ylabel "speedup over CAP-fs (log scale)"
 set logscale y

@@ -4,7 +4,6 @@
 # gpKVS in gpm, cap-delta and on the CPU, beside libpmemobj and RocksDB (log
 # scale); right, GPHash's and gpKVS's gpm throughput against its batches'
 # p99 latency over batch sizes (GPHash's Figures 5-6).
-#   gnuplot -e "in='reports/local/figure_ycsb.tsv'; out='reports/local/figure_ycsb.png'" figure_ycsb.gp
 # Columns of in (scripts/report/figure_ycsb.py): 1 kind, 2 ycsb, 3 x,
 # 4 scale, 5 variant, 6 batch, 7 mops, 10 batch_p99_us, 14 plotted (the
 # rows of one scale). Column 3 places each workload (figure_ycsb.py's

@@ -1,6 +1,5 @@
 # The persistence roofline: per workload operation, on a log scale, the
 # volatile baseline V, GPM's bound, and GPM, CAP-mm and CAP-fs as measured.
-#   gnuplot -e "in='reports/local/roofline.tsv'; out='reports/local/roofline.png'" roofline.gp
 # Columns of in (scripts/report/roofline.py): 1 workload, 2 scale, 3 v_s,
 # 4 gpm_s, 10 bound_s, 14 capmm_s, 17 capfs_s.
 set terminal pngcairo size 1100,600 font ",11"
