@@ -11,8 +11,6 @@ colour(v) = v eq "faster" ? 0x228833 : v eq "slower" ? 0xee6677 : v eq "same" ? 
 do for [c in "12 14 15"] { eval count(c) }
 stats in using (valid(17) && valid(18) ? 1 : 0) nooutput prefix "NR"
 set multiplot layout 2,1 title ("B against A") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
-set style fill solid 0.8 border -1
-set grid ytics
 set logscale y
 set xtics rotate by -30 nomirror noenhanced
 set xrange [-0.6:*]

@@ -15,8 +15,6 @@ set title ("Figure 10: speedup over CAP-fs (log scale; paper states no per-workl
 set ylabel "speedup over CAP-fs (log scale)"
 set logscale y
 set yrange [0.1:*]
-set grid ytics
-set style fill solid 0.8 border -1
 bw = 0.15
 set boxwidth bw
 set xtics rotate by -30 nomirror

@@ -8,8 +8,6 @@ do for [c in "7 8"] { eval count(c) }
 set title ("Figure 11a: HCL over the conventional log (bars: ours; markers: paper)") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
 set ylabel "speedup of HCL"
 set yrange [0:*]
-set grid ytics
-set style fill solid 0.8 border -1
 set boxwidth 0.5
 set xtics nomirror
 set key top left

@@ -11,8 +11,6 @@ stats in using (valid(9) ? column(9) : 0) nooutput prefix "C"
 set title ("Figure 12: write bandwidth to PM under GPM") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
 set ylabel "GB/s"
 set yrange [0:*]
-set grid ytics
-set style fill solid 0.8 border -1
 set boxwidth 0.5
 set xtics rotate by -30 nomirror
 # Room on the right for the last label, which leans past the plot.

@@ -10,8 +10,6 @@ set ylabel "million SETs a second (log scale)"
 set logscale y
 stats in using 3 nooutput prefix "Y"
 set yrange [Y_min / 4 : Y_max * 4]
-set grid ytics
-set style fill solid 0.8 border -1
 set boxwidth 0.5
 set xtics nomirror
 set xrange [-0.6:*]

@@ -10,8 +10,6 @@ set title ("Figure 1b: GPM over the CPU counterpart (bars: ours; range: paper)")
 set ylabel "speedup over CPU with PM (log scale)"
 set logscale y
 set yrange [0.1:*]
-set grid ytics
-set style fill solid 0.8 border -1
 set boxwidth 0.5
 set xtics nomirror
 set key top left

@@ -16,8 +16,6 @@ set title ("Figure 9: speedup over CAP-fs (bars: ours; markers: paper)") . (exis
 set ylabel "speedup over CAP-fs (log scale)"
 set logscale y
 set yrange [0.1:*]
-set grid ytics
-set style fill solid 0.8 border -1
 set boxwidth 0.25
 set xtics rotate by -30 nomirror
 # Room on the right for the last label, which leans past the plot.

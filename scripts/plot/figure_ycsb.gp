@@ -17,8 +17,6 @@ mix2(v, w, off) = (strcol(1) eq "mix" && (strcol(5) eq v || strcol(5) eq w) && $
 set title "throughput by workload (batches of the default size)"
 set ylabel "Mops (log scale)"
 set logscale y
-set grid ytics
-set style fill solid 0.8 border -1
 set boxwidth 0.072
 stats in using ($14 == 1 ? $3 : NaN) nooutput prefix "X"
 set xrange [-0.6:X_max + 0.6]

@@ -7,7 +7,6 @@ load system("dirname '" . ARG0 . "'") . "/common.gpi"
 set title ("Persistence roofline: time against the physical bound") . (exists("sub") && strlen(sub) > 0 ? "\n" . sub : "") noenhanced
 set ylabel "seconds (log scale)"
 set logscale y
-set grid ytics
 set style fill solid 0.85 border -1
 bw = 0.16
 set boxwidth bw
