@@ -12,13 +12,12 @@ def main():
     modes = ("cap-fs", "cap-mm", "gpm", "cap-delta", "cap-gds")
     rows, table, used, warnings = R.speedup_table(results_dir, "figure_9", modes)
     paper = R.paper_by_workload("figure_9")
-    header = ["workload", "scale", "capfs_s", "capmm_s", "gpm_s", "capmm_speedup",
-              "gpm_speedup", "paper_capmm_speedup", "paper_gpm_speedup",
-              "paper_gpm_lo", "paper_gpm_hi", "gpm_over_capmm",
-              "paper_gpm_over_capmm", "capmm_threads",
-              "capfs_checkpoint_s", "gpm_checkpoint_s", "gpm_checkpoint_speedup",
-              "capdelta_s", "capdelta_speedup", "gpm_over_capdelta", "noisy",
-              "capgds_s", "capgds_speedup", "gpm_over_capgds", "capgds_cufile"]
+    header = ["workload", "scale", "capfs_s", "capmm_s", "gpm_s", "capmm_speedup", "gpm_speedup",
+              "paper_capmm_speedup", "paper_gpm_speedup", "paper_gpm_lo", "paper_gpm_hi",
+              "gpm_over_capmm", "paper_gpm_over_capmm", "capmm_threads", "capfs_checkpoint_s",
+              "gpm_checkpoint_s", "gpm_checkpoint_speedup", "capdelta_s", "capdelta_speedup",
+              "gpm_over_capdelta", "noisy", "capgds_s", "capgds_speedup", "gpm_over_capgds",
+              "capgds_cufile"]
     ratios = ("capmm_speedup", "gpm_speedup", "gpm_over_capmm", "gpm_checkpoint_speedup",
               "capdelta_speedup", "gpm_over_capdelta", "capgds_speedup", "gpm_over_capgds")
     out_rows = []

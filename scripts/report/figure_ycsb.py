@@ -18,9 +18,7 @@ import rows as R
 
 ORDER = ["load", "a", "b", "c", "d", "f", "search", "search-miss", "insert", "update", "delete"]
 VARIANTS = ["gpm", "gpm-pm", "gpm-pm-nocache", "gpm-pm-cache100", "gpm-pm-blocking", "gpm-k8",
-            "gpm-pm-k8",
-            "none", "none-k8",
-            "cap-delta", "cpu",
+            "gpm-pm-k8", "none", "none-k8", "cap-delta", "cpu",
             "kvs-gpm", "kvs-cap-delta", "kvs-none", "kvs-cpu", "pmemobj", "rocksdb"]
 # The variants swept over batch sizes; the others run at the default batch.
 # Where a workload has no gpm rows (all from before the mirror), its

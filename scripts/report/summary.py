@@ -103,11 +103,9 @@ def read_report(path):
 
 
 def num(v):
-    try:
-        x = float(v)
-        return x if math.isfinite(x) else None
-    except (TypeError, ValueError):
-        return None
+    """V as a finite number, or None."""
+    x = R.fnum(v)
+    return x if math.isfinite(x) else None
 
 
 def parse_platform(platform):
