@@ -316,20 +316,16 @@ def verdict(name, rows):
                    "%d of %d originals FAILED" % (len(bad), len(orig)) if bad
                    else "every original passed both"))
     if name == "sbrp":
-        kinds = {}
-        for r in rows:
-            kinds.setdefault(r["kind"], []).append(r)
-        lit = kinds.get("litmus", [])
-        mut = kinds.get("mutant", [])
-        sp = ["%s %sx" % (r["workload"], r["speedup"]) for r in kinds.get("speed", [])]
+        def count(kind, said):
+            """(the rows of KIND whose verdict is SAID, the rows of KIND)"""
+            of = [r for r in rows if r["kind"] == kind]
+            return sum(1 for r in of if r["verdict"] == said), len(of)
+        sp = ["%s %sx" % (r["workload"], r["speedup"]) for r in rows if r["kind"] == "speed"]
         return ("ours: %d of %d litmus tests as SBRP's rules say, none seen breaking them on the "
                 "GPU; %d of %d unmutated programs clean under the sbrp model; %d of %d mutants "
                 "flagged; sbrp over epoch under the conservative mapping: %s"
-                % (sum(1 for r in lit if r["verdict"] == "ok"), len(lit),
-                   sum(1 for r in kinds.get("check", []) if r["verdict"] == "every image recovered"),
-                   len(kinds.get("check", [])),
-                   sum(1 for r in mut if r["verdict"] == "flagged"), len(mut),
-                   ", ".join(sp) if sp else "not measured"))
+                % (*count("litmus", "ok"), *count("check", "every image recovered"),
+                   *count("mutant", "flagged"), ", ".join(sp) if sp else "not measured"))
     if name == "nvc":
         wrong = [r["workload"] + ("(%s)" % r["op"] if r.get("op") != "run" else "") + " " +
                  r["mode"] + nvc_how_wrong(r) for r in rows if r.get("verdict") == "silently wrong"]
