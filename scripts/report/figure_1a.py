@@ -22,9 +22,8 @@ def sets_of(row):
 
 
 def fastest(rows):
-    """The verified row of the fastest thread count, among the rows of the
-    newest revision (the last in file order) that has verified rows, and
-    among those the rows with the most repetitions."""
+    """The row that stands for a store, as the module's comment says (the
+    newest revision is that of the last verified row in file order)."""
     ok = [r for r in rows if r.get("verified") == "ok"]
     if not ok:
         return None

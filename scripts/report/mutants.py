@@ -162,10 +162,9 @@ def main():
         was = held.get(k, (0, 0))
         held[k] = (max(was[0], R.param_count(p, pre + "held_stores")),
                    max(was[1], R.param_count(p, pre + "held_images")))
-    header = ["workload", "op", "mode", "scale", "site", "site_kind", "site_count",
-              "start", "trace_points", "images",
-              "failed", "wrong", "crashed", "refused", "checker", "kills", "kill_units",
-              "sigkill_flagged", "sigkill", "check_s"]
+    header = ["workload", "op", "mode", "scale", "site", "site_kind", "site_count", "start",
+              "trace_points", "images", "failed", "wrong", "crashed", "refused", "checker",
+              "kills", "kill_units", "sigkill_flagged", "sigkill", "check_s"]
     table = []
     # The original first, then its sites in order.
     for k in sorted(newest, key=lambda k: k[:4] + (k[4] != ORIGINAL, k[4])):

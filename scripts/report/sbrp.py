@@ -7,15 +7,12 @@ them and on their scope mutants.
     sbrp.py RESULTS_DIR OUT_TSV
 
 Reads RESULTS_DIR/sbrp.tsv (scripts/experiments/sbrp.sh) and writes one
-row per litmus test, per ported workload's speed, per unmutated check and
-per mutant, each the newest of its kind:
-  kind litmus: the outcomes the model allows at the kernel's end and at any
-    crash point, what the CPU saw (outcome:count), and ok or FAILED;
-  kind speed: epoch_s and sbrp_s (medians, gpm), sbrp's speedup, and the
-    paper's simulated speedup of SBRP over its epoch model;
-  kind check: the unmutated SBRP variant under the sbrp model;
-  kind mutant: one SBRP operation weakened (site and kind): flagged where
-    an image did not recover."""
+row per litmus test (kind litmus: the outcomes the model allows at the
+kernel's end and at any crash point, what the CPU saw, ok or FAILED), per
+ported workload's speed (speed: epoch_s and sbrp_s, medians of gpm, beside
+the paper's simulated speedup), per unmutated check under the sbrp model
+(check) and per mutant (mutant: one SBRP operation weakened, flagged where
+an image did not recover), each the newest of its kind."""
 import rows as R
 
 # SBRP's Figure 6 and section 7, simulated (GPGPU-Sim, PM across PCIe:

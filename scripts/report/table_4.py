@@ -9,9 +9,8 @@ For gpKVS and gpDB, CAP persists every chunk of the table that a batch
 touched, at the chunk size that --cap-chunk best predicted to persist
 fastest on that mode's engine (cap_chunk=best:BYTES in the row), not the
 one that persists least; the write amplification follows that choice. The
-report shows each mode's chunk and how many copies of the table (the
-row's size_bytes) it persisted a repetition, and a why: line for each row
-whose CAP modes chose different chunks."""
+report shows each mode's chunk and the copies of the table it persisted,
+and why_chunks() says why where the CAP modes chose different chunks."""
 import rows as R
 
 
