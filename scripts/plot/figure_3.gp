@@ -11,8 +11,8 @@ set terminal pngcairo size 1200,480 font ",10"
 load system("dirname '" . ARG0 . "'") . "/common.gpi"
 
 is(s) = (strcol(1) eq s)
-# Per series: how many rows have a speedup (column 5), and the largest. A
-# series without one is left out (gnuplot would warn about it, or stop).
+# Per series: how many rows have a speedup (column 5), and the largest
+# (a series without one is left out: gnuplot would warn, or stop).
 stats in using (is("cap-mm") && valid(5) ? 1 : 0) nooutput prefix "NC"
 stats in using (is("cap-mm") && valid(5) ? $5 : 0) nooutput prefix "CC"
 stats in using (is("gpm") && valid(5) ? 1 : 0) nooutput prefix "NG"

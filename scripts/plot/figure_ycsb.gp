@@ -40,7 +40,6 @@ set ylabel "Mops"
 set logscale x
 set autoscale x
 set xtics autofreq
-set key outside below horizontal maxrows 4 font ",9"
 # GPHash's sweep is of gpm, or where a workload has only rows from before
 # the mirror, of gpm-pm (the report gives one of the two).
 sweep(y, v) = (strcol(1) eq "sweep" && strcol(2) eq y && (strcol(5) eq v || strcol(5) eq v . "-pm") && $14 == 1) ? $10 : NaN

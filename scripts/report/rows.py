@@ -323,9 +323,7 @@ def ratio(num, den):
 
 def geomean(values):
     vals = [v for v in values if finite(v) and v > 0]
-    if not vals:
-        return float("nan")
-    return math.exp(sum(math.log(v) for v in vals) / len(vals))
+    return math.exp(sum(math.log(v) for v in vals) / len(vals)) if vals else float("nan")
 
 
 def kind(row):
