@@ -13,7 +13,7 @@
  * image recovered, 1 a failure (each is named: its crash point, what it
  * dropped, what the recovery said), 2 usage. */
 #include <errno.h>
-#include <getopt.h>
+#include <limits.h>
 #include <malloc.h>
 #include <math.h>
 #include <stdio.h>
@@ -28,97 +28,71 @@
 #include "gpm/platform.h"
 #include "gpm/results.h"
 
-static const char usage_text[] =
-    "usage: gpm-check [--images N] [--model strict|eadr|ndp|none|sbrp] [--seed N]\n"
-    "                 [--jobs N] [--honour S] [--isolate] [--rerun] [--nested N] [--from DIR]\n"
-    "                 [--dir DIR] [--keep]\n"
-    "                 [--sites] [--out FILE]\n"
-    "                 PROGRAM ARGS...\n"
+static const char synopsis[] =
+    "[options] PROGRAM ARGS...\n"
     "  runs PROGRAM ARGS once, traced, then recovers every crash image the model\n"
-    "  allows (at most --images, default 200) with PROGRAM ARGS --recover\n"
-    "  --model     strict, eadr, ndp, none or sbrp; by default the model PROGRAM's trace\n"
-    "              declares (the suite's programs declare their mode's: eadr for the\n"
-    "              *-eadr modes, ndp for gpm-ndp), else strict;\n"
-    "              none (no persist honoured: any value written may be what PM holds),\n"
-    "              sbrp (scoped buffered release persistency: GPU persists ordered only\n"
-    "              by oFences and scoped pRel/pAcq pairs, durable by dFences)\n"
-    "  --honour S  with --model none: the persists of files whose names end in S\n"
-    "              count as under strict (a run's bookkeeping, e.g. .id)\n"
-    "  --seed N    the random images' seed (default 1)\n"
-    "  --jobs N    recovery processes at most (default: the cores; one per 25\n"
-    "              images); each recovers images in turn, and any image not\n"
-    "              recovered there is recovered again in a process of its own,\n"
-    "              whose verdict stands\n"
-    "  --isolate   every image in a process of its own (slower)\n"
-    "  --rerun     trace a second run of PROGRAM ARGS, over the files a first, untraced\n"
-    "              one left: the start is old output, not fresh files, so what a reset\n"
-    "              must persist shows\n"
-    "  --nested N  then N of the images whose recovery had most to do checked\n"
-    "              again with --from: crashes during their recovery (default 0)\n"
-    "  --from DIR  check the recovery of the crash image whose files DIR holds:\n"
-    "              the traced run is PROGRAM ARGS --recover on a copy of them\n"
-    "  --dir DIR   where the run and the images go (default: a new folder under\n"
-    "              $GPM_PM_DIR or /dev/shm); --keep keeps it (a failing image is kept)\n"
-    "  --sites     list the trace's persist points (site, kind, count) and stop\n"
-    "  --out FILE  append a result row of the check (median_s: its wall time; params\n"
-    "              run_s and run_work_s: the traced run's wall time and timed work;\n"
-    "              mode, scale and op= as the program's trace describes its run)\n";
+    "  allows (at most --images) with PROGRAM ARGS --recover";
 
+static int model_arg(const char *flag, const char *val, void *to)
+{
+    (void)flag;
+    return gpm_model_parse(val, to);
+}
+
+/* 0 parsed, -1 with the message set, 1 --help printed. */
 static int parse(int argc, char **argv, struct opts *o)
 {
-    /* --keep, --sites, --isolate and --rerun set their flags (getopt_long returns 0). */
-    const struct option opts[] = {
-        {"images", 1, NULL, 'i'}, {"model", 1, NULL, 'm'}, {"seed", 1, NULL, 's'},
-        {"jobs", 1, NULL, 'j'},   {"dir", 1, NULL, 'd'},   {"keep", 0, &o->keep, 1},
-        {"sites", 0, &o->sites, 1}, {"out", 1, NULL, 'o'}, {"help", 0, NULL, 'h'},
-        {"isolate", 0, &o->isolate, 1}, {"nested", 1, NULL, 'N'}, {"from", 1, NULL, 'F'},
-        {"honour", 1, NULL, 'H'}, {"rerun", 0, &o->rerun, 1}, {NULL, 0, NULL, 0}};
-    long long x;
-    int c;
+    long long seed;
+    int first, rc;
+    struct gpm_flag flags[] = {
+        GPM_FLAG_INT("--images", &o->images, 1, 100000, "200", "N",
+                     "crash images to recover at most, 1 to 100000"),
+        GPM_FLAG_CUSTOM("--model", model_arg, &o->model, NULL, "strict|eadr|ndp|none|sbrp",
+                        "by default the model PROGRAM's trace declares (the suite's programs "
+                        "declare their mode's: eadr for the *-eadr modes, ndp for gpm-ndp), else "
+                        "strict; none (no persist honoured: any value written may be what PM "
+                        "holds), sbrp (scoped buffered release persistency: GPU persists ordered "
+                        "only by oFences and scoped pRel/pAcq pairs, durable by dFences)"),
+        GPM_FLAG_STR("--honour", &o->honour, NULL, "S",
+                     "with --model none: the persists of files whose names end in S count as "
+                     "under strict (a run's bookkeeping, e.g. .id)"),
+        GPM_FLAG_LL("--seed", &seed, 0, 0x7fffffffffffffffll, "1", "N",
+                    "the random images' seed"),
+        GPM_FLAG_INT("--jobs", &o->jobs, 1, 1024, NULL, "N",
+                     "recovery processes at most, 1 to 1024 (default: the cores; one per 25 "
+                     "images); each recovers images in turn, and any image not recovered there "
+                     "is recovered again in a process of its own, whose verdict stands"),
+        GPM_FLAG_SET("--isolate", &o->isolate, "every image in a process of its own (slower)"),
+        GPM_FLAG_SET("--rerun", &o->rerun,
+                     "trace a second run of PROGRAM ARGS, over the files a first, untraced one "
+                     "left: the start is old output, not fresh files, so what a reset must "
+                     "persist shows"),
+        GPM_FLAG_INT("--nested", &o->nested, 0, 100, "0", "N",
+                     "then N of the images whose recovery had most to do checked again with "
+                     "--from: crashes during their recovery, 0 to 100"),
+        GPM_FLAG_STR("--from", &o->from, NULL, "DIR",
+                     "check the recovery of the crash image whose files DIR holds: the traced "
+                     "run is PROGRAM ARGS --recover on a copy of them"),
+        GPM_FLAG_STR("--dir", &o->dir, NULL, "DIR",
+                     "where the run and the images go (default: a new folder under $GPM_PM_DIR "
+                     "or /dev/shm)"),
+        GPM_FLAG_SET("--keep", &o->keep, "keep the --dir (a failing image is kept)"),
+        GPM_FLAG_SET("--sites", &o->sites,
+                     "list the trace's persist points (site, kind, count) and stop"),
+        GPM_FLAG_STR("--out", &o->out, NULL, "FILE",
+                     "append a result row of the check (median_s: its wall time; params run_s "
+                     "and run_work_s: the traced run's wall time and timed work; mode, scale "
+                     "and op= as the program's trace describes its run)"),
+        GPM_FLAGS_STOP(&first, 1, INT_MAX, "PROGRAM",
+                       "pass the program to check and its flags")}; /* and then its own */
     memset(o, 0, sizeof *o);
-    o->images = 200;
-    o->seed = 1;
     o->jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    opterr = 0;
-    /* "+": options stop at PROGRAM, whose own flags follow it. */
-    while ((c = getopt_long(argc, argv, "+:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'i':
-            if (gpm_arg_int("--images", optarg, 1, 100000, &o->images) != 0)
-                return -1;
-            break;
-        case 'm':
-            if (gpm_model_parse(optarg, &o->model) != 0)
-                return -1;
-            o->model_given = 1;
-            break;
-        case 's':
-            if (gpm_arg_ll("--seed", optarg, 0, 0x7fffffffffffffffll, &x) != 0)
-                return -1;
-            o->seed = (unsigned long long)x;
-            break;
-        case 'j':
-            if (gpm_arg_int("--jobs", optarg, 1, 1024, &o->jobs) != 0)
-                return -1;
-            break;
-        case 'd': o->dir = optarg; break;
-        case 'N':
-            if (gpm_arg_int("--nested", optarg, 0, 100, &o->nested) != 0)
-                return -1;
-            break;
-        case 'F': o->from = optarg; break;
-        case 'H': o->honour = optarg; break;
-        case 'o': o->out = optarg; break;
-        case 0: break;
-        case 'h': fputs(usage_text, stdout); return 1;
-        default: return gpm_args_bad_flag(PROG, c, argv);
-        }
-    }
-    if (optind >= argc)
-        return gpm_set_error("no PROGRAM: pass the program to check and its flags (see "
-                             "gpm-check --help)");
-    o->argv = argv + optind;
-    o->argc = argc - optind;
+    if ((rc = gpm_args_parse(PROG, synopsis, flags, argc, argv)) != 0)
+        return rc;
+    o->seed = (unsigned long long)seed;
+    o->model_given = gpm_args_seen(flags, "--model") != 0;
+    o->argv = argv + first;
+    o->argc = argc - first;
     if (o->argc > MAX_ARGS)
         return gpm_set_error("more than %d flags for PROGRAM", MAX_ARGS);
     if (o->from) {

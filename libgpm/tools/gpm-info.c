@@ -1,7 +1,6 @@
 /* gpm-info: prints the platform report that every result row carries, as
  * "key<TAB>value" lines after a "key<TAB>value" header. Works without a GPU.
  * Exit status: 0 done, 1 error (or no GPU for --check-gpu), 2 usage. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,16 +12,6 @@
 #include "gpm/platform.h"
 
 #define PROG "gpm-info"
-
-static const char usage_text[] =
-    "usage: gpm-info                 the platform report (key<TAB>value lines)\n"
-    "       gpm-info --check-gpu     exit 0 silently when a CUDA GPU is visible, else say\n"
-    "                                why on one stderr line and exit 1\n"
-    "       gpm-info --ddio-port [--dump LSPCI_XXXX_FILE] [--gpu BUS_ID]\n"
-    "                                the root port above the GPU and whether libgpm could\n"
-    "                                control its DDIO (reads only; --dump: an `lspci -xxxx`\n"
-    "                                dump instead of this system, --gpu: the GPU's bus id)\n"
-    "       gpm-info --help\n";
 
 static int print_port(const char *dump, const char *gpu)
 {
@@ -59,39 +48,25 @@ static int print_port(const char *dump, const char *gpu)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_DUMP = 256, OPT_GPU };
     const char *dump = NULL, *gpu = NULL;
-    int ddio_port = 0, check_gpu = 0, c;
-    /* --ddio-port and --check-gpu set their flags (getopt_long returns 0). */
-    const struct option opts[] = {{"help", no_argument, NULL, 'h'},
-                                  {"ddio-port", no_argument, &ddio_port, 1},
-                                  {"dump", required_argument, NULL, OPT_DUMP},
-                                  {"gpu", required_argument, NULL, OPT_GPU},
-                                  {"check-gpu", no_argument, &check_gpu, 1},
-                                  {0, 0, 0, 0}};
+    int ddio_port = 0, check_gpu = 0, rc;
+    struct gpm_flag flags[] = {
+        GPM_FLAG_SET("--check-gpu", &check_gpu,
+                     "exit 0 silently when a CUDA GPU is visible, else say why on one stderr "
+                     "line and exit 1"),
+        GPM_FLAG_SET("--ddio-port", &ddio_port,
+                     "the root port above the GPU and whether libgpm could control its DDIO "
+                     "(reads only)"),
+        GPM_FLAG_STR("--dump", &dump, NULL, "FILE",
+                     "with --ddio-port: an `lspci -xxxx` dump instead of this system"),
+        GPM_FLAG_STR("--gpu", &gpu, NULL, "BUS_ID", "with --ddio-port: the GPU's bus id"),
+        GPM_FLAGS_END};
     gpm_platform p;
 
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'h':
-            fputs(usage_text, stdout);
-            return 0;
-        case 0:
-            break;
-        case OPT_DUMP:
-            dump = optarg;
-            break;
-        case OPT_GPU:
-            gpu = optarg;
-            break;
-        default:
-            gpm_args_bad_flag(PROG, c, argv);
-            return gpm_args_fail(PROG);
-        }
-    }
-    if (gpm_args_no_positional(PROG, argc, argv) != 0)
-        return gpm_args_fail(PROG);
+    if ((rc = gpm_args_parse(PROG, "[--check-gpu | --ddio-port [--dump FILE] [--gpu BUS_ID]]\n"
+                             "Without a flag: the platform report (key<TAB>value lines).",
+                             flags, argc, argv)) != 0)
+        return rc > 0 ? 0 : gpm_args_fail(PROG);
     if ((dump || gpu) && !ddio_port) {
         gpm_set_error("%s: only goes with --ddio-port: add it, or drop %s", dump ? "--dump" : "--gpu",
                       dump ? "--dump" : "--gpu");

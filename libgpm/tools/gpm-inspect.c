@@ -12,7 +12,6 @@
  * the harness's mode table.
  * Exit status: 0 printed, 1 error or unknown file, 2 usage. */
 #include <dirent.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,11 +27,11 @@
 
 #define PROG "gpm-inspect"
 
-static const char usage_text[] =
-    "usage: gpm-inspect FILE\n"
-    "  prints the geometry and state of a libgpm log or checkpoint file, the run identity\n"
-    "  of the workload harness (W-TAG.id), or what a harness file W-TAG.NAME is;\n"
-    "  relative names resolve under GPM_PM_DIR (a name starting with '-': pass -- first)\n";
+static const char synopsis[] =
+    "FILE\n"
+    "  prints the geometry and state of a libgpm log or checkpoint file, the run\n"
+    "  identity of the workload harness (W-TAG.id), or what a harness file W-TAG.NAME\n"
+    "  is; relative names go under GPM_PM_DIR; put -- before a name starting with '-'";
 
 /* ---- harness file names: W-TAG.NAME ---- */
 
@@ -253,31 +252,16 @@ static int describe_region(const char *full, const struct harness_name *h)
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
+    int first, r, named;
+    struct gpm_flag flags[] = {
+        GPM_FLAGS_REST(&first, 1, 1, "FILE", "pass the log or checkpoint file to inspect")};
     struct harness_name h;
     char full[4096];
     const char *file;
-    int r, c, named;
 
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        if (c == 'h') {
-            fputs(usage_text, stdout);
-            return 0;
-        }
-        gpm_args_bad_flag(PROG, c, argv);
-        return gpm_args_fail(PROG);
-    }
-    if (optind >= argc) {
-        gpm_set_error("no FILE given: pass the log or checkpoint file to inspect (see "
-                      PROG " --help)");
-        return gpm_args_fail(PROG);
-    }
-    file = argv[optind];
-    if (optind + 1 < argc) {
-        gpm_set_error("unexpected argument '%s': " PROG " takes one FILE", argv[optind + 1]);
-        return gpm_args_fail(PROG);
-    }
+    if ((r = gpm_args_parse(PROG, synopsis, flags, argc, argv)) != 0)
+        return r > 0 ? 0 : gpm_args_fail(PROG);
+    file = argv[first];
     if (gpm_resolve_path(file, full, sizeof full) != 0)
         snprintf(full, sizeof full, "%s", file);
     named = parse_name(full, &h);

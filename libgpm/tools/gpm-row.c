@@ -2,7 +2,6 @@
  * first) for scripts that count rather than time, such as crash campaigns,
  * so their rows carry the same provenance as every benchmark's.
  * Exit status: 0 appended, 1 error, 2 usage (nothing written). */
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,14 +14,14 @@
 
 #define PROG "gpm-row"
 
-static const char usage_text[] =
-    "usage: gpm-row FILE KEY=VALUE...\n"
+static const char synopsis[] =
+    "FILE KEY=VALUE...\n"
     "  appends one row, platform columns first, to the TSV FILE (header written once)\n"
     "  KEYs: workload op (both required) mode scale verified params (text);\n"
     "        size_bytes threads reps (integers >= 0);\n"
     "        median_s min_s max_s bytes_persisted rsd_pct (numbers >= 0;\n"
     "        rsd_pct, the repetitions' spread in %, is nan, unknown, unless given)\n"
-    "  a FILE starting with '-' is refused: name it ./-name\n";
+    "  a FILE starting with '-' is refused: name it ./-name";
 
 /* KEY=VALUE into R; 0, or -1 with the message naming the key. */
 static int set_key(gpm_result *r, const char *arg)
@@ -68,27 +67,17 @@ static int set_key(gpm_result *r, const char *arg)
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
+    int first, rc;
+    struct gpm_flag flags[] = {
+        GPM_FLAGS_REST(&first, 1, INT_MAX, "FILE", PROG " FILE KEY=VALUE...")};
     /* A count's row has no spread unless one is given: nan, not 0. */
     gpm_result r = {.mode = "", .scale = "", .verified = "n/a", .params = "", .rsd_pct = NAN};
     gpm_platform p;
     const char *file;
-    int c;
 
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        if (c == 'h') {
-            fputs(usage_text, stdout);
-            return 0;
-        }
-        gpm_args_bad_flag(PROG, c, argv);
-        return gpm_args_fail(PROG);
-    }
-    if (optind >= argc) {
-        gpm_set_error("no FILE given: gpm-row FILE KEY=VALUE... (see " PROG " --help)");
-        return gpm_args_fail(PROG);
-    }
-    file = argv[optind];
+    if ((rc = gpm_args_parse(PROG, synopsis, flags, argc, argv)) != 0)
+        return rc > 0 ? 0 : gpm_args_fail(PROG);
+    file = argv[first];
     /* A flag that slipped through (after --) or a forgotten FILE would
      * otherwise become the name of a new file. */
     if (file[0] == '-') {
@@ -100,7 +89,7 @@ int main(int argc, char **argv)
         gpm_set_error("FILE '%s' looks like KEY=VALUE: give the rows file first", file);
         return gpm_args_fail(PROG);
     }
-    for (int i = optind + 1; i < argc; i++)
+    for (int i = first + 1; i < argc; i++)
         if (set_key(&r, argv[i]) != 0)
             return gpm_args_fail(PROG);
     if (!r.workload || !r.op) {
