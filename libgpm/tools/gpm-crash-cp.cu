@@ -13,15 +13,8 @@
  * checks that it holds exactly f(k), k being the group's recorded sequence
  * number, and that k is the last reported checkpoint or the one in flight
  * when the process died (which may have flipped before its report). Exit 0:
- * recovered; 1: not; 2: bad usage or setup.
- *
- *   gpm-crash-cp --file NAME [--size BYTES] [--mode gpm|gpm-ndp|gpm-eadr|
- *                cap-mm|cap-eadr|cap-fs] [--kill-after-us MIN:MAX] [--seed S]
- *                [--iters N]
- *   gpm-crash-cp --recover --file NAME
- */
+ * recovered; 1: not; 2: bad usage or setup. Options: gpm-crash-cp --help. */
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -251,87 +244,42 @@ static int recover(const char *name)
     return ok ? 0 : 1;
 }
 
-static const char USAGE[] =
-    "usage: gpm-crash-cp --file NAME [--size BYTES] [--mode gpm|gpm-ndp|gpm-eadr|cap-mm|\n"
-    "                    cap-eadr|cap-fs] [--kill-after-us MIN:MAX] [--seed S] [--iters N]\n"
-    "       gpm-crash-cp --recover --file NAME\n"
-    "Checkpoints two groups of device buffers in a loop until a watchdog SIGKILLs the\n"
-    "process (or N iterations end); --recover then checks what the file restores.\n"
-    "  --file NAME            checkpoint file (relative names go under GPM_PM_DIR)\n"
-    "  --size BYTES           bytes of all buffers, K/M/G allowed (default 48M)\n"
-    "  --mode M               how checkpoints are written (default gpm)\n"
-    "  --kill-after-us MIN:MAX  SIGKILL after a random time in [MIN, MAX] microseconds\n"
-    "                         (default 1000:200000; armed unless --iters ends the run)\n"
-    "  --seed S               seed of the kill time (default 1)\n"
-    "  --iters N              stop after N iterations (default 0: until killed)\n"
-    "  --recover              check the file left by a run\n"
-    "  --help                 this text\n";
-
-/* MIN:MAX microseconds, MIN <= MAX. */
-static int parse_window(const char *val, watchdog *wd)
-{
-    const char *flag = "--kill-after-us", *colon = strchr(val, ':');
-    char lo[64];
-    long long a, b;
-    if (!colon || (size_t)(colon - val) >= sizeof lo)
-        return gpm_set_error("%s: expects MIN:MAX microseconds, got '%s': pass e.g. "
-                             "1000:200000", flag, val);
-    memcpy(lo, val, (size_t)(colon - val));
-    lo[colon - val] = '\0';
-    if (gpm_arg_ll(flag, lo, 0, LLONG_MAX, &a) != 0 ||
-        gpm_arg_ll(flag, colon + 1, 0, LLONG_MAX, &b) != 0)
-        return -1;
-    if (b < a)
-        return gpm_set_error("%s: MAX %lld is below MIN %lld: pass MIN:MAX with MIN <= MAX",
-                             flag, b, a);
-    wd->min_us = (uint64_t)a;
-    wd->max_us = (uint64_t)b;
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"file", required_argument, NULL, 'f'},  {"size", required_argument, NULL, 's'},
-        {"mode", required_argument, NULL, 'm'},  {"kill-after-us", required_argument, NULL, 'k'},
-        {"seed", required_argument, NULL, 'S'},  {"iters", required_argument, NULL, 'i'},
-        {"recover", no_argument, NULL, 'r'},     {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+    static const char *const synopsis =
+        "--file NAME [options]\n"
+        "       gpm-crash-cp --recover --file NAME\n"
+        "Checkpoints two groups of device buffers in a loop until a watchdog SIGKILLs the\n"
+        "process (or N iterations end); --recover then checks what the file restores.";
     const char *prog = "gpm-crash-cp", *name = NULL;
-    long long size = 48ll << 20, seed = 1, iters = 0;
-    int do_recover = 0, have_kill = 0, mode = 0, c;
-    watchdog wd = {1000, 200000, 1};
+    long long size, seed, iters, kill[2];
+    int do_recover = 0, mode, rc;
+    struct gpm_flag flags[] = {
+        GPM_FLAG_STR("--file", &name, NULL, "NAME",
+                     "checkpoint file (relative names go under GPM_PM_DIR)"),
+        GPM_FLAG_LL("--size", &size, 4096, 1ll << 40, "48M", "BYTES",
+                    "bytes of all buffers, K/M/G allowed"),
+        GPM_FLAG_CHOICE("--mode", &mode, MODE_NAMES, "gpm", NULL, "how checkpoints are written"),
+        GPM_FLAG_RANGE("--kill-after-us", kill, 0, LLONG_MAX, "1000:200000", "MIN:MAX",
+                       "SIGKILL after a random time in [MIN, MAX] microseconds (armed unless "
+                       "--iters ends the run)"),
+        GPM_FLAG_LL("--seed", &seed, 0, LLONG_MAX, "1", "S", "seed of the kill time"),
+        GPM_FLAG_LL("--iters", &iters, 0, LLONG_MAX, "0", "N",
+                    "stop after N iterations (0: until killed)"),
+        GPM_FLAG_SET("--recover", &do_recover, "check the file left by a run"),
+        GPM_FLAGS_END};
 
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        int rc = 0;
-        switch (c) {
-        case 'f': name = optarg; break;
-        case 's': rc = gpm_arg_ll("--size", optarg, 4096, 1ll << 40, &size); break;
-        case 'm': rc = gpm_arg_choice("--mode", optarg, MODE_NAMES, &mode); break;
-        case 'k':
-            rc = parse_window(optarg, &wd);
-            have_kill = 1;
-            break;
-        case 'S': rc = gpm_arg_ll("--seed", optarg, 0, LLONG_MAX, &seed); break;
-        case 'i': rc = gpm_arg_ll("--iters", optarg, 0, LLONG_MAX, &iters); break;
-        case 'r': do_recover = 1; break;
-        case 'h': fputs(USAGE, stdout); return 0;
-        default: rc = gpm_args_bad_flag(prog, c, argv);
-        }
-        if (rc != 0)
-            return gpm_args_fail(prog);
-    }
-    if (gpm_args_no_positional(prog, argc, argv) != 0)
-        return gpm_args_fail(prog);
+    if ((rc = gpm_args_parse(prog, synopsis, flags, argc, argv)) != 0)
+        return rc > 0 ? 0 : gpm_args_fail(prog);
     if (!name || !*name) {
         gpm_set_error("--file: missing: pass the checkpoint file's name (see %s --help)", prog);
         return gpm_args_fail(prog);
     }
-    wd.seed = (uint64_t)seed;
+    watchdog wd = {(uint64_t)kill[0], (uint64_t)kill[1], (uint64_t)seed};
     if (do_recover)
         return recover(name);
     /* Without --iters the loop only ends by the watchdog's SIGKILL. */
-    return run(name, (uint64_t)size, mode, (have_kill || iters == 0) ? &wd : NULL,
+    return run(name, (uint64_t)size, mode,
+               (gpm_args_seen(flags, "--kill-after-us") || iters == 0) ? &wd : NULL,
                (uint64_t)iters);
 }

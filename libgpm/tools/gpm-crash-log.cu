@@ -18,12 +18,8 @@
  * (the log's transaction word), a pure function of the element and the
  * count, and that the log is left empty and inactive.
  *
- *   gpm-crash-log --log hcl|conv --file NAME [--ndp] [--cpu] [--elements N]
- *                 [--partitions P] [--kill-after-us MIN:MAX] [--seed S] [--max-tx T]
- *   gpm-crash-log --recover --file NAME [--cpu]
- * Files: NAME.data (the array) and NAME.log under GPM_PM_DIR. Exit: 0 ok,
+ * Options: gpm-crash-log --help. Files: NAME.data (the array) and NAME.log under GPM_PM_DIR. Exit: 0 ok,
  * 1 failure or verification mismatch, 2 usage. */
-#include <getopt.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -48,7 +44,7 @@ typedef struct options {
     const char *file;
     int hcl, ndp, cpu, recover;
     uint32_t n, parts;
-    long long kill_min, kill_max, seed, max_tx; /* max_tx -1: until killed */
+    long long kill[2], seed, max_tx; /* kill: MIN and MAX microseconds; max_tx -1: until killed */
 } options;
 
 /* The value of element I after T transactions. */
@@ -249,7 +245,7 @@ static int run(const options *o)
     }
 
     if (o->max_tx < 0 && gpm_crash_arm_us(gpm_crash_pick_us(
-                             (uint64_t)o->seed, (uint64_t)o->kill_min, (uint64_t)o->kill_max)) != 0)
+                             (uint64_t)o->seed, (uint64_t)o->kill[0], (uint64_t)o->kill[1])) != 0)
         die(gpm_last_error());
     for (uint64_t t = 0; o->max_tx < 0 || t < (uint64_t)o->max_tx; t++) {
         if (o->cpu)
@@ -311,128 +307,62 @@ static int recover(const options *o)
     return 0;
 }
 
-static const char usage_text[] =
-    "usage: " PROG " --log hcl|conv --file NAME [--ndp] [--cpu] [--elements N]\n"
-    "                     [--partitions P] [--kill-after-us MIN:MAX] [--seed S] [--max-tx T]\n"
-    "       " PROG " --recover --file NAME [--cpu]\n"
-    "Runs transactions on an array under an undo log until a watchdog SIGKILLs the\n"
-    "process; --recover undoes the interrupted one and verifies the array.\n"
-    "  --log hcl|conv         log kind (default hcl)\n"
-    "  --file NAME            files NAME.data and NAME.log (relative: under GPM_PM_DIR)\n"
-    "  --ndp                  mode gpm-ndp: unfenced log and updates, CPU flushes\n"
-    "  --cpu                  run (or recover) on the CPU, without a GPU\n"
-    "  --elements N           array elements, even, 2 to 256M (default 65536)\n"
-    "  --partitions P         conventional log partitions, 1 to 65536 (default 64)\n"
-    "  --kill-after-us MIN:MAX  SIGKILL after a delay in this window (default 1000:200000)\n"
-    "  --seed S               picks the delay (default 1)\n"
-    "  --max-tx T             run T transactions and exit, no kill\n"
-    "Exit: 0 ok, 1 failure or mismatch, 2 usage.\n";
-
-/* "MIN:MAX", both checked. */
-static int parse_window(const char *v, options *o)
-{
-    char lo[64];
-    const char *colon = v ? strchr(v, ':') : NULL;
-    if (!colon || (size_t)(colon - v) >= sizeof lo)
-        return gpm_set_error("--kill-after-us: expects MIN:MAX in microseconds, got '%s'",
-                             v ? v : "");
-    memcpy(lo, v, (size_t)(colon - v));
-    lo[colon - v] = '\0';
-    if (gpm_arg_ll("--kill-after-us", lo, 0, 3600000000ll, &o->kill_min) != 0 ||
-        gpm_arg_ll("--kill-after-us", colon + 1, 0, 3600000000ll, &o->kill_max) != 0)
-        return -1;
-    if (o->kill_max < o->kill_min)
-        return gpm_set_error("--kill-after-us: MAX %lld is below MIN %lld: pass MIN:MAX",
-                             o->kill_max, o->kill_min);
-    return 0;
-}
-
+/* 0 parsed, -1 with the message set, 1 --help printed. */
 static int parse(int argc, char **argv, options *o)
 {
-    static const struct option opts[] = {
-        {"help", no_argument, NULL, 'h'},      {"log", required_argument, NULL, 'l'},
-        {"file", required_argument, NULL, 'f'}, {"ndp", no_argument, NULL, 'N'},
-        {"cpu", no_argument, NULL, 'C'},        {"recover", no_argument, NULL, 'R'},
-        {"elements", required_argument, NULL, 'n'},
-        {"partitions", required_argument, NULL, 'p'},
-        {"kill-after-us", required_argument, NULL, 'k'},
-        {"seed", required_argument, NULL, 's'}, {"max-tx", required_argument, NULL, 'm'},
-        {0, 0, 0, 0}};
     static const char *const kinds[] = {"hcl", "conv", NULL};
-    const char *run_only = NULL;
-    long long v;
-    int c, k;
+    static const char *const synopsis =
+        "--file NAME [--log hcl|conv] [--ndp] [--cpu] [options]\n"
+        "       " PROG " --recover --file NAME [--cpu]\n"
+        "Runs transactions on an array under an undo log until a watchdog SIGKILLs the\n"
+        "process; --recover undoes the interrupted one and verifies the array.\n"
+        "Exit: 0 ok, 1 failure or mismatch, 2 usage.";
+    long long n, parts;
+    int kind, rc;
+    /* The flags after --recover are the run's: --recover refuses them. */
+    struct gpm_flag flags[] = {
+        GPM_FLAG_STR("--file", &o->file, NULL, "NAME",
+                     "files NAME.data and NAME.log (relative: under GPM_PM_DIR)"),
+        GPM_FLAG_SET("--cpu", &o->cpu, "run (or recover) on the CPU, without a GPU"),
+        GPM_FLAG_SET("--recover", &o->recover, "undo the interrupted transaction and verify"),
+        GPM_FLAG_CHOICE("--log", &kind, kinds, "hcl", NULL, "log kind"),
+        GPM_FLAG_SET("--ndp", &o->ndp, "mode gpm-ndp: unfenced log and updates, CPU flushes"),
+        GPM_FLAG_LL("--elements", &n, 2, 1ll << 28, "65536", "N",
+                    "array elements, even, 2 to 256M"),
+        GPM_FLAG_LL("--partitions", &parts, 1, 65536, "64", "P",
+                    "conventional log partitions, 1 to 65536"),
+        GPM_FLAG_RANGE("--kill-after-us", o->kill, 0, 3600000000ll, "1000:200000", "MIN:MAX",
+                       "SIGKILL after a delay in this window, in microseconds"),
+        GPM_FLAG_LL("--seed", &o->seed, 0, LLONG_MAX, "1", "S", "picks the delay"),
+        GPM_FLAG_LL("--max-tx", &o->max_tx, 0, LLONG_MAX, NULL, "T",
+                    "run T transactions and exit, no kill"),
+        GPM_FLAGS_END};
+    const struct gpm_flag *run_only = NULL;
     memset(o, 0, sizeof *o);
-    o->hcl = 1;
-    o->n = 65536;
-    o->parts = 64;
-    o->kill_min = 1000;
-    o->kill_max = 200000;
-    o->seed = 1;
     o->max_tx = -1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        switch (c) {
-        case 'h':
-            fputs(usage_text, stdout);
-            exit(0);
-        case 'f': o->file = optarg; break;
-        case 'C': o->cpu = 1; break;
-        case 'R': o->recover = 1; break;
-        case 'l':
-            if (gpm_arg_choice("--log", optarg, kinds, &k) != 0)
-                return -1;
-            o->hcl = k == 0;
-            run_only = "--log";
-            break;
-        case 'N': o->ndp = 1; run_only = "--ndp"; break;
-        case 'n':
-            if (gpm_arg_ll("--elements", optarg, 2, 1ll << 28, &v) != 0)
-                return -1;
-            if (v % 2)
-                return gpm_set_error("--elements: %lld is odd: pass an even count", v);
-            o->n = (uint32_t)v;
-            run_only = "--elements";
-            break;
-        case 'p':
-            if (gpm_arg_ll("--partitions", optarg, 1, 65536, &v) != 0)
-                return -1;
-            o->parts = (uint32_t)v;
-            run_only = "--partitions";
-            break;
-        case 'k':
-            if (parse_window(optarg, o) != 0)
-                return -1;
-            run_only = "--kill-after-us";
-            break;
-        case 's':
-            if (gpm_arg_ll("--seed", optarg, 0, LLONG_MAX, &o->seed) != 0)
-                return -1;
-            run_only = "--seed";
-            break;
-        case 'm':
-            if (gpm_arg_ll("--max-tx", optarg, 0, LLONG_MAX, &o->max_tx) != 0)
-                return -1;
-            run_only = "--max-tx";
-            break;
-        default:
-            return gpm_args_bad_flag(PROG, c, argv);
-        }
-    }
-    if (gpm_args_no_positional(PROG, argc, argv) != 0)
-        return -1;
+    if ((rc = gpm_args_parse(PROG, synopsis, flags, argc, argv)) != 0)
+        return rc;
+    if (n % 2)
+        return gpm_set_error("--elements: %lld is odd: pass an even count", n);
+    o->hcl = kind == 0;
+    o->n = (uint32_t)n;
+    o->parts = (uint32_t)parts;
     if (!o->file)
         return gpm_set_error("--file: missing: pass --file NAME (see " PROG " --help)");
+    for (const struct gpm_flag *f = flags + 3; f->name; f++) /* the last one given */
+        if (f->seen && (!run_only || f->seen > run_only->seen))
+            run_only = f;
     if (o->recover && run_only)
         return gpm_set_error("%s: not used by --recover, which reads everything from the "
-                             "files: pass only --file (and --cpu)", run_only);
+                             "files: pass only --file (and --cpu)", run_only->name);
     return 0;
 }
 
 int main(int argc, char **argv)
 {
     options o;
-    if (parse(argc, argv, &o) != 0)
-        return gpm_args_fail(PROG);
+    int rc = parse(argc, argv, &o);
+    if (rc != 0)
+        return rc > 0 ? 0 : gpm_args_fail(PROG);
     return o.recover ? recover(&o) : run(&o);
 }
