@@ -19,7 +19,6 @@
  *
  * Options: gpm-cap-tune --help. PM files are made (and removed) under
  * GPM_PM_DIR. */
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,84 +71,33 @@ static double now_s(void)
 
 #define PROG "gpm-cap-tune"
 
-static const char usage_text[] =
-    "usage: gpm-cap-tune [options]\n"
-    "  --size BYTES        bytes per copy, a multiple of 8 (K/M/G suffixes; default 1G)\n"
-    "  --reps N            timed repetitions after one warm-up, 1..100 (default 5)\n"
-    "  --threads LIST      CAP-mm flush threads, e.g. 1,2,4 (default 1,2,4,8,16,32)\n"
-    "  --chunks-mib LIST   CAP-fs staging chunks, and CAP-gds pieces, in MiB\n"
-    "                      (default 4,16,64,256)\n"
-    "  --gds-threads LIST  CAP-gds host threads (default 1,2,4,8)\n"
-    "  --out FILE          append result rows (TSV) to FILE\n"
-    "  --help              this text\n"
-    "PM files are made (and removed) under GPM_PM_DIR. Needs a GPU.\n";
-
 /* 0 parsed, -1 with the message set, 1 --help printed. */
 static int parse(int argc, char **argv, options *o)
 {
-    static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
-                                         {"size", required_argument, NULL, 's'},
-                                         {"reps", required_argument, NULL, 'r'},
-                                         {"threads", required_argument, NULL, 't'},
-                                         {"chunks-mib", required_argument, NULL, 'c'},
-                                         {"out", required_argument, NULL, 'o'},
-                                         {"gds-threads", required_argument, NULL, 'g'},
-                                         {0, 0, 0, 0}};
-    static const int threads_default[] = {1, 2, 4, 8, 16, 32};
-    static const int chunks_default[] = {4, 16, 64, 256};
-    static const int gds_threads_default[] = {1, 2, 4, 8};
     long long size;
-    int c;
+    struct gpm_flag flags[] = {
+        GPM_FLAG_LL("--size", &size, 8, 1ll << 40, "1G", "BYTES",
+                    "bytes per copy, a multiple of 8, K/M/G allowed"),
+        GPM_FLAG_INT("--reps", &o->reps, 1, MAX_REPS, "5", "N",
+                     "timed repetitions after one warm-up, 1..100"),
+        GPM_FLAG_INTS("--threads", o->threads, &o->nthreads, MAX_LIST, 1, GPM_FLUSHER_MAX_THREADS,
+                      "1,2,4,8,16,32", "LIST", "CAP-mm flush threads"),
+        GPM_FLAG_INTS("--chunks-mib", o->chunks, &o->nchunks, MAX_LIST, 1, 1 << 16, "4,16,64,256",
+                      "LIST", "CAP-fs staging chunks, and CAP-gds pieces, in MiB"),
+        GPM_FLAG_INTS("--gds-threads", o->gds_threads, &o->ngds_threads, MAX_LIST, 1, 64,
+                      "1,2,4,8", "LIST", "CAP-gds host threads"),
+        GPM_FLAG_STR("--out", &o->out, NULL, "FILE", "append result rows (TSV) to FILE"),
+        GPM_FLAGS_END};
+    int rc;
     memset(o, 0, sizeof *o);
-    o->size = (size_t)1 << 30;
-    o->reps = 5;
-    o->nthreads = (int)(sizeof threads_default / sizeof *threads_default);
-    memcpy(o->threads, threads_default, sizeof threads_default);
-    o->nchunks = (int)(sizeof chunks_default / sizeof *chunks_default);
-    memcpy(o->chunks, chunks_default, sizeof chunks_default);
-    o->ngds_threads = (int)(sizeof gds_threads_default / sizeof *gds_threads_default);
-    memcpy(o->gds_threads, gds_threads_default, sizeof gds_threads_default);
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'h':
-            fputs(usage_text, stdout);
-            return 1;
-        case 's':
-            if (gpm_arg_ll("--size", optarg, 8, 1ll << 40, &size) != 0)
-                return -1;
-            if (size % 8)
-                return gpm_set_error("--size: %s is not a multiple of 8 bytes: pass e.g. %lld",
-                                     optarg, size & ~7ll);
-            o->size = (size_t)size;
-            break;
-        case 'r':
-            if (gpm_arg_int("--reps", optarg, 1, MAX_REPS, &o->reps) != 0)
-                return -1;
-            break;
-        case 't':
-            if (gpm_arg_int_list("--threads", optarg, 1, GPM_FLUSHER_MAX_THREADS, o->threads,
-                                 MAX_LIST, &o->nthreads) != 0)
-                return -1;
-            break;
-        case 'c':
-            if (gpm_arg_int_list("--chunks-mib", optarg, 1, 1 << 16, o->chunks, MAX_LIST,
-                                 &o->nchunks) != 0)
-                return -1;
-            break;
-        case 'o':
-            o->out = optarg;
-            break;
-        case 'g':
-            if (gpm_arg_int_list("--gds-threads", optarg, 1, 64, o->gds_threads, MAX_LIST,
-                                 &o->ngds_threads) != 0)
-                return -1;
-            break;
-        default:
-            return gpm_args_bad_flag(PROG, c, argv);
-        }
-    }
-    return gpm_args_no_positional(PROG, argc, argv);
+    if ((rc = gpm_args_parse(PROG, "[options]\nPM files are made (and removed) under GPM_PM_DIR. "
+                             "Needs a GPU.", flags, argc, argv)) != 0)
+        return rc;
+    if (size % 8)
+        return gpm_set_error("--size: %lld is not a multiple of 8 bytes: pass e.g. %lld", size,
+                             size & ~7ll);
+    o->size = (size_t)size;
+    return 0;
 }
 
 static int fill(uint64_t *d, size_t size, uint64_t seed)

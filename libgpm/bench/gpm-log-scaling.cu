@@ -16,7 +16,6 @@
  * the timing) before each repetition, and after each the CPU checks that
  * every thread's entry of that repetition is in the log exactly once.
  * Options: gpm-log-scaling --help. */
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,98 +200,43 @@ static int run_point(const options *o, const gpm_platform *plat, int hcl, int n,
 
 #define PROG "gpm-log-scaling"
 
-static const char usage_text[] =
-    "usage: gpm-log-scaling [options]\n"
-    "  --threads LIST      concurrent logging threads (default by --scale: tiny 32..2048,\n"
-    "                      small 32..131072, paper 32..524288, x4 apart)\n"
-    "  --partitions LIST   conventional logging's partition counts, each run at every\n"
-    "                      thread count it does not exceed (default 1,4,16,...,65536:\n"
-    "                      the powers of 4)\n"
-    "  --reps N            timed repetitions after one warm-up, 1..64 (default 5)\n"
-    "  --entry-bytes B     bytes per log entry, a multiple of 4 in 8..256 (default 16)\n"
-    "  --block T           threads per block, a multiple of 32 in 32..1024 (default 256)\n"
-    "  --scale NAME        tiny|small|paper|custom: recorded in the rows, and picks the\n"
-    "                      default --threads (custom: as small; default small)\n"
-    "  --out FILE          append result rows (TSV) to FILE\n"
-    "  --help              this text\n"
-    "PM files are made (and removed) under GPM_PM_DIR. Needs a GPU.\n";
-
 /* 0 parsed, -1 with the message set, 1 --help printed. */
 static int parse(int argc, char **argv, options *o)
 {
-    static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
-                                         {"threads", required_argument, NULL, 't'},
-                                         {"partitions", required_argument, NULL, 'p'},
-                                         {"reps", required_argument, NULL, 'r'},
-                                         {"entry-bytes", required_argument, NULL, 'e'},
-                                         {"block", required_argument, NULL, 'b'},
-                                         {"scale", required_argument, NULL, 's'},
-                                         {"out", required_argument, NULL, 'o'},
-                                         {0, 0, 0, 0}};
     static const char *const scales[] = {"tiny", "small", "paper", "custom", NULL};
-    const char *list = NULL;
-    int c, k;
+    struct gpm_flag flags[] = {
+        GPM_FLAG_INTS("--threads", o->threads, &o->nthreads, MAX_LIST, 1, 1 << 26, NULL, "LIST",
+                      "concurrent logging threads (default by --scale: tiny 32..2048, small "
+                      "32..131072, paper 32..524288, x4 apart)"),
+        GPM_FLAG_INTS("--partitions", o->parts, &o->nparts, MAX_LIST, 1, 1 << 24,
+                      "1,4,16,64,256,1024,4096,16384,65536", "LIST",
+                      "conventional logging's partition counts, each run at every thread count "
+                      "it does not exceed"),
+        GPM_FLAG_INT("--reps", &o->reps, 1, MAX_REPS, "5", "N",
+                     "timed repetitions after one warm-up, 1..64"),
+        GPM_FLAG_INT("--entry-bytes", &o->entry, 8, MAX_ENTRY, "16", "B",
+                     "bytes per log entry, a multiple of 4 in 8..256"),
+        GPM_FLAG_INT("--block", &o->block, 32, 1024, "256", "T",
+                     "threads per block, a multiple of 32 in 32..1024"),
+        GPM_FLAG_WORD("--scale", &o->scale, scales, "small", NULL,
+                      "recorded in the rows, and picks the default --threads (custom: as small)"),
+        GPM_FLAG_STR("--out", &o->out, NULL, "FILE", "append result rows (TSV) to FILE"),
+        GPM_FLAGS_END};
+    int rc, max;
     memset(o, 0, sizeof *o);
-    o->reps = 5;
-    o->entry = 16;
-    o->block = 256;
-    o->scale = "small";
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'h':
-            fputs(usage_text, stdout);
-            return 1;
-        case 't':
-            list = optarg;
-            break;
-        case 'p':
-            if (gpm_arg_int_list("--partitions", optarg, 1, 1 << 24, o->parts, MAX_LIST,
-                                 &o->nparts) != 0)
-                return -1;
-            break;
-        case 'r':
-            if (gpm_arg_int("--reps", optarg, 1, MAX_REPS, &o->reps) != 0)
-                return -1;
-            break;
-        case 'e':
-            if (gpm_arg_int("--entry-bytes", optarg, 8, MAX_ENTRY, &o->entry) != 0)
-                return -1;
-            if (o->entry % 4)
-                return gpm_set_error("--entry-bytes: %d is not a multiple of 4: pass e.g. %d",
-                                     o->entry, o->entry / 4 * 4);
-            break;
-        case 'b':
-            if (gpm_arg_int("--block", optarg, 32, 1024, &o->block) != 0)
-                return -1;
-            if (o->block % 32)
-                return gpm_set_error("--block: %d is not a multiple of 32 (a warp): pass e.g. "
-                                     "%d", o->block, (o->block / 32 + 1) * 32);
-            break;
-        case 's':
-            if (gpm_arg_choice("--scale", optarg, scales, &k) != 0)
-                return -1;
-            o->scale = scales[k];
-            break;
-        case 'o':
-            o->out = optarg;
-            break;
-        default:
-            return gpm_args_bad_flag(PROG, c, argv);
-        }
-    }
-    if (gpm_args_no_positional(PROG, argc, argv) != 0)
-        return -1;
-    if (!list)
-        list = !strcmp(o->scale, "tiny")    ? "32,128,512,2048"
-               : !strcmp(o->scale, "paper") ? "32,128,512,2048,8192,32768,131072,524288"
-                                            : "32,128,512,2048,8192,32768,131072";
-    if (gpm_arg_int_list("--threads", list, 1, 1 << 26, o->threads, MAX_LIST, &o->nthreads) != 0)
-        return -1;
-    if (o->nparts == 0 &&
-        gpm_arg_int_list("--partitions", "1,4,16,64,256,1024,4096,16384,65536", 1, 1 << 24,
-                         o->parts, MAX_LIST, &o->nparts) != 0)
-        return -1;
+    if ((rc = gpm_args_parse(PROG, "[options]\nPM files are made (and removed) under GPM_PM_DIR. "
+                             "Needs a GPU.", flags, argc, argv)) != 0)
+        return rc;
+    if (o->entry % 4)
+        return gpm_set_error("--entry-bytes: %d is not a multiple of 4: pass e.g. %d", o->entry,
+                             o->entry / 4 * 4);
+    if (o->block % 32)
+        return gpm_set_error("--block: %d is not a multiple of 32 (a warp): pass e.g. %d",
+                             o->block, (o->block / 32 + 1) * 32);
+    max = !strcmp(o->scale, "tiny") ? 2048 : !strcmp(o->scale, "paper") ? 524288 : 131072;
+    if (o->nthreads == 0) /* not given: by --scale */
+        for (int t = 32; t <= max; t *= 4)
+            o->threads[o->nthreads++] = t;
     return 0;
 }
 

@@ -16,7 +16,6 @@
  * Timing: CUDA events around the kernel (gpm), a monotonic clock around
  * copy + flush (cap-mm); data generation and the check are outside. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +55,7 @@ typedef struct options {
     int gpu[MAX_LIST], ngpu;
     int reps;
     int block;
-    enum layout layout;
+    int layout; /* enum layout, the index of its word */
     double budget_s;      /* per point: fewer repetitions when one takes longer */
     int run_cap, run_gpm, run_ceiling;
 } options;
@@ -329,169 +328,57 @@ static int run_gpm(const options *o, const gpm_platform *plat, const gpm_region 
 
 #define PROG "gpm-persist-scaling"
 
-static const char usage_text[] =
-    "usage: gpm-persist-scaling [options]\n"
-    "  --size BYTES        bytes to write and persist, a multiple of 256 (K/M/G suffixes;\n"
-    "                      default 1G)\n"
-    "  --file NAME         PM file (relative names under GPM_PM_DIR; default "
-    "persist-scaling.pm)\n"
-    "  --keep              leave the PM file this run created in place at exit\n"
-    "  --overwrite         reuse an existing PM file of that size (its data is lost;\n"
-    "                      the file itself is kept)\n"
-    "  --cpu-threads LIST  CAP-mm flush threads (default 1,2,4,8,16,32)\n"
-    "  --gpu-threads LIST  GPM threads, multiples of 32 and of --block above it\n"
-    "                      (default 32,64,...,1048576)\n"
-    "  --variants LIST     of cap-mm,gpm,gpm-nopersist (default all)\n"
-    "  --reps N            timed repetitions after one warm-up, 1..64 (default 5)\n"
-    "  --budget SECONDS    fewer repetitions where one takes longer (default 60, 0: "
-    "none)\n"
-    "  --block N           GPU threads per block, a multiple of 32 up to 1024 (default 512)\n"
-    "  --layout grid|warp  grid: the grid strides over the file (default); warp: "
-    "each warp owns a contiguous run\n"
-    "  --scale NAME        recorded in the rows: tiny|small|paper|custom (default custom)\n"
-    "  --out FILE          append result rows (TSV) to FILE\n"
-    "  --help              this text\n";
-
-/* --variants: a comma list of the three names, each at most once. */
-static int parse_variants(const char *v, options *o)
-{
-    static const char *const names[] = {"cap-mm", "gpm", "gpm-nopersist", NULL};
-    const char *s = v;
-    o->run_cap = o->run_gpm = o->run_ceiling = 0;
-    if (!*v)
-        return gpm_set_error("--variants: needs a value: pass a comma list of "
-                             "cap-mm,gpm,gpm-nopersist");
-    while (*s) {
-        char item[32];
-        size_t len = strcspn(s, ",");
-        int k;
-        if (len == 0 || len >= sizeof item)
-            return gpm_set_error("--variants: '%s' is not a comma list: pass e.g. cap-mm,gpm",
-                                 v);
-        memcpy(item, s, len);
-        item[len] = '\0';
-        if (gpm_arg_choice("--variants", item, names, &k) != 0)
-            return -1;
-        *(k == 0 ? &o->run_cap : k == 1 ? &o->run_gpm : &o->run_ceiling) = 1;
-        s += len;
-        if (*s == ',' && *++s == '\0')
-            return gpm_set_error("--variants: '%s' ends with a comma: pass e.g. cap-mm,gpm", v);
-    }
-    return 0;
-}
-
 /* 0 parsed, -1 with the message set, 1 --help printed. */
 static int parse(int argc, char **argv, options *o)
 {
-    enum { O_KEEP = 256, O_OVERWRITE, O_CPU, O_GPU, O_VARIANTS, O_BUDGET, O_LAYOUT };
-    static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
-                                         {"size", required_argument, NULL, 's'},
-                                         {"file", required_argument, NULL, 'f'},
-                                         {"keep", no_argument, NULL, O_KEEP},
-                                         {"overwrite", no_argument, NULL, O_OVERWRITE},
-                                         {"cpu-threads", required_argument, NULL, O_CPU},
-                                         {"gpu-threads", required_argument, NULL, O_GPU},
-                                         {"variants", required_argument, NULL, O_VARIANTS},
-                                         {"reps", required_argument, NULL, 'r'},
-                                         {"budget", required_argument, NULL, O_BUDGET},
-                                         {"block", required_argument, NULL, 'b'},
-                                         {"layout", required_argument, NULL, O_LAYOUT},
-                                         {"scale", required_argument, NULL, 'S'},
-                                         {"out", required_argument, NULL, 'o'},
-                                         {0, 0, 0, 0}};
     static const char *const layouts[] = {"warp", "grid", NULL};
     static const char *const scales[] = {"tiny", "small", "paper", "custom", NULL};
-    static const int cpu_default[] = {1, 2, 4, 8, 16, 32};
-    static const int gpu_default[] = {32,    64,    128,    256,    512,    1024,
-                                      2048,  4096,  8192,   16384,  32768,  65536,
-                                      131072, 262144, 524288, 1048576};
+    static const char *const variants[] = {"cap-mm", "gpm", "gpm-nopersist", NULL};
     long long size;
-    int c, k;
+    int run[MAX_LIST], nrun, rc;
+    struct gpm_flag flags[] = {
+        GPM_FLAG_LL("--size", &size, 256, 1ll << 40, "1G", "BYTES",
+                    "bytes to write and persist, a multiple of 256, K/M/G allowed"),
+        GPM_FLAG_STR("--file", &o->file, "persist-scaling.pm", "NAME",
+                     "PM file (relative names under GPM_PM_DIR)"),
+        GPM_FLAG_SET("--keep", &o->keep, "leave the PM file this run created in place at exit"),
+        GPM_FLAG_SET("--overwrite", &o->overwrite,
+                     "reuse an existing PM file of that size (its data is lost; the file itself "
+                     "is kept)"),
+        GPM_FLAG_INTS("--cpu-threads", o->cpu, &o->ncpu, MAX_LIST, 1, GPM_FLUSHER_MAX_THREADS,
+                      "1,2,4,8,16,32", "LIST", "CAP-mm flush threads"),
+        GPM_FLAG_INTS("--gpu-threads", o->gpu, &o->ngpu, MAX_LIST, 32, 1 << 30, NULL, "LIST",
+                      "GPM threads, multiples of 32 and of --block above it (default "
+                      "32,64,...,1048576: the powers of 2)"),
+        GPM_FLAG_WORDS("--variants", run, &nrun, MAX_LIST, variants, "cap-mm,gpm,gpm-nopersist",
+                       "LIST", "the variants to run"),
+        GPM_FLAG_INT("--reps", &o->reps, 1, 64, "5", "N",
+                     "timed repetitions after one warm-up, 1..64"),
+        GPM_FLAG_DOUBLE("--budget", &o->budget_s, 0, 1000000, "60", "SECONDS",
+                        "fewer repetitions where one takes longer (0: none)"),
+        GPM_FLAG_INT("--block", &o->block, 32, 1024, "512", "N",
+                     "GPU threads per block, a multiple of 32 up to 1024"),
+        GPM_FLAG_CHOICE("--layout", &o->layout, layouts, "grid", NULL,
+                        "grid: the grid strides over the file; warp: each warp owns a "
+                        "contiguous run"),
+        GPM_FLAG_WORD("--scale", &o->scale, scales, "custom", NULL, "recorded in the rows"),
+        GPM_FLAG_STR("--out", &o->out, NULL, "FILE", "append result rows (TSV) to FILE"),
+        GPM_FLAGS_END};
     memset(o, 0, sizeof *o);
-    o->size = (size_t)1 << 30;
-    o->file = "persist-scaling.pm";
-    o->scale = "custom";
-    o->reps = 5;
-    o->block = 512;
-    o->budget_s = 60;
-    o->layout = LAYOUT_GRID;
-    o->run_cap = o->run_gpm = o->run_ceiling = 1;
-    o->ncpu = (int)(sizeof cpu_default / sizeof *cpu_default);
-    memcpy(o->cpu, cpu_default, sizeof cpu_default);
-    o->ngpu = (int)(sizeof gpu_default / sizeof *gpu_default);
-    memcpy(o->gpu, gpu_default, sizeof gpu_default);
-
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'h':
-            fputs(usage_text, stdout);
-            return 1;
-        case 's':
-            if (gpm_arg_ll("--size", optarg, 256, 1ll << 40, &size) != 0)
-                return -1;
-            if (size % 256)
-                return gpm_set_error("--size: %s is not a multiple of 256 bytes: pass e.g. "
-                                     "64M or 1G", optarg);
-            o->size = (size_t)size;
-            break;
-        case 'f':
-            o->file = optarg;
-            break;
-        case O_KEEP:
-            o->keep = 1;
-            break;
-        case O_OVERWRITE:
-            o->overwrite = 1;
-            break;
-        case O_CPU:
-            if (gpm_arg_int_list("--cpu-threads", optarg, 1, GPM_FLUSHER_MAX_THREADS, o->cpu,
-                                 MAX_LIST, &o->ncpu) != 0)
-                return -1;
-            break;
-        case O_GPU:
-            if (gpm_arg_int_list("--gpu-threads", optarg, 32, 1 << 30, o->gpu, MAX_LIST,
-                                 &o->ngpu) != 0)
-                return -1;
-            break;
-        case O_VARIANTS:
-            if (parse_variants(optarg, o) != 0)
-                return -1;
-            break;
-        case 'r':
-            if (gpm_arg_int("--reps", optarg, 1, 64, &o->reps) != 0)
-                return -1;
-            break;
-        case O_BUDGET:
-            if (gpm_arg_double("--budget", optarg, 0, 1e6, &o->budget_s) != 0)
-                return -1;
-            break;
-        case 'b':
-            if (gpm_arg_int("--block", optarg, 32, 1024, &o->block) != 0)
-                return -1;
-            if (o->block % 32)
-                return gpm_set_error("--block: %d is not a multiple of 32 (a warp): pass e.g. "
-                                     "%d", o->block, (o->block / 32 + 1) * 32);
-            break;
-        case O_LAYOUT:
-            if (gpm_arg_choice("--layout", optarg, layouts, &k) != 0)
-                return -1;
-            o->layout = k == 0 ? LAYOUT_WARP : LAYOUT_GRID;
-            break;
-        case 'S':
-            if (gpm_arg_choice("--scale", optarg, scales, &k) != 0)
-                return -1;
-            o->scale = scales[k];
-            break;
-        case 'o':
-            o->out = optarg;
-            break;
-        default:
-            return gpm_args_bad_flag(PROG, c, argv);
-        }
-    }
-    if (gpm_args_no_positional(PROG, argc, argv) != 0)
-        return -1;
+    if ((rc = gpm_args_parse(PROG, "[options]", flags, argc, argv)) != 0)
+        return rc;
+    for (int j = 0; j < nrun; j++)
+        *(run[j] == 0 ? &o->run_cap : run[j] == 1 ? &o->run_gpm : &o->run_ceiling) = 1;
+    if (o->ngpu == 0) /* not given: the default */
+        for (int t = 32; t <= 1 << 20; t *= 2)
+            o->gpu[o->ngpu++] = t;
+    if (size % 256)
+        return gpm_set_error("--size: %lld is not a multiple of 256 bytes: pass e.g. 64M or 1G",
+                             size);
+    o->size = (size_t)size;
+    if (o->block % 32)
+        return gpm_set_error("--block: %d is not a multiple of 32 (a warp): pass e.g. %d",
+                             o->block, (o->block / 32 + 1) * 32);
     /* Checked after every flag: --block may come after --gpu-threads. */
     for (int j = 0; j < o->ngpu; j++) {
         int t = o->gpu[j];

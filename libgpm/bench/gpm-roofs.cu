@@ -71,7 +71,6 @@
  * around the kernels, a monotonic clock around copies, flushes, writes and
  * batches. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -895,69 +894,32 @@ static int cpu_probes(ctx *x)
     return emit(x, &fs);
 }
 
-static const char usage_text[] =
-    "usage: gpm-roofs [options]\n"
-    "  --size BYTES   the PM file the probes write, a power of two from 1M (default 1G)\n"
-    "  --file NAME    PM file (relative names under GPM_PM_DIR; default roofs.pm); an\n"
-    "                 existing one is refused, and the file is removed at exit\n"
-    "  --reps N       timed repetitions after one warm-up, 1..32 (default 5)\n"
-    "  --batch N      batch-floor's operations a batch, 1..1M (default 4096)\n"
-    "  --scale NAME   recorded in the rows: tiny|small|paper|custom (default custom)\n"
-    "  --probes LIST  only these probes: names or their beginnings, comma-separated\n"
-    "                 (e.g. write-scatter,fence-only; default: every probe)\n"
-    "  --out FILE     append result rows (TSV) to FILE\n"
-    "  --help         this text\n";
-
 static int parse(int argc, char **argv, ctx *x, const char **file)
 {
-    static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
-                                         {"size", required_argument, NULL, 's'},
-                                         {"file", required_argument, NULL, 'f'},
-                                         {"reps", required_argument, NULL, 'r'},
-                                         {"batch", required_argument, NULL, 'b'},
-                                         {"scale", required_argument, NULL, 'S'},
-                                         {"out", required_argument, NULL, 'o'},
-                                         {"probes", required_argument, NULL, 'p'},
-                                         {0, 0, 0, 0}};
     static const char *const scales[] = {"tiny", "small", "paper", "custom", NULL};
     long long size;
-    int c, k;
-    x->size = (size_t)1 << 30;
-    x->reps = 5;
-    x->batch = 4096;
-    x->scale = "custom";
-    *file = "roofs.pm";
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'h': fputs(usage_text, stdout); return 1;
-        case 's':
-            if (gpm_arg_ll("--size", optarg, 1 << 20, 1ll << 40, &size) != 0)
-                return -1;
-            if (size & (size - 1))
-                return gpm_set_error("--size: %s is not a power of two: pass e.g. 64M or 1G",
-                                     optarg);
-            x->size = (size_t)size;
-            break;
-        case 'f': *file = optarg; break;
-        case 'r':
-            if (gpm_arg_int("--reps", optarg, 1, MAX_REPS, &x->reps) != 0)
-                return -1;
-            break;
-        case 'b':
-            if (gpm_arg_int("--batch", optarg, 1, 1 << 20, &x->batch) != 0)
-                return -1;
-            break;
-        case 'S':
-            if (gpm_arg_choice("--scale", optarg, scales, &k) != 0)
-                return -1;
-            x->scale = scales[k];
-            break;
-        case 'o': x->out = optarg; break;
-        case 'p': x->probes = optarg; break;
-        default: return gpm_args_bad_flag(PROG, c, argv);
-        }
-    }
+    struct gpm_flag flags[] = {
+        GPM_FLAG_LL("--size", &size, 1 << 20, 1ll << 40, "1G", "BYTES",
+                    "the PM file the probes write, a power of two from 1M"),
+        GPM_FLAG_STR("--file", file, "roofs.pm", "NAME",
+                     "PM file (relative names under GPM_PM_DIR); an existing one is refused, "
+                     "and the file is removed at exit"),
+        GPM_FLAG_INT("--reps", &x->reps, 1, MAX_REPS, "5", "N",
+                     "timed repetitions after one warm-up, 1..32"),
+        GPM_FLAG_INT("--batch", &x->batch, 1, 1 << 20, "4096", "N",
+                     "batch-floor's operations a batch, 1..1M"),
+        GPM_FLAG_WORD("--scale", &x->scale, scales, "custom", NULL, "recorded in the rows"),
+        GPM_FLAG_STR("--probes", &x->probes, NULL, "LIST",
+                     "only these probes: names or their beginnings, comma-separated (e.g. "
+                     "write-scatter,fence-only; default: every probe)"),
+        GPM_FLAG_STR("--out", &x->out, NULL, "FILE", "append result rows (TSV) to FILE"),
+        GPM_FLAGS_END};
+    int rc;
+    if ((rc = gpm_args_parse(PROG, "[options]", flags, argc, argv)) != 0)
+        return rc;
+    if (size & (size - 1))
+        return gpm_set_error("--size: %lld is not a power of two: pass e.g. 64M or 1G", size);
+    x->size = (size_t)size;
     if ((size_t)x->batch * 8 > x->size)
         return gpm_set_error("--batch %d: its PM words (8 bytes each) exceed --size %zu: pass a "
                              "smaller --batch or a larger --size", x->batch, x->size);
@@ -972,7 +934,7 @@ static int parse(int argc, char **argv, ctx *x, const char **file)
                                  (int)n, t);
         t += n + (t[n] == ',');
     }
-    return gpm_args_no_positional(PROG, argc, argv);
+    return 0;
 }
 
 int main(int argc, char **argv)

@@ -101,12 +101,6 @@ static int comma_list(const char *flag, const char *val, const char *const *word
     return 0;
 }
 
-int gpm_arg_int_list(const char *flag, const char *val, int min, int max, int *v, int maxn,
-                     int *n)
-{
-    return comma_list(flag, val, NULL, min, max, v, maxn, n);
-}
-
 int gpm_arg_choice(const char *flag, const char *val, const char *const *words, int *out)
 {
     char list[256];

@@ -20,10 +20,6 @@ extern "C" {
 int gpm_arg_ll(const char *flag, const char *val, long long min, long long max, long long *out);
 int gpm_arg_int(const char *flag, const char *val, int min, int max, int *out);
 int gpm_arg_double(const char *flag, const char *val, double min, double max, double *out);
-/* A comma list of integers in [MIN, MAX] ("32,128,512"): *N gets how many
- * (at most MAXN). */
-int gpm_arg_int_list(const char *flag, const char *val, int min, int max, int *v, int maxn,
-                     int *n);
 /* VAL must be one of the NULL-terminated WORDS: *OUT gets its index. */
 int gpm_arg_choice(const char *flag, const char *val, const char *const *words, int *out);
 
