@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cuda_runtime.h>
@@ -61,13 +60,6 @@ typedef struct options {
     int gds_threads[MAX_LIST], ngds_threads;
     const char *out;
 } options;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 #define PROG "gpm-cap-tune"
 
@@ -161,11 +153,11 @@ static void emit(const options *o, const gpm_platform *plat, const char *op, con
             double t0_;                                                                \
             if (fill(dev, (o)->size, seed) != 0)                                       \
                 return fail("filling device memory");                                  \
-            t0_ = now_s();                                                             \
+            t0_ = gpm_now_s();                                                             \
             if ((body) != 0)                                                           \
                 return fail(gpm_last_error());                                         \
             if (rep_ >= 0)                                                             \
-                (s).t[(s).n++] = now_s() - t0_;                                        \
+                (s).t[(s).n++] = gpm_now_s() - t0_;                                        \
             (s).ok &= verify((check), (o)->size, seed);                                \
         }                                                                              \
     } while (0)
@@ -201,11 +193,11 @@ static int cap_mm_threads(const options *o, const gpm_platform *plat, const gpm_
         if (fill(dev, o->size, seed) != 0 ||
             cudaMemcpy(r->host, dev, o->size, cudaMemcpyDefault) != cudaSuccess)
             return fail("copying to the mapping");
-        t0 = now_s();
+        t0 = gpm_now_s();
         if (gpm_flusher_persist(f, r, r->host, o->size, 0) != 0)
             return fail(gpm_last_error());
         if (rep >= 0)
-            s.t[s.n++] = now_s() - t0;
+            s.t[s.n++] = gpm_now_s() - t0;
         s.ok &= verify(r->host, o->size, seed);
     }
     emit(o, plat, "cap-mm-flush", "cap-mm", o->threads[k], params, &s);

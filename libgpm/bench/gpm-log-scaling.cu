@@ -94,13 +94,6 @@ static int verify(const gpmlog *log, uint32_t n, uint32_t entry, uint32_t rep)
     return ok && found == n;
 }
 
-static int cuda_ok(cudaError_t e, const char *what)
-{
-    if (e != cudaSuccess)
-        return gpm_set_error("%s: %s", what, cudaGetErrorString(e));
-    return 0;
-}
-
 /* One (variant, thread count) point; PARTS is the conventional log's
  * partition count (ignored for HCL). 0 ok, 1 unverified, -1 error. */
 static int run_point(const options *o, const gpm_platform *plat, int hcl, int n, int parts)
@@ -124,10 +117,10 @@ static int run_point(const options *o, const gpm_platform *plat, int hcl, int n,
                                 parts, 0);
     if (rc != 0)
         return -1;
-    rc = cuda_ok(cudaMalloc((void **)&bad, sizeof *bad), "cudaMalloc");
+    rc = gpm_cuda_ok(cudaMalloc((void **)&bad, sizeof *bad), "cudaMalloc");
     if (rc == 0)
-        rc = cuda_ok(cudaEventCreate(&ev[0]), "cudaEventCreate");
-    if (rc == 0 && cuda_ok(cudaEventCreate(&ev[1]), "cudaEventCreate") != 0) {
+        rc = gpm_cuda_ok(cudaEventCreate(&ev[0]), "cudaEventCreate");
+    if (rc == 0 && gpm_cuda_ok(cudaEventCreate(&ev[1]), "cudaEventCreate") != 0) {
         cudaEventDestroy(ev[0]);
         rc = -1;
     }
@@ -142,7 +135,7 @@ static int run_point(const options *o, const gpm_platform *plat, int hcl, int n,
         float ms = 0;
         int b = 0;
         if (gpmlog_reset(&log) != 0 ||
-            cuda_ok(cudaMemset(bad, 0, sizeof *bad), "cudaMemset") != 0 ||
+            gpm_cuda_ok(cudaMemset(bad, 0, sizeof *bad), "cudaMemset") != 0 ||
             gpm_persist_begin() != 0) {
             rc = -1;
             break;
@@ -151,16 +144,16 @@ static int run_point(const options *o, const gpm_platform *plat, int hcl, int n,
         insert_one<<<blocks, tpb>>>(gpmlog_device(&log), (uint32_t)n, (uint32_t)o->entry,
                                     (uint32_t)parts, (uint32_t)(rep + 1), bad);
         cudaEventRecord(ev[1]);
-        rc = cuda_ok(cudaEventSynchronize(ev[1]), "insert kernel");
+        rc = gpm_cuda_ok(cudaEventSynchronize(ev[1]), "insert kernel");
         if (rc == 0)
-            rc = cuda_ok(cudaGetLastError(), "insert kernel launch");
+            rc = gpm_cuda_ok(cudaGetLastError(), "insert kernel launch");
         /* DDIO must be back on even when the kernel failed. */
         if (gpm_persist_end() != 0)
             rc = -1;
         if (rc != 0)
             break;
         cudaEventElapsedTime(&ms, ev[0], ev[1]);
-        rc = cuda_ok(cudaMemcpy(&b, bad, sizeof b, cudaMemcpyDeviceToHost), "cudaMemcpy");
+        rc = gpm_cuda_ok(cudaMemcpy(&b, bad, sizeof b, cudaMemcpyDeviceToHost), "cudaMemcpy");
         if (rc != 0)
             break;
         if (b || !verify(&log, (uint32_t)n, (uint32_t)per, (uint32_t)(rep + 1)))

@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cuda_runtime.h>
@@ -123,20 +122,6 @@ __global__ void ps_fill(uint64_t *buf, size_t words, uint64_t seed)
 
 /* ---- host helpers ---- */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cuda_ok(cudaError_t e, const char *what)
-{
-    if (e != cudaSuccess)
-        return gpm_set_error("%s: %s", what, cudaGetErrorString(e));
-    return 0;
-}
-
 /* Every word of the mapping equals the pattern of SEED (all CPU cores). */
 static int verify(const uint64_t *pm, size_t words, uint64_t seed)
 {
@@ -203,16 +188,16 @@ static int cap_once(const options *o, gpm_flusher *f, const gpm_region *r, uint6
     size_t words = o->size / 8;
     uint64_t seed = g_seed++;
     ps_fill<<<1024, 256>>>(dev, words, seed);
-    if (cuda_ok(cudaDeviceSynchronize(), "filling the CAP-mm source") != 0)
+    if (gpm_cuda_ok(cudaDeviceSynchronize(), "filling the CAP-mm source") != 0)
         return -1;
-    double t0 = now_s();
-    if (cuda_ok(cudaMemcpy(r->host, dev, o->size, cudaMemcpyDeviceToHost),
+    double t0 = gpm_now_s();
+    if (gpm_cuda_ok(cudaMemcpy(r->host, dev, o->size, cudaMemcpyDeviceToHost),
                 "cudaMemcpy into the PM mapping") != 0)
         return -1;
-    double t1 = now_s();
+    double t1 = gpm_now_s();
     if (gpm_flusher_persist(f, r, r->host, o->size, 0) != 0)
         return -1;
-    double t2 = now_s();
+    double t2 = gpm_now_s();
     t[0] = t1 - t0;
     t[1] = t2 - t1;
     *ok = *ok && verify((const uint64_t *)r->host, words, seed);
@@ -222,7 +207,7 @@ static int cap_once(const options *o, gpm_flusher *f, const gpm_region *r, uint6
 static int run_cap(const options *o, const gpm_platform *plat, const gpm_region *r)
 {
     uint64_t *dev = NULL;
-    if (cuda_ok(cudaMalloc((void **)&dev, o->size), "cudaMalloc of the CAP-mm source") != 0)
+    if (gpm_cuda_ok(cudaMalloc((void **)&dev, o->size), "cudaMalloc of the CAP-mm source") != 0)
         return -1;
     int rc = 0;
     for (int k = 0; k < o->ncpu && rc == 0; k++) {
@@ -279,7 +264,7 @@ static int gpm_once(const options *o, const gpm_region *r, ps_kernel k, int thre
         return -1;
     if (e == cudaSuccess)
         e = cudaGetLastError();
-    if (cuda_ok(e, "the persist kernel") != 0)
+    if (gpm_cuda_ok(e, "the persist kernel") != 0)
         return -1;
     cudaEventElapsedTime(&ms, ev[0], ev[1]);
     *t = ms / 1e3;

@@ -75,7 +75,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cuda_runtime.h>
@@ -393,18 +392,6 @@ typedef struct ctx {
     int failed;
 } ctx;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cuda_ok(cudaError_t e, const char *what)
-{
-    return e == cudaSuccess ? 0 : gpm_set_error("%s: %s", what, cudaGetErrorString(e));
-}
-
 /* The probes, as --probes names them. */
 static const char *const probe_names[] = {
     "link-write", "persist-seq", "persist-rand8", "persist-rand16", "write-rand16",
@@ -470,7 +457,7 @@ static int gpu_time(ctx *x, double *t)
         return -1;
     if (e == cudaSuccess)
         e = cudaGetLastError();
-    if (cuda_ok(e, "a probe kernel") != 0)
+    if (gpm_cuda_ok(e, "a probe kernel") != 0)
         return -1;
     cudaEventElapsedTime(&ms, x->ev[0], x->ev[1]);
     *t = ms / 1e3;
@@ -481,7 +468,7 @@ static int gpu_start(ctx *x)
 {
     if (gpm_persist_begin() != 0)
         return -1;
-    return cuda_ok(cudaEventRecord(x->ev[0]), "cudaEventRecord");
+    return gpm_cuda_ok(cudaEventRecord(x->ev[0]), "cudaEventRecord");
 }
 
 enum kind { K_LINK, K_SEQ, K_RAND8, K_RAND16, K_WRAND16, K_FENCE, K_STRIDE16 };
@@ -634,9 +621,9 @@ static int beside_probe(ctx *x)
     cudaStream_t s[2];
     cudaEvent_t e[2][2];
     int rc = 0;
-    if (cuda_ok(cudaMalloc((void **)&sum, sizeof *sum), "cudaMalloc of the reads' sum") ||
-        cuda_ok(cudaStreamCreateWithFlags(&s[0], cudaStreamNonBlocking), "cudaStreamCreate") ||
-        cuda_ok(cudaStreamCreateWithFlags(&s[1], cudaStreamNonBlocking), "cudaStreamCreate"))
+    if (gpm_cuda_ok(cudaMalloc((void **)&sum, sizeof *sum), "cudaMalloc of the reads' sum") ||
+        gpm_cuda_ok(cudaStreamCreateWithFlags(&s[0], cudaStreamNonBlocking), "cudaStreamCreate") ||
+        gpm_cuda_ok(cudaStreamCreateWithFlags(&s[1], cudaStreamNonBlocking), "cudaStreamCreate"))
         return -1;
     for (int k = 0; k < 4; k++) {
         cudaEventCreate(&e[k / 2][k % 2]);
@@ -662,7 +649,7 @@ static int beside_probe(ctx *x)
                 err = cudaDeviceSynchronize();
             if (rc == 0 && gpm_persist_end() != 0)
                 rc = -1;
-            if (rc == 0 && cuda_ok(err, "update-beside-reads' kernels") != 0)
+            if (rc == 0 && gpm_cuda_ok(err, "update-beside-reads' kernels") != 0)
                 rc = -1;
             if (rc != 0)
                 break;
@@ -713,12 +700,13 @@ static int read_probe(ctx *x, int dep, unsigned rb)
     want = read_sum((uint64_t *)x->r.host, recs, n, rb, groups, steps);
     for (int i = -1; i < x->reps; i++) {
         double t;
-        if (cuda_ok(cudaMemset(sum, 0, sizeof *sum), "cudaMemset of a read's sum") != 0 ||
+        if (gpm_cuda_ok(cudaMemset(sum, 0, sizeof *sum), "cudaMemset of a read's sum") != 0 ||
             gpu_start(x) != 0)
             return -1;
         rf_read<<<x->grid, x->block>>>((const uint64_t *)x->r.dev, recs, n, rb, steps, sum);
         if (gpu_time(x, &t) != 0 ||
-            cuda_ok(cudaMemcpy(&got, sum, sizeof got, cudaMemcpyDeviceToHost), "a read's sum") != 0)
+            gpm_cuda_ok(cudaMemcpy(&got, sum, sizeof got, cudaMemcpyDeviceToHost),
+                        "a read's sum") != 0)
             return -1;
         p.bad += got != want; /* repetitions whose sum differs */
         if (i >= 0)
@@ -757,11 +745,12 @@ static int batch_probe(ctx *x, int graph)
     cudaGraph_t g = NULL;
     cudaGraphExec_t ge = NULL;
     cudaError_t e;
-    int rc = cuda_ok(cudaMallocHost((void **)&q.hin, q.n * 33), "cudaMallocHost of a batch") ||
-             cuda_ok(cudaMallocHost((void **)&q.hans, q.n * 16), "cudaMallocHost of answers") ||
-             cuda_ok(cudaMalloc((void **)&q.din, q.n * 33), "cudaMalloc of a batch") ||
-             cuda_ok(cudaMalloc((void **)&q.dans, q.n * 16), "cudaMalloc of answers") ||
-             cuda_ok(cudaStreamCreateWithFlags(&q.s, cudaStreamNonBlocking), "cudaStreamCreate");
+    int rc = gpm_cuda_ok(cudaMallocHost((void **)&q.hin, q.n * 33), "cudaMallocHost of a batch") ||
+             gpm_cuda_ok(cudaMallocHost((void **)&q.hans, q.n * 16), "cudaMallocHost of answers") ||
+             gpm_cuda_ok(cudaMalloc((void **)&q.din, q.n * 33), "cudaMalloc of a batch") ||
+             gpm_cuda_ok(cudaMalloc((void **)&q.dans, q.n * 16), "cudaMalloc of answers") ||
+             gpm_cuda_ok(cudaStreamCreateWithFlags(&q.s, cudaStreamNonBlocking),
+                         "cudaStreamCreate");
     if (rc == 0 && graph) {
         e = cudaStreamBeginCapture(q.s, cudaStreamCaptureModeThreadLocal);
         if (e == cudaSuccess) {
@@ -771,7 +760,7 @@ static int batch_probe(ctx *x, int graph)
         }
         if (e == cudaSuccess)
             e = cudaGraphInstantiate(&ge, g, 0);
-        rc = cuda_ok(e, "capturing a batch as a CUDA Graph");
+        rc = gpm_cuda_ok(e, "capturing a batch as a CUDA Graph");
     }
     memset(&p, 0, sizeof p);
     p.op = graph ? "batch-floor-graph" : "batch-floor", p.mode = "gpm", p.unit = "batches";
@@ -785,12 +774,12 @@ static int batch_probe(ctx *x, int graph)
             q.hin[i] = rf_pattern(i, seed);
         for (size_t i = 0; i < q.n; i++)
             ops[i] = (uint8_t)(seed + i);
-        t0 = now_s();
+        t0 = gpm_now_s();
         e = graph ? cudaGraphLaunch(ge, q.s) : batch_enqueue(&q, (uint64_t *)x->r.dev);
         if (e == cudaSuccess)
             e = cudaStreamSynchronize(q.s);
-        t0 = now_s() - t0;
-        rc = cuda_ok(e, graph ? "a batch's graph" : "a batch");
+        t0 = gpm_now_s() - t0;
+        rc = gpm_cuda_ok(e, graph ? "a batch's graph" : "a batch");
         p.bad += rc == 0 ? bad_batch(&q, (const uint64_t *)x->r.host) : 0;
         if (b >= 0)
             p.t[p.n++] = t0;
@@ -838,9 +827,9 @@ static int cpu_probes(ctx *x)
         if (!f)
             return -1;
         memset(x->r.host, (int)i + 1, x->size); /* dirty lines, as a copy leaves them */
-        t0 = now_s();
+        t0 = gpm_now_s();
         e = gpm_flusher_persist(f, &x->r, x->r.host, x->size, 0);
-        t0 = now_s() - t0;
+        t0 = gpm_now_s() - t0;
         gpm_flusher_destroy(f);
         if (e != 0)
             return -1;
@@ -854,16 +843,16 @@ static int cpu_probes(ctx *x)
         uint64_t seed = ++x->seed;
         double t0, t1, t2;
         rf_fill<<<x->grid, x->block>>>(x->dev, words, seed);
-        if (cuda_ok(cudaDeviceSynchronize(), "filling the copy's source") != 0)
+        if (gpm_cuda_ok(cudaDeviceSynchronize(), "filling the copy's source") != 0)
             break;
-        t0 = now_s();
-        if (cuda_ok(cudaMemcpy(x->r.host, x->dev, x->size, cudaMemcpyDeviceToHost),
+        t0 = gpm_now_s();
+        if (gpm_cuda_ok(cudaMemcpy(x->r.host, x->dev, x->size, cudaMemcpyDeviceToHost),
                     "cudaMemcpy into the mapping") != 0)
             break;
-        t1 = now_s();
+        t1 = gpm_now_s();
         if (gpm_flusher_persist(f, &x->r, x->r.host, x->size, 0) != 0)
             break;
-        t2 = now_s();
+        t2 = gpm_now_s();
         copy.bad += bad_seq((uint64_t *)x->r.host, words, seed);
         if (i >= 0) {
             copy.t[copy.n++] = t1 - t0;
@@ -882,13 +871,13 @@ static int cpu_probes(ctx *x)
     if (gpm_cap_file_open(&cf, x->r.path, x->size, GPM_HOST_ONLY) != 0)
         return -1;
     for (int i = -1; i < x->reps; i++) {
-        double t0 = now_s();
+        double t0 = gpm_now_s();
         if (gpm_cap_fs_host(&cf, 0, x->r.host, x->size) != 0) {
             gpm_cap_file_close(&cf);
             return -1;
         }
         if (i >= 0)
-            fs.t[fs.n++] = now_s() - t0;
+            fs.t[fs.n++] = gpm_now_s() - t0;
     }
     gpm_cap_file_close(&cf);
     return emit(x, &fs);
@@ -974,9 +963,9 @@ int main(int argc, char **argv)
     x.block = 512;
     x.grid = prop.multiProcessorCount * (prop.maxThreadsPerMultiProcessor / x.block);
     gpm_platform_collect(&x.plat);
-    rc = cuda_ok(cudaMalloc((void **)&x.dev, x.size), "cudaMalloc of the copy's source") ||
-         cuda_ok(cudaEventCreate(&x.ev[0]), "cudaEventCreate") ||
-         cuda_ok(cudaEventCreate(&x.ev[1]), "cudaEventCreate");
+    rc = gpm_cuda_ok(cudaMalloc((void **)&x.dev, x.size), "cudaMalloc of the copy's source") ||
+         gpm_cuda_ok(cudaEventCreate(&x.ev[0]), "cudaEventCreate") ||
+         gpm_cuda_ok(cudaEventCreate(&x.ev[1]), "cudaEventCreate");
     printf("# roofs: %zu bytes on %s (%s), %d x %d GPU threads\n", x.size, x.r.path,
            gpm_backend_name(x.r.backend), x.grid, x.block);
     for (int k = K_LINK; rc == 0 && k <= K_FENCE; k++)

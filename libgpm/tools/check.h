@@ -82,7 +82,6 @@ int run_with(char *const *prefix, int nprefix, const struct opts *o, char *const
              int nextra, const char *log, int wait);
 int run(const struct opts *o, char *const *extra, int nextra, const char *log, int wait);
 void last_line(const char *path, char *out, size_t len);
-double now_s(void);
 int last_field(const char *rows, const char *col, char *out, size_t len);
 double median_s(const char *rows);
 int verified(const char *rows);

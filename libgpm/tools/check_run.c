@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -60,13 +59,6 @@ void last_line(const char *path, char *out, size_t len)
             snprintf(out, len, "%.*s", (int)strcspn(line, "\n"), line);
     if (f)
         fclose(f);
-}
-
-double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* Column COL of the last row of ROWS (a TSV whose first line is its

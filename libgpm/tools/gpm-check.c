@@ -202,9 +202,9 @@ static int traced_run(struct check *c, struct outcome *out)
             return rc == 2 ? 2 : 1;
         }
     }
-    t0 = now_s();
+    t0 = gpm_now_s();
     rc = run(o, traced, o->from ? 10 : 9, log, 1);
-    out->run_s = now_s() - t0;
+    out->run_s = gpm_now_s() - t0;
     if (rc != 0) {
         last_line(log, why, sizeof why);
         if (rc == 2) { /* PROGRAM refused its flags: nothing ran worth keeping */
@@ -297,7 +297,7 @@ static int choose_images(struct check *c, struct outcome *out)
      * processes' (5x the recovery time of BFS cpu's images on 2 cores). */
     if (!getenv("OMP_WAIT_POLICY"))
         setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
-    t0 = now_s();
+    t0 = gpm_now_s();
     c->n = -1;
     if (!c->img || !c->im || (c->n = plan(c, k)) < 0)
         return fail(1);
@@ -306,7 +306,7 @@ static int choose_images(struct check *c, struct outcome *out)
     printf("gpm-check: %d images (end %d, %spersist points %d, exhaustive %d, random %d), "
            "distinct by hash\n", c->n, k->end, by_mutant, k->persist_points, k->exhaustive,
            k->random);
-    out->choose_s = now_s() - t0;
+    out->choose_s = gpm_now_s() - t0;
     return 0;
 }
 
@@ -317,7 +317,7 @@ static int recover_images(struct check *c, struct outcome *out)
 {
     int per_round = round_size(c);
     for (int i = 0, round; i < c->n; i += round) {
-        double t1 = now_s(), t2;
+        double t1 = gpm_now_s(), t2;
         round = c->n - i < per_round ? c->n - i : per_round;
         for (int k = i; k < i + round; k++) {
             char dir[4300];
@@ -325,11 +325,11 @@ static int recover_images(struct check *c, struct outcome *out)
             if (put_image(c, dir, &c->im[k]) != 0)
                 return fail(1);
         }
-        t2 = now_s();
+        t2 = gpm_now_s();
         out->write_s += t2 - t1;
         if (recover_round(c, i, round, &out->alone) != 0)
             return fail(1);
-        out->recover_s += now_s() - t2;
+        out->recover_s += gpm_now_s() - t2;
         for (int k = i; k < i + round; k++) {
             struct image *im = &c->im[k];
             char dir[4300], log[4400];
@@ -423,7 +423,7 @@ static void free_check(struct check *c)
 int main(int argc, char **argv)
 {
     struct check c = {0};
-    struct outcome out = {.start = now_s()};
+    struct outcome out = {.start = gpm_now_s()};
     char more[512] = "";
     double wall_s;
     int rc = parse(argc, argv, &c.o);
@@ -451,7 +451,7 @@ int main(int argc, char **argv)
     else
         printf("gpm-check: %d images were recovered again, each in a process of its own: not "
                "recovered, or not reached, in a process that recovered several\n", out.alone);
-    wall_s = now_s() - out.start;
+    wall_s = gpm_now_s() - out.start;
     printf("gpm-check: %.2f s in all (%.1f images/s): the traced run %.2f s, choosing the "
            "images %.2f s, writing them %.2f s, recovering them %.2f s\n", wall_s, c.n / wall_s,
            out.run_s, out.choose_s, out.write_s, out.recover_s);

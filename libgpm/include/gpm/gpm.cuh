@@ -252,4 +252,11 @@ __device__ __forceinline__ size_t gpm_grid_threads(void)
     return (size_t)gridDim.x * blockDim.x;
 }
 
+/* Host code: 0 if E is cudaSuccess, else -1 with gpm_last_error() "WHAT:
+ * <CUDA's error string>". */
+static inline int gpm_cuda_ok(cudaError_t e, const char *what)
+{
+    return e == cudaSuccess ? 0 : gpm_set_error("%s: %s", what, cudaGetErrorString(e));
+}
+
 #endif

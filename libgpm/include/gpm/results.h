@@ -42,6 +42,9 @@ typedef struct gpm_result {
     double rep_s[GPM_RESULT_MAX_REP_S]; /* each repetition's time, in the order run */
 } gpm_result;
 
+/* Seconds on the monotonic clock: the difference of two is a time taken. */
+double gpm_now_s(void);
+
 /* Median of N values (sorts a copy). */
 double gpm_median(const double *v, int n);
 
