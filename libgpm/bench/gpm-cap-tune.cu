@@ -122,16 +122,8 @@ static void emit(const options *o, const gpm_platform *plat, const char *op, con
                  int threads, const char *params, const series *s)
 {
     gpm_result res;
-    memset(&res, 0, sizeof res);
-    res.workload = "cap-tune";
-    res.op = op;
-    res.mode = mode;
-    res.scale = "custom";
-    res.size_bytes = o->size;
-    res.threads = threads;
-    gpm_result_set_times(&res, s->t, s->n);
-    res.bytes_persisted = (double)o->size;
-    res.verified = s->ok ? "ok" : "fail";
+    gpm_result_point(&res, "cap-tune", op, mode, "custom", o->size, threads, s->t, s->n,
+                     (double)o->size, s->ok);
     res.params = params;
     if (!s->ok)
         g_any_fail = 1;

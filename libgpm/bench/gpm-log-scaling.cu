@@ -170,18 +170,10 @@ static int run_point(const options *o, const gpm_platform *plat, int hcl, int n,
         return -1;
 
     gpm_result res;
-    memset(&res, 0, sizeof res);
     snprintf(params, sizeof params, "entry_bytes=%d,partitions=%d,block=%d,blocks=%d",
              o->entry, hcl ? 0 : parts, tpb, blocks);
-    res.workload = "log-scaling";
-    res.op = hcl ? "hcl" : "conv";
-    res.mode = "gpm";
-    res.scale = o->scale;
-    res.size_bytes = (size_t)n * per;
-    res.threads = n;
-    gpm_result_set_times(&res, t, o->reps);
-    res.bytes_persisted = (double)n * per;
-    res.verified = all_ok ? "ok" : "fail";
+    gpm_result_point(&res, "log-scaling", hcl ? "hcl" : "conv", "gpm", o->scale, (size_t)n * per,
+                     n, t, o->reps, (double)n * per, all_ok);
     res.params = params;
     printf("%-5s %8d %10d %5d %12.3f %12.3f  %s\n", res.op, n, hcl ? 0 : parts, o->reps,
            res.median_s * 1e6, res.min_s * 1e6, res.verified);

@@ -156,16 +156,8 @@ static int emit(const options *o, const gpm_platform *plat, const char *op, cons
                 int threads, const point *p, const char *params)
 {
     gpm_result res;
-    memset(&res, 0, sizeof res);
-    res.workload = "persist-scaling";
-    res.op = op;
-    res.mode = mode;
-    res.scale = o->scale;
-    res.size_bytes = o->size;
-    res.threads = threads;
-    gpm_result_set_times(&res, p->t, p->n);
-    res.bytes_persisted = (double)o->size;
-    res.verified = p->ok ? "ok" : "fail";
+    gpm_result_point(&res, "persist-scaling", op, mode, o->scale, o->size, threads, p->t, p->n,
+                     (double)o->size, p->ok);
     res.params = params;
     if (!p->ok)
         g_any_fail = 1;

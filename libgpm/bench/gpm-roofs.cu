@@ -424,17 +424,9 @@ static int emit(ctx *x, probe *p)
     double med;
     if (!listed(x->probes, p->op))
         return 0;
-    memset(&res, 0, sizeof res);
-    res.workload = "roofs";
-    res.op = p->op;
-    res.mode = p->mode;
-    res.scale = x->scale;
-    res.size_bytes = x->size;
-    res.threads = p->threads;
-    gpm_result_set_times(&res, p->t, p->n);
+    gpm_result_point(&res, "roofs", p->op, p->mode, x->scale, x->size, p->threads, p->t, p->n,
+                     p->bytes, !p->bad);
     med = res.median_s;
-    res.bytes_persisted = p->bytes;
-    res.verified = p->bad ? "fail" : "ok";
     snprintf(params, sizeof params, "rate_per_s=%.6g,unit=%s,per_rep=%.0f,bad_words=%zu%s%s",
              p->per_rep / med, p->unit, p->per_rep, p->bad, p->extra[0] ? "," : "", p->extra);
     res.params = params;

@@ -76,6 +76,23 @@ void gpm_result_set_times(gpm_result *res, const double *t, int n)
         memcpy(res->rep_s, t, (size_t)n * sizeof *t);
 }
 
+void gpm_result_point(gpm_result *res, const char *workload, const char *op, const char *mode,
+                      const char *scale, size_t size_bytes, int threads, const double *t, int n,
+                      double bytes_persisted, int ok)
+{
+    memset(res, 0, sizeof *res);
+    res->workload = workload;
+    res->op = op;
+    res->mode = mode;
+    res->scale = scale;
+    res->size_bytes = size_bytes;
+    res->threads = threads;
+    gpm_result_set_times(res, t, n);
+    res->bytes_persisted = bytes_persisted;
+    res->verified = ok ? "ok" : "fail";
+    res->params = "";
+}
+
 void gpm_result_tsv_header(FILE *out)
 {
     gpm_platform_tsv_header(out);

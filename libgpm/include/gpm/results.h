@@ -52,6 +52,12 @@ double gpm_median(const double *v, int n);
  * repetitions T (all zero when N < 1; rsd_pct NAN when N < 2), and copies
  * T into rep_s where N <= GPM_RESULT_MAX_REP_S (n_rep_s 0 otherwise). */
 void gpm_result_set_times(gpm_result *res, const double *t, int n);
+/* RES as the row of one timed point, its fields in their order: what ran,
+ * its N times T (as gpm_result_set_times), the bytes it persisted each
+ * time, and whether it was verified (OK: "ok", else "fail"); params "". */
+void gpm_result_point(gpm_result *res, const char *workload, const char *op, const char *mode,
+                      const char *scale, size_t size_bytes, int threads, const double *t, int n,
+                      double bytes_persisted, int ok);
 
 /* Appends one row to PATH, writing the header first if the file is new or
  * empty; a non-empty file whose first line is not the schema's header is

@@ -36,6 +36,17 @@ static void times_give_reps_median_min_max(void)
     CHECK(r.reps == 0 && r.median_s == 0 && r.min_s == 0 && r.max_s == 0);
 }
 
+static void a_point_fills_the_row(void)
+{
+    double t[] = {0.2, 0.4, 0.3};
+    gpm_result r;
+    gpm_result_point(&r, "w", "op", "gpm", "tiny", 4096, 32, t, 3, 8192, 0);
+    CHECK(!strcmp(r.workload, "w") && !strcmp(r.op, "op") && !strcmp(r.mode, "gpm"));
+    CHECK(!strcmp(r.scale, "tiny") && r.size_bytes == 4096 && r.threads == 32);
+    CHECK(r.reps == 3 && r.median_s == 0.3 && r.bytes_persisted == 8192);
+    CHECK(!strcmp(r.verified, "fail") && !strcmp(r.params, ""));
+}
+
 /* mean 0.3, squared deviations 0.1 over n - 1 = 4: SD 0.158114, 52.70%. */
 static void times_give_the_relative_standard_deviation(void)
 {
@@ -388,6 +399,7 @@ int main(void)
 {
     RUN(median_of_odd_even_and_unsorted);
     RUN(times_give_reps_median_min_max);
+    RUN(a_point_fills_the_row);
     RUN(times_give_the_relative_standard_deviation);
     RUN(times_are_kept_up_to_the_bound);
     RUN(header_once_and_values_round_trip);
