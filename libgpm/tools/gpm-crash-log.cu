@@ -66,9 +66,10 @@ __host__ __device__ static inline int slot_arg(uint32_t g, uint32_t parts, int h
     return hcl ? -1 : (int)(g % parts);
 }
 
-/* Mode gpm: log fenced, then store and persist, element by element. */
-static __global__ void tx_fenced(gpmlog_dev log, uint32_t *data, uint32_t n, uint64_t t,
-                                 uint32_t parts, int *bad)
+/* Mode gpm (UPDATE): log fenced, then store and persist, element by element.
+ * Mode gpm-ndp, step 1: log only, unfenced (LOG from gpmlog_device_unfenced). */
+static __global__ void tx_log(gpmlog_dev log, uint32_t *data, uint32_t n, uint64_t t,
+                              uint32_t parts, int update, int *bad)
 {
     uint32_t g = blockIdx.x * blockDim.x + threadIdx.x, half = n / 2;
     if (g >= half)
@@ -80,24 +81,9 @@ static __global__ void tx_fenced(gpmlog_dev log, uint32_t *data, uint32_t n, uin
             atomicAdd(bad, 1);
             return; /* never update what was not logged */
         }
-        gpm_store_u32(data + i, value_at(i, t + 1));
-        gpm_persist();
-    }
-}
-
-/* Mode gpm-ndp, step 1: log only, unfenced. */
-static __global__ void tx_log_unfenced(gpmlog_dev log, const uint32_t *data, uint32_t n,
-                                       uint32_t parts, int *bad)
-{
-    uint32_t g = blockIdx.x * blockDim.x + threadIdx.x, half = n / 2;
-    if (g >= half)
-        return;
-    for (uint32_t j = 0; j < 2; j++) {
-        uint32_t i = g + j * half, old = data[i];
-        if (gpmtx_log_undo(log, slot_arg(g, parts, log.g.kind == GPMLOG_HCL),
-                           (uint64_t)i * 4u, &old, 4) != 0) {
-            atomicAdd(bad, 1);
-            return;
+        if (update) {
+            gpm_store_u32(data + i, value_at(i, t + 1));
+            gpm_persist();
         }
     }
 }
@@ -179,13 +165,13 @@ static void gpu_transaction(const options *o, gpmlog *log, gpm_region *r, gpm_fl
     if (!o->ndp) {
         if (gpmtx_begin(log) != 0 || gpm_persist_begin() != 0)
             die(gpm_last_error());
-        tx_fenced<<<blocks, THREADS>>>(gpmlog_device(log), data_dev, o->n, t, o->parts, bad);
+        tx_log<<<blocks, THREADS>>>(gpmlog_device(log), data_dev, o->n, t, o->parts, 1, bad);
         cuda_check(cudaDeviceSynchronize(), "transaction kernel");
         if (gpm_persist_end() != 0)
             die(gpm_last_error());
     } else {
-        tx_log_unfenced<<<blocks, THREADS>>>(gpmlog_device_unfenced(log), data_dev, o->n,
-                                             o->parts, bad);
+        tx_log<<<blocks, THREADS>>>(gpmlog_device_unfenced(log), data_dev, o->n, t, o->parts, 0,
+                                    bad);
         cuda_check(cudaDeviceSynchronize(), "logging kernel");
     }
     cuda_check(cudaMemcpy(&b, bad, sizeof b, cudaMemcpyDeviceToHost), "cudaMemcpy");
