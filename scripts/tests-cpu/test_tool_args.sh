@@ -60,6 +60,8 @@ for path in "$bin"/gpm-*; do
     elif [ -n "$(ls -A "$tmp/cwd")" ]; then why="left files: $(ls -A "$tmp/cwd")"
     fi
     verdict "${p}_help_is_usage_on_stdout_exit_0" "$p" "$why"
+    long=$(awk 'length > 80' "$tmp/out" | head -n 1)
+    verdict "${p}_help_lines_fit_80_columns" "$p" "${long:+a longer line: $long}"
     usage_error "${p}_unknown_flag_is_one_line_exit_2" "$p" "--no-such-flag" --no-such-flag
 done
 if [ "$n" -ge 6 ]; then ok "programs_found ($n)"; else notok programs_found "only $n programs gpm-* in $bin"; fi
@@ -86,6 +88,28 @@ usage_error inspect_needs_a_file gpm-inspect "no FILE"
 usage_error inspect_takes_one_file gpm-inspect "unexpected argument 'b'" a b
 usage_error row_bad_number gpm-row "threads" rows.tsv workload=x op=y threads=abc
 usage_error row_unknown_key gpm-row "bogus=1" rows.tsv workload=x op=y bogus=1
+
+# The flag table: a flag without a value given one, a list of words, a
+# MIN:MAX window, a flag's beginning (unambiguous: the flag; ambiguous:
+# unknown), the positional arguments a program takes, a callback's value.
+usage_error persist_scaling_set_flag_takes_no_value gpm-persist-scaling "--keep: takes no value" \
+    --keep=yes
+usage_error persist_scaling_variants_end_with_comma gpm-persist-scaling \
+    "--variants: 'gpm,' ends with a comma" --variants gpm,
+usage_error crash_cp_window_out_of_range gpm-crash-cp "--kill-after-us: -1 is out of range" \
+    --file x --kill-after-us -1:5
+usage_error log_scaling_flag_beginning_is_the_flag gpm-log-scaling "--reps: expects an integer" \
+    --rep x
+usage_error check_ambiguous_beginning_is_unknown gpm-check "unknown flag --i" --i 5 prog
+usage_error check_needs_a_program gpm-check "no PROGRAM given" --images 5
+usage_error check_model_is_checked gpm-check "--model: no model 'weak'" --model weak prog
+run gpm-roofs -h
+if [ "$rc" -eq 0 ] && grep -q '^usage' "$tmp/out" &&
+   grep -q -- "--reps N .*1\.\.32 (default 5)" "$tmp/out"; then
+    ok roofs_h_is_help_with_ranges_and_defaults
+else
+    notok roofs_h_is_help_with_ranges_and_defaults "exit $rc: $(shown "$tmp/out")"
+fi
 
 # gpm-log-scaling --help was taken for a flag that needs a value.
 run gpm-log-scaling --help
