@@ -58,14 +58,12 @@ static int check_pm_dir(const struct wl_ctx *c)
 
 static int check_gpu(const struct wl_ctx *c)
 {
-    char why[512];
     if (!c->m->needs_gpu)
         return 0;
     /* A mutant of a kernel's persist (GPM_MUTATE) is set before any kernel runs. */
     if (gpm_gpu_check() == 0)
         return gpm_trace_device_mutant();
-    snprintf(why, sizeof why, "%s", gpm_last_error());
-    return gpm_set_error("%s: run on a machine with an NVIDIA GPU%s", why,
+    return gpm_set_error("%s: run on a machine with an NVIDIA GPU%s", gpm_last_error(),
                          c->wl->modes & WL_MODE_BIT(WL_CPU) ? ", or use --mode cpu" : "");
 }
 
@@ -164,14 +162,12 @@ static int watchdog(const struct wl_ctx *c)
 static int arm_crash(struct wl_ctx *c)
 {
     const struct wl_kill *k = &c->h->opt.kill;
-    char why[512];
     if (!watchdog(c))
         return 0; /* the other kills land on progress (progress.c) or a commit (tx.c) */
     if (wl_crash_arm(k->kind == WL_KILL_RANDOM ? wl_crash_pick(c->expected_s, wl_seed(c))
                                                : k->seconds) == 0)
         return 0;
-    snprintf(why, sizeof why, "%s", gpm_last_error());
-    return gpm_set_error("--kill: %s", why);
+    return gpm_set_error("--kill: %s", gpm_last_error());
 }
 
 /* Is a kill armed around the timed work (the first repetition's, or the
@@ -359,9 +355,7 @@ int wl_run(const struct wl_workload *w, int argc, char **argv)
     if (wl_check_flags(c) != 0 || check_pm_dir(c) != 0 || declare_objects(c) != 0)
         return fail(w, 2);
     if (c->h->opt.out && gpm_result_check_out(c->h->opt.out) != 0) {
-        char why[1024];
-        snprintf(why, sizeof why, "%s", gpm_last_error());
-        gpm_set_error("--out: %s", why);
+        gpm_set_error("--out: %s", gpm_last_error());
         return fail(w, 2);
     }
     wl_resolve_params(w, &c->h->opt, c->p);

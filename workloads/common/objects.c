@@ -154,13 +154,11 @@ static int check_size(const char *path, size_t want, int *exists)
  * is named by that mode: its files are laid out for it. */
 static int size_in_mode(const struct wl_ctx *c, const struct wl_run *run, const char *path)
 {
-    char why[1024];
     if (!c->h->opt.recover || !run->found_valid || run->found.mode == (uint32_t)c->h->opt.mode)
         return -1;
-    snprintf(why, sizeof why, "%s", gpm_last_error());
     return gpm_set_error("%s: its files were laid out by a %s run: recover it with --mode %s "
                          "(%s)", path, wl_mode_name((enum wl_mode)run->found.mode),
-                         wl_mode_name((enum wl_mode)run->found.mode), why);
+                         wl_mode_name((enum wl_mode)run->found.mode), gpm_last_error());
 }
 
 /* ---- opening each kind ---- */

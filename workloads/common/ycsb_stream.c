@@ -1,7 +1,6 @@
 /* A YCSB-driven workload's parameters and its whole stream (ycsb.h): one
  * reading of --workload, --dist, --records, --ops and --ycsb-trace, and one
  * stream, so that GPHash and gpKVS run the same operations. */
-#include <stdio.h>
 #include <string.h>
 
 #include "harness.h"
@@ -12,11 +11,8 @@ int wl_ycsb_args(const struct wl_ctx *c, double theta, struct wl_ycsb_args *a)
     static const char *const dists[] = {"zipfian", "uniform", "latest"};
     const char *d = wl_str(c, "dist"), *t = wl_str(c, "ycsb-trace");
     memset(a, 0, sizeof *a);
-    if (!(a->mix = wl_ycsb_mix(wl_str(c, "workload")))) {
-        char why[256];
-        snprintf(why, sizeof why, "%s", gpm_last_error());
-        return gpm_set_error("--workload: %s", why);
-    }
+    if (!(a->mix = wl_ycsb_mix(wl_str(c, "workload"))))
+        return gpm_set_error("--workload: %s", gpm_last_error());
     /* YCSB's generators draw through a Zipfian even for uniform keys. */
     if (!(theta > 0 && theta < 1))
         return gpm_set_error("--zipf %g: YCSB needs a skew between 0 and 1 (its own is 0.99); "

@@ -75,7 +75,8 @@ int gpm_persist_end(void);
 
 /* The last error of this thread, one line, no trailing newline. */
 const char *gpm_last_error(void);
-/* Sets the last error (printf-style); returns -1 for convenience. */
+/* Sets the last error (printf-style; an argument may be gpm_last_error(),
+ * to wrap it); returns -1 for convenience. */
 int gpm_set_error(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))
