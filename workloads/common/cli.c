@@ -25,7 +25,7 @@ static int nparams(const struct wl_workload *w)
     return n;
 }
 
-int wl_param_index(const struct wl_workload *w, const char *flag)
+static int param_index(const struct wl_workload *w, const char *flag)
 {
     for (int i = 0; i < nparams(w); i++)
         if (strcmp(w->params[i].flag, flag) == 0)
@@ -245,28 +245,12 @@ static int check_persistency(const struct wl_ctx *c)
     return 0;
 }
 
-/* Mode none keeps nothing durable: nothing to crash, recover or trace. */
 static int durable_for(const struct wl_ctx *c, int given, const char *flag)
 {
     if (!given || !c->m->commit->nothing_durable)
         return 0;
     return gpm_set_error("%s: mode %s makes nothing durable: pass a persistent mode (gpm, "
                          "cap-mm, ...) or drop the flag", flag, c->m->name);
-}
-
-static int check_recover(const struct wl_ctx *c)
-{
-    return durable_for(c, c->h->opt.recover, "--recover");
-}
-
-static int check_kill(const struct wl_ctx *c)
-{
-    return durable_for(c, c->h->opt.kill.kind != WL_KILL_NONE, "--kill");
-}
-
-static int check_trace(const struct wl_ctx *c)
-{
-    return durable_for(c, c->h->opt.trace != NULL, "--trace");
 }
 
 /* One row a flag: its name; its argument's word in the usage (NULL: it
@@ -318,14 +302,14 @@ static const struct flag flags[] = {
      "the default) or sbrp (gpm/sbrp.cuh's oFence, dFence, pRel, pAcq)",
      .kind = FLAG_SET, .set = set_persistency, .offered = has_sbrp, .check = check_persistency},
     {"recover", NULL, "resume (or restart) the crashed run kept in the PM files, finish, verify",
-     .kind = FLAG_ON, .field = OPT(recover), .check = check_recover},
+     .kind = FLAG_ON, .field = OPT(recover)},
     {"kill", "WHEN",
      "SIGKILL this process in the first repetition (or the recovery): WHEN\n"
      "time:S (S seconds in), random (a moment within it), progress:K (just\n"
      "after its K-th unit of progress is durable: a batch, a checkpoint's\n"
      "steps, a level...) or after-progress:S[@K] (S seconds after the first\n"
      "unit, or just after unit K if that comes first)",
-     .kind = FLAG_SET, .set = set_kill, .check = check_kill},
+     .kind = FLAG_SET, .set = set_kill},
     {"progress-times", NULL, "note when the first and the last unit of progress came "
      "(progress_*_s)", .kind = FLAG_ON, .field = OPT(progress_times)},
     {"seed", "N", "input seed (default 1)", .kind = FLAG_SET, .set = set_seed},
@@ -333,8 +317,7 @@ static const struct flag flags[] = {
      .field = OPT(out), .fix = "pass a file name for the result rows"},
     {"keep", NULL, "keep the PM files after the run", .kind = FLAG_ON, .field = OPT(keep)},
     {"trace", "DIR", "record the work's PM stores and persist points in DIR (gpm-check)",
-     .kind = FLAG_PATH, .field = OPT(trace), .fix = "pass a directory for the trace",
-     .check = check_trace},
+     .kind = FLAG_PATH, .field = OPT(trace), .fix = "pass a directory for the trace"},
     {"modes", NULL,
      "list the modes, one a line: MODE, then needs_gpu, kernels_write_pm\n"
      "(stores --trace cannot see) and resumes (--recover resumes durable\n"
@@ -544,10 +527,16 @@ int wl_parse_args(const struct wl_workload *w, int argc, char **argv, struct wl_
 
 int wl_check_flags(const struct wl_ctx *c)
 {
+    const struct wl_opts *o = &c->h->opt;
     for (int i = 0; i < NFLAGS; i++)
         if (flags[i].check && flags[i].check(c) != 0)
             return -1;
-    return 0;
+    /* Mode none keeps nothing durable: nothing to crash, recover or trace. */
+    return durable_for(c, o->recover, "--recover") ||
+                   durable_for(c, o->kill.kind != WL_KILL_NONE, "--kill") ||
+                   durable_for(c, o->trace != NULL, "--trace")
+               ? -1
+               : 0;
 }
 
 void wl_resolve_params(const struct wl_workload *w, const struct wl_opts *o,
@@ -588,13 +577,14 @@ void wl_params_string(const struct wl_ctx *c, char *out, size_t len)
     }
 }
 
-static int typed_index(const struct wl_ctx *c, const char *flag, enum wl_ptype t)
+/* The index of parameter FLAG of type T (-1: any type). */
+static int typed_index(const struct wl_ctx *c, const char *flag, int t)
 {
-    int i = wl_param_index(c->wl, flag);
-    if (i < 0 || c->wl->params[i].type != t) {
+    int i = param_index(c->wl, flag);
+    if (i < 0 || (t >= 0 && (int)c->wl->params[i].type != t)) {
         /* A typo in a workload's own code, not a user error. */
-        fprintf(stderr, "%s: internal error: no %s parameter --%s\n", c->wl->name,
-                t == WL_FLOAT ? "float" : t == WL_STR ? "string" : "integer", flag);
+        fprintf(stderr, "%s: internal error: no %sparameter --%s\n", c->wl->name,
+                t < 0 ? "" : t == WL_FLOAT ? "float " : t == WL_STR ? "string " : "integer ", flag);
         abort();
     }
     return i;
@@ -626,12 +616,7 @@ const char *wl_str(const struct wl_ctx *c, const char *flag)
 
 int wl_given(const struct wl_ctx *c, const char *flag)
 {
-    int i = wl_param_index(c->wl, flag);
-    if (i < 0) {
-        fprintf(stderr, "%s: internal error: no parameter --%s\n", c->wl->name, flag);
-        abort();
-    }
-    return c->h->opt.given[i];
+    return c->h->opt.given[typed_index(c, flag, -1)];
 }
 
 void wl_default_int(struct wl_ctx *c, const char *flag, long long v)

@@ -180,8 +180,6 @@ int wl_parse_args(const struct wl_workload *w, int argc, char **argv, struct wl_
 /* Fills P from the options (scale values unless a flag overrode them). */
 void wl_resolve_params(const struct wl_workload *w, const struct wl_opts *o,
                        struct wl_value *p);
-/* Index of FLAG among W's params, or -1. */
-int wl_param_index(const struct wl_workload *w, const char *flag);
 /* "n=...,iters=..." of the resolved params. */
 void wl_params_string(const struct wl_ctx *c, char *out, size_t len);
 /* Each harness flag given, against the mode: 0, or -1 with a message
