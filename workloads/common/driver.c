@@ -22,8 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "gpm/crash.h"
 #include "gpm/persistency.h"
 #include "gpm/platform.h"
 #include "gpm/results.h"
@@ -157,15 +159,35 @@ static int watchdog(const struct wl_ctx *c)
     return c->h->opt.kill.kind == WL_KILL_TIME || c->h->opt.kill.kind == WL_KILL_RANDOM;
 }
 
-/* A crash that was asked for but cannot be armed is an error: the run
+/* --kill random: uniform over 5%..95% of the expected work, so the kill
+ * lands inside it rather than at its edges; the clock and pid make
+ * repeated trials of one seed land at different moments. (Crash campaigns
+ * pass moments drawn from a measured duration instead.) */
+static double crash_pick(double expected_s, unsigned long long salt)
+{
+    struct timespec now;
+    uint64_t x;
+    clock_gettime(CLOCK_REALTIME, &now);
+    x = (uint64_t)now.tv_nsec ^ ((uint64_t)getpid() << 32) ^ salt;
+    if (expected_s < 0.01)
+        expected_s = 0.01;
+    return (double)gpm_crash_pick_us(x, (uint64_t)(expected_s * 0.05e6),
+                                     (uint64_t)(expected_s * 0.95e6)) / 1e6;
+}
+
+/* libgpm's SIGKILL watchdog, disarmed as soon as the work returns, so that
+ * only kills inside the work happen; the PM files survive for --recover.
+ * A crash that was asked for but cannot be armed is an error: the run
  * must not pass for one that finished before the kill. */
 static int arm_crash(struct wl_ctx *c)
 {
     const struct wl_kill *k = &c->h->opt.kill;
+    double s = k->kind == WL_KILL_RANDOM ? crash_pick(c->expected_s, wl_seed(c)) : k->seconds;
     if (!watchdog(c))
         return 0; /* the other kills land on progress (progress.c) or a commit (tx.c) */
-    if (wl_crash_arm(k->kind == WL_KILL_RANDOM ? wl_crash_pick(c->expected_s, wl_seed(c))
-                                               : k->seconds) == 0)
+    fprintf(stderr, "crash: SIGKILL in %.3f s\n", s);
+    fflush(stderr);
+    if (gpm_crash_arm_us((uint64_t)(s * 1e6)) == 0)
         return 0;
     return gpm_set_error("--kill: %s", gpm_last_error());
 }
@@ -210,7 +232,7 @@ static int timed(struct wl_ctx *c, struct wl_run *run, int (*fn)(struct wl_ctx *
         wl_note(c, "cp_blocks=%d", c->h->opt.cp_blocks);
     else
         wl_cp_pace_note(c);
-    if (arm && watchdog(c) && wl_crash_disarm() == 1)
+    if (arm && watchdog(c) && gpm_crash_disarm() == 1)
         fprintf(stderr, "crash: the work finished before the watchdog fired\n");
     if (arm && !watchdog(c))
         fprintf(stderr, "crash: the work finished before the kill on progress\n");

@@ -1,4 +1,4 @@
-/* Inside the harness: what driver.c, objects.c, persist.c and crash.c share
+/* Inside the harness: what driver.c, objects.c, persist.c and the rest share
  * and workloads do not see. */
 #ifndef WL_HARNESS_H
 #define WL_HARNESS_H
@@ -380,11 +380,6 @@ int wl_live_start(struct wl_ctx *c, int arm);
 int wl_live_stop(struct wl_ctx *c);
 /* Between the two: inside timed work, not prepare(). */
 int wl_live_timing(const struct wl_ctx *c);
-
-/* The --kill time:S and random watchdog (crash.c). */
-double wl_crash_pick(double expected_s, unsigned long long salt);
-int wl_crash_arm(double seconds);
-int wl_crash_disarm(void);
 
 #ifdef __cplusplus
 }
