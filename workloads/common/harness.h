@@ -189,11 +189,7 @@ int wl_check_flags(const struct wl_ctx *c);
 void wl_obj_log_hcl(struct wl_ctx *c, int i, size_t bytes, int blocks, int threads);
 void wl_obj_log_conv(struct wl_ctx *c, int i, size_t bytes, int partitions);
 
-/* Log I, and the handle its kernels take (unfenced where the mode does
- * not fence: gpm-ndp then calls wl_log_flush between its phases). */
 gpmlog *wl_log(struct wl_ctx *c, int i);
-gpmlog_dev wl_log_dev(struct wl_ctx *c, int i);
-int wl_log_flush(struct wl_ctx *c, int i);
 
 /* --cap-chunk (a WL_STR parameter: "best" or a power of two, 128 to 2^30),
  * for CAP modes that persist the chunks of a table an update touched:
@@ -325,10 +321,6 @@ void wl_cp_free(struct wl_obj *o);
 int wl_exclude_begin(struct wl_ctx *c, double *t0);
 void wl_exclude_end(struct wl_ctx *c, double t0);
 void wl_volatile_free(struct wl_obj *o);
-/* The flagged chunks of T (flags read from the device and cleared there)
- * as ranges of the region in T->ranges, their source SRC + offset (NULL:
- * none); their number, or -1. */
-int wl_tx_flagged_ranges(struct wl_tx_state *t, size_t region_bytes, const void *src);
 /* Copies the ranges V[0..N) from SRC to DST (device pointers of the same
  * layout) in one kernel, with plain stores (copy_ranges.cu). */
 int wl_dev_copy_ranges(void *dst, const void *src, const gpm_range *v, int n, void **scratch,

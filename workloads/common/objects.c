@@ -80,18 +80,6 @@ gpmlog *wl_log(struct wl_ctx *c, int i)
     return &c->h->obj[i].log;
 }
 
-gpmlog_dev wl_log_dev(struct wl_ctx *c, int i)
-{
-    if (!c->m->fences)
-        return gpmlog_device_unfenced(&c->h->obj[i].log);
-    return wl_sbrp(c) ? gpmlog_device_sbrp(&c->h->obj[i].log) : gpmlog_device(&c->h->obj[i].log);
-}
-
-int wl_log_flush(struct wl_ctx *c, int i)
-{
-    return gpmlog_flush(&c->h->obj[i].log, c->h->flusher);
-}
-
 /* ---- file names and sizes ---- */
 
 static int obj_file_bytes(const struct wl_ctx *c, struct wl_obj *o)
@@ -159,6 +147,13 @@ static int size_in_mode(const struct wl_ctx *c, const struct wl_run *run, const 
     return gpm_set_error("%s: its files were laid out by a %s run: recover it with --mode %s "
                          "(%s)", path, wl_mode_name((enum wl_mode)run->found.mode),
                          wl_mode_name((enum wl_mode)run->found.mode), gpm_last_error());
+}
+
+static int nothing_to_recover(const char *path)
+{
+    return gpm_set_error("%s: does not exist: nothing to recover (run without --recover first, "
+                         "or pass the --pm-dir, --scale and size flags of the crashed run)",
+                         path);
 }
 
 /* ---- opening each kind ---- */
@@ -346,9 +341,7 @@ static int open_identity(struct wl_ctx *c, struct wl_run *run)
         check_size(path, GPM_RUN_ID_FILE_BYTES, &exists) != 0)
         return -1;
     if (!exists && c->h->opt.recover)
-        return gpm_set_error("%s: does not exist: nothing to recover (run without --recover "
-                             "first, or pass the --pm-dir, --scale and size flags of the "
-                             "crashed run)", path);
+        return nothing_to_recover(path);
     if (gpm_map(&run->id, path, GPM_RUN_ID_FILE_BYTES,
                 (c->h->opt.recover ? 0 : GPM_CREATE) | GPM_HOST_ONLY) != 0)
         return -1;
@@ -421,9 +414,7 @@ int wl_objects_open(struct wl_ctx *c, struct wl_run *run)
             goto fail;
         }
         if (c->h->opt.recover && !exists[i]) {
-            gpm_set_error("%s: does not exist: nothing to recover (run without --recover "
-                          "first, or pass the --pm-dir, --scale and size flags of the crashed "
-                          "run)", o->path);
+            nothing_to_recover(o->path);
             goto fail;
         }
     }

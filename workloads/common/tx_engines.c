@@ -66,7 +66,10 @@ static int alloc_flags(struct wl_ctx *c, int tx, size_t chunk)
     return 0;
 }
 
-int wl_tx_flagged_ranges(struct wl_tx_state *t, size_t region_bytes, const void *src)
+/* The flagged chunks (flags read from the device and cleared there) as
+ * ranges of the region in t->ranges, their source SRC + offset (NULL:
+ * none); their number, or -1. */
+static int flagged_ranges(struct wl_tx_state *t, size_t region_bytes, const void *src)
 {
     if (wl_dev_copy(t->flags_host, t->flags_dev, t->nflags * 4, 0) != 0 ||
         wl_dev_zero(t->flags_dev, t->nflags * 4) != 0)
@@ -140,7 +143,10 @@ static int fenced_batch(struct wl_ctx *c, int tx, uint64_t b, wl_tx_apply apply)
     wl_txdev d = wl_tx_dev_base(c, tx);
     int rc;
     d.pm = wl_region(c, region_of(c, tx))->dev;
-    d.log = wl_log_dev(c, tx); /* fenced, by oFences in the SBRP variant */
+    /* Fenced (by oFences in the SBRP variant) where the mode fences. */
+    d.log = !c->m->fences ? gpmlog_device_unfenced(wl_log(c, tx))
+            : wl_sbrp(c)  ? gpmlog_device_sbrp(wl_log(c, tx))
+                          : gpmlog_device(wl_log(c, tx));
     if (gpmtx_begin(wl_log(c, tx)) != 0 || wl_persist_begin(c) != 0)
         return -1;
     /* APPLY may only queue its kernels: DDIO stays off, and the commit
@@ -178,8 +184,8 @@ static int flushed_batch(struct wl_ctx *c, int tx, uint64_t b, wl_tx_apply apply
     if (apply(c, b, &d) != 0 || wait_batch(c, tx) != 0 || check_fails(c, tx, b) != 0)
         return -1; /* not begun: the unflushed records belong to no transaction */
     /* The records durable before the transaction that they undo begins. */
-    if (wl_log_flush(c, tx) != 0 || gpmtx_begin(wl_log(c, tx)) != 0 ||
-        (n = wl_tx_flagged_ranges(t, c->h->obj[r].bytes, NULL)) < 0 ||
+    if (gpmlog_flush(wl_log(c, tx), c->h->flusher) != 0 || gpmtx_begin(wl_log(c, tx)) != 0 ||
+        (n = flagged_ranges(t, c->h->obj[r].bytes, NULL)) < 0 ||
         wl_dev_copy_ranges(wl_region(c, r)->dev, t->mirror, t->ranges, n, &t->ranges_dev,
                            &t->ranges_dev_cap) != 0 ||
         wl_commit(c, r, t->ranges, n) != 0)
@@ -208,7 +214,7 @@ static int chunks_batch(struct wl_ctx *c, int tx, uint64_t b, wl_tx_apply apply)
     wl_txdev d = wl_tx_dev_base(c, tx);
     d.flags = t->flags_dev;
     d.shift = wl_chunk_shift(t->chunk);
-    if (apply(c, b, &d) != 0 || (n = wl_tx_flagged_ranges(t, c->h->obj[r].bytes, t->mirror)) < 0)
+    if (apply(c, b, &d) != 0 || (n = flagged_ranges(t, c->h->obj[r].bytes, t->mirror)) < 0)
         return -1;
     return wl_commit(c, r, t->ranges, n);
 }
