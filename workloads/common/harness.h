@@ -49,7 +49,7 @@ struct wl_obj {
     struct wl_cp_snap *snap; /* checkpoint whose copy overlaps the next steps (wl_cp_start):
                                 each registered buffer's device snapshot, which gpmcp copies */
     void *side;            /* and the stream (cudaStream_t) the copy runs on */
-    struct wl_cp_pace *pace; /* and its block count's pacing (cp_pace.c; not with --cp-blocks) */
+    struct wl_cp_pace *pace; /* and its block count's pacing (not with --cp-blocks) */
     int pending;           /* a copy started and not finished */
     size_t rec_size;
     gpmlog log;            /* log */
@@ -284,19 +284,8 @@ int wl_cp_overlaps(const struct wl_ctx *c);
 int wl_cp_start(struct wl_ctx *c, int i);
 int wl_cp_finish(struct wl_ctx *c, int i);
 
-/* cp_pace.c: the overlapping copy's block count. open makes the pacing of
- * O's copy; snapshot records the end of a snapshot on STREAM and returns the
- * event the copy waits for (NULL on error); copied records the copy's end
- * on SIDE; steps_done, at the next checkpoint before its wait, the steps'
- * end on STREAM; update, after the copy was waited for, sizes the next
- * one; note adds each paced checkpoint's cp_blocks= to the row. */
-int wl_cp_pace_open(struct wl_obj *o);
-void wl_cp_pace_free(struct wl_obj *o);
-unsigned wl_cp_pace_blocks(const struct wl_obj *o);
-void *wl_cp_pace_snapshot(struct wl_obj *o, void *stream);
-int wl_cp_pace_copied(struct wl_obj *o, void *side);
-void wl_cp_pace_steps_done(struct wl_obj *o, void *stream);
-void wl_cp_pace_update(struct wl_obj *o);
+/* The overlapping copy's block count, paced: each paced checkpoint's
+ * cp_blocks= for the row. */
 void wl_cp_pace_note(struct wl_ctx *c);
 /* The search, pure: init starts it at START blocks; next takes the
  * interval the count s->trial gave (INTERVAL_MS; one not positive is
