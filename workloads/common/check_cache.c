@@ -13,7 +13,8 @@
 #include "harness.h"
 #include "wl_hd.h"
 
-/* On unless GPM_CHECK_CACHE=off; -1 with the message for another value. */
+/* On unless GPM_CHECK_CACHE=off (a setting of every run of an experiment,
+ * not of one command line); -1 with the message for another value. */
 static int cache_on(void)
 {
     const char *e = getenv("GPM_CHECK_CACHE");

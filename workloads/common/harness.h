@@ -191,14 +191,10 @@ void wl_obj_log_conv(struct wl_ctx *c, int i, size_t bytes, int partitions);
 
 gpmlog *wl_log(struct wl_ctx *c, int i);
 
-/* --cap-chunk (a WL_STR parameter: "best" or a power of two, 128 to 2^30),
- * for CAP modes that persist the chunks of a table an update touched:
- * "best" times the mode's CAP engine on a scratch file (a cost per copy and
- * a bandwidth) and takes the chunk predicted fastest for the changes that
- * CHANGES lists (say the first batch's: *OFFSETS, malloc'd, *N byte offsets
- * in the table; 0, or -1 with a message). CHANGES is called only then, in a
- * CAP mode with "best". Sets *CHUNK; the rows note cap_chunk=. Call it from
- * setup(). */
+/* --cap-chunk (a WL_STR parameter: "best" or a power of two, 128 to 2^30)
+ * into *CHUNK, from setup(); the rows note cap_chunk=. Only "best" in a CAP
+ * mode (cap_chunk.c) calls CHANGES, for the changes to size the chunk for
+ * (*OFFSETS, malloc'd, *N byte offsets in the table; 0, or -1 with a message). */
 int wl_cap_chunk(struct wl_ctx *c, int (*changes)(struct wl_ctx *c, uint64_t **offsets, size_t *n),
                  size_t *chunk);
 /* The --cap-chunk flag alone, checked (layout() calls it, so that a bad
@@ -226,14 +222,6 @@ int wl_dev_digest(const void *p, size_t bytes, uint64_t first, uint64_t *a, uint
 
 /* One run of the program: wl_main without GPM_RECOVER_EACH. */
 int wl_run(const struct wl_workload *w, int argc, char **argv);
-/* GPM_RECOVER_EACH=LIST: one recovery per crash image LIST names, in this
- * process (recover_each.c). It stays in the environment, as libgpm's
- * GPM_MUTATE and GPM_TRACE_RING do (any program linking libgpm reads
- * them): gpm-check sets it around whatever command recovers, and a program
- * that does not know it recovers one image, as it would anyway, where a
- * flag it did not know would stop it. GPM_CHECK_CACHE (check_cache.c) is
- * a setting for every run of an experiment, not of one command line. */
-int wl_recover_each(const struct wl_workload *w, const char *list, int argc, char **argv);
 /* From now on, wl_dev_alloc fills what it hands out with BYTE. */
 void wl_dev_poison(unsigned char byte);
 
@@ -349,11 +337,7 @@ int wl_pcie_start(struct wl_ctx *c);
 void wl_pcie_stop(struct wl_ctx *c, int started);
 const char *wl_pcie_why(void);
 
-/* The counters of timed work (progress.c): the device's counts of bytes
- * and persists of the kernels' wl_store_* and wl_persist (and undo
- * records), and the units of progress, with the watcher that kills at a
- * unit (--kill progress:K) or a moment after the first
- * (--kill after-progress:S) and notes when they came (--progress-times). */
+/* The counters of timed work, and the kills on progress (progress.c). */
 int wl_live_open(struct wl_ctx *c);
 void wl_live_close(struct wl_ctx *c);
 /* Before and after each timed piece of work; ARM: its kills apply. */

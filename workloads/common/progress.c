@@ -1,23 +1,20 @@
 /* The counters of timed work, and the kills that land on progress.
  *
- * Bytes and persists: the kernels' wl_store_* and wl_persist (and undo
- * records) count into device counters (wl.cuh); the harness sums them
- * after each timed piece, beside what its host helpers counted.
- *
- * Progress: units made durable, counted where they are made: on the host
- * (wl_progress_add), and by the kernels in a device counter (wl_progressed;
- * a GPU's atomics on host memory are not supported over PCIe). A kernel
- * tells the host through two words of mapped host memory, written with
- * plain stores by one thread each: the first unit came, and the unit that
- * --kill progress:K names came (that thread then waits to be killed).
- * A unit counted on the host with --kill progress:K kills right there,
- * after the K-th; the watcher thread, which polls the words, kills for the
- * kernels' units. So a crash test lands after exactly the unit it names,
- * however fast the work runs. The watcher also kills a moment after the
- * first unit (--kill after-progress:S: campaigns draw that moment from a
- * measured run's first and last units, and pass the last but one as the
- * latest, so kills land inside the work) and notes when the first and the
- * last unit came (--progress-times). */
+ * The kernels' wl_store_* and wl_persist (and undo records) count bytes
+ * and persists in device counters (wl.cuh), summed after each timed piece
+ * beside what the host's helpers counted. Units of progress are counted
+ * where they are made durable: on the host (wl_progress_add), and by the
+ * kernels in a device counter (wl_progressed; a GPU's atomics on host
+ * memory are not supported over PCIe), which tell the host through two
+ * words of mapped host memory, each written by one thread: the first unit
+ * came, and unit K of --kill progress:K came (that thread then waits to be
+ * killed). The host kills right after its own K-th unit, and the watcher
+ * thread, polling the words, for the kernels': a crash test lands after
+ * exactly the unit it names, however fast the work runs. The watcher also
+ * kills a moment after the first unit (--kill after-progress:S: campaigns
+ * draw that moment from a measured run's first and last units, and pass
+ * the last but one as the latest, so kills land inside the work) and notes
+ * when the first and the last unit came (--progress-times). */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>

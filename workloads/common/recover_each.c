@@ -7,7 +7,10 @@
  * Each one's output goes to FOLDER/recover.log, and its exit status, once
  * it has one, to FOLDER/status. Opening the GPU (and loading cuDNN) once
  * for many images instead of once each is what lets a check recover a
- * hundred images in seconds.
+ * hundred images in seconds. It is a variable, not a flag, as libgpm's
+ * GPM_MUTATE and GPM_TRACE_RING are: gpm-check sets it around whatever
+ * command recovers, and a program that does not know it recovers one
+ * image, as it would anyway, where a flag it did not know would stop it.
  *
  * What one recovery leaves must not help the next one pass: memory is
  * poisoned when malloc hands it out and when it is freed (M_PERTURB), and
@@ -74,7 +77,7 @@ static int redirect(const char *dir)
     return 0;
 }
 
-int wl_recover_each(const struct wl_workload *w, const char *list, int argc, char **argv)
+static int recover_each(const struct wl_workload *w, const char *list, int argc, char **argv)
 {
     char dir[4096], rows[4200], *av[MAX_ARGS + 5];
     int err = dup(2), bad = 0;
@@ -132,5 +135,5 @@ int wl_recover_each(const struct wl_workload *w, const char *list, int argc, cha
 int wl_main(const struct wl_workload *w, int argc, char **argv)
 {
     const char *list = getenv("GPM_RECOVER_EACH");
-    return list && *list ? wl_recover_each(w, list, argc, argv) : wl_run(w, argc, argv);
+    return list && *list ? recover_each(w, list, argc, argv) : wl_run(w, argc, argv);
 }
