@@ -133,10 +133,8 @@ int wl_check_u32(const char *what, const uint32_t *got, const uint32_t *want, si
             if (i < first)
                 first = i;
         }
-    if (w) {
-        w->bad += bad;
-        w->total += n;
-    }
+    if (w)
+        w->bad += bad, w->total += n;
     if (!bad)
         return 0;
     gpm_set_error("%s: element %zu is %u, expected %u", what, first, got[first], want[first]);
@@ -176,8 +174,7 @@ int wl_check_close_f32(const char *what, const float *got, const double *want, s
         }
     }
     if (w) {
-        w->bad += bad;
-        w->total += n;
+        w->bad += bad, w->total += n;
         w->err = rel_tol != 0 ? "rel" : "abs";
         if (max_err > w->max_err)
             w->max_err = max_err;
