@@ -348,6 +348,7 @@ static int open_identity(struct wl_ctx *c, struct wl_run *run)
     run->id_created = run->id.created;
     if (gpm_lock_file(path, &run->id_lock) != 0)
         return -1;
+    run->locked = 1;
     run->cur = gpm_run_id_current(slots(run));
     run->found_valid = run->cur >= 0;
     if (run->found_valid)
@@ -393,13 +394,8 @@ int wl_objects_open(struct wl_ctx *c, struct wl_run *run)
     make_tag(c, run);
     /* --recover reads the identity first: the run it names decides what
      * the files must be, and a mismatch is told in its terms. */
-    if (c->h->opt.recover) {
-        if (open_identity(c, run) != 0)
-            goto fail;
-        run->locked = 1;
-        if (check_identity(c, run) != 0)
-            goto fail;
-    }
+    if (c->h->opt.recover && (open_identity(c, run) != 0 || check_identity(c, run) != 0))
+        goto fail;
     /* Every size and path is checked before anything is opened. */
     for (int i = 0; i < c->h->nobj; i++) {
         struct wl_obj *o = &c->h->obj[i];
@@ -421,7 +417,6 @@ int wl_objects_open(struct wl_ctx *c, struct wl_run *run)
     if (!c->h->opt.recover) {
         if (open_identity(c, run) != 0)
             goto fail;
-        run->locked = 1;
         note_crashed_run(c, run);
     }
     for (int i = 0; i < c->h->nobj; i++) {
