@@ -367,12 +367,8 @@ int wl_run(const struct wl_workload *w, int argc, char **argv)
     c->h = &harness;
     c->wl = w;
     c->restore_s = -1;
-    snprintf(c->h->threads_how, sizeof c->h->threads_how, "0");
-    rc = wl_parse_args(w, argc, argv, &c->h->opt, stdout);
-    if (rc == 1)
-        return 0;
-    if (rc != 0)
-        return fail(w, 2);
+    if ((rc = wl_parse_args(w, argc, argv, &c->h->opt, stdout)) != 0)
+        return rc == 1 ? 0 : fail(w, 2); /* 1: --help and the like, printed */
     c->m = wl_mode(c->h->opt.mode);
     if (wl_check_flags(c) != 0 || check_pm_dir(c) != 0 || declare_objects(c) != 0)
         return fail(w, 2);

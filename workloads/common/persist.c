@@ -237,7 +237,7 @@ out:
 
 int wl_flusher_setup(struct wl_ctx *c)
 {
-    int n = c->h->opt.cpu_threads;
+    int n = c->h->opt.cpu_threads, best = n == 0;
     c->threads = 0;
     snprintf(c->h->threads_how, sizeof c->h->threads_how, "0");
     if (!c->m->needs_gpu) {
@@ -250,12 +250,9 @@ int wl_flusher_setup(struct wl_ctx *c)
     }
     if (!c->m->flusher)
         return 0;
-    if (n == 0) {
-        if (calibrate(c, &n) != 0)
-            return -1;
-        snprintf(c->h->threads_how, sizeof c->h->threads_how, "best:%d", n);
-    } else
-        snprintf(c->h->threads_how, sizeof c->h->threads_how, "%d", n);
+    if (best && calibrate(c, &n) != 0)
+        return -1;
+    snprintf(c->h->threads_how, sizeof c->h->threads_how, best ? "best:%d" : "%d", n);
     c->h->flusher = gpm_flusher_create(n);
     if (!c->h->flusher)
         return -1;
