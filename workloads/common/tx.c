@@ -13,8 +13,6 @@
 #include "gpm/tx.h"
 #include "harness.h"
 
-static const char *const log_kinds[] = {"hcl", "conv", NULL};
-
 static struct wl_tx_state *state(struct wl_ctx *c, int tx)
 {
     return c->h->obj[tx].tx;
@@ -29,8 +27,6 @@ int wl_tx_in_flight(const struct wl_ctx *c)
 {
     return c->m->tx->in_flight;
 }
-
-static int power_of_two(size_t x) { return x && !(x & (x - 1)); }
 
 uint32_t wl_tx_partitions(const struct wl_ctx *c)
 {
@@ -61,14 +57,14 @@ int wl_tx_layout(struct wl_ctx *c, int tx, const struct wl_tx_sizes *s)
     if (o->kind != WL_OBJ_LOG && o->kind != WL_OBJ_REDO && o->kind != WL_OBJ_NONE)
         return gpm_set_error("%s: PM object '%s' is not declared WL_OBJ_TX", c->wl->name,
                              o->name);
-    if (strcmp(kind, log_kinds[0]) != 0 && strcmp(kind, log_kinds[1]) != 0)
+    if (strcmp(kind, "hcl") != 0 && strcmp(kind, "conv") != 0)
         return gpm_set_error("--log: unknown log '%s': pass hcl or conv", kind);
     if (wl_cap_chunk_arg(c, &chunk) != 0)
         return -1;
     if (s->change_bytes == 0 || s->change_bytes % 8)
         return gpm_set_error("wl_tx_layout: changes of %zu bytes: a multiple of 8, please",
                              s->change_bytes);
-    if (!power_of_two(s->unit) || s->unit < s->change_bytes)
+    if (!s->unit || (s->unit & (s->unit - 1)) || s->unit < s->change_bytes)
         return gpm_set_error("wl_tx_layout: a unit of %zu bytes: a power of two of at least "
                              "the %zu bytes of a change, please", s->unit, s->change_bytes);
     if (!o->tx && !(o->tx = calloc(1, sizeof *o->tx)))
@@ -102,7 +98,6 @@ int wl_tx_unused(struct wl_ctx *c, int tx)
     c->h->obj[tx].kind = WL_OBJ_NONE;
     return 0;
 }
-
 
 int wl_tx_setup(struct wl_ctx *c, int tx, void *mirror,
                 int (*first_changes)(struct wl_ctx *c, uint64_t **offsets, size_t *n))
