@@ -41,10 +41,7 @@ static void ops_list(const struct wl_workload *w, char *out, size_t len)
         n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s%s", i ? "|" : "", w->ops[i]);
 }
 
-const char *wl_op(const struct wl_ctx *c)
-{
-    return c->wl->ops ? c->wl->ops[c->h->opt.op] : "run";
-}
+const char *wl_op(const struct wl_ctx *c) { return c->wl->ops ? c->wl->ops[c->h->opt.op] : "run"; }
 
 /* A workload with a transactional log runs transactions (wl_tx_*). */
 static int has_transactions(const struct wl_workload *w)

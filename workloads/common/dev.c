@@ -9,10 +9,7 @@
  * must not find what the last one left in memory cudaMalloc reuses. */
 static int poison = -1;
 
-void wl_dev_poison(unsigned char byte)
-{
-    poison = byte;
-}
+void wl_dev_poison(unsigned char byte) { poison = byte; }
 
 int wl_dev_alloc(void **p, size_t bytes)
 {
@@ -41,10 +38,7 @@ int wl_dev_fill(void *d, unsigned char byte, size_t bytes)
     return 0;
 }
 
-int wl_dev_zero(void *d, size_t bytes)
-{
-    return wl_dev_fill(d, 0, bytes);
-}
+int wl_dev_zero(void *d, size_t bytes) { return wl_dev_fill(d, 0, bytes); }
 
 int wl_dev_copy_within(void *dst, const void *src, size_t bytes)
 {
@@ -68,10 +62,7 @@ int wl_dev_copy(void *dst, const void *src, size_t bytes, int to_device)
 /* STREAM, or the legacy stream that the workloads' kernels run on by
  * default: not a copy that gpmcp runs on a stream of its own meanwhile
  * (wl_cp_start). */
-static cudaStream_t on(void *stream)
-{
-    return stream ? (cudaStream_t)stream : cudaStreamLegacy;
-}
+static cudaStream_t on(void *stream) { return stream ? (cudaStream_t)stream : cudaStreamLegacy; }
 
 int wl_dev_wait(void *stream, const char *what)
 {
@@ -85,10 +76,7 @@ int wl_dev_wait(void *stream, const char *what)
     return 0;
 }
 
-int wl_dev_sync(const char *what)
-{
-    return wl_dev_wait(NULL, what);
-}
+int wl_dev_sync(const char *what) { return wl_dev_wait(NULL, what); }
 
 int wl_dev_zero_on(void *d, size_t bytes, void *stream)
 {

@@ -27,10 +27,7 @@
 
 /* ---- sizes, set by layout() ---- */
 
-void wl_obj_region(struct wl_ctx *c, int i, size_t bytes)
-{
-    c->h->obj[i].bytes = bytes;
-}
+void wl_obj_region(struct wl_ctx *c, int i, size_t bytes) { c->h->obj[i].bytes = bytes; }
 
 void wl_obj_checkpoint(struct wl_ctx *c, int i, size_t bytes, int nbuf)
 {
@@ -55,30 +52,11 @@ void wl_obj_log_conv(struct wl_ctx *c, int i, size_t bytes, int partitions)
     c->h->obj[i].log_blocks = c->h->obj[i].log_threads = 0;
 }
 
-gpm_region *wl_region(struct wl_ctx *c, int i)
-{
-    return &c->h->obj[i].region;
-}
-
-const char *wl_obj_path(const struct wl_ctx *c, int i)
-{
-    return c->h->obj[i].path;
-}
-
-size_t wl_obj_bytes(const struct wl_ctx *c, int i)
-{
-    return c->h->obj[i].bytes;
-}
-
-gpmcp *wl_checkpoint(struct wl_ctx *c, int i)
-{
-    return c->h->obj[i].cp;
-}
-
-gpmlog *wl_log(struct wl_ctx *c, int i)
-{
-    return &c->h->obj[i].log;
-}
+gpm_region *wl_region(struct wl_ctx *c, int i) { return &c->h->obj[i].region; }
+const char *wl_obj_path(const struct wl_ctx *c, int i) { return c->h->obj[i].path; }
+size_t wl_obj_bytes(const struct wl_ctx *c, int i) { return c->h->obj[i].bytes; }
+gpmcp *wl_checkpoint(struct wl_ctx *c, int i) { return c->h->obj[i].cp; }
+gpmlog *wl_log(struct wl_ctx *c, int i) { return &c->h->obj[i].log; }
 
 /* ---- file names and sizes ---- */
 

@@ -105,7 +105,4 @@ void wl_pcie_stop(struct wl_ctx *c, int started)
         wl_note(c, "pcie_tx=unavailable");
 }
 
-const char *wl_pcie_why(void)
-{
-    return pcie.state < 0 ? pcie.why : "";
-}
+const char *wl_pcie_why(void) { return pcie.state < 0 ? pcie.why : ""; }

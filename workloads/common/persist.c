@@ -11,15 +11,8 @@
 
 #include "harness.h"
 
-int wl_persist_begin(struct wl_ctx *c)
-{
-    return c->m->ddio_bracket ? gpm_persist_begin() : 0;
-}
-
-int wl_persist_end(struct wl_ctx *c)
-{
-    return c->m->ddio_bracket ? gpm_persist_end() : 0;
-}
+int wl_persist_begin(struct wl_ctx *c) { return c->m->ddio_bracket ? gpm_persist_begin() : 0; }
+int wl_persist_end(struct wl_ctx *c) { return c->m->ddio_bracket ? gpm_persist_end() : 0; }
 
 static int check_ranges(const struct wl_obj *o, const gpm_range *v, int n, double *bytes)
 {
@@ -100,10 +93,7 @@ const struct wl_commit_engine wl_commit_cap_gds = {
     .after_work = gds_note,
 };
 
-int wl_durable(const struct wl_ctx *c)
-{
-    return !c->m->commit->nothing_durable;
-}
+int wl_durable(const struct wl_ctx *c) { return !c->m->commit->nothing_durable; }
 
 int wl_commit_at(struct wl_ctx *c, int i, const gpm_range *v, int n, const char *site)
 {

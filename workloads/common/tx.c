@@ -13,20 +13,9 @@
 #include "gpm/tx.h"
 #include "harness.h"
 
-static struct wl_tx_state *state(struct wl_ctx *c, int tx)
-{
-    return c->h->obj[tx].tx;
-}
-
-int wl_tx_atomic(const struct wl_ctx *c)
-{
-    return c->m->tx->atomic;
-}
-
-int wl_tx_in_flight(const struct wl_ctx *c)
-{
-    return c->m->tx->in_flight;
-}
+static struct wl_tx_state *state(struct wl_ctx *c, int tx) { return c->h->obj[tx].tx; }
+int wl_tx_atomic(const struct wl_ctx *c) { return c->m->tx->atomic; }
+int wl_tx_in_flight(const struct wl_ctx *c) { return c->m->tx->in_flight; }
 
 uint32_t wl_tx_partitions(const struct wl_ctx *c)
 {

@@ -28,10 +28,7 @@ int wl_exclude_begin(struct wl_ctx *c, double *t0)
     return 0;
 }
 
-void wl_exclude_end(struct wl_ctx *c, double t0)
-{
-    c->excluded_s += wl_now() - t0;
-}
+void wl_exclude_end(struct wl_ctx *c, double t0) { c->excluded_s += wl_now() - t0; }
 
 /* The device copy of region O, made once, out of the time. */
 static int shadow_of(struct wl_ctx *c, struct wl_obj *o)
