@@ -171,16 +171,10 @@ static int open_checkpoint(struct wl_ctx *c, struct wl_obj *o, int exists)
     return 0;
 }
 
-static int same_log_geometry(const gpmlog *log, const gpmlog_header *want)
-{
-    return log->hdr.kind == want->kind && log->hdr.n_slots == want->n_slots &&
-           log->hdr.slot_bytes == want->slot_bytes && log->hdr.blocks == want->blocks &&
-           log->hdr.threads == want->threads;
-}
-
 static int open_log(struct wl_ctx *c, struct wl_obj *o, int exists)
 {
     int flags = c->m->needs_gpu ? 0 : GPM_HOST_ONLY, rc;
+    const gpmlog_header *h = &o->log.hdr;
     gpmlog_header want;
     gpmlog_header_init(&want, o->log_kind, o->bytes, (uint32_t)o->log_parts,
                        (uint32_t)o->log_blocks, (uint32_t)o->log_threads);
@@ -188,10 +182,12 @@ static int open_log(struct wl_ctx *c, struct wl_obj *o, int exists)
         if (gpmlog_open(&o->log, o->path, flags) != 0)
             return -1;
         o->log_open = 1;
-        if (!same_log_geometry(&o->log, &want))
+        if (h->kind != want.kind || h->n_slots != want.n_slots ||
+            h->slot_bytes != want.slot_bytes || h->blocks != want.blocks ||
+            h->threads != want.threads)
             return gpm_set_error("%s: a log of another geometry (%" PRIu32 " slots of %" PRIu32
                                  " bytes): remove it, or pass the flags it was made with",
-                                 o->path, o->log.hdr.n_slots, o->log.hdr.slot_bytes);
+                                 o->path, h->n_slots, h->slot_bytes);
         return 0;
     }
     rc = o->log_kind == GPMLOG_HCL
