@@ -319,10 +319,9 @@ int wl_resumable(const struct wl_workload *w, enum wl_mode m);
 int wl_resumes(const struct wl_workload *w, enum wl_mode written, enum wl_mode m);
 
 /* The PM directory (pm_dir.c). usable: 0 if PM files can be made in DIR,
- * else -1 with a message naming WHAT (the flag or variable) and the fix
- * (a pseudo file system, a read-only mount, no permission). note: once
- * per process, a line on stderr when R (a file in it) lies on a disk file
- * system without DAX, where a run measures write-back rather than PM. */
+ * else -1 with a message naming WHAT (the flag or variable) and the fix.
+ * note: once per process, a line on stderr when R (a file in it) lies on
+ * a disk file system without DAX. */
 int wl_pm_dir_usable(const char *dir, const char *what);
 void wl_pm_dir_note(const struct wl_workload *w, const gpm_region *r);
 

@@ -1,13 +1,10 @@
 /* What each mode means, in one table: where kernels write, whether they
- * fence, the DDIO bracket, the CPU flusher, the engine that makes output
- * durable (wl_commit), the engine that makes a transaction's batch
- * failure-atomic, and whether what kernels mark done as they go is durable
- * at once. (The paper's section 5: GPM, GPM-NDP, GPM-eADR, CAP-mm, CAP-fs,
- * CAP-eADR; cap-delta, the CPU-assisted design for sparse updates; the CPU
- * counterpart of its Figure 1b; none, the volatile baseline of the
- * persistence roofline; cap-gds, GPUDirect Storage.) A new mode is one
- * more row, and its engines where it needs new ones: wl_mode_add takes the
- * row. */
+ * fence, the DDIO bracket, the CPU flusher, the engines that make output
+ * durable (wl_commit) and a transaction's batch failure-atomic, and whether
+ * what kernels mark done as they go is durable at once. The first six rows
+ * are the paper's section 5; the comments above the others say what they
+ * are. A new mode is one more row (wl_mode_add), and its engines where it
+ * needs new ones. */
 #include <string.h>
 
 #include "gpm/persistency.h"
@@ -21,15 +18,16 @@ static struct wl_mode_info modes[WL_MAX_MODES] = {
     [WL_CAP_MM]   = {"cap-mm",   0, 0, 0, 1, &wl_commit_cap_mm,   &wl_tx_cap_chunks,   0, 1, 0, GPMCP_CAP_MM, WL_CAP_MM},
     [WL_CAP_FS]   = {"cap-fs",   0, 0, 0, 0, &wl_commit_cap_fs,   &wl_tx_cap_chunks,   0, 1, 1, GPMCP_CAP_FS, WL_CAP_FS},
     [WL_CAP_EADR] = {"cap-eadr", 0, 0, 0, 1, &wl_commit_cap_eadr, &wl_tx_cap_chunks,   0, 1, 0, GPMCP_CAP_EADR, WL_CAP_EADR, GPM_MODEL_EADR},
-    /* Beside the paper's CAP: CPU-assisted transactions through a redo
-     * log; what else it persists goes as in cap-mm. */
+    /* Beside the paper's CAP: CPU-assisted transactions for sparse updates,
+     * through a redo log; what else it persists goes as in cap-mm. */
     [WL_CAP_DELTA] = {"cap-delta", 0, 0, 0, 1, &wl_commit_cap_mm, &wl_tx_redo_cpu,     0, 1, 0, GPMCP_CAP_MM, WL_CAP_DELTA},
-    /* The CPU counterpart persists each piece before recording it done, as
-     * GPM does in-kernel, so what it marks done is durable too. */
+    /* The CPU counterpart (Figure 1b) persists each piece before recording
+     * it done, as GPM does in-kernel, so what it marks done is durable too. */
     [WL_CPU]      = {"cpu",      0, 0, 0, 0, &wl_commit_flush,    &wl_tx_undo_cpu,     1, 0, 1, GPMCP_CAP_MM, WL_CPU},
-    /* No persistence: what the computation alone costs. Output stays in
-     * device memory; it reaches the mapping only for verification, by
-     * copies whose time the harness leaves out (cp_how: how they go). */
+    /* None, the persistence roofline's volatile baseline: what the
+     * computation alone costs. Output stays in device memory; it reaches
+     * the mapping only for verification, by copies whose time the harness
+     * leaves out (cp_how: how they go). */
     [WL_NONE]     = {"none",     0, 0, 0, 0, &wl_commit_volatile, &wl_tx_volatile,     0, 1, 0, GPMCP_CAP_EADR, WL_NONE},
     /* What a user would pick today to make GPU data durable in a file:
      * GPUDirect Storage in place of CAP-fs's staging; the rest as CAP-fs. */

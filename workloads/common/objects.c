@@ -203,9 +203,8 @@ static int open_log(struct wl_ctx *c, struct wl_obj *o, int exists)
  * Regions keep their bytes (the epoch tells old from new) unless the
  * identity that would say which epoch they hold is gone: then they are
  * zeroed, once. */
-static int reset_object(struct wl_ctx *c, struct wl_obj *o, int zero_regions)
+static int reset_object(struct wl_obj *o, int zero_regions)
 {
-    (void)c;
     switch (o->kind) {
     case WL_OBJ_CHECKPOINT: return o->created ? 0 : gpmcp_reset(o->cp);
     case WL_OBJ_LOG: return o->created ? 0 : gpmtx_reset(&o->log);
@@ -410,7 +409,7 @@ int wl_objects_open(struct wl_ctx *c, struct wl_run *run)
     }
     zero_regions = !(run->found_valid && strcmp(run->found.workload, c->wl->name) == 0);
     for (int i = 0; i < c->h->nobj; i++)
-        if (reset_object(c, &c->h->obj[i], zero_regions) != 0)
+        if (reset_object(&c->h->obj[i], zero_regions) != 0)
             goto fail;
     c->epoch = zero_regions ? 0 : (uint32_t)run->found.epoch;
     if (wl_identity_write(c, run, GPM_RUN_CREATED) != 0)
