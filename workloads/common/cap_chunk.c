@@ -101,8 +101,8 @@ static int timed_persist(struct wl_ctx *c, gpm_region *r, gpm_cap_file *cf, cons
 static int measure_engine(struct wl_ctx *c, double *per_range_s, double *bytes_per_s)
 {
     char name[256];
-    gpm_region r;
-    gpm_cap_file cf;
+    gpm_region r = {0};
+    gpm_cap_file cf = {0};
     gpm_range *v = malloc(SMALL_RANGES * sizeof *v);
     void *dev = NULL;
     int fs = c->m->commit->files, rc = -1;
@@ -110,8 +110,6 @@ static int measure_engine(struct wl_ctx *c, double *per_range_s, double *bytes_p
     double big_s, small_s;
 
     snprintf(name, sizeof name, "cap-chunk-%s-%d.pm", c->wl->name, (int)getpid());
-    memset(&r, 0, sizeof r);
-    memset(&cf, 0, sizeof cf);
     if (!v)
         return gpm_set_error("--cap-chunk best: out of memory");
     if ((fs ? gpm_cap_file_open(&cf, name, SCRATCH_BYTES, cf_flags)

@@ -349,16 +349,14 @@ static void describe_trace(const struct wl_ctx *c)
 
 int wl_run(const struct wl_workload *w, int argc, char **argv)
 {
-    struct wl_ctx ctx, *c = &ctx;
-    struct wl_harness harness;
+    struct wl_ctx ctx = {0}, *c = &ctx;
+    struct wl_harness harness = {0};
     struct wl_run run;
     double *t = NULL, when[5];
     int reps, ok = 0, rc, row_err = 0;
     char why[1024] = "";
     enum wl_files files = WL_FILES_REMOVE_CREATED;
 
-    memset(c, 0, sizeof *c);
-    memset(&harness, 0, sizeof harness);
     c->h = &harness;
     c->wl = w;
     c->restore_s = -1;

@@ -81,8 +81,7 @@ void wl_live_close(struct wl_ctx *c)
 
 wl_out wl_out_of(const struct wl_ctx *c)
 {
-    wl_out o;
-    memset(&o, 0, sizeof o);
+    wl_out o = {0};
     o.fence = c->m->fences;
     o.sbrp = o.fence && c->h->opt.sbrp;
     if (c->h->live) {

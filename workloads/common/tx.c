@@ -169,15 +169,9 @@ int wl_tx_host_undo(struct wl_ctx *c, int tx, uint32_t slot, uint64_t off, const
 wl_txdev wl_tx_dev_base(struct wl_ctx *c, int tx)
 {
     struct wl_tx_state *t = state(c, tx);
-    wl_txdev d;
-    memset(&d, 0, sizeof d);
-    d.gpu = c->m->needs_gpu;
-    d.o = wl_out_of(c);
-    d.fails = t->fails_dev;
-    d.change_bytes = t->sz.change_bytes;
-    d.room = t->room_now;
-    d.used = t->fails_dev ? t->fails_dev + 1 : NULL;
-    return d;
+    return (wl_txdev){.gpu = c->m->needs_gpu, .o = wl_out_of(c), .fails = t->fails_dev,
+                      .change_bytes = t->sz.change_bytes, .room = t->room_now,
+                      .used = t->fails_dev ? t->fails_dev + 1 : NULL};
 }
 
 void wl_tx_commit_point(struct wl_ctx *c)

@@ -108,9 +108,8 @@ static uint64_t undo_committed(struct wl_ctx *c, int tx) { return gpmtx_committe
 
 static int undo_recover(struct wl_ctx *c, int tx, uint64_t *committed)
 {
-    gpmtx_stats st;
+    gpmtx_stats st = {0};
     double t0 = wl_now();
-    memset(&st, 0, sizeof st);
     if (gpmtx_recover(wl_log(c, tx), wl_region(c, region_of(c, tx)), &st) != 0)
         return -1;
     *committed = gpmtx_committed(wl_log(c, tx));
