@@ -199,14 +199,11 @@ static int calibrate(struct wl_ctx *c, int *best)
         int e;
         if (!f)
             goto out;
-        if (!c->m->commit->copies) {
+        if (!c->m->commit->copies)
             memset(r.host, (int)i, len); /* dirty lines, as a kernel's stores leave them */
-            t0 = wl_now();
-            e = gpm_flusher_persist(f, &r, r.host, len, 0);
-        } else {
-            t0 = wl_now();
-            e = gpm_cap_mm(f, &r, 0, dev, len, c->m->commit->fence_only);
-        }
+        t0 = wl_now();
+        e = c->m->commit->copies ? gpm_cap_mm(f, &r, 0, dev, len, c->m->commit->fence_only)
+                                 : gpm_flusher_persist(f, &r, r.host, len, 0);
         s = wl_now() - t0;
         gpm_flusher_destroy(f);
         if (e != 0)

@@ -60,9 +60,7 @@ int wl_steps_run(struct wl_ctx *c, const struct wl_steps *s, uint64_t from)
 int wl_steps_restore(struct wl_ctx *c, const struct wl_steps *s)
 {
     int rc = wl_cp_restore(c, s->cp);
-    if (rc != 0)
-        return rc;
-    return s->record_check ? s->record_check(c) : 0;
+    return rc != 0 || !s->record_check ? rc : s->record_check(c);
 }
 
 int wl_steps_recover(struct wl_ctx *c, const struct wl_steps *s, int (*reset)(struct wl_ctx *))

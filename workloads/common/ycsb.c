@@ -213,22 +213,19 @@ int wl_ycsb_trace_read(struct wl_ycsb_trace *t, const char *path)
                 v = (int)i;
         if (v < 0)
             continue; /* YCSB's other output */
-        if (verbs[v].op < 0) {
-            rc = gpm_set_error("%s:%llu: SCAN (YCSB's workload E) is not supported: make the "
-                               "trace with scanproportion=0", path, (unsigned long long)at);
-            break;
-        }
         p = line + strlen(verbs[v].verb);
         p += strcspn(p, " \n"); /* the table */
         key = p + strspn(p, " ");
         klen = strcspn(key, " \n");
-        if (parse_key(key, klen, &k) != 0) {
+        if (verbs[v].op < 0)
+            rc = gpm_set_error("%s:%llu: SCAN (YCSB's workload E) is not supported: make the "
+                               "trace with scanproportion=0", path, (unsigned long long)at);
+        else if (parse_key(key, klen, &k) != 0)
             rc = gpm_set_error("%s:%llu: key '%.*s' is not YCSB's user<digits>: make the trace "
                                "with YCSB's core workload", path, (unsigned long long)at,
                                (int)(klen < 64 ? klen : 64), key);
-            break;
-        }
-        rc = add(t, &room, (enum wl_ycsb_op)verbs[v].op, k);
+        else
+            rc = add(t, &room, (enum wl_ycsb_op)verbs[v].op, k);
     }
     if (rc == 0 && ferror(f))
         rc = gpm_set_error("%s: cannot read the YCSB trace (%s)", path, strerror(errno));
