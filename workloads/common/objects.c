@@ -436,12 +436,10 @@ void wl_objects_close(struct wl_ctx *c, struct wl_run *run, enum wl_files what)
         if (remove && (what == WL_FILES_REMOVE || o->created) && o->path[0])
             unlink(o->path);
     }
-    if (run->id.host) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s", run->id.path);
+    if (run->id.host) { /* the region keeps its path once unmapped */
         gpm_unmap(&run->id);
         if (remove && (what == WL_FILES_REMOVE || run->id_created))
-            unlink(path);
+            unlink(run->id.path);
     }
     gpm_unlock_file(run->id_lock);
     run->id_lock = -1;
