@@ -139,8 +139,7 @@ static int measure_engine(struct wl_ctx *c, double *per_range_s, double *bytes_p
         *per_range_s = 0;
     rc = 0;
 out:
-    if (dev)
-        cudaFree(dev);
+    wl_dev_free(dev);
     if (fs) {
         gpm_cap_file_close(&cf);
         unlink(cf.path);

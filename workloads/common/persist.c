@@ -215,8 +215,7 @@ static int calibrate(struct wl_ctx *c, int *best)
     }
     rc = 0;
 out:
-    if (dev)
-        cudaFree(dev);
+    wl_dev_free(dev);
     gpm_unmap(&r);
     unlink(r.path);
     return rc;

@@ -71,10 +71,8 @@ void wl_live_close(struct wl_ctx *c)
     struct wl_live *l = c->h->live;
     if (!l)
         return;
-    if (l->acct_dev)
-        cudaFree(l->acct_dev);
-    if (l->signal)
-        cudaFreeHost(l->signal);
+    wl_dev_free(l->acct_dev);
+    wl_pinned_free(l->signal);
     free(l);
     c->h->live = NULL;
 }
