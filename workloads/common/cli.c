@@ -354,17 +354,6 @@ static int offered(const struct wl_workload *w, const struct flag *f)
     return !f->offered || f->offered(w);
 }
 
-/* A flag's argument as the usage's first lines show it: --kill's forms
- * depend on the workload. */
-static const char *synopsis_arg(const struct wl_workload *w, const struct flag *f, char *buf,
-                                size_t len)
-{
-    if (f->set != set_kill)
-        return f->arg;
-    snprintf(buf, len, KILL_FORMS "%s", KILL_COMMIT(w));
-    return buf;
-}
-
 /* Appends " [WORD]" to the synopsis, on a new line where this one is full. */
 static void synopsis_word(FILE *out, int *col, const char *word)
 {
@@ -415,8 +404,10 @@ static void list_usage(const struct wl_workload *w, FILE *out)
         if (!offered(w, f) || !f->help || f->kind == FLAG_LIST || f->set == set_mode ||
             f->set == set_op || f->set == set_scale) /* those are on the first line */
             continue;
+        if (f->set == set_kill) /* its forms depend on the workload */
+            snprintf(buf, sizeof buf, KILL_FORMS "%s", KILL_COMMIT(w));
         snprintf(word, sizeof word, "--%s%s%s", f->name, f->arg ? " " : "",
-                 f->arg ? synopsis_arg(w, f, buf, sizeof buf) : "");
+                 f->set == set_kill ? buf : f->arg ? f->arg : "");
         synopsis_word(out, &col, word);
     }
     fprintf(out, "\n");
@@ -529,11 +520,11 @@ int wl_check_flags(const struct wl_ctx *c)
         if (flags[i].check && flags[i].check(c) != 0)
             return -1;
     /* Mode none keeps nothing durable: nothing to crash, recover or trace. */
-    return durable_for(c, o->recover, "--recover") ||
-                   durable_for(c, o->kill.kind != WL_KILL_NONE, "--kill") ||
-                   durable_for(c, o->trace != NULL, "--trace")
-               ? -1
-               : 0;
+    if (durable_for(c, o->recover, "--recover") ||
+        durable_for(c, o->kill.kind != WL_KILL_NONE, "--kill") ||
+        durable_for(c, o->trace != NULL, "--trace"))
+        return -1;
+    return 0;
 }
 
 void wl_resolve_params(const struct wl_workload *w, const struct wl_opts *o,
