@@ -204,8 +204,7 @@ int wl_live_stop(struct wl_ctx *c)
         pthread_join(l->watcher, NULL);
         l->watching = 0;
     }
-    l->armed = 0;
-    l->timing = 0;
+    l->armed = l->timing = 0;
     l->stall_at = 0;
     if (l->acct_dev) {
         if (cudaMemcpy(a, l->acct_dev, sizeof a, cudaMemcpyDeviceToHost) != cudaSuccess) {

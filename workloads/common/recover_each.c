@@ -65,8 +65,7 @@ static int redirect(const char *dir)
     char path[4200];
     int fd;
     snprintf(path, sizeof path, "%s/recover.log", dir);
-    fflush(stdout);
-    fflush(stderr);
+    fflush(NULL);
     if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0)
         return -1;
     if (dup2(fd, 1) < 0 || dup2(fd, 2) < 0) {
@@ -117,8 +116,7 @@ static int recover_each(const struct wl_workload *w, const char *list, int argc,
             break;
         }
         status = wl_run(w, argc + 4, av);
-        fflush(stdout);
-        fflush(stderr);
+        fflush(NULL);
         if (write_status(dir, status) != 0) {
             dprintf(err, "%s: GPM_RECOVER_EACH: cannot write %s/status\n", w->name, dir);
             bad = 1;
