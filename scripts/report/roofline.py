@@ -251,9 +251,10 @@ def beside_text(spans):
     u, r = R.ratio(u_both, u_alone), R.ratio(r_both, r_alone)
     verdict = ("they share a limit" if u + r <= 1.25 else "they overlap" if u + r >= 1.75
                else "they partly overlap")
-    return ("; over %.3g GB, updates from half the GPU beside 128-byte reads of device memory "
-            "from the other half: updates at %.0f%% of their rate alone, reads at %.0f%%: %s"
-            % (sizes[-1] / 1e9, 100 * u, 100 * r, verdict))
+    rev = spans[BESIDE[1]][sizes[-1]][1].get("git_rev", "")[:12]
+    return ("; over %.3g GB (revision %s), updates from half the GPU beside 128-byte reads of "
+            "device memory from the other half: updates at %.0f%% of their rate alone, reads "
+            "at %.0f%%: %s" % (sizes[-1] / 1e9, rev, 100 * u, 100 * r, verdict))
 
 
 def batch_roofs_text(roofs):

@@ -463,11 +463,11 @@ import sys
 sys.path.insert(0, '$scripts/report')
 import roofline as L
 def spans(rates, size=2 ** 33):
-    return {op: {size: (rate, {})} for op, rate in zip(L.BESIDE, rates)}
+    return {op: {size: (rate, {'git_rev': 'abc123def4567890'})} for op, rate in zip(L.BESIDE, rates)}
 shared = L.beside_text(spans((4e7, 2.4e7, 1e9, 4e8)))
 both = L.beside_text(spans((4e7, 3.8e7, 1e9, 9e8)))
 part = dict(spans((4e7, 3e7, 1e9, 6e8)), **{L.BESIDE[3]: {2 ** 30: (1.0, {})}})
-sys.exit(not (shared.endswith('over 8.59 GB, updates from half the GPU beside 128-byte reads '
+sys.exit(not (shared.endswith('over 8.59 GB (revision abc123def456), updates from half the GPU beside 128-byte reads '
                               'of device memory from the other half: updates at 60% of their '
                               'rate alone, reads at 40%: they share a limit') and
               both.endswith('updates at 95% of their rate alone, reads at 90%: they overlap') and
