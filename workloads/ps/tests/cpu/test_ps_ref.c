@@ -49,62 +49,74 @@ static void pending_blocks(void)
     CHECK(!ps_block_pending(5, 5) && ps_block_pending(4, 5) && ps_block_pending(0, 1));
 }
 
-/* A run of the CPU counterpart on real PM (libpmem on /dev/shm) that is
- * "crashed" after some blocks, resumed, and checked. */
-static void resume_computes_only_pending_blocks(void)
-{
-    const uint64_t n = 10000;
-    const uint32_t block = 64;
+/* The CPU counterpart over real PM (libpmem on /dev/shm), as the harness
+ * hands it over in cpu mode: the state, the context, the mapping and the
+ * input of SEED. */
+struct cpu_ps {
     struct ps_state st;
     struct wl_ctx c;
     struct wl_harness h;
     gpm_region r;
-    uint32_t *in, *out, *done;
-    uint64_t k = 0;
-    char name[64];
-    memset(&st, 0, sizeof st);
-    st.n = n;
-    st.block = block;
-    st.nblocks = ps_nblocks(n, block);
-    snprintf(name, sizeof name, "test-ps-resume-%d.pm", (int)getpid());
-    CHECKF(gpm_map(&r, name, ps_file_bytes(n, block), GPM_CREATE | GPM_HOST_ONLY) == 0,
-           "%s", gpm_last_error());
-    /* What the harness hands the CPU counterpart: the mapping, in cpu mode. */
-    wl_test_ctx(&c, &h);
-    c.m = wl_mode(WL_CPU);
-    c.h->obj[PS_SUMS].region = r;
-    in = malloc(n * 4);
-    CHECK(in);
-    ps_cpu_generate(in, n, 5);
-    out = (uint32_t *)((uint8_t *)r.host + ps_out_off());
-    done = (uint32_t *)((uint8_t *)r.host + ps_done_off(n));
+    uint32_t *in, *out, *done, *pre;
+};
 
+static void cpu_ps_open(struct cpu_ps *t, uint64_t n, uint32_t block, uint64_t seed)
+{
+    char name[64];
+    memset(t, 0, sizeof *t);
+    t->st.n = n;
+    t->st.block = block;
+    t->st.nblocks = ps_nblocks(n, block);
+    snprintf(name, sizeof name, "test-ps-%d.pm", (int)getpid());
+    CHECKF(gpm_map(&t->r, name, ps_file_bytes(n, block), GPM_CREATE | GPM_HOST_ONLY) == 0,
+           "%s", gpm_last_error());
+    wl_test_ctx(&t->c, &t->h);
+    t->c.m = wl_mode(WL_CPU);
+    t->c.h->obj[PS_SUMS].region = t->r;
+    t->in = malloc(n * 4);
+    CHECK(t->in);
+    ps_cpu_generate(t->in, n, seed);
+    t->out = (uint32_t *)((uint8_t *)t->r.host + ps_out_off());
+    t->done = (uint32_t *)((uint8_t *)t->r.host + ps_done_off(n));
+    t->pre = (uint32_t *)((uint8_t *)t->r.host + ps_pre_off(n, block));
+}
+
+static void cpu_ps_close(struct cpu_ps *t)
+{
+    free(t->in);
+    gpm_unmap(&t->r);
+    unlink(t->r.path);
+}
+
+/* A run "crashed" after some blocks, resumed, and checked. */
+static void resume_computes_only_pending_blocks(void)
+{
+    struct cpu_ps t;
+    uint64_t k = 0, nb;
+    cpu_ps_open(&t, 10000, 64, 5);
+    nb = t.st.nblocks;
     /* Epoch 1 completes; epoch 2 dies after blocks 0..9 and 50. */
-    CHECK_EQ_INT(ps_cpu_scan_blocks(&c, &st, in, 1, &k), 0);
-    CHECK_EQ_INT(k, st.nblocks);
+    CHECK_EQ_INT(ps_cpu_scan_blocks(&t.c, &t.st, t.in, 1, &k), 0);
+    CHECK_EQ_INT(k, nb);
     /* The harness counted what the scan persisted: every sum and marker. */
-    CHECK(c.bytes_persisted == (double)(n + st.nblocks) * 4);
-    for (uint64_t b = 0; b < st.nblocks; b++)
+    CHECK(t.c.bytes_persisted == (double)(t.st.n + nb) * 4);
+    for (uint64_t b = 0; b < nb; b++)
         if (b < 10 || b == 50)
-            done[b] = 2;
+            t.done[b] = 2;
         else
-            out[b * block] ^= 0xdead; /* half-written or stale */
-    CHECK_EQ_INT(ps_count_pending(done, st.nblocks, 2), st.nblocks - 11);
-    CHECK_EQ_INT(ps_cpu_scan_blocks(&c, &st, in, 2, &k), 0);
-    CHECK_EQ_INT(k, st.nblocks - 11);
-    CHECK_EQ_INT(ps_cpu_block_prefix(&c, &st), 0);
-    CHECK_EQ_INT(ps_check(out, (uint32_t *)((uint8_t *)r.host + ps_pre_off(n, block)), n,
-                          block, 5, NULL), 0);
+            t.out[b * t.st.block] ^= 0xdead; /* half-written or stale */
+    CHECK_EQ_INT(ps_count_pending(t.done, nb, 2), nb - 11);
+    CHECK_EQ_INT(ps_cpu_scan_blocks(&t.c, &t.st, t.in, 2, &k), 0);
+    CHECK_EQ_INT(k, nb - 11);
+    CHECK_EQ_INT(ps_cpu_block_prefix(&t.c, &t.st), 0);
+    CHECK_EQ_INT(ps_check(t.out, t.pre, t.st.n, t.st.block, 5, NULL), 0);
     /* The markers are trusted: a done block is not recomputed. */
-    out[3] ^= 1;
-    CHECK_EQ_INT(ps_cpu_scan_blocks(&c, &st, in, 2, &k), 0);
+    t.out[3] ^= 1;
+    CHECK_EQ_INT(ps_cpu_scan_blocks(&t.c, &t.st, t.in, 2, &k), 0);
     CHECK_EQ_INT(k, 0);
-    CHECK_EQ_INT(ps_check(out, (uint32_t *)((uint8_t *)r.host + ps_pre_off(n, block)), n,
-                          block, 5, NULL), 1);
+    CHECK_EQ_INT(ps_check(t.out, t.pre, t.st.n, t.st.block, 5, NULL), 1);
     CHECK_MSG(gpm_last_error(), "element 3");
-    free(in);
-    gpm_unmap(&r);
-    unlink(r.path);
+    cpu_ps_close(&t);
 }
 
 /* A block's marker persist lost (ps_ref.c's second wl_pm_persist, a
@@ -113,41 +125,17 @@ static void resume_computes_only_pending_blocks(void)
  * costs redo, never a wrong answer. */
 static void a_lost_marker_costs_only_its_blocks_redo(void)
 {
-    const uint64_t n = 1000;
-    const uint32_t block = 64;
-    struct ps_state st;
-    struct wl_ctx c;
-    struct wl_harness h;
-    gpm_region r;
-    uint32_t *in, *done;
+    struct cpu_ps t;
     uint64_t k = 0;
-    char name[64];
-    memset(&st, 0, sizeof st);
-    st.n = n;
-    st.block = block;
-    st.nblocks = ps_nblocks(n, block);
-    snprintf(name, sizeof name, "test-ps-marker-%d.pm", (int)getpid());
-    CHECKF(gpm_map(&r, name, ps_file_bytes(n, block), GPM_CREATE | GPM_HOST_ONLY) == 0,
-           "%s", gpm_last_error());
-    wl_test_ctx(&c, &h);
-    c.m = wl_mode(WL_CPU);
-    c.h->obj[PS_SUMS].region = r;
-    in = malloc(n * 4);
-    CHECK(in);
-    ps_cpu_generate(in, n, 3);
-    done = (uint32_t *)((uint8_t *)r.host + ps_done_off(n));
-    CHECK_EQ_INT(ps_cpu_scan_blocks(&c, &st, in, 1, &k), 0);
-    done[7] = 0; /* its sums durable, its marker not */
-    CHECK_EQ_INT(ps_cpu_scan_blocks(&c, &st, in, 1, &k), 0);
+    cpu_ps_open(&t, 1000, 64, 3);
+    CHECK_EQ_INT(ps_cpu_scan_blocks(&t.c, &t.st, t.in, 1, &k), 0);
+    t.done[7] = 0; /* its sums durable, its marker not */
+    CHECK_EQ_INT(ps_cpu_scan_blocks(&t.c, &t.st, t.in, 1, &k), 0);
     CHECK_EQ_INT(k, 1);
-    CHECK_EQ_INT(ps_count_pending(done, st.nblocks, 1), 0);
-    CHECK_EQ_INT(ps_cpu_block_prefix(&c, &st), 0);
-    CHECK_EQ_INT(ps_check((uint32_t *)((uint8_t *)r.host + ps_out_off()),
-                          (uint32_t *)((uint8_t *)r.host + ps_pre_off(n, block)), n, block, 3,
-                          NULL), 0);
-    free(in);
-    gpm_unmap(&r);
-    unlink(r.path);
+    CHECK_EQ_INT(ps_count_pending(t.done, t.st.nblocks, 1), 0);
+    CHECK_EQ_INT(ps_cpu_block_prefix(&t.c, &t.st), 0);
+    CHECK_EQ_INT(ps_check(t.out, t.pre, t.st.n, t.st.block, 3, NULL), 0);
+    cpu_ps_close(&t);
 }
 
 /* A wrong sum is named by its index in the whole array, then by its place
