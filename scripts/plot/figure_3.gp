@@ -18,6 +18,8 @@ stats in using (is("cap-mm") && valid(5) ? $5 : 0) nooutput prefix "CC"
 stats in using (is("gpm") && valid(5) ? 1 : 0) nooutput prefix "NG"
 stats in using (is("gpm-nopersist") && valid(5) ? 1 : 0) nooutput prefix "NN"
 stats in using ((is("gpm") || is("gpm-nopersist")) && valid(5) ? $5 : 0) nooutput prefix "GG"
+# Where no row has a number (a report of nan speedups) stats defines nothing.
+do for [v in "NC_sum CC_max NG_sum NN_sum GG_max"] { if (!exists(v)) { eval v . " = 0" } }
 # The paper's two numbers, by their metric's name, where the file is given.
 paper_plateau = 0
 paper_gpm = 0

@@ -58,6 +58,17 @@ if command -v gnuplot >/dev/null 2>&1; then
     else
         notok plot_draws_the_papers_numbers_from_its_file "$(cat "$tmp/err")"
     fi
+    # A report whose speedups are all nan (no 1-thread CAP-mm row) still
+    # draws the paper's lines: stats defines nothing over it.
+    grep '^#' "$out" >"$tmp/nan.tsv"
+    grep -v '^#' "$out" | awk -F'\t' 'BEGIN { OFS = "\t" } NR > 1 { $5 = "nan" } 1' >>"$tmp/nan.tsv"
+    gnuplot -e "in='$tmp/nan.tsv'; out='$tmp/nan.png'; paper='$root/reports/paper/figure_3.tsv'" \
+        "$root/scripts/plot/figure_3.gp" 2>"$tmp/err"
+    if [ -s "$tmp/nan.png" ] && ! grep -q "undefined variable" "$tmp/err"; then
+        ok plot_of_nan_speedups_draws_the_papers_lines
+    else
+        notok plot_of_nan_speedups_draws_the_papers_lines "$(cat "$tmp/err")"
+    fi
 else
     echo "skip - plot_draws_the_papers_numbers_from_its_file: gnuplot not installed"
 fi
