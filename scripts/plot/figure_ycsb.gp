@@ -22,6 +22,10 @@ stats in using ($14 == 1 ? $3 : NaN) nooutput prefix "X"
 set xrange [-0.6:X_max + 0.6]
 set xtics ("load" 0, "a" 1, "b" 2, "c" 3, "d" 4, "f" 5, "search" 6, "search-miss" 7, "insert" 8, "update" 9, "delete" 10)
 set key outside below horizontal maxrows 4 font ",9"
+# A panel without rows of its kind is a note: gnuplot would stop on it.
+stats in using (strcol(1) eq "mix" && $14 == 1 ? 1 : 0) nooutput prefix "MX"
+stats in using (strcol(1) eq "sweep" && $14 == 1 ? 1 : 0) nooutput prefix "SW"
+if (MX_sum == 0) { eval plot_or_note("", 'no workload at the default batch in the report', '[0:1] [1:2]') } else {
 plot in using (mix("gpm", -0.36)):7 with boxes lc rgb '#ee6677' title 'GPHash gpm (mirror)', \
      in using (mix("gpm-pm", -0.288)):7 with boxes lc rgb '#aa3377' title 'GPHash gpm, lookups from PM (BktCache)', \
      in using (mix2("gpm-k8", "gpm-pm-k8", -0.216)):7 with boxes lc rgb '#cc99bb' title 'GPHash gpm, 8-byte keys, values', \
@@ -33,6 +37,7 @@ plot in using (mix("gpm", -0.36)):7 with boxes lc rgb '#ee6677' title 'GPHash gp
      in using (mix("kvs-cpu", 0.216)):7 with boxes lc rgb '#ccbb44' title 'gpKVS-CPU', \
      in using (mix("pmemobj", 0.288)):7 with boxes lc rgb '#994455' title 'libpmemobj', \
      in using (mix("rocksdb", 0.36)):7 with boxes lc rgb '#222255' title 'RocksDB'
+}
 unset logscale y
 set title "gpm over batch sizes (sweep)"
 set xlabel "batch p99 latency (us, log scale)"
@@ -43,6 +48,8 @@ set xtics autofreq
 # GPHash's sweep is of gpm, or where a workload has only rows from before
 # the mirror, of gpm-pm (the report gives one of the two).
 sweep(y, v) = (strcol(1) eq "sweep" && strcol(2) eq y && (strcol(5) eq v || strcol(5) eq v . "-pm") && $14 == 1) ? $10 : NaN
+if (SW_sum == 0) { eval plot_or_note("", 'no batch-size sweep in the report', '[1:2] [0:1]') } else {
 plot for [y in "load a b c d f"] in using (sweep(y, "gpm")):7 with linespoints pt 7 title ("GPHash, YCSB " . y), \
      for [y in "load a b c d f"] in using (sweep(y, "kvs-gpm")):7 with linespoints pt 6 dt 2 title ("gpKVS, YCSB " . y)
+}
 unset multiplot

@@ -282,6 +282,18 @@ has "figure_ycsb: BktCache's gain beside the paper's" "$f" \
 has "figure_ycsb: a ratio without its rows says so" "$f" \
     "paper beside ours: bktcache_gain_b_pct 35.5%; ours, BktCache's gain where lookups read PM (20% of the buckets cached, against none), YCSB b: not measured here"
 through_reports figure_ycsb
+# A report of one panel's rows alone (a revision that only swept batch
+# sizes) draws a note in the other panel rather than stopping gnuplot.
+if command -v gnuplot >/dev/null 2>&1; then
+    awk -F'\t' '/^#/ || $1 == "kind" || $1 == "sweep"' "$f" >"$tmp/sweep_only.tsv"
+    gnuplot -e "in='$tmp/sweep_only.tsv'; out='$tmp/sweep_only.png'" \
+        "$root/scripts/plot/figure_ycsb.gp" 2>"$tmp/err"
+    if [ -s "$tmp/sweep_only.png" ] && ! grep -q "undefined" "$tmp/err"; then
+        echo "ok - figure_ycsb.gp: a panel without rows is a note"
+    else
+        echo "not ok - figure_ycsb.gp: a panel without rows: $(cat "$tmp/err")"
+    fi
+fi
 report figure_12 figure_12
 f=$tmp/figure_12.tsv
 check "figure_12 bandwidth from a reused figure_9 row" "$f" ps pm_write_gbps 8
