@@ -114,12 +114,10 @@ static void write_row(struct wl_ctx *c, const char *op, int reps, const double *
     }
     snprintf(params, len, "%s,seed=%llu,cpu_threads=%s%s%s%s%s", sizes, c->h->opt.seed,
              h->threads_how, h->setup_note[0] ? "," : "", h->setup_note, note[0] ? "," : "", note);
-    res = (gpm_result){.workload = c->wl->name, .op = op, .mode = c->m->name,
-                       .scale = c->h->opt.custom ? "custom" : wl_scale_name(c->h->opt.scale),
-                       .size_bytes = c->data_bytes, .threads = c->threads,
-                       .bytes_persisted = c->bytes_persisted,
-                       .verified = verified ? "ok" : "fail", .params = params};
-    gpm_result_set_times(&res, t, reps);
+    gpm_result_point(&res, c->wl->name, op, c->m->name,
+                     c->h->opt.custom ? "custom" : wl_scale_name(c->h->opt.scale),
+                     c->data_bytes, c->threads, t, reps, c->bytes_persisted, verified);
+    res.params = params;
     gpm_platform_collect(&plat);
     if (c->h->opt.out) {
         if (gpm_result_append(c->h->opt.out, &plat, &res) != 0) {

@@ -7,16 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
+#include "gpm/results.h"
 #include "harness.h"
 
-double wl_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+double wl_now(void) { return gpm_now_s(); }
 
 void wl_note(struct wl_ctx *c, const char *fmt, ...)
 {
