@@ -451,12 +451,9 @@ static int write_working_copy(gpmcp *cp, uint32_t gi, uint32_t w, const gpmcp_ho
             return -1;
         if (gpmcp_copy_kernel(cp->r.dev, list, g->nelem, (uint64_t)w * g->copy_bytes,
                               g->data_bytes, fenced, how->stream, how->max_blocks,
-                              wait || !fenced) != 0) {
-            char why[512];
-            snprintf(why, sizeof why, "%s", gpm_last_error());
+                              wait || !fenced) != 0)
             return gpm_set_error("%s: checkpoint of group %" PRIu32 ": %s", cp->r.path, gi,
-                                 why);
-        }
+                                 gpm_last_error());
         if (fenced) /* durable when the kernel ends: finish waits for it */
             return 0;
     } else {

@@ -72,11 +72,8 @@ int cpfs_write_copy(gpmcp *cp, uint32_t gi, uint32_t w, void *stream)
         rc = gpm_cap_fs_host_ranges(&cp->cf, cp->ranges, (int)g->nelem);
     else
         rc = gpm_cap_fs_ranges(&cp->cf, cp->ranges, (int)g->nelem, stream);
-    if (rc != 0) {
-        char why[512];
-        snprintf(why, sizeof why, "%s", gpm_last_error());
-        return gpm_set_error("checkpoint of group %" PRIu32 ": %s", gi, why);
-    }
+    if (rc != 0)
+        return gpm_set_error("checkpoint of group %" PRIu32 ": %s", gi, gpm_last_error());
     return 0;
 }
 
