@@ -145,11 +145,11 @@ static void emit(const options *o, const gpm_platform *plat, const char *op, con
             double t0_;                                                                \
             if (fill(dev, (o)->size, seed) != 0)                                       \
                 return fail("filling device memory");                                  \
-            t0_ = gpm_now_s();                                                             \
+            t0_ = gpm_now_s();                                                         \
             if ((body) != 0)                                                           \
                 return fail(gpm_last_error());                                         \
             if (rep_ >= 0)                                                             \
-                (s).t[(s).n++] = gpm_now_s() - t0_;                                        \
+                (s).t[(s).n++] = gpm_now_s() - t0_;                                    \
             (s).ok &= verify((check), (o)->size, seed);                                \
         }                                                                              \
     } while (0)
